@@ -1,0 +1,7 @@
+//! Who is calling: secrets (passwords and tokens) and the identity behind a request.
+
+pub mod caller;
+pub mod password;
+pub mod tokens;
+
+pub use caller::Caller;

@@ -1,0 +1,71 @@
+//! Command line and settings: every setting is a flag or an environment variable.
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Which of the two deployments this server is: each has its own base URL and its own data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Environment {
+    Sandbox,
+    Production,
+}
+
+impl Environment {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Environment::Sandbox => "sandbox",
+            Environment::Production => "production",
+        }
+    }
+}
+
+/// Roadlog: working time of road-transport workers, with a GraphQL and OAuth 2.0 API.
+#[derive(Parser, Debug, Clone)]
+#[command(name = "roadlog", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub settings: Settings,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum Command {
+    /// Run the HTTP server (the default).
+    Serve,
+    /// Apply the database migrations and exit.
+    Migrate,
+}
+
+/// Settings shared by every command.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Settings {
+    /// `sandbox` (the default: test data, integrator tools) or `production`.
+    #[arg(long, env = "ROADLOG_ENV", value_enum, default_value = "sandbox", global = true)]
+    pub environment: Environment,
+    /// `sqlite://…` or `postgres://…`. Default: a SQLite file under ./data/ named after the environment.
+    #[arg(long, env = "DATABASE_URL", global = true)]
+    pub database_url: Option<String>,
+    /// Address and port to listen on.
+    #[arg(long, env = "ROADLOG_BIND", default_value = "127.0.0.1:8080", global = true)]
+    pub bind: std::net::SocketAddr,
+    /// The public base URL of this environment (used in links and OAuth metadata).
+    /// Default: `http://<bind>`.
+    #[arg(long, env = "ROADLOG_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+}
+
+impl Settings {
+    pub fn database_url(&self) -> String {
+        self.database_url
+            .clone()
+            .unwrap_or_else(|| format!("sqlite://data/roadlog-{}.db?mode=rwc", self.environment.as_str()))
+    }
+
+    pub fn public_url(&self) -> String {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.bind))
+            .trim_end_matches('/')
+            .to_string()
+    }
+}

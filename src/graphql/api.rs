@@ -1,0 +1,20 @@
+//! The one type that implements every resolver trait of the contract, and what resolvers read
+//! from a request.
+
+use async_graphql::Context;
+
+use crate::auth::Caller;
+use crate::config::Environment;
+use crate::storage::Db;
+
+/// The services behind the resolvers.
+pub struct Api {
+    pub db: Db,
+    pub environment: Environment,
+}
+
+/// The identity behind the current request (anonymous when the glue placed none).
+pub fn caller<'a>(ctx: &'a Context<'_>) -> &'a Caller {
+    const ANONYMOUS: &Caller = &Caller::Anonymous;
+    ctx.data_opt::<Caller>().unwrap_or(ANONYMOUS)
+}

@@ -1,0 +1,33 @@
+//! The GraphQL API: the code generated from `schema/roadlog.graphql`, its custom scalars, the
+//! hand-written resolvers, and the schema assembled with its limits.
+
+mod api;
+mod exec_flag;
+mod pending;
+mod queries;
+pub mod scalars;
+
+pub use api::{Api, caller};
+pub use exec_flag::ExecutionStarted;
+
+/// Types, resolver traits and async-graphql wrappers generated from the SDL by `build.rs`.
+#[allow(clippy::all, missing_docs, unused_imports)]
+pub mod contract {
+    include!(concat!(env!("OUT_DIR"), "/graphql_server.rs"));
+}
+
+use std::sync::Arc;
+
+/// Deepest selection nesting accepted: deeper documents are refused before execution (400).
+pub const MAX_DEPTH: usize = 15;
+/// Largest query complexity (one per field) accepted before execution.
+pub const MAX_COMPLEXITY: usize = 5000;
+
+/// The executable schema: generated roots, our resolvers, the limits and the execution marker.
+pub fn build_schema(api: Arc<Api>) -> contract::ContractSchema {
+    contract::schema_builder(contract::Resolvers::from_impl(api))
+        .limit_depth(MAX_DEPTH)
+        .limit_complexity(MAX_COMPLEXITY)
+        .extension(exec_flag::ExecutionFlag)
+        .finish()
+}

@@ -1,0 +1,44 @@
+//! The query root: who am I, users, and the entry points owned by the other domains.
+
+use async_graphql::Context;
+
+use crate::errors::AppError;
+use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
+use crate::users::accounts;
+
+use super::{Api, caller};
+
+#[async_trait::async_trait]
+impl QueriesResolver for Api {
+    async fn me(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<User>> {
+        let user_id = caller(ctx).user_id()?;
+        Ok(accounts::find(&self.db, user_id).await?.map(User::from))
+    }
+
+    async fn user(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<User>> {
+        let viewer = caller(ctx).user_id()?;
+        // An unknown id and a forbidden one give the same answer: ids must not be probed.
+        if !accounts::can_read(&self.db, viewer, id.into()).await? {
+            return Err(AppError::authorization("Forbidden access").into());
+        }
+        match accounts::find(&self.db, id.into()).await? {
+            Some(row) => Ok(Some(row.into())),
+            None => Err(AppError::authorization("Forbidden access").into()),
+        }
+    }
+
+    async fn company(&self, ctx: &Context<'_>, _id: i32) -> async_graphql::Result<Option<Company>> {
+        caller(ctx).user_id()?;
+        Err(AppError::not_implemented("Queries.company").into())
+    }
+
+    async fn mission(&self, ctx: &Context<'_>, _id: i32) -> async_graphql::Result<Option<Mission>> {
+        caller(ctx).user_id()?;
+        Err(AppError::not_implemented("Queries.mission").into())
+    }
+
+    async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput> {
+        let user_id = caller(ctx).user_id()?;
+        Ok(CheckOutput { success: Some(true), user_id: Some(user_id as i32) })
+    }
+}

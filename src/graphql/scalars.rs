@@ -1,0 +1,237 @@
+//! The custom scalars of `schema/roadlog.graphql`, with the reference service's input and output
+//! forms. The generated code refers to each of them by name: a scalar added to the SDL without an
+//! implementation here does not compile.
+
+use async_graphql::{InputValueError, InputValueResult, Number, Scalar, ScalarType, Value};
+use chrono::NaiveDate;
+
+/// Integer Unix seconds (UTC). As in the reference, an input may also be a numeric string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TimeStamp(pub i64);
+
+fn parse_timestamp(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.is_finite()).map(|f| f as i64)),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    }
+}
+
+#[Scalar(name = "TimeStamp")]
+impl ScalarType for TimeStamp {
+    fn parse(value: Value) -> InputValueResult<Self> {
+        parse_timestamp(&value)
+            .map(TimeStamp)
+            .ok_or_else(|| InputValueError::custom(format!("Invalid TimeStamp {value}: expected integer Unix seconds")))
+    }
+
+    fn is_valid(value: &Value) -> bool {
+        parse_timestamp(value).is_some()
+    }
+
+    fn to_value(&self) -> Value {
+        Value::Number(Number::from(self.0))
+    }
+}
+
+/// A calendar date, `YYYY-MM-DD`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date(pub NaiveDate);
+
+fn parse_date(value: &Value) -> Option<NaiveDate> {
+    match value {
+        Value::String(s) if s.len() == 10 => NaiveDate::parse_from_str(s, "%Y-%m-%d").ok(),
+        _ => None,
+    }
+}
+
+#[Scalar(name = "Date")]
+impl ScalarType for Date {
+    fn parse(value: Value) -> InputValueResult<Self> {
+        parse_date(&value)
+            .map(Date)
+            .ok_or_else(|| InputValueError::custom(format!("Invalid Date {value}: expected YYYY-MM-DD")))
+    }
+
+    fn is_valid(value: &Value) -> bool {
+        parse_date(value).is_some()
+    }
+
+    fn to_value(&self) -> Value {
+        Value::String(self.0.format("%Y-%m-%d").to_string())
+    }
+}
+
+/// An e-mail address, trimmed and lower-cased on input.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Email(pub String);
+
+/// Normalises an e-mail address, or `None` when it is not one. Deliberately simple and strict
+/// about what breaks delivery or comparisons: one `@`, a non-empty local part, a dotted domain,
+/// no white space or control characters, at most 254 characters (RFC 5321).
+pub fn normalize_email(raw: &str) -> Option<String> {
+    let email = raw.trim().to_lowercase();
+    if email.is_empty() || email.len() > 254 || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return None;
+    }
+    let (local, domain) = email.split_once('@')?;
+    let labels_ok = domain.split('.').all(|l| !l.is_empty() && !l.starts_with('-') && !l.ends_with('-'));
+    if local.is_empty() || local.len() > 64 || domain.contains('@') || !domain.contains('.') || !labels_ok {
+        return None;
+    }
+    Some(email)
+}
+
+#[Scalar(name = "Email")]
+impl ScalarType for Email {
+    fn parse(value: Value) -> InputValueResult<Self> {
+        match &value {
+            Value::String(s) => normalize_email(s).map(Email).ok_or_else(|| InputValueError::custom("Invalid Email")),
+            _ => Err(InputValueError::expected_type(value)),
+        }
+    }
+
+    fn is_valid(value: &Value) -> bool {
+        matches!(value, Value::String(s) if normalize_email(s).is_some())
+    }
+
+    fn to_value(&self) -> Value {
+        Value::String(self.0.clone())
+    }
+}
+
+/// Any JSON value, stored as given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericScalar(pub serde_json::Value);
+
+#[Scalar(name = "GenericScalar")]
+impl ScalarType for GenericScalar {
+    fn parse(value: Value) -> InputValueResult<Self> {
+        value.into_json().map(GenericScalar).map_err(|e| InputValueError::custom(e.to_string()))
+    }
+
+    fn to_value(&self) -> Value {
+        Value::from_json(self.0.clone()).unwrap_or(Value::Null)
+    }
+}
+
+/// Declares a reference-style "enum": a custom string scalar whose values are lower-case strings,
+/// accepted only as strings (the reference's literal form), rejected at validation otherwise.
+macro_rules! string_enum_scalar {
+    ($(#[$doc:meta])* $name:ident, $graphql:literal, { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            /// Every value, in the order of the contract.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The wire (and database) spelling.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// Reads the wire spelling.
+            pub fn from_str_opt(text: &str) -> Option<Self> {
+                match text { $($text => Some($name::$variant),)+ _ => None }
+            }
+        }
+
+        #[Scalar(name = $graphql)]
+        impl ScalarType for $name {
+            fn parse(value: Value) -> InputValueResult<Self> {
+                match &value {
+                    Value::String(s) => Self::from_str_opt(s).ok_or_else(|| {
+                        InputValueError::custom(format!(
+                            "Expected type \"{}\", found {value}; one of: {}",
+                            $graphql,
+                            [$($text),+].join(", ")
+                        ))
+                    }),
+                    _ => Err(InputValueError::expected_type(value)),
+                }
+            }
+
+            fn is_valid(value: &Value) -> bool {
+                matches!(value, Value::String(s) if Self::from_str_opt(s).is_some())
+            }
+
+            fn to_value(&self) -> Value {
+                Value::String(self.as_str().to_string())
+            }
+        }
+    };
+}
+
+string_enum_scalar!(
+    /// Kind of a working-time activity.
+    ActivityTypeEnum, "ActivityTypeEnum", {
+        Drive => "drive",
+        Work => "work",
+        Support => "support",
+        Transfer => "transfer",
+        Off => "off",
+    }
+);
+
+string_enum_scalar!(
+    /// Kind of a professional expense.
+    ExpenditureTypeEnum, "ExpenditureTypeEnum", {
+        DayMeal => "day_meal",
+        NightMeal => "night_meal",
+        SleepOver => "sleep_over",
+        Snack => "snack",
+    }
+);
+
+string_enum_scalar!(
+    /// Which end of a mission a location entry describes.
+    LocationEntryTypeEnum, "LocationEntryTypeEnum", {
+        MissionStartLocation => "mission_start_location",
+        MissionEndLocation => "mission_end_location",
+    }
+);
+
+string_enum_scalar!(
+    /// Why a mission is validated late.
+    OverValidationJustificationEnum, "OverValidationJustificationEnum", {
+        Personal => "personal",
+        Professional => "professional",
+        TimeOff => "time_off",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails_are_normalised_and_checked() {
+        assert_eq!(normalize_email("  Jane.Doe@Example.COM "), Some("jane.doe@example.com".into()));
+        for bad in ["", "jane", "jane@", "@example.com", "jane@example", "ja ne@example.com", "a@b@c.com", "jane@-x.com"] {
+            assert_eq!(normalize_email(bad), None, "{bad:?} must be refused");
+        }
+    }
+
+    #[test]
+    fn timestamps_accept_integers_and_numeric_strings() {
+        assert_eq!(<TimeStamp as ScalarType>::parse(Value::from(1_700_000_000)).unwrap(), TimeStamp(1_700_000_000));
+        assert_eq!(<TimeStamp as ScalarType>::parse(Value::from("1700000000")).unwrap(), TimeStamp(1_700_000_000));
+        assert!(<TimeStamp as ScalarType>::parse(Value::from("soon")).is_err());
+    }
+
+    #[test]
+    fn string_enums_use_the_reference_spelling() {
+        assert_eq!(<ActivityTypeEnum as ScalarType>::parse(Value::from("drive")).unwrap(), ActivityTypeEnum::Drive);
+        assert!(<ActivityTypeEnum as ScalarType>::parse(Value::from("rest")).is_err());
+        assert_eq!(ExpenditureTypeEnum::DayMeal.to_value(), Value::from("day_meal"));
+    }
+
+    #[test]
+    fn dates_are_iso() {
+        assert!(<Date as ScalarType>::parse(Value::from("2026-11-22")).is_ok());
+        assert!(<Date as ScalarType>::parse(Value::from("22/11/2026")).is_err());
+        assert!(<Date as ScalarType>::parse(Value::from("2026-02-30")).is_err());
+    }
+}

@@ -1,0 +1,13 @@
+//! Roadlog: working time of road-transport workers (drivers, crew), recorded by the workers,
+//! managed by their companies, and opened to third-party software through a GraphQL API and
+//! OAuth 2.0, compatible with the reference service's third-party API.
+
+pub mod auth;
+pub mod config;
+pub mod errors;
+pub mod graphql;
+pub mod http;
+pub mod sdk;
+pub mod server;
+pub mod storage;
+pub mod users;

@@ -1,0 +1,135 @@
+//! The database: one code path over sqlx's `Any` driver for SQLite (embedded default) and
+//! PostgreSQL (production, shared by several server instances).
+//!
+//! Portable schema rules, because the `Any` driver knows only a few value kinds: flags are
+//! `INTEGER` 0/1, times are `BIGINT` Unix seconds, dates are `TEXT` `YYYY-MM-DD` (which sorts
+//! like the date), identifiers are 64-bit integers. Invariants live in the database (unique keys,
+//! checks, foreign keys), never only in memory, so that concurrent requests cannot break them.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::migrate::Migrator;
+use sqlx::{AnyPool, ConnectOptions};
+
+use crate::config::Environment;
+
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("src/storage/migrations/sqlite");
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("src/storage/migrations/postgres");
+
+/// Which database server is behind the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection pool and the backend it talks to.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pub pool: AnyPool,
+    pub backend: Backend,
+}
+
+impl Db {
+    /// Opens the database at `url`, creating a SQLite file (and its folder) if needed.
+    pub async fn connect(url: &str) -> anyhow::Result<Db> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            anyhow::bail!("unsupported database URL: use sqlite://… or postgres://…");
+        };
+        if backend == Backend::Sqlite {
+            if let Some(parent) = sqlite_file(url).and_then(|p| std::path::Path::new(p).parent().map(|d| d.to_owned())) {
+                if !parent.as_os_str().is_empty() {
+                    std::fs::create_dir_all(&parent)?;
+                }
+            }
+        }
+        let options = AnyConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
+        let pool = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL lets readers run beside the writer; the busy timeout makes
+                        // concurrent writers wait for each other instead of failing at once.
+                        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA busy_timeout = 10000").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await?;
+        Ok(Db { pool, backend })
+    }
+
+    /// Applies the migrations of this backend (both sets are kept in lock-step).
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        let migrator = match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrator.run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Binds the database to one environment the first time, and refuses afterwards to serve it
+    /// as the other one: sandbox data must never be served as production data, or the reverse.
+    pub async fn claim_environment(&self, environment: Environment) -> anyhow::Result<()> {
+        sqlx::query("INSERT INTO environment (id, name) VALUES (1, $1) ON CONFLICT (id) DO NOTHING")
+            .bind(environment.as_str())
+            .execute(&self.pool)
+            .await?;
+        let (stored,): (String,) = sqlx::query_as("SELECT name FROM environment WHERE id = 1").fetch_one(&self.pool).await?;
+        if stored != environment.as_str() {
+            anyhow::bail!(
+                "this database holds {stored} data and cannot be served as {}: use the database of that environment",
+                environment.as_str()
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether the database answers (for `GET /health`).
+    pub async fn ping(&self) -> bool {
+        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+    }
+}
+
+fn sqlite_file(url: &str) -> Option<&str> {
+    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next().unwrap_or("");
+    (!path.is_empty() && path != ":memory:").then_some(path)
+}
+
+/// The current time in Unix seconds.
+pub fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// Whether an error is the violation of a unique key (both backends).
+pub fn is_unique_violation(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Database(db) => {
+            db.is_unique_violation() || db.code().is_some_and(|c| c == "23505" || c == "2067" || c == "1555")
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sqlite_paths_are_found() {
+        assert_eq!(super::sqlite_file("sqlite://data/x.db?mode=rwc"), Some("data/x.db"));
+        assert_eq!(super::sqlite_file("sqlite::memory:"), None);
+    }
+}

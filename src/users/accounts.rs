@@ -1,0 +1,151 @@
+//! Creating and reading accounts.
+
+use crate::auth::{password, tokens};
+use crate::errors::{AppError, AppResult};
+use crate::graphql::contract::User;
+use crate::graphql::scalars::TimeStamp;
+use crate::storage::{Db, is_unique_violation, now};
+
+/// A user as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct UserRow {
+    pub id: i64,
+    pub email: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub timezone_name: String,
+    pub phone_number: Option<String>,
+    pub birth_date: Option<String>,
+    pub creation_time: i64,
+}
+
+const USER_COLUMNS: &str = "id, email, first_name, last_name, timezone_name, phone_number, birth_date, creation_time";
+
+impl From<UserRow> for User {
+    fn from(row: UserRow) -> User {
+        User {
+            id: row.id as i32,
+            creation_time: Some(TimeStamp(row.creation_time)),
+            email: Some(row.email),
+            first_name: row.first_name,
+            last_name: row.last_name,
+            phone_number: row.phone_number,
+            timezone_name: Some(row.timezone_name),
+            // This release has no e-mail activation step: an account can act as soon as it exists.
+            has_confirmed_email: true,
+            has_activated_email: true,
+            // `admin` is the reference's flag for the service's own staff; no API user has it.
+            admin: false,
+            birth_date: row.birth_date,
+        }
+    }
+}
+
+/// What `signUp.user` receives.
+pub struct NewUser {
+    pub email: String,
+    pub password: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub timezone_name: Option<String>,
+}
+
+fn required_name(value: &str, field: &str) -> AppResult<String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(AppError::invalid_inputs(format!("{field} must not be empty")).with("field", field));
+    }
+    if value.chars().count() > 255 {
+        return Err(AppError::invalid_inputs(format!("{field} must be at most 255 characters")).with("field", field));
+    }
+    Ok(value.to_string())
+}
+
+fn timezone(value: Option<String>) -> AppResult<String> {
+    let value = value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    match value {
+        None => Ok("Europe/Paris".to_string()),
+        Some(v) if v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c)) => Ok(v),
+        Some(v) => Err(AppError::invalid_inputs(format!("Invalid time zone name {v:?}")).with("field", "timezoneName")),
+    }
+}
+
+/// Creates an account. The e-mail is already normalised by the `Email` scalar; a second account
+/// with the same e-mail is refused by the database's unique key, even under concurrent sign-ups.
+pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
+    let first_name = required_name(&new.first_name, "firstName")?;
+    let last_name = required_name(&new.last_name, "lastName")?;
+    let timezone_name = timezone(new.timezone_name)?;
+    let length = new.password.chars().count();
+    if length < password::MIN_LENGTH || new.password.len() > password::MAX_LENGTH {
+        return Err(AppError::invalid_inputs(format!(
+            "Password must be between {} and {} characters long",
+            password::MIN_LENGTH,
+            password::MAX_LENGTH
+        ))
+        .with("field", "password"));
+    }
+    let password_hash = password::hash(new.password).await?;
+    // Random identifiers can collide; try again with another one in that rare case.
+    for _ in 0..5 {
+        let id = tokens::random_in(100_000_000, 999_999_999)?;
+        let inserted = sqlx::query(
+            "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(id)
+        .bind(&new.email)
+        .bind(&password_hash)
+        .bind(&first_name)
+        .bind(&last_name)
+        .bind(&timezone_name)
+        .bind(now())
+        .execute(&db.pool)
+        .await;
+        match inserted {
+            Ok(_) => return Ok(id),
+            Err(e) if is_unique_violation(&e) => {
+                if email_taken(db, &new.email).await? {
+                    return Err(AppError::invalid_inputs("A user is already registered with this email")
+                        .with("field", "email"));
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(AppError::internal("could not allocate a user id"))
+}
+
+async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
+    let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1").bind(email).fetch_optional(&db.pool).await?;
+    Ok(row.is_some())
+}
+
+/// Reads a user.
+pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"));
+    Ok(sqlx::query_as::<_, UserRow>(sql).bind(id).fetch_optional(&db.pool).await?)
+}
+
+/// Whether `viewer` may read `target`: oneself, or a co-worker, that is a user with an employment
+/// (not rejected nor dismissed, at any time) in a company where the viewer is employed today
+/// with an accepted employment (the reference's `self_or_have_common_company`).
+pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
+    if viewer == target {
+        return Ok(true);
+    }
+    let today = chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string();
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM employments mine JOIN employments theirs ON theirs.company_id = mine.company_id
+         WHERE mine.user_id = $1 AND mine.validation_status = 'approved' AND mine.dismissed_at IS NULL
+           AND mine.start_date <= $3 AND (mine.end_date IS NULL OR mine.end_date >= $3)
+           AND theirs.user_id = $2 AND theirs.validation_status <> 'rejected' AND theirs.dismissed_at IS NULL
+         LIMIT 1",
+    )
+    .bind(viewer)
+    .bind(target)
+    .bind(today)
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(row.is_some())
+}

@@ -1,0 +1,5 @@
+//! User accounts: sign-up, login sessions, and reading users.
+
+pub mod accounts;
+mod graphql;
+pub mod sessions;
