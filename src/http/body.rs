@@ -1,0 +1,59 @@
+//! Reading request bodies with a size limit, whether or not the client sent `Content-Length`
+//! (chunked bodies are counted as they arrive), so a large upload is refused without being held.
+
+use bytes::{Buf, Bytes, BytesMut};
+use futures::{Stream, StreamExt};
+use warp::http::StatusCode;
+
+/// Largest request body accepted anywhere: 10 MiB, as the reference.
+pub const MAX_BODY: u64 = 10 * 1024 * 1024;
+
+/// Why a body could not be read.
+#[derive(Debug)]
+pub enum BodyError {
+    TooLarge { limit: u64 },
+    Broken,
+}
+
+impl BodyError {
+    /// The answer for the generic routes: `{"error", "error_code"}` as the REST errors.
+    pub fn into_response(self) -> warp::reply::Response {
+        let (status, message) = self.describe();
+        let body = serde_json::json!({ "error": message, "error_code": "INVALID_INPUTS" });
+        super::media::json_response(status, &body)
+    }
+
+    /// Status and message.
+    pub fn describe(&self) -> (StatusCode, String) {
+        match self {
+            BodyError::TooLarge { limit } => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("Request body is larger than the limit of {limit} bytes"),
+            ),
+            BodyError::Broken => (StatusCode::BAD_REQUEST, "The request body could not be read".to_string()),
+        }
+    }
+}
+
+/// Collects a body stream, stopping as soon as it exceeds `limit`.
+pub async fn read_limited<S, B>(body: S, limit: u64) -> Result<Bytes, BodyError>
+where
+    S: Stream<Item = Result<B, warp::Error>>,
+    B: Buf,
+{
+    let mut body = std::pin::pin!(body);
+    let mut collected = BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let mut chunk = chunk.map_err(|_| BodyError::Broken)?;
+        if collected.len() as u64 + chunk.remaining() as u64 > limit {
+            return Err(BodyError::TooLarge { limit });
+        }
+        while chunk.has_remaining() {
+            let part = chunk.chunk();
+            collected.extend_from_slice(part);
+            let n = part.len();
+            chunk.advance(n);
+        }
+    }
+    Ok(collected.freeze())
+}

@@ -1,0 +1,246 @@
+//! GraphQL over HTTP at `/api/graphql` (and `/graphql`), with the interface's status rules:
+//!
+//! | request | answer |
+//! |---|---|
+//! | body is not JSON | 400 `{"errors":[{"message"}]}` |
+//! | syntax, validation, variable or limit error (execution never began) | 400 `{"errors":[…]}`, no `data` |
+//! | executed, with or without field errors | 200 `{"data", "errors"}`, every error with `extensions.code` |
+//! | JSON array | a batch of at most 10 operations; status = the highest of its operations' |
+//! | GET `?query=` | queries only; a mutation is 405 with `Allow: POST` |
+//! | other methods | 405 with `Allow: GET, POST` |
+//! | body over 10 MiB | 413 |
+//! | `Content-Type` not JSON | 415; `Accept` allowing no JSON form: 406 |
+//!
+//! async-graphql decides none of this by itself, so this module owns it.
+
+use std::sync::Arc;
+
+use async_graphql::parser::types::{DocumentOperations, OperationType};
+use async_graphql::{ErrorExtensionValues, ServerError, Variables};
+use bytes::Bytes;
+use serde_json::{Value, json};
+use warp::Filter;
+use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+
+use crate::auth::Caller;
+use crate::errors::Code;
+use crate::graphql::contract::ContractSchema;
+use crate::graphql::{Api, ExecutionStarted};
+
+use super::body::{MAX_BODY, read_limited};
+use super::media::{self, json_bytes_response};
+
+/// Most operations in one batch, as the reference.
+pub const MAX_BATCH: usize = 10;
+
+/// The GraphQL routes.
+pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
+    let path = warp::path("api")
+        .and(warp::path("graphql"))
+        .and(warp::path::end())
+        .or(warp::path("graphql").and(warp::path::end()))
+        .unify();
+    path.and(warp::method())
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .and(warp::header::headers_cloned())
+        .and(warp::body::stream())
+        .then(move |method: Method, query: String, headers: HeaderMap, body| {
+            let api = api.clone();
+            let schema = schema.clone();
+            async move {
+                let media = media::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
+                let Some(media) = media else {
+                    return error(StatusCode::NOT_ACCEPTABLE, media::JSON, "Unacceptable Accept header: this endpoint answers application/graphql-response+json or application/json");
+                };
+                let operations = match method {
+                    Method::GET => from_query_string(&query, media),
+                    Method::POST => match read_limited(body, MAX_BODY).await {
+                        Ok(body) => from_post(&headers, body, media),
+                        Err(e) => {
+                            let (status, message) = e.describe();
+                            Err(error(status, media, &message))
+                        }
+                    },
+                    _ => {
+                        let mut r = error(StatusCode::METHOD_NOT_ALLOWED, media, "GraphQL only supports GET and POST requests.");
+                        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
+                        Err(r)
+                    }
+                };
+                match operations {
+                    Ok(batch) => execute(&api, &schema, &headers, batch, media).await,
+                    Err(response) => response,
+                }
+            }
+        })
+        .boxed()
+}
+
+/// What the client sent: one operation or a batch, each parsed or refused.
+struct Batch {
+    is_batch: bool,
+    operations: Vec<Result<async_graphql::Request, String>>,
+}
+
+fn error(status: StatusCode, media: &str, message: &str) -> warp::reply::Response {
+    let body = json!({ "errors": [{ "message": message }] });
+    json_bytes_response(status, media, serde_json::to_vec(&body).unwrap_or_default())
+}
+
+fn from_post(headers: &HeaderMap, body: Bytes, media: &str) -> Result<Batch, warp::reply::Response> {
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    if !content_type.is_some_and(media::is_json_content_type) {
+        return Err(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            media,
+            "Unsupported Content-Type: send the request as application/json",
+        ));
+    }
+    let Ok(value) = serde_json::from_slice::<Value>(&body) else {
+        return Err(error(StatusCode::BAD_REQUEST, media, "POST body sent invalid JSON."));
+    };
+    match value {
+        Value::Array(items) => {
+            if items.is_empty() {
+                return Err(error(StatusCode::BAD_REQUEST, media, "Batch request contains no operation."));
+            }
+            if items.len() > MAX_BATCH {
+                return Err(error(
+                    StatusCode::BAD_REQUEST,
+                    media,
+                    &format!("Batch request contains too many operations. Maximum allowed is {MAX_BATCH}."),
+                ));
+            }
+            Ok(Batch { is_batch: true, operations: items.into_iter().map(operation_from_json).collect() })
+        }
+        other => Ok(Batch { is_batch: false, operations: vec![operation_from_json(other)] }),
+    }
+}
+
+/// Reads `{"query", "variables", "operationName"}`. As in the reference, `variables` may also be
+/// a JSON-encoded string.
+fn operation_from_json(value: Value) -> Result<async_graphql::Request, String> {
+    let Value::Object(mut fields) = value else {
+        return Err("A GraphQL request must be a JSON object with a \"query\" string.".into());
+    };
+    let query = match fields.remove("query") {
+        Some(Value::String(q)) if !q.trim().is_empty() => q,
+        _ => return Err("Must provide query string.".into()),
+    };
+    let mut request = async_graphql::Request::new(query);
+    match fields.remove("variables") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if s.trim().is_empty() => {}
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(&s) {
+            Ok(v @ Value::Object(_)) => request = request.variables(Variables::from_json(v)),
+            _ => return Err("Variables are invalid JSON.".into()),
+        },
+        Some(v @ Value::Object(_)) => request = request.variables(Variables::from_json(v)),
+        Some(_) => return Err("Variables must be a JSON object.".into()),
+    }
+    match fields.remove("operationName") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(name)) => request = request.operation_name(name),
+        Some(_) => return Err("operationName must be a string.".into()),
+    }
+    Ok(request)
+}
+
+fn from_query_string(query: &str, media: &str) -> Result<Batch, warp::reply::Response> {
+    let mut document = None;
+    let mut variables = None;
+    let mut operation_name = None;
+    for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
+        match key.as_ref() {
+            "query" => document = Some(value.into_owned()),
+            "variables" => variables = Some(Value::String(value.into_owned())),
+            "operationName" => operation_name = Some(Value::String(value.into_owned())),
+            _ => {}
+        }
+    }
+    let Some(document) = document else {
+        return Err(error(StatusCode::BAD_REQUEST, media, "Must provide query string."));
+    };
+    if is_mutation(&document, operation_name.as_ref().and_then(Value::as_str)) {
+        let mut r = error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            media,
+            "Can only perform a mutation operation from a POST request.",
+        );
+        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return Err(r);
+    }
+    let mut fields = serde_json::Map::new();
+    fields.insert("query".into(), Value::String(document));
+    if let Some(v) = variables {
+        fields.insert("variables".into(), v);
+    }
+    if let Some(n) = operation_name {
+        fields.insert("operationName".into(), n);
+    }
+    Ok(Batch { is_batch: false, operations: vec![operation_from_json(Value::Object(fields))] })
+}
+
+/// Whether the operation a GET would run is a mutation. A document that does not parse is left to
+/// the executor, which reports the syntax error.
+fn is_mutation(document: &str, operation_name: Option<&str>) -> bool {
+    let Ok(doc) = async_graphql::parser::parse_query(document) else {
+        return false;
+    };
+    match (&doc.operations, operation_name) {
+        (DocumentOperations::Single(op), _) => op.node.ty == OperationType::Mutation,
+        (DocumentOperations::Multiple(ops), Some(name)) => {
+            ops.iter().any(|(n, op)| n.as_str() == name && op.node.ty == OperationType::Mutation)
+        }
+        (DocumentOperations::Multiple(ops), None) => ops.values().any(|op| op.node.ty == OperationType::Mutation),
+    }
+}
+
+async fn execute(
+    api: &Api,
+    schema: &ContractSchema,
+    headers: &HeaderMap,
+    batch: Batch,
+    media: &str,
+) -> warp::reply::Response {
+    let bearer = Caller::bearer(headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
+    // Credentials are resolved once per HTTP request, for every operation of a batch.
+    let caller = match Caller::resolve(&api.db, &bearer).await {
+        Ok(caller) => caller,
+        Err(_) => return error(StatusCode::SERVICE_UNAVAILABLE, media, "The database is unavailable"),
+    };
+    let mut status = StatusCode::OK;
+    let mut bodies = Vec::with_capacity(batch.operations.len());
+    for operation in batch.operations {
+        let (op_status, body) = match operation {
+            Err(message) => (StatusCode::BAD_REQUEST, json!({ "errors": [{ "message": message }] })),
+            Ok(request) => {
+                let started = ExecutionStarted::default();
+                let request = request.data(caller.clone()).data(bearer.clone()).data(started.clone());
+                let mut response = schema.execute(request).await;
+                if started.get() {
+                    for error in &mut response.errors {
+                        ensure_code(error);
+                    }
+                    (StatusCode::OK, serde_json::to_value(&response).unwrap_or(Value::Null))
+                } else {
+                    (StatusCode::BAD_REQUEST, json!({ "errors": response.errors }))
+                }
+            }
+        };
+        status = status.max(op_status);
+        bodies.push(body);
+    }
+    let body = if batch.is_batch { Value::Array(bodies) } else { bodies.pop().unwrap_or(Value::Null) };
+    json_bytes_response(status, media, serde_json::to_vec(&body).unwrap_or_default())
+}
+
+/// Every execution error carries one of the interface's codes. Errors raised by async-graphql
+/// itself during execution (rather than by our resolvers) get INTERNAL_ERROR.
+fn ensure_code(error: &mut ServerError) {
+    let has_code = error.extensions.as_ref().is_some_and(|e| e.get("code").is_some());
+    if !has_code {
+        tracing::error!(message = %error.message, "execution error without a code");
+        error.extensions.get_or_insert_with(ErrorExtensionValues::default).set("code", Code::InternalError.as_str());
+    }
+}
