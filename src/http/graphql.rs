@@ -222,8 +222,13 @@ async fn execute(
                     for error in &mut response.errors {
                         ensure_code(error);
                     }
-                    (StatusCode::OK, serde_json::to_value(&response).unwrap_or(Value::Null))
+                    let mut body = serde_json::to_value(&response).unwrap_or(Value::Null);
+                    null_parents_of_failed_non_null_fields(&mut body);
+                    (StatusCode::OK, body)
                 } else {
+                    for error in &mut response.errors {
+                        readable_syntax_error(error);
+                    }
                     (StatusCode::BAD_REQUEST, json!({ "errors": response.errors }))
                 }
             }
@@ -242,5 +247,65 @@ fn ensure_code(error: &mut ServerError) {
     if !has_code {
         tracing::error!(message = %error.message, "execution error without a code");
         error.extensions.get_or_insert_with(ErrorExtensionValues::default).set("code", Code::InternalError.as_str());
+    }
+}
+
+/// GraphQL nulls the parent of a failed non-null field (§6.4.4 "Handling Field Errors").
+/// async-graphql 7 leaves the field out instead. Our generated wrappers turn every failure of a
+/// nullable field into `null`, so a key missing at an error's path is a failed non-null field:
+/// its parent becomes `null` (the whole `data` when the parent is the root). Every field that
+/// returns an object in our schema is nullable, so the propagation stops there.
+fn null_parents_of_failed_non_null_fields(body: &mut Value) {
+    let paths: Vec<Vec<Value>> = body
+        .get("errors")
+        .and_then(Value::as_array)
+        .map(|errors| {
+            errors.iter().filter_map(|e| e.get("path").and_then(Value::as_array).cloned()).collect()
+        })
+        .unwrap_or_default();
+    let Some(data) = body.get_mut("data") else { return };
+    for path in paths {
+        let Some((Value::String(last), parents)) = path.split_last() else { continue };
+        let mut pointer = String::new();
+        for segment in parents {
+            match segment {
+                Value::String(key) => pointer.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1"))),
+                Value::Number(i) => pointer.push_str(&format!("/{i}")),
+                _ => {}
+            }
+        }
+        if let Some(parent @ Value::Object(_)) = data.pointer_mut(&pointer) {
+            if parent.get(last.as_str()).is_none() {
+                *parent = Value::Null;
+            }
+        }
+    }
+}
+
+/// async-graphql words syntax errors as a parser trace (` --> 1:9 … = expected …`); clients
+/// get the expectation, and the position stays in `locations`.
+fn readable_syntax_error(error: &mut ServerError) {
+    if error.message.trim_start().starts_with("-->") {
+        if let Some((_, expected)) = error.message.rsplit_once("= ") {
+            error.message = format!("Syntax Error: {}", expected.trim());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn failed_non_null_fields_null_their_parent() {
+        let mut body = json!({"data": {"me": null}, "errors": [{"path": ["checkAuth"]}, {"path": ["me"]}]});
+        super::null_parents_of_failed_non_null_fields(&mut body);
+        assert_eq!(body["data"], json!(null));
+        let mut body = json!({"data": {"a": {"b": 1}, "c": [{"d": 1}, {"e": 2}]}, "errors": [{"path": ["c", 1, "d"]}]});
+        super::null_parents_of_failed_non_null_fields(&mut body);
+        assert_eq!(body["data"], json!({"a": {"b": 1}, "c": [{"d": 1}, null]}));
+        let mut body = json!({"data": {"me": null}, "errors": [{"path": ["me"]}]});
+        super::null_parents_of_failed_non_null_fields(&mut body);
+        assert_eq!(body["data"], json!({"me": null}));
     }
 }

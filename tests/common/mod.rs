@@ -1,0 +1,173 @@
+//! Test harness: starts the real server on a random port with a fresh database (a SQLite file,
+//! or a new PostgreSQL database when `TEST_DATABASE_URL` is set) and talks to it over HTTP.
+#![allow(dead_code)]
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use reqwest::StatusCode;
+use roadlog::config::{Environment, Settings};
+use roadlog::server::RunningServer;
+use serde_json::{Value, json};
+
+/// Which database a test runs against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A running server and a client for it.
+pub struct TestApp {
+    pub server: RunningServer,
+    pub client: reqwest::Client,
+    pub backend: Backend,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    Dir(std::path::PathBuf),
+    Database { admin_url: String, name: String },
+}
+
+fn unique_name() -> String {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    let mut bytes = [0u8; 4];
+    getrandom::fill(&mut bytes).unwrap();
+    format!("roadlog_test_{}_{:08x}", nanos % 1_000_000_000, u32::from_le_bytes(bytes))
+}
+
+/// The PostgreSQL server for tests, if configured.
+pub fn postgres_url() -> Option<String> {
+    std::env::var("TEST_DATABASE_URL").ok().filter(|u| !u.is_empty())
+}
+
+fn with_database(url: &str, name: &str) -> String {
+    let mut parsed = url::Url::parse(url).expect("TEST_DATABASE_URL is a URL");
+    parsed.set_path(&format!("/{name}"));
+    parsed.to_string()
+}
+
+impl TestApp {
+    /// Starts a server on a fresh database of `backend`; `None` when PostgreSQL is not configured.
+    pub async fn spawn(backend: Backend) -> Option<TestApp> {
+        Self::spawn_in(backend, Environment::Sandbox).await
+    }
+
+    pub async fn spawn_in(backend: Backend, environment: Environment) -> Option<TestApp> {
+        let name = unique_name();
+        let (database_url, cleanup) = match backend {
+            Backend::Sqlite => {
+                let dir = std::env::temp_dir().join(&name);
+                std::fs::create_dir_all(&dir).unwrap();
+                (format!("sqlite://{}/roadlog.db?mode=rwc", dir.display()), Cleanup::Dir(dir))
+            }
+            Backend::Postgres => {
+                let admin_url = postgres_url()?;
+                sqlx::any::install_default_drivers();
+                let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin_url)
+                    .await
+                    .expect("TEST_DATABASE_URL must be reachable");
+                let create = sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"));
+                sqlx::query(create).execute(&mut conn).await.unwrap();
+                (with_database(&admin_url, &name), Cleanup::Database { admin_url, name })
+            }
+        };
+        let settings = Settings {
+            environment,
+            database_url: Some(database_url),
+            bind: "127.0.0.1:0".parse().unwrap(),
+            public_url: None,
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let server = roadlog::server::start(&settings, listener).await.expect("server starts");
+        Some(TestApp { server, client: reqwest::Client::new(), backend, cleanup })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.server.url())
+    }
+
+    /// Stops the server and removes its database.
+    pub async fn cleanup(self) {
+        let TestApp { server, cleanup, .. } = self;
+        server.db.pool.close().await;
+        server.stop().await;
+        match cleanup {
+            Cleanup::Dir(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Cleanup::Database { admin_url, name } => {
+                if let Ok(mut conn) = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin_url).await {
+                    let drop = sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+                    let _ = sqlx::query(drop).execute(&mut conn).await;
+                }
+            }
+        }
+    }
+
+    /// Sends a GraphQL request as JSON and returns the status and the parsed body.
+    pub async fn graphql(&self, query: &str, variables: Value, token: Option<&str>) -> (StatusCode, Value) {
+        let mut request = self.client.post(self.url("/api/graphql")).json(&json!({ "query": query, "variables": variables }));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let body = response.json::<Value>().await.expect("JSON body");
+        (status, body)
+    }
+
+    /// Signs a user up and returns `(access token, refresh token)`.
+    pub async fn sign_up(&self, email: &str, password: &str) -> (String, String) {
+        let (status, body) = self
+            .graphql(
+                "mutation($email: Email!, $password: String!) { signUp { user(email: $email, password: $password, firstName: \"Jeanne\", lastName: \"Martin\") { accessToken refreshToken } } }",
+                json!({ "email": email, "password": password }),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let tokens = &body["data"]["signUp"]["user"];
+        assert!(tokens.is_object(), "sign-up failed: {body}");
+        (tokens["accessToken"].as_str().unwrap().to_string(), tokens["refreshToken"].as_str().unwrap().to_string())
+    }
+}
+
+/// The error codes of a GraphQL answer, in order.
+pub fn codes(body: &Value) -> Vec<String> {
+    body["errors"]
+        .as_array()
+        .map(|errors| errors.iter().map(|e| e["extensions"]["code"].as_str().unwrap_or("<none>").to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// Runs each test body once on SQLite and once on PostgreSQL (when `TEST_DATABASE_URL` is set):
+/// `name::sqlite` and `name::postgres`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($(async fn $name:ident($app:ident) $body:block)*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn run($app: &$crate::common::TestApp) $body
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app = $crate::common::TestApp::spawn($crate::common::Backend::Sqlite).await.unwrap();
+                run(&app).await;
+                app.cleanup().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let Some(app) = $crate::common::TestApp::spawn($crate::common::Backend::Postgres).await else {
+                    eprintln!("TEST_DATABASE_URL is not set: PostgreSQL run skipped");
+                    return;
+                };
+                run(&app).await;
+                app.cleanup().await;
+            }
+        }
+    )*};
+}
