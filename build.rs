@@ -112,10 +112,10 @@ fn pretty(code: &str) -> Result<String, String> {
 fn rust_ident(name: &str) -> String {
     let snake = heck::ToSnakeCase::to_snake_case(name);
     match snake.as_str() {
-        "type" | "match" | "ref" | "self" | "super" | "crate" | "mod" | "fn" | "impl" | "use" | "where"
-        | "loop" | "move" | "static" | "struct" | "trait" | "enum" | "async" | "await" | "dyn" | "box"
-        | "in" | "for" | "if" | "else" | "let" | "mut" | "pub" | "return" | "true" | "false" | "const"
-        | "extern" | "unsafe" | "while" | "break" | "continue" | "as" | "yield" | "macro" | "gen" => {
+        "type" | "match" | "ref" | "self" | "super" | "crate" | "mod" | "fn" | "impl" | "use" | "where" | "loop"
+        | "move" | "static" | "struct" | "trait" | "enum" | "async" | "await" | "dyn" | "box" | "in" | "for" | "if"
+        | "else" | "let" | "mut" | "pub" | "return" | "true" | "false" | "const" | "extern" | "unsafe" | "while"
+        | "break" | "continue" | "as" | "yield" | "macro" | "gen" => {
             format!("r#{snake}")
         }
         _ => snake,
@@ -196,7 +196,9 @@ mod graphql {
                         }
                         TypeKind::Object(obj) => {
                             if !obj.implements.is_empty() {
-                                return Err(format!("`{name}` implements an interface: interfaces are not supported"));
+                                return Err(format!(
+                                    "`{name}` implements an interface: interfaces are not supported"
+                                ));
                             }
                             model.objects.insert(name, ty);
                         }
@@ -220,7 +222,10 @@ mod graphql {
             return Err("a `schema { query: … }` block is required".into());
         }
         if let Some(mutation) = &model.mutation {
-            let root = model.objects.get(mutation.as_str()).ok_or("the mutation root type is not defined")?;
+            let root = model
+                .objects
+                .get(mutation.as_str())
+                .ok_or("the mutation root type is not defined")?;
             for field in object_fields(root) {
                 let target = named(&field.node.ty.node);
                 if model.objects.contains_key(target) && field.node.arguments.is_empty() {
@@ -231,8 +236,21 @@ mod graphql {
         check_references(&model)?;
         let mut code = String::new();
         code.push_str(PRELUDE);
+        let doc_defs: BTreeMap<String, String> = doc
+            .definitions
+            .iter()
+            .filter_map(|d| match d {
+                TypeSystemDefinition::Type(t) => Some((
+                    t.node.name.node.to_string(),
+                    t.node.description.as_ref().map(|d| d.node.clone()).unwrap_or_default(),
+                )),
+                _ => None,
+            })
+            .collect();
         for name in model.order.clone() {
-            if let Some(def) = model.enums.get(name) {
+            if model.scalars.contains(name) {
+                gen_scalar_description(&mut code, name, &doc_of(&doc_defs, name));
+            } else if let Some(def) = model.enums.get(name) {
                 gen_enum(&mut code, def);
             } else if let Some(def) = model.inputs.get(name) {
                 gen_input(&model, &mut code, def)?;
@@ -261,7 +279,9 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
 }
 "#;
 
-    fn object_fields(def: &TypeDefinition) -> &[async_graphql_parser::Positioned<async_graphql_parser::types::FieldDefinition>] {
+    fn object_fields(
+        def: &TypeDefinition,
+    ) -> &[async_graphql_parser::Positioned<async_graphql_parser::types::FieldDefinition>] {
         match &def.kind {
             TypeKind::Object(obj) => &obj.fields,
             _ => &[],
@@ -330,7 +350,7 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
     }
 
     /// The Rust expression of an argument default, for `#[graphql(default_with = …)]`.
-    fn default_expr(model: &Model, ty: &Type, value: &ConstValue) -> Result<String, String> {
+    fn default_expr(ty: &Type, value: &ConstValue) -> Result<String, String> {
         let inner = match value {
             ConstValue::Null => return Ok("None".into()),
             ConstValue::Boolean(b) => b.to_string(),
@@ -340,11 +360,14 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
                 let BaseType::List(item_ty) = &ty.base else {
                     return Err("a list default on a non-list argument".into());
                 };
-                let items: Result<Vec<String>, String> =
-                    items.iter().map(|v| default_expr(model, item_ty, v)).collect();
+                let items: Result<Vec<String>, String> = items.iter().map(|v| default_expr(item_ty, v)).collect();
                 format!("vec![{}]", items?.join(", "))
             }
-            ConstValue::Enum(e) => format!("{}::{}", named(ty), heck::ToUpperCamelCase::to_upper_camel_case(e.as_str())),
+            ConstValue::Enum(e) => format!(
+                "{}::{}",
+                named(ty),
+                heck::ToUpperCamelCase::to_upper_camel_case(e.as_str())
+            ),
             other => return Err(format!("default value `{other}` is not supported")),
         };
         Ok(if ty.nullable { format!("Some({inner})") } else { inner })
@@ -356,16 +379,30 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
         }
     }
 
-    fn arg_attr(model: &Model, arg: &InputValueDefinition) -> Result<String, String> {
+    fn arg_attr(arg: &InputValueDefinition) -> Result<String, String> {
         let mut attr = format!("name = {}", lit(&arg.name.node));
         if let Some(d) = &arg.description {
             let _ = write!(attr, ", desc = {}", lit(&d.node));
         }
         if let Some(default) = &arg.default_value {
-            let expr = default_expr(model, &arg.ty.node, &default.node)?;
+            let expr = default_expr(&arg.ty.node, &default.node)?;
             let _ = write!(attr, ", default_with = {}", lit(&expr));
         }
         Ok(format!("#[graphql({attr})]"))
+    }
+
+    fn doc_of(docs: &BTreeMap<String, String>, name: &str) -> String {
+        docs.get(name).cloned().unwrap_or_default()
+    }
+
+    /// The description of a hand-written scalar comes from the SDL, so that it cannot drift: the
+    /// scalar declares `use_type_description` and this impl supplies the text.
+    fn gen_scalar_description(code: &mut String, name: &str, description: &str) {
+        let _ = writeln!(
+            code,
+            "impl async_graphql::Description for {SCALARS_MODULE}::{name} {{\nfn description() -> &'static str {{ {} }}\n}}",
+            lit(description)
+        );
     }
 
     fn gen_enum(code: &mut String, def: &TypeDefinition) {
@@ -373,30 +410,49 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
         let name = def.name.node.as_str();
         doc(code, &def.description);
         let _ = writeln!(code, "#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, Hash)]");
-        let _ = writeln!(code, "#[graphql(name = {}, rename_items = \"SCREAMING_SNAKE_CASE\")]", lit(name));
+        let _ = writeln!(
+            code,
+            "#[graphql(name = {}, rename_items = \"SCREAMING_SNAKE_CASE\")]",
+            lit(name)
+        );
         let _ = writeln!(code, "pub enum {name} {{");
         for v in &e.values {
             doc(code, &v.node.description);
             let _ = writeln!(code, "#[graphql(name = {})]", lit(&v.node.value.node));
-            let _ = writeln!(code, "{},", heck::ToUpperCamelCase::to_upper_camel_case(v.node.value.node.as_str()));
+            let _ = writeln!(
+                code,
+                "{},",
+                heck::ToUpperCamelCase::to_upper_camel_case(v.node.value.node.as_str())
+            );
         }
         code.push_str("}\n");
     }
 
     fn gen_input(model: &Model, code: &mut String, def: &TypeDefinition) -> Result<(), String> {
-        let TypeKind::InputObject(input) = &def.kind else { return Ok(()) };
+        let TypeKind::InputObject(input) = &def.kind else {
+            return Ok(());
+        };
         let name = def.name.node.as_str();
         doc(code, &def.description);
-        let _ = writeln!(code, "#[derive(InputObject, Clone, Debug)]\n#[graphql(name = {})]\npub struct {name} {{", lit(name));
+        let _ = writeln!(
+            code,
+            "#[derive(InputObject, Clone, Debug)]\n#[graphql(name = {})]\npub struct {name} {{",
+            lit(name)
+        );
         for f in &input.fields {
             let f = &f.node;
             doc(code, &f.description);
             let mut attr = format!("name = {}", lit(&f.name.node));
             if let Some(default) = &f.default_value {
-                let expr = default_expr(model, &f.ty.node, &default.node)?;
+                let expr = default_expr(&f.ty.node, &default.node)?;
                 let _ = write!(attr, ", default_with = {}", lit(&expr));
             }
-            let _ = writeln!(code, "#[graphql({attr})]\npub {}: {},", rust_ident(&f.name.node), rust_type(model, &f.ty.node));
+            let _ = writeln!(
+                code,
+                "#[graphql({attr})]\npub {}: {},",
+                rust_ident(&f.name.node),
+                rust_type(model, &f.ty.node)
+            );
         }
         code.push_str("}\n");
         Ok(())
@@ -420,14 +476,27 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
         match role(model, name) {
             Role::Value => {
                 doc(code, &def.description);
-                let _ = writeln!(code, "#[derive(SimpleObject, Clone, Debug)]\n#[graphql(name = {})]\npub struct {name} {{", lit(name));
+                let _ = writeln!(
+                    code,
+                    "#[derive(SimpleObject, Clone, Debug)]\n#[graphql(name = {})]\npub struct {name} {{",
+                    lit(name)
+                );
                 for f in fields {
                     let f = &f.node;
                     if !f.arguments.is_empty() {
-                        return Err(format!("`{name}.{}` takes arguments but `{name}` has no `id`: give it an `id` or drop the arguments", f.name.node));
+                        return Err(format!(
+                            "`{name}.{}` takes arguments but `{name}` has no `id`: give it an `id` or drop the arguments",
+                            f.name.node
+                        ));
                     }
                     doc(code, &f.description);
-                    let _ = writeln!(code, "#[graphql(name = {})]\npub {}: {},", lit(&f.name.node), rust_ident(&f.name.node), rust_type(model, &f.ty.node));
+                    let _ = writeln!(
+                        code,
+                        "#[graphql(name = {})]\npub {}: {},",
+                        lit(&f.name.node),
+                        rust_ident(&f.name.node),
+                        rust_type(model, &f.ty.node)
+                    );
                 }
                 code.push_str("}\n");
             }
@@ -435,11 +504,21 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
                 let resolved: Vec<_> = fields.iter().filter(|f| is_resolved(model, &f.node)).collect();
                 doc(code, &def.description);
                 let complex = if resolved.is_empty() { "" } else { ", complex" };
-                let _ = writeln!(code, "#[derive(SimpleObject, Clone, Debug)]\n#[graphql(name = {}{complex})]\npub struct {name} {{", lit(name));
+                let _ = writeln!(
+                    code,
+                    "#[derive(SimpleObject, Clone, Debug)]\n#[graphql(name = {}{complex})]\npub struct {name} {{",
+                    lit(name)
+                );
                 for f in fields.iter().filter(|f| !is_resolved(model, &f.node)) {
                     let f = &f.node;
                     doc(code, &f.description);
-                    let _ = writeln!(code, "#[graphql(name = {})]\npub {}: {},", lit(&f.name.node), rust_ident(&f.name.node), rust_type(model, &f.ty.node));
+                    let _ = writeln!(
+                        code,
+                        "#[graphql(name = {})]\npub {}: {},",
+                        lit(&f.name.node),
+                        rust_ident(&f.name.node),
+                        rust_type(model, &f.ty.node)
+                    );
                 }
                 code.push_str("}\n");
                 if !resolved.is_empty() {
@@ -461,13 +540,18 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
                 if !resolved.is_empty() {
                     gen_trait(model, code, name, &resolved, false)?;
                 }
+                doc(code, &def.description);
                 let _ = writeln!(code, "#[Object(name = {})]\nimpl {name} {{", lit(name));
                 for f in fields {
                     let f = &f.node;
                     let target = named(&f.ty.node);
                     if f.arguments.is_empty() && model.namespaces.contains(target) {
                         doc(code, &f.description);
-                        let value = if f.ty.node.nullable { format!("Some({target})") } else { target.to_string() };
+                        let value = if f.ty.node.nullable {
+                            format!("Some({target})")
+                        } else {
+                            target.to_string()
+                        };
                         let _ = writeln!(
                             code,
                             "#[graphql(name = {})]\nasync fn {}(&self) -> {} {{ {value} }}",
@@ -492,8 +576,16 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
         fields: &[&async_graphql_parser::Positioned<async_graphql_parser::types::FieldDefinition>],
         with_parent: bool,
     ) -> Result<(), String> {
-        let _ = writeln!(code, "#[doc = {}]", lit(&format!("Resolvers of the fields of `{name}` that are not plain data.")));
-        let _ = writeln!(code, "#[async_trait::async_trait]\npub trait {}: Send + Sync + 'static {{", trait_name(name));
+        let _ = writeln!(
+            code,
+            "#[doc = {}]",
+            lit(&format!("Resolvers of the fields of `{name}` that are not plain data."))
+        );
+        let _ = writeln!(
+            code,
+            "#[async_trait::async_trait]\npub trait {}: Send + Sync + 'static {{",
+            trait_name(name)
+        );
         for f in fields {
             let f = &f.node;
             doc(code, &f.description);
@@ -502,7 +594,12 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
                 let _ = write!(params, ", parent: &{name}");
             }
             for a in &f.arguments {
-                let _ = write!(params, ", {}: {}", rust_ident(&a.node.name.node), rust_type(model, &a.node.ty.node));
+                let _ = write!(
+                    params,
+                    ", {}: {}",
+                    rust_ident(&a.node.name.node),
+                    rust_type(model, &a.node.ty.node)
+                );
             }
             let _ = writeln!(
                 code,
@@ -530,13 +627,26 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
         }
         for a in &f.arguments {
             let a = &a.node;
-            let _ = write!(params, ", {} {}: {}", arg_attr(model, a)?, rust_ident(&a.name.node), rust_type(model, &a.ty.node));
+            let _ = write!(
+                params,
+                ", {} {}: {}",
+                arg_attr(a)?,
+                rust_ident(&a.name.node),
+                rust_type(model, &a.ty.node)
+            );
             let _ = write!(call, ", {}", rust_ident(&a.name.node));
         }
         let ret = rust_type(model, &f.ty.node);
         let field = rust_ident(&f.name.node);
-        let resolver = format!("ctx.data_unchecked::<Resolvers>().{}.{field}({call}).await", rust_ident(name));
-        let body = if f.ty.node.nullable { format!("null_on_error(ctx, {resolver})") } else { resolver };
+        let resolver = format!(
+            "ctx.data_unchecked::<Resolvers>().{}.{field}({call}).await",
+            rust_ident(name)
+        );
+        let body = if f.ty.node.nullable {
+            format!("null_on_error(ctx, {resolver})")
+        } else {
+            resolver
+        };
         let _ = writeln!(
             code,
             "#[graphql(name = {})]\nasync fn {field}({params}) -> async_graphql::Result<{ret}> {{ {body} }}",
@@ -552,7 +662,9 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
             .copied()
             .filter(|n| match role(model, n) {
                 Role::Value => false,
-                Role::Entity => object_fields(model.objects[n]).iter().any(|f| is_resolved(model, &f.node)),
+                Role::Entity => object_fields(model.objects[n])
+                    .iter()
+                    .any(|f| is_resolved(model, &f.node)),
                 Role::Service => object_fields(model.objects[n])
                     .iter()
                     .any(|f| !(f.node.arguments.is_empty() && model.namespaces.contains(named(&f.node.ty.node)))),
@@ -576,7 +688,10 @@ fn null_on_error<T>(ctx: &Context<'_>, result: async_graphql::Result<Option<T>>)
             let _ = writeln!(code, "{}: implementation.clone(),", rust_ident(n));
         }
         code.push_str("}\n}\n}\n");
-        let mutation = model.mutation.clone().unwrap_or_else(|| "async_graphql::EmptyMutation".into());
+        let mutation = model
+            .mutation
+            .clone()
+            .unwrap_or_else(|| "async_graphql::EmptyMutation".into());
         let _ = writeln!(
             code,
             "/// The schema type of the contract.\npub type ContractSchema = async_graphql::Schema<{}, {mutation}, async_graphql::EmptySubscription>;\n\
@@ -613,7 +728,10 @@ mod rest {
     /// One handler trait for every REST operation, and the warp routes that call it.
     pub fn generate_server(spec: &OpenAPI) -> Result<String, String> {
         if !spec.openapi.starts_with("3.0.") {
-            return Err(format!("OpenAPI {} is not supported: keep the file at 3.0.x", spec.openapi));
+            return Err(format!(
+                "OpenAPI {} is not supported: keep the file at 3.0.x",
+                spec.openapi
+            ));
         }
         let mut ops = Vec::new();
         for (path, item) in &spec.paths.paths {
@@ -629,9 +747,14 @@ mod rest {
                     "patch" => "PATCH",
                     other => return Err(format!("method `{other}` of `{path}` is not supported")),
                 };
-                let id = op.operation_id.clone().ok_or_else(|| format!("`{method} {path}` has no operationId"))?;
+                let id = op
+                    .operation_id
+                    .clone()
+                    .ok_or_else(|| format!("`{method} {path}` has no operationId"))?;
                 if path.contains('{') {
-                    return Err(format!("`{path}`: path templates are not supported by the server generator"));
+                    return Err(format!(
+                        "`{path}`: path templates are not supported by the server generator"
+                    ));
                 }
                 let mut query = Vec::new();
                 for p in item.parameters.iter().chain(op.parameters.iter()) {
@@ -644,9 +767,20 @@ mod rest {
                         _ => return Err(format!("`{id}`: only query and header parameters are supported")),
                     }
                 }
-                let summary = op.summary.clone().or_else(|| op.description.clone()).unwrap_or_default();
+                let summary = op
+                    .summary
+                    .clone()
+                    .or_else(|| op.description.clone())
+                    .unwrap_or_default();
                 let body_limit = if op.request_body.is_some() { 10 * 1024 * 1024 } else { 0 };
-                ops.push(Operation { id, method, path: path.clone(), summary, query, body_limit });
+                ops.push(Operation {
+                    id,
+                    method,
+                    path: path.clone(),
+                    summary,
+                    query,
+                    body_limit,
+                });
             }
         }
         if ops.is_empty() {
@@ -666,10 +800,26 @@ mod rest {
             if op.query.is_empty() {
                 continue;
             }
-            let _ = writeln!(code, "#[doc = {}]", lit(&format!("The query parameters of `{}`, each repeated as often as it was sent.", op.id)));
-            let _ = writeln!(code, "#[derive(Debug, Default, Clone)]\npub struct {}Query {{", heck::ToUpperCamelCase::to_upper_camel_case(op.id.as_str()));
+            let _ = writeln!(
+                code,
+                "#[doc = {}]",
+                lit(&format!(
+                    "The query parameters of `{}`, each repeated as often as it was sent.",
+                    op.id
+                ))
+            );
+            let _ = writeln!(
+                code,
+                "#[derive(Debug, Default, Clone)]\npub struct {}Query {{",
+                heck::ToUpperCamelCase::to_upper_camel_case(op.id.as_str())
+            );
             for q in &op.query {
-                let _ = writeln!(code, "#[doc = {}]\npub {}: Vec<String>,", lit(&format!("`{q}`")), rust_ident(q));
+                let _ = writeln!(
+                    code,
+                    "#[doc = {}]\npub {}: Vec<String>,",
+                    lit(&format!("`{q}`")),
+                    rust_ident(q)
+                );
             }
             let _ = writeln!(
                 code,
@@ -683,10 +833,20 @@ mod rest {
         }
         code.push_str("/// The REST operations of `openapi/roadlog.yaml`, one method each.\n#[async_trait::async_trait]\npub trait RestApi: Send + Sync + 'static {\n");
         for op in &ops {
-            let _ = writeln!(code, "#[doc = {}]", lit(&format!("`{} {}`: {}", op.method, op.path, op.summary)));
-            let _ = writeln!(code, "async fn {}(&self, request: RestRequest) -> warp::reply::Response;", rust_ident(&op.id));
+            let _ = writeln!(
+                code,
+                "#[doc = {}]",
+                lit(&format!("`{} {}`: {}", op.method, op.path, op.summary))
+            );
+            let _ = writeln!(
+                code,
+                "async fn {}(&self, request: RestRequest) -> warp::reply::Response;",
+                rust_ident(&op.id)
+            );
         }
-        code.push_str("}\n\n/// Every operation: `(operationId, method, path)`.\npub const ROUTES: &[(&str, &str, &str)] = &[\n");
+        code.push_str(
+            "}\n\n/// Every operation: `(operationId, method, path)`.\npub const ROUTES: &[(&str, &str, &str)] = &[\n",
+        );
         for op in &ops {
             let _ = writeln!(code, "({}, {}, {}),", lit(&op.id), lit(op.method), lit(&op.path));
         }
@@ -705,7 +865,11 @@ mod rest {
         );
         for (i, op) in ops.iter().enumerate() {
             let segments: Vec<&str> = op.path.trim_start_matches('/').split('/').collect();
-            let bare: Vec<&str> = if segments.first() == Some(&"api") { segments[1..].to_vec() } else { segments.clone() };
+            let bare: Vec<&str> = if segments.first() == Some(&"api") {
+                segments[1..].to_vec()
+            } else {
+                segments.clone()
+            };
             let path_filter = |segs: &[&str]| -> String {
                 let mut f = String::from("warp::any()");
                 for s in segs {

@@ -74,7 +74,11 @@ pub struct AppError {
 
 impl AppError {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        AppError { code, message: message.into(), extensions: Vec::new() }
+        AppError {
+            code,
+            message: message.into(),
+            extensions: Vec::new(),
+        }
     }
 
     /// Adds a key to `extensions`.
@@ -107,8 +111,7 @@ impl AppError {
 
     /// An operation of the contract whose implementation belongs to a later release.
     pub fn not_implemented(operation: &str) -> Self {
-        Self::new(Code::InternalError, format!("{operation} is not implemented yet"))
-            .with("reason", "NOT_IMPLEMENTED")
+        Self::new(Code::InternalError, format!("{operation} is not implemented yet")).with("reason", "NOT_IMPLEMENTED")
     }
 }
 
@@ -123,7 +126,11 @@ impl From<sqlx::Error> for AppError {
 
 impl From<AppError> for async_graphql::Error {
     fn from(error: AppError) -> Self {
-        let AppError { code, message, extensions } = error;
+        let AppError {
+            code,
+            message,
+            extensions,
+        } = error;
         async_graphql::Error::new(message).extend_with(move |_, e| {
             e.set("code", code.as_str());
             for (key, value) in &extensions {

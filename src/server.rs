@@ -50,7 +50,10 @@ impl Drop for RunningServer {
 pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result<RunningServer> {
     let db = open_database(settings).await?;
     let addr = listener.local_addr()?;
-    let api = Arc::new(Api { db: db.clone(), environment: settings.environment });
+    let api = Arc::new(Api {
+        db: db.clone(),
+        environment: settings.environment,
+    });
     let schema = build_schema(api.clone());
     let routes = crate::http::routes(api, schema);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -63,7 +66,12 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
             .run()
             .await;
     });
-    Ok(RunningServer { addr, db, shutdown: Some(tx), task })
+    Ok(RunningServer {
+        addr,
+        db,
+        shutdown: Some(tx),
+        task,
+    })
 }
 
 /// `roadlog serve`: runs until Ctrl-C or SIGTERM.

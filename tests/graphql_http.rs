@@ -9,7 +9,10 @@ use serde_json::{Value, json};
 use common::{TestApp, codes};
 
 fn keys(value: &Value) -> Vec<&str> {
-    let mut keys: Vec<&str> = value.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+    let mut keys: Vec<&str> = value
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default();
     keys.sort();
     keys
 }
@@ -34,7 +37,10 @@ fn assert_request_error(status: StatusCode, body: &Value, fragment: &str) {
     let error = &body["errors"][0];
     assert!(error["message"].as_str().unwrap().contains(fragment), "{body}");
     let location = &error["locations"][0];
-    assert!(location["line"].as_u64().unwrap() >= 1 && location["column"].as_u64().unwrap() >= 1, "{body}");
+    assert!(
+        location["line"].as_u64().unwrap() >= 1 && location["column"].as_u64().unwrap() >= 1,
+        "{body}"
+    );
     assert!(error.get("path").is_none(), "{body}");
 }
 

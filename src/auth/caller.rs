@@ -55,7 +55,9 @@ impl Caller {
     pub fn user_id(&self) -> Result<i64, AppError> {
         match self {
             Caller::User { user_id, .. } => Ok(*user_id),
-            Caller::Anonymous => Err(AppError::authentication("Unable to find a valid cookie or authorization header")),
+            Caller::Anonymous => Err(AppError::authentication(
+                "Unable to find a valid cookie or authorization header",
+            )),
             Caller::Rejected(reason) => Err(AppError::authentication(*reason)),
         }
     }

@@ -23,7 +23,10 @@ pub async fn hash(password: String) -> Result<String, AppError> {
         let mut salt = [0u8; 16];
         getrandom::fill(&mut salt).map_err(AppError::internal)?;
         let salt = SaltString::encode_b64(&salt).map_err(AppError::internal)?;
-        hasher().hash_password(password.as_bytes(), &salt).map(|h| h.to_string()).map_err(AppError::internal)
+        hasher()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(AppError::internal)
     })
     .await
     .map_err(AppError::internal)?

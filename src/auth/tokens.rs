@@ -11,7 +11,10 @@ use crate::errors::AppError;
 pub fn generate(prefix: &str) -> Result<(String, String), AppError> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(AppError::internal)?;
-    let token = format!("{prefix}{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes));
+    let token = format!(
+        "{prefix}{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    );
     let hashed = hash(&token);
     Ok((token, hashed))
 }

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextExecute};
 use async_graphql::Response;
+use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextExecute};
 
 /// Placed in a request's data; set once the operation starts executing.
 #[derive(Clone, Default, Debug)]
@@ -31,7 +31,12 @@ struct ExecutionFlagExtension;
 
 #[async_trait::async_trait]
 impl Extension for ExecutionFlagExtension {
-    async fn execute(&self, ctx: &ExtensionContext<'_>, operation_name: Option<&str>, next: NextExecute<'_>) -> Response {
+    async fn execute(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        operation_name: Option<&str>,
+        next: NextExecute<'_>,
+    ) -> Response {
         if let Some(flag) = ctx.data_opt::<ExecutionStarted>() {
             flag.0.store(true, Ordering::SeqCst);
         }

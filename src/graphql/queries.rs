@@ -39,6 +39,9 @@ impl QueriesResolver for Api {
 
     async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput> {
         let user_id = caller(ctx).user_id()?;
-        Ok(CheckOutput { success: Some(true), user_id: Some(user_id as i32) })
+        Ok(CheckOutput {
+            success: Some(true),
+            user_id: Some(user_id as i32),
+        })
     }
 }

@@ -11,13 +11,15 @@ pub struct TimeStamp(pub i64);
 
 fn parse_timestamp(value: &Value) -> Option<i64> {
     match value {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.is_finite()).map(|f| f as i64)),
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.is_finite()).map(|f| f as i64)),
         Value::String(s) => s.trim().parse::<i64>().ok(),
         _ => None,
     }
 }
 
-#[Scalar(name = "TimeStamp")]
+#[Scalar(name = "TimeStamp", use_type_description)]
 impl ScalarType for TimeStamp {
     fn parse(value: Value) -> InputValueResult<Self> {
         parse_timestamp(&value)
@@ -45,7 +47,7 @@ fn parse_date(value: &Value) -> Option<NaiveDate> {
     }
 }
 
-#[Scalar(name = "Date")]
+#[Scalar(name = "Date", use_type_description)]
 impl ScalarType for Date {
     fn parse(value: Value) -> InputValueResult<Self> {
         parse_date(&value)
@@ -75,18 +77,22 @@ pub fn normalize_email(raw: &str) -> Option<String> {
         return None;
     }
     let (local, domain) = email.split_once('@')?;
-    let labels_ok = domain.split('.').all(|l| !l.is_empty() && !l.starts_with('-') && !l.ends_with('-'));
+    let labels_ok = domain
+        .split('.')
+        .all(|l| !l.is_empty() && !l.starts_with('-') && !l.ends_with('-'));
     if local.is_empty() || local.len() > 64 || domain.contains('@') || !domain.contains('.') || !labels_ok {
         return None;
     }
     Some(email)
 }
 
-#[Scalar(name = "Email")]
+#[Scalar(name = "Email", use_type_description)]
 impl ScalarType for Email {
     fn parse(value: Value) -> InputValueResult<Self> {
         match &value {
-            Value::String(s) => normalize_email(s).map(Email).ok_or_else(|| InputValueError::custom("Invalid Email")),
+            Value::String(s) => normalize_email(s)
+                .map(Email)
+                .ok_or_else(|| InputValueError::custom("Invalid Email")),
             _ => Err(InputValueError::expected_type(value)),
         }
     }
@@ -104,10 +110,13 @@ impl ScalarType for Email {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenericScalar(pub serde_json::Value);
 
-#[Scalar(name = "GenericScalar")]
+#[Scalar(name = "GenericScalar", use_type_description)]
 impl ScalarType for GenericScalar {
     fn parse(value: Value) -> InputValueResult<Self> {
-        value.into_json().map(GenericScalar).map_err(|e| InputValueError::custom(e.to_string()))
+        value
+            .into_json()
+            .map(GenericScalar)
+            .map_err(|e| InputValueError::custom(e.to_string()))
     }
 
     fn to_value(&self) -> Value {
@@ -138,7 +147,7 @@ macro_rules! string_enum_scalar {
             }
         }
 
-        #[Scalar(name = $graphql)]
+        #[Scalar(name = $graphql, use_type_description)]
         impl ScalarType for $name {
             fn parse(value: Value) -> InputValueResult<Self> {
                 match &value {
@@ -208,22 +217,43 @@ mod tests {
 
     #[test]
     fn emails_are_normalised_and_checked() {
-        assert_eq!(normalize_email("  Jane.Doe@Example.COM "), Some("jane.doe@example.com".into()));
-        for bad in ["", "jane", "jane@", "@example.com", "jane@example", "ja ne@example.com", "a@b@c.com", "jane@-x.com"] {
+        assert_eq!(
+            normalize_email("  Jane.Doe@Example.COM "),
+            Some("jane.doe@example.com".into())
+        );
+        for bad in [
+            "",
+            "jane",
+            "jane@",
+            "@example.com",
+            "jane@example",
+            "ja ne@example.com",
+            "a@b@c.com",
+            "jane@-x.com",
+        ] {
             assert_eq!(normalize_email(bad), None, "{bad:?} must be refused");
         }
     }
 
     #[test]
     fn timestamps_accept_integers_and_numeric_strings() {
-        assert_eq!(<TimeStamp as ScalarType>::parse(Value::from(1_700_000_000)).unwrap(), TimeStamp(1_700_000_000));
-        assert_eq!(<TimeStamp as ScalarType>::parse(Value::from("1700000000")).unwrap(), TimeStamp(1_700_000_000));
+        assert_eq!(
+            <TimeStamp as ScalarType>::parse(Value::from(1_700_000_000)).unwrap(),
+            TimeStamp(1_700_000_000)
+        );
+        assert_eq!(
+            <TimeStamp as ScalarType>::parse(Value::from("1700000000")).unwrap(),
+            TimeStamp(1_700_000_000)
+        );
         assert!(<TimeStamp as ScalarType>::parse(Value::from("soon")).is_err());
     }
 
     #[test]
     fn string_enums_use_the_reference_spelling() {
-        assert_eq!(<ActivityTypeEnum as ScalarType>::parse(Value::from("drive")).unwrap(), ActivityTypeEnum::Drive);
+        assert_eq!(
+            <ActivityTypeEnum as ScalarType>::parse(Value::from("drive")).unwrap(),
+            ActivityTypeEnum::Drive
+        );
         assert!(<ActivityTypeEnum as ScalarType>::parse(Value::from("rest")).is_err());
         assert_eq!(ExpenditureTypeEnum::DayMeal.to_value(), Value::from("day_meal"));
     }

@@ -30,7 +30,10 @@ impl BodyError {
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("Request body is larger than the limit of {limit} bytes"),
             ),
-            BodyError::Broken => (StatusCode::BAD_REQUEST, "The request body could not be read".to_string()),
+            BodyError::Broken => (
+                StatusCode::BAD_REQUEST,
+                "The request body could not be read".to_string(),
+            ),
         }
     }
 }

@@ -11,10 +11,17 @@ pub(super) async fn recover(rejection: warp::Rejection) -> Result<warp::reply::R
     let (status, code, message) = if rejection.is_not_found() {
         (StatusCode::NOT_FOUND, "NOT_FOUND", "No such route".to_string())
     } else if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {
-        (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "Method not allowed on this route".to_string())
+        (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "METHOD_NOT_ALLOWED",
+            "Method not allowed on this route".to_string(),
+        )
     } else {
         tracing::warn!(?rejection, "unhandled rejection");
         (StatusCode::BAD_REQUEST, "BAD_REQUEST", "Bad request".to_string())
     };
-    Ok(json_response(status, &serde_json::json!({ "error": message, "error_code": code })))
+    Ok(json_response(
+        status,
+        &serde_json::json!({ "error": message, "error_code": code }),
+    ))
 }

@@ -58,23 +58,26 @@ pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilt
                         Ok(body) => from_post(&headers, body, media),
                         Err(e) => {
                             let (status, message) = e.describe();
-                            Err(error(status, media, &message))
+                            Err(reject(status, media, &message))
                         }
                     },
                     _ => {
                         let mut r = error(StatusCode::METHOD_NOT_ALLOWED, media, "GraphQL only supports GET and POST requests.");
                         r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
-                        Err(r)
+                        Err(Box::new(r))
                     }
                 };
                 match operations {
                     Ok(batch) => execute(&api, &schema, &headers, batch, media).await,
-                    Err(response) => response,
+                    Err(response) => *response,
                 }
             }
         })
         .boxed()
 }
+
+/// An answer given before any operation runs (boxed: responses are large).
+type Rejected = Box<warp::reply::Response>;
 
 /// What the client sent: one operation or a batch, each parsed or refused.
 struct Batch {
@@ -82,38 +85,52 @@ struct Batch {
     operations: Vec<Result<async_graphql::Request, String>>,
 }
 
+fn reject(status: StatusCode, media: &str, message: &str) -> Rejected {
+    Box::new(error(status, media, message))
+}
+
 fn error(status: StatusCode, media: &str, message: &str) -> warp::reply::Response {
     let body = json!({ "errors": [{ "message": message }] });
     json_bytes_response(status, media, serde_json::to_vec(&body).unwrap_or_default())
 }
 
-fn from_post(headers: &HeaderMap, body: Bytes, media: &str) -> Result<Batch, warp::reply::Response> {
+fn from_post(headers: &HeaderMap, body: Bytes, media: &str) -> Result<Batch, Rejected> {
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
     if !content_type.is_some_and(media::is_json_content_type) {
-        return Err(error(
+        return Err(reject(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             media,
             "Unsupported Content-Type: send the request as application/json",
         ));
     }
     let Ok(value) = serde_json::from_slice::<Value>(&body) else {
-        return Err(error(StatusCode::BAD_REQUEST, media, "POST body sent invalid JSON."));
+        return Err(reject(StatusCode::BAD_REQUEST, media, "POST body sent invalid JSON."));
     };
     match value {
         Value::Array(items) => {
             if items.is_empty() {
-                return Err(error(StatusCode::BAD_REQUEST, media, "Batch request contains no operation."));
+                return Err(reject(
+                    StatusCode::BAD_REQUEST,
+                    media,
+                    "Batch request contains no operation.",
+                ));
             }
             if items.len() > MAX_BATCH {
-                return Err(error(
+                return Err(reject(
                     StatusCode::BAD_REQUEST,
                     media,
                     &format!("Batch request contains too many operations. Maximum allowed is {MAX_BATCH}."),
                 ));
             }
-            Ok(Batch { is_batch: true, operations: items.into_iter().map(operation_from_json).collect() })
+            Ok(Batch {
+                is_batch: true,
+                operations: items.into_iter().map(operation_from_json).collect(),
+            })
         }
-        other => Ok(Batch { is_batch: false, operations: vec![operation_from_json(other)] }),
+        other => Ok(Batch {
+            is_batch: false,
+            operations: vec![operation_from_json(other)],
+        }),
     }
 }
 
@@ -146,7 +163,7 @@ fn operation_from_json(value: Value) -> Result<async_graphql::Request, String> {
     Ok(request)
 }
 
-fn from_query_string(query: &str, media: &str) -> Result<Batch, warp::reply::Response> {
+fn from_query_string(query: &str, media: &str) -> Result<Batch, Rejected> {
     let mut document = None;
     let mut variables = None;
     let mut operation_name = None;
@@ -159,7 +176,7 @@ fn from_query_string(query: &str, media: &str) -> Result<Batch, warp::reply::Res
         }
     }
     let Some(document) = document else {
-        return Err(error(StatusCode::BAD_REQUEST, media, "Must provide query string."));
+        return Err(reject(StatusCode::BAD_REQUEST, media, "Must provide query string."));
     };
     if is_mutation(&document, operation_name.as_ref().and_then(Value::as_str)) {
         let mut r = error(
@@ -168,7 +185,7 @@ fn from_query_string(query: &str, media: &str) -> Result<Batch, warp::reply::Res
             "Can only perform a mutation operation from a POST request.",
         );
         r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
-        return Err(r);
+        return Err(Box::new(r));
     }
     let mut fields = serde_json::Map::new();
     fields.insert("query".into(), Value::String(document));
@@ -178,7 +195,10 @@ fn from_query_string(query: &str, media: &str) -> Result<Batch, warp::reply::Res
     if let Some(n) = operation_name {
         fields.insert("operationName".into(), n);
     }
-    Ok(Batch { is_batch: false, operations: vec![operation_from_json(Value::Object(fields))] })
+    Ok(Batch {
+        is_batch: false,
+        operations: vec![operation_from_json(Value::Object(fields))],
+    })
 }
 
 /// Whether the operation a GET would run is a mutation. A document that does not parse is left to
@@ -189,9 +209,9 @@ fn is_mutation(document: &str, operation_name: Option<&str>) -> bool {
     };
     match (&doc.operations, operation_name) {
         (DocumentOperations::Single(op), _) => op.node.ty == OperationType::Mutation,
-        (DocumentOperations::Multiple(ops), Some(name)) => {
-            ops.iter().any(|(n, op)| n.as_str() == name && op.node.ty == OperationType::Mutation)
-        }
+        (DocumentOperations::Multiple(ops), Some(name)) => ops
+            .iter()
+            .any(|(n, op)| n.as_str() == name && op.node.ty == OperationType::Mutation),
         (DocumentOperations::Multiple(ops), None) => ops.values().any(|op| op.node.ty == OperationType::Mutation),
     }
 }
@@ -236,7 +256,11 @@ async fn execute(
         status = status.max(op_status);
         bodies.push(body);
     }
-    let body = if batch.is_batch { Value::Array(bodies) } else { bodies.pop().unwrap_or(Value::Null) };
+    let body = if batch.is_batch {
+        Value::Array(bodies)
+    } else {
+        bodies.pop().unwrap_or(Value::Null)
+    };
     json_bytes_response(status, media, serde_json::to_vec(&body).unwrap_or_default())
 }
 
@@ -246,7 +270,10 @@ fn ensure_code(error: &mut ServerError) {
     let has_code = error.extensions.as_ref().is_some_and(|e| e.get("code").is_some());
     if !has_code {
         tracing::error!(message = %error.message, "execution error without a code");
-        error.extensions.get_or_insert_with(ErrorExtensionValues::default).set("code", Code::InternalError.as_str());
+        error
+            .extensions
+            .get_or_insert_with(ErrorExtensionValues::default)
+            .set("code", Code::InternalError.as_str());
     }
 }
 
@@ -260,12 +287,17 @@ fn null_parents_of_failed_non_null_fields(body: &mut Value) {
         .get("errors")
         .and_then(Value::as_array)
         .map(|errors| {
-            errors.iter().filter_map(|e| e.get("path").and_then(Value::as_array).cloned()).collect()
+            errors
+                .iter()
+                .filter_map(|e| e.get("path").and_then(Value::as_array).cloned())
+                .collect()
         })
         .unwrap_or_default();
     let Some(data) = body.get_mut("data") else { return };
     for path in paths {
-        let Some((Value::String(last), parents)) = path.split_last() else { continue };
+        let Some((Value::String(last), parents)) = path.split_last() else {
+            continue;
+        };
         let mut pointer = String::new();
         for segment in parents {
             match segment {
@@ -274,10 +306,10 @@ fn null_parents_of_failed_non_null_fields(body: &mut Value) {
                 _ => {}
             }
         }
-        if let Some(parent @ Value::Object(_)) = data.pointer_mut(&pointer) {
-            if parent.get(last.as_str()).is_none() {
-                *parent = Value::Null;
-            }
+        if let Some(parent @ Value::Object(_)) = data.pointer_mut(&pointer)
+            && parent.get(last.as_str()).is_none()
+        {
+            *parent = Value::Null;
         }
     }
 }
@@ -285,10 +317,10 @@ fn null_parents_of_failed_non_null_fields(body: &mut Value) {
 /// async-graphql words syntax errors as a parser trace (` --> 1:9 … = expected …`); clients
 /// get the expectation, and the position stays in `locations`.
 fn readable_syntax_error(error: &mut ServerError) {
-    if error.message.trim_start().starts_with("-->") {
-        if let Some((_, expected)) = error.message.rsplit_once("= ") {
-            error.message = format!("Syntax Error: {}", expected.trim());
-        }
+    if error.message.trim_start().starts_with("-->")
+        && let Some((_, expected)) = error.message.rsplit_once("= ")
+    {
+        error.message = format!("Syntax Error: {}", expected.trim());
     }
 }
 

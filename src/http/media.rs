@@ -17,9 +17,10 @@ pub fn json_bytes_response(status: StatusCode, media_type: &str, body: Vec<u8>) 
     let mut response = warp::reply::Response::new(body.into());
     *response.status_mut() = status;
     let value = format!("{media_type}; charset=utf-8");
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_str(&value).unwrap_or(HeaderValue::from_static(JSON)));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_str(&value).unwrap_or(HeaderValue::from_static(JSON)),
+    );
     response
 }
 
@@ -48,7 +49,9 @@ pub fn negotiate(accept: Option<&str>) -> Option<&'static str> {
         // Ties go to the more specific graphql-response type, as the spec recommends.
         let better = match best {
             None => true,
-            Some((current, q)) => quality > q || (quality == q && candidate == GRAPHQL_RESPONSE && current != GRAPHQL_RESPONSE),
+            Some((current, q)) => {
+                quality > q || (quality == q && candidate == GRAPHQL_RESPONSE && current != GRAPHQL_RESPONSE)
+            }
         };
         if better {
             best = Some((candidate, quality));
@@ -77,9 +80,18 @@ mod tests {
         assert_eq!(negotiate(None), Some(JSON));
         assert_eq!(negotiate(Some("*/*")), Some(JSON));
         assert_eq!(negotiate(Some("application/json")), Some(JSON));
-        assert_eq!(negotiate(Some("application/graphql-response+json, application/json;q=0.9")), Some(GRAPHQL_RESPONSE));
-        assert_eq!(negotiate(Some("application/json, application/graphql-response+json")), Some(GRAPHQL_RESPONSE));
-        assert_eq!(negotiate(Some("application/graphql-response+json;q=0.5, application/json")), Some(JSON));
+        assert_eq!(
+            negotiate(Some("application/graphql-response+json, application/json;q=0.9")),
+            Some(GRAPHQL_RESPONSE)
+        );
+        assert_eq!(
+            negotiate(Some("application/json, application/graphql-response+json")),
+            Some(GRAPHQL_RESPONSE)
+        );
+        assert_eq!(
+            negotiate(Some("application/graphql-response+json;q=0.5, application/json")),
+            Some(JSON)
+        );
         assert_eq!(negotiate(Some("text/html")), None);
         assert_eq!(negotiate(Some("application/json;q=0")), None);
     }

@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use warp::Filter;
 
-use crate::graphql::contract::ContractSchema;
 use crate::graphql::Api;
+use crate::graphql::contract::ContractSchema;
 
 pub use rest::RestHandlers;
 

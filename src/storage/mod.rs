@@ -43,12 +43,11 @@ impl Db {
         } else {
             anyhow::bail!("unsupported database URL: use sqlite://… or postgres://…");
         };
-        if backend == Backend::Sqlite {
-            if let Some(parent) = sqlite_file(url).and_then(|p| std::path::Path::new(p).parent().map(|d| d.to_owned())) {
-                if !parent.as_os_str().is_empty() {
-                    std::fs::create_dir_all(&parent)?;
-                }
-            }
+        if backend == Backend::Sqlite
+            && let Some(parent) = sqlite_file(url).and_then(|p| std::path::Path::new(p).parent().map(|d| d.to_owned()))
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(&parent)?;
         }
         let options = AnyConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
         let pool = AnyPoolOptions::new()
@@ -88,7 +87,9 @@ impl Db {
             .bind(environment.as_str())
             .execute(&self.pool)
             .await?;
-        let (stored,): (String,) = sqlx::query_as("SELECT name FROM environment WHERE id = 1").fetch_one(&self.pool).await?;
+        let (stored,): (String,) = sqlx::query_as("SELECT name FROM environment WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await?;
         if stored != environment.as_str() {
             anyhow::bail!(
                 "this database holds {stored} data and cannot be served as {}: use the database of that environment",

@@ -106,8 +106,9 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
             Ok(_) => return Ok(id),
             Err(e) if is_unique_violation(&e) => {
                 if email_taken(db, &new.email).await? {
-                    return Err(AppError::invalid_inputs("A user is already registered with this email")
-                        .with("field", "email"));
+                    return Err(
+                        AppError::invalid_inputs("A user is already registered with this email").with("field", "email")
+                    );
                 }
             }
             Err(e) => return Err(e.into()),
@@ -117,14 +118,20 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
 }
 
 async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
-    let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1").bind(email).fetch_optional(&db.pool).await?;
+    let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+        .bind(email)
+        .fetch_optional(&db.pool)
+        .await?;
     Ok(row.is_some())
 }
 
 /// Reads a user.
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
     let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"));
-    Ok(sqlx::query_as::<_, UserRow>(sql).bind(id).fetch_optional(&db.pool).await?)
+    Ok(sqlx::query_as::<_, UserRow>(sql)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?)
 }
 
 /// Whether `viewer` may read `target`: oneself, or a co-worker, that is a user with an employment

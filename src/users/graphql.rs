@@ -4,7 +4,9 @@ use async_graphql::Context;
 
 use crate::auth::caller::BearerToken;
 use crate::errors::AppError;
-use crate::graphql::contract::{AuthResolver, CompanySignUpOutput, Employment, LoginOutput, SignUpResolver, UserTokens, Void};
+use crate::graphql::contract::{
+    AuthResolver, CompanySignUpOutput, Employment, LoginOutput, SignUpResolver, UserTokens, Void,
+};
 use crate::graphql::scalars::Email;
 use crate::graphql::{Api, caller};
 
@@ -17,13 +19,21 @@ fn bearer<'a>(ctx: &'a Context<'_>) -> Option<&'a str> {
 
 impl From<TokenPair> for UserTokens {
     fn from(pair: TokenPair) -> Self {
-        UserTokens { access_token: Some(pair.access_token), refresh_token: Some(pair.refresh_token) }
+        UserTokens {
+            access_token: Some(pair.access_token),
+            refresh_token: Some(pair.refresh_token),
+        }
     }
 }
 
 #[async_trait::async_trait]
 impl AuthResolver for Api {
-    async fn login(&self, _ctx: &Context<'_>, email: Email, password: String) -> async_graphql::Result<Option<LoginOutput>> {
+    async fn login(
+        &self,
+        _ctx: &Context<'_>,
+        email: Email,
+        password: String,
+    ) -> async_graphql::Result<Option<LoginOutput>> {
         let pair = sessions::login(&self.db, self.environment, &email.0, password).await?;
         Ok(Some(LoginOutput {
             access_token: Some(pair.access_token),
@@ -34,7 +44,9 @@ impl AuthResolver for Api {
     }
 
     async fn refresh(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<UserTokens>> {
-        Ok(Some(sessions::refresh(&self.db, self.environment, bearer(ctx)).await?.into()))
+        Ok(Some(
+            sessions::refresh(&self.db, self.environment, bearer(ctx)).await?.into(),
+        ))
     }
 
     async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>> {
@@ -60,7 +72,13 @@ impl SignUpResolver for Api {
             // creating an account that is not attached to the company that invited it.
             return Err(AppError::not_implemented("signUp.user with inviteToken").into());
         }
-        let new = NewUser { email: email.0, password, first_name, last_name, timezone_name };
+        let new = NewUser {
+            email: email.0,
+            password,
+            first_name,
+            last_name,
+            timezone_name,
+        };
         let user_id = accounts::create(&self.db, new).await?;
         Ok(Some(sessions::open(&self.db, self.environment, user_id).await?.into()))
     }

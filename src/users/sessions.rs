@@ -56,16 +56,20 @@ async fn issue_pair(db: &Db, environment: Environment, user_id: i64, session_id:
         .await?;
     }
     tx.commit().await?;
-    Ok(TokenPair { access_token, refresh_token })
+    Ok(TokenPair {
+        access_token,
+        refresh_token,
+    })
 }
 
 /// Opens a new session for a user (after sign-up or login).
 pub async fn open(db: &Db, environment: Environment, user_id: i64) -> AppResult<TokenPair> {
-    let (session_id,): (i64,) = sqlx::query_as("INSERT INTO sessions (user_id, created_at) VALUES ($1, $2) RETURNING id")
-        .bind(user_id)
-        .bind(now())
-        .fetch_one(&db.pool)
-        .await?;
+    let (session_id,): (i64,) =
+        sqlx::query_as("INSERT INTO sessions (user_id, created_at) VALUES ($1, $2) RETURNING id")
+            .bind(user_id)
+            .bind(now())
+            .fetch_one(&db.pool)
+            .await?;
     issue_pair(db, environment, user_id, session_id).await
 }
 
@@ -125,7 +129,9 @@ fn locked(until: i64) -> AppError {
 /// Exchanges a refresh token for a new pair; the old refresh token is spent.
 pub async fn refresh(db: &Db, environment: Environment, refresh_token: Option<&str>) -> AppResult<TokenPair> {
     let Some(token) = refresh_token else {
-        return Err(AppError::authentication("Unable to find a valid cookie or authorization header"));
+        return Err(AppError::authentication(
+            "Unable to find a valid cookie or authorization header",
+        ));
     };
     let hash = tokens::hash(token);
     let current = now();
@@ -142,11 +148,12 @@ pub async fn refresh(db: &Db, environment: Environment, refresh_token: Option<&s
     if let Some((user_id, session_id)) = spent {
         return issue_pair(db, environment, user_id, session_id).await;
     }
-    let known: Option<(i64, Option<i64>, i64)> =
-        sqlx::query_as("SELECT session_id, used_at, expires_at FROM auth_tokens WHERE token_hash = $1 AND kind = 'refresh'")
-            .bind(&hash)
-            .fetch_optional(&db.pool)
-            .await?;
+    let known: Option<(i64, Option<i64>, i64)> = sqlx::query_as(
+        "SELECT session_id, used_at, expires_at FROM auth_tokens WHERE token_hash = $1 AND kind = 'refresh'",
+    )
+    .bind(&hash)
+    .fetch_optional(&db.pool)
+    .await?;
     match known {
         Some((session_id, Some(_), _)) => {
             revoke_session(db, session_id).await?;
@@ -170,7 +177,9 @@ async fn revoke_session(db: &Db, session_id: i64) -> AppResult<()> {
 /// Ends the session of the token sent (access or refresh token): every token of it stops working.
 pub async fn logout(db: &Db, token: Option<&str>) -> AppResult<()> {
     let Some(token) = token else {
-        return Err(AppError::authentication("Unable to find a valid cookie or authorization header"));
+        return Err(AppError::authentication(
+            "Unable to find a valid cookie or authorization header",
+        ));
     };
     let row: Option<(i64, i64)> = sqlx::query_as(
         "SELECT t.session_id, t.expires_at FROM auth_tokens t JOIN sessions s ON s.id = t.session_id

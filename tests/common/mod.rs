@@ -33,7 +33,11 @@ fn unique_name() -> String {
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
     let mut bytes = [0u8; 4];
     getrandom::fill(&mut bytes).unwrap();
-    format!("roadlog_test_{}_{:08x}", nanos % 1_000_000_000, u32::from_le_bytes(bytes))
+    format!(
+        "roadlog_test_{}_{:08x}",
+        nanos % 1_000_000_000,
+        u32::from_le_bytes(bytes)
+    )
 }
 
 /// The PostgreSQL server for tests, if configured.
@@ -59,7 +63,10 @@ impl TestApp {
             Backend::Sqlite => {
                 let dir = std::env::temp_dir().join(&name);
                 std::fs::create_dir_all(&dir).unwrap();
-                (format!("sqlite://{}/roadlog.db?mode=rwc", dir.display()), Cleanup::Dir(dir))
+                (
+                    format!("sqlite://{}/roadlog.db?mode=rwc", dir.display()),
+                    Cleanup::Dir(dir),
+                )
             }
             Backend::Postgres => {
                 let admin_url = postgres_url()?;
@@ -79,8 +86,15 @@ impl TestApp {
             public_url: None,
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let server = roadlog::server::start(&settings, listener).await.expect("server starts");
-        Some(TestApp { server, client: reqwest::Client::new(), backend, cleanup })
+        let server = roadlog::server::start(&settings, listener)
+            .await
+            .expect("server starts");
+        Some(TestApp {
+            server,
+            client: reqwest::Client::new(),
+            backend,
+            cleanup,
+        })
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -107,7 +121,10 @@ impl TestApp {
 
     /// Sends a GraphQL request as JSON and returns the status and the parsed body.
     pub async fn graphql(&self, query: &str, variables: Value, token: Option<&str>) -> (StatusCode, Value) {
-        let mut request = self.client.post(self.url("/api/graphql")).json(&json!({ "query": query, "variables": variables }));
+        let mut request = self
+            .client
+            .post(self.url("/api/graphql"))
+            .json(&json!({ "query": query, "variables": variables }));
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -129,7 +146,10 @@ impl TestApp {
         assert_eq!(status, StatusCode::OK, "{body}");
         let tokens = &body["data"]["signUp"]["user"];
         assert!(tokens.is_object(), "sign-up failed: {body}");
-        (tokens["accessToken"].as_str().unwrap().to_string(), tokens["refreshToken"].as_str().unwrap().to_string())
+        (
+            tokens["accessToken"].as_str().unwrap().to_string(),
+            tokens["refreshToken"].as_str().unwrap().to_string(),
+        )
     }
 }
 
@@ -137,7 +157,12 @@ impl TestApp {
 pub fn codes(body: &Value) -> Vec<String> {
     body["errors"]
         .as_array()
-        .map(|errors| errors.iter().map(|e| e["extensions"]["code"].as_str().unwrap_or("<none>").to_string()).collect())
+        .map(|errors| {
+            errors
+                .iter()
+                .map(|e| e["extensions"]["code"].as_str().unwrap_or("<none>").to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 

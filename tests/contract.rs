@@ -1,0 +1,227 @@
+//! The published contract and the code agree: the generated snapshot is fresh, the schema the
+//! server serves is exactly `schema/roadlog.graphql`, every REST operation of the OpenAPI file is
+//! routed (with and without `/api`), and the migrations of both backends stay in lock-step.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use async_graphql::parser::types::{BaseType, Type, TypeKind, TypeSystemDefinition};
+use reqwest::StatusCode;
+
+use common::{Backend, TestApp};
+
+const REFRESH: &str = "ROADLOG_REGENERATE=1 cargo build";
+
+#[test]
+fn generated_snapshot_is_fresh() {
+    for name in ["graphql_server.rs", "rest_server.rs", "rest_client.rs"] {
+        let built = std::fs::read_to_string(Path::new(env!("OUT_DIR")).join(name)).unwrap();
+        let committed = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("generated").join(name))
+            .unwrap_or_default();
+        assert!(
+            built == committed,
+            "generated/{name} is stale: the contract changed since it was generated. Run `{REFRESH}` and commit generated/."
+        );
+    }
+}
+
+fn type_string(ty: &Type) -> String {
+    let base = match &ty.base {
+        BaseType::Named(name) => name.to_string(),
+        BaseType::List(inner) => format!("[{}]", type_string(inner)),
+    };
+    if ty.nullable { base } else { format!("{base}!") }
+}
+
+/// Every fact of an SDL document, one line each: types, fields, arguments (type, default),
+/// enum values, input fields, and their descriptions.
+fn facts(sdl: &str) -> BTreeSet<String> {
+    let doc = async_graphql::parser::parse_schema(sdl).expect("SDL parses");
+    let desc = |d: &Option<async_graphql::Positioned<String>>| {
+        d.as_ref().map(|d| d.node.trim().to_string()).unwrap_or_default()
+    };
+    let mut facts = BTreeSet::new();
+    for def in doc.definitions {
+        match def {
+            TypeSystemDefinition::Schema(s) => {
+                let s = s.node;
+                facts.insert(format!(
+                    "schema query={:?} mutation={:?}",
+                    s.query.map(|q| q.node.to_string()),
+                    s.mutation.map(|m| m.node.to_string())
+                ));
+            }
+            TypeSystemDefinition::Directive(_) => {}
+            TypeSystemDefinition::Type(t) => {
+                let t = t.node;
+                let name = t.name.node.to_string();
+                if ["Int", "Float", "String", "Boolean", "ID"].contains(&name.as_str()) {
+                    continue;
+                }
+                facts.insert(format!("type {name} description={:?}", desc(&t.description)));
+                match t.kind {
+                    TypeKind::Scalar => {
+                        facts.insert(format!("scalar {name}"));
+                    }
+                    TypeKind::Object(o) => {
+                        for f in o.fields {
+                            let f = f.node;
+                            facts.insert(format!(
+                                "{name}.{}: {} description={:?}",
+                                f.name.node,
+                                type_string(&f.ty.node),
+                                desc(&f.description)
+                            ));
+                            for a in f.arguments {
+                                let a = a.node;
+                                facts.insert(format!(
+                                    "{name}.{}({}: {} = {:?}) description={:?}",
+                                    f.name.node,
+                                    a.name.node,
+                                    type_string(&a.ty.node),
+                                    a.default_value.map(|d| d.node.to_string()),
+                                    desc(&a.description)
+                                ));
+                            }
+                        }
+                    }
+                    TypeKind::InputObject(i) => {
+                        for f in i.fields {
+                            let f = f.node;
+                            facts.insert(format!(
+                                "input {name}.{}: {} = {:?} description={:?}",
+                                f.name.node,
+                                type_string(&f.ty.node),
+                                f.default_value.map(|d| d.node.to_string()),
+                                desc(&f.description)
+                            ));
+                        }
+                    }
+                    TypeKind::Enum(e) => {
+                        for v in e.values {
+                            facts.insert(format!(
+                                "enum {name}.{} description={:?}",
+                                v.node.value.node,
+                                desc(&v.node.description)
+                            ));
+                        }
+                    }
+                    TypeKind::Interface(_) | TypeKind::Union(_) => {
+                        facts.insert(format!("unsupported {name}"));
+                    }
+                }
+            }
+        }
+    }
+    facts
+}
+
+#[tokio::test]
+async fn served_schema_is_the_published_sdl() {
+    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let api = Arc::new(roadlog::graphql::Api {
+        db: app.server.db.clone(),
+        environment: roadlog::config::Environment::Sandbox,
+    });
+    let served = roadlog::graphql::build_schema(api).sdl();
+    let published =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/roadlog.graphql")).unwrap();
+    let (served, published) = (facts(&served), facts(&published));
+    let missing: Vec<_> = published.difference(&served).collect();
+    let extra: Vec<_> = served.difference(&published).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "the served schema differs from schema/roadlog.graphql\nonly in the file:\n{missing:#?}\nonly served:\n{extra:#?}"
+    );
+    app.cleanup().await;
+}
+
+#[tokio::test]
+async fn every_rest_operation_is_routed_with_and_without_the_api_prefix() {
+    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    for (operation, method, path) in roadlog::http::contract::ROUTES {
+        let bare = path.strip_prefix("/api").unwrap_or(path);
+        for url in [app.url(bare), app.url(&format!("/api{bare}"))] {
+            let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+            let response = app.client.request(method, &url).send().await.unwrap();
+            assert_ne!(
+                response.status(),
+                StatusCode::NOT_FOUND,
+                "{operation} is not routed at {url}"
+            );
+            assert_ne!(
+                response.status(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "{operation} is not routed at {url}"
+            );
+        }
+    }
+    let response = app.client.get(app.url("/no/such/route")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error_code"], "NOT_FOUND");
+    app.cleanup().await;
+}
+
+on_both_backends! {
+    async fn health_through_the_generated_rest_client(app) {
+        let client = roadlog::sdk::rest::Client::new(&app.url(""));
+        let health = client.health().send().await.expect("health answers 200").into_inner();
+        assert_eq!(health.status, roadlog::sdk::rest::types::HealthStatus::Ok);
+        assert_eq!(health.environment, roadlog::sdk::rest::types::HealthEnvironment::Sandbox);
+    }
+}
+
+#[test]
+fn migrations_stay_in_lock_step_and_portable() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/storage/migrations");
+    let list = |backend: &str| -> BTreeSet<String> {
+        std::fs::read_dir(root.join(backend))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect()
+    };
+    assert_eq!(
+        list("sqlite"),
+        list("postgres"),
+        "both backends need the same migrations, same names"
+    );
+    for backend in ["sqlite", "postgres"] {
+        for name in list(backend) {
+            let sql = std::fs::read_to_string(root.join(backend).join(&name))
+                .unwrap()
+                .to_uppercase();
+            // sqlx's Any driver cannot decode these column types on one backend or the other.
+            for forbidden in [" BOOLEAN", " TIMESTAMP", " UUID", " JSONB", " DATETIME", " NUMERIC"] {
+                assert!(
+                    !sql.contains(forbidden),
+                    "{backend}/{name} uses{forbidden}: use INTEGER/BIGINT/TEXT"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_database_serves_one_environment_only() {
+    let dir = std::env::temp_dir().join(format!("roadlog-env-{}", std::process::id()));
+    let url = format!("sqlite://{}/db.sqlite?mode=rwc", dir.display());
+    let settings = |environment| roadlog::config::Settings {
+        environment,
+        database_url: Some(url.clone()),
+        bind: "127.0.0.1:0".parse().unwrap(),
+        public_url: None,
+    };
+    let db = roadlog::server::open_database(&settings(roadlog::config::Environment::Sandbox))
+        .await
+        .unwrap();
+    db.pool.close().await;
+    let error = roadlog::server::open_database(&settings(roadlog::config::Environment::Production))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("holds sandbox data"), "{error}");
+    let _ = std::fs::remove_dir_all(dir);
+}
