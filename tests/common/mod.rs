@@ -40,9 +40,21 @@ fn unique_name() -> String {
     )
 }
 
-/// The PostgreSQL server for tests, if configured.
+/// The local PostgreSQL server of the development and CI machines.
+const LOCAL_POSTGRES: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// The PostgreSQL server for tests: `TEST_DATABASE_URL` when set (then it must work), otherwise
+/// the local server when one listens on 127.0.0.1:5432, otherwise none (PostgreSQL runs skipped).
 pub fn postgres_url() -> Option<String> {
-    std::env::var("TEST_DATABASE_URL").ok().filter(|u| !u.is_empty())
+    if let Some(url) = std::env::var("TEST_DATABASE_URL").ok().filter(|u| !u.is_empty()) {
+        return Some(url);
+    }
+    static LOCAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let listening = *LOCAL.get_or_init(|| {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 5432));
+        std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(300)).is_ok()
+    });
+    listening.then(|| LOCAL_POSTGRES.to_string())
 }
 
 fn with_database(url: &str, name: &str) -> String {
@@ -187,7 +199,7 @@ macro_rules! on_both_backends {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
                 let Some(app) = $crate::common::TestApp::spawn($crate::common::Backend::Postgres).await else {
-                    eprintln!("TEST_DATABASE_URL is not set: PostgreSQL run skipped");
+                    eprintln!("no PostgreSQL server (TEST_DATABASE_URL unset, nothing on 127.0.0.1:5432): run skipped");
                     return;
                 };
                 run(&app).await;
