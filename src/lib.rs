@@ -2,11 +2,14 @@
 //! managed by their companies, and opened to third-party software through a GraphQL API and
 //! OAuth 2.0, compatible with the reference service's third-party API.
 
+pub mod activities;
 pub mod auth;
+pub mod companies;
 pub mod config;
 pub mod errors;
 pub mod graphql;
 pub mod http;
+pub mod mail;
 pub mod sdk;
 pub mod server;
 pub mod storage;

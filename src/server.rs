@@ -50,10 +50,8 @@ impl Drop for RunningServer {
 pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result<RunningServer> {
     let db = open_database(settings).await?;
     let addr = listener.local_addr()?;
-    let api = Arc::new(Api {
-        db: db.clone(),
-        environment: settings.environment,
-    });
+    let api = Arc::new(Api { db: db.clone(), environment: settings.environment, public_url: settings.public_url() });
+    let mailer = crate::mail::sender::spawn(db.clone());
     let schema = build_schema(api.clone());
     let routes = crate::http::routes(api, schema);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -65,6 +63,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
             })
             .run()
             .await;
+        mailer.abort();
     });
     Ok(RunningServer {
         addr,

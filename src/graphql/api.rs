@@ -11,6 +11,8 @@ use crate::storage::Db;
 pub struct Api {
     pub db: Db,
     pub environment: Environment,
+    /// The public base URL of this environment, for links in e-mails.
+    pub public_url: String,
 }
 
 /// The identity behind the current request (anonymous when the glue placed none).

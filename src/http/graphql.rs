@@ -22,7 +22,10 @@ use serde_json::{Value, json};
 use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
+use async_graphql::dataloader::DataLoader;
+
 use crate::auth::Caller;
+use crate::users::loader::UserLoader;
 use crate::errors::Code;
 use crate::graphql::contract::ContractSchema;
 use crate::graphql::{Api, ExecutionStarted};
@@ -236,7 +239,8 @@ async fn execute(
             Err(message) => (StatusCode::BAD_REQUEST, json!({ "errors": [{ "message": message }] })),
             Ok(request) => {
                 let started = ExecutionStarted::default();
-                let request = request.data(caller.clone()).data(bearer.clone()).data(started.clone());
+                let users = DataLoader::new(UserLoader { db: api.db.clone() }, tokio::spawn);
+                let request = request.data(caller.clone()).data(bearer.clone()).data(started.clone()).data(users);
                 let mut response = schema.execute(request).await;
                 if started.get() {
                     for error in &mut response.errors {

@@ -5,9 +5,11 @@ use std::sync::Arc;
 use serde_json::json;
 use warp::http::StatusCode;
 
+use crate::config::Environment;
 use crate::graphql::Api;
+use crate::mail::outbox;
 
-use super::contract::{RestApi, RestRequest};
+use super::contract::{RestApi, RestRequest, SandboxOutboxQuery};
 use super::media::json_response;
 
 /// Implements the generated REST handler trait.
@@ -54,6 +56,25 @@ impl RestApi for RestHandlers {
                 StatusCode::SERVICE_UNAVAILABLE,
                 &json!({ "error": "The database is unreachable", "error_code": "INTERNAL_ERROR" }),
             )
+        }
+    }
+
+    async fn sandbox_outbox(&self, request: RestRequest) -> warp::reply::Response {
+        // Sandbox e-mails reach no real mailbox; production ones must never be readable here.
+        if self.api.environment != Environment::Sandbox {
+            return json_response(
+                StatusCode::NOT_FOUND,
+                &json!({ "error": "The outbox is only readable in the sandbox environment", "error_code": "NOT_FOUND" }),
+            );
+        }
+        let query = SandboxOutboxQuery::from_request(&request);
+        let to = query.to.first().map(|t| t.trim().to_lowercase());
+        match outbox::latest(&self.api.db, to.as_deref(), 100).await {
+            Ok(entries) => json_response(StatusCode::OK, &json!(entries)),
+            Err(_) => json_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &json!({ "error": "The database is unreachable", "error_code": "INTERNAL_ERROR" }),
+            ),
         }
     }
 

@@ -48,6 +48,8 @@ pub struct NewUser {
     pub first_name: String,
     pub last_name: String,
     pub timezone_name: Option<String>,
+    /// An invitation to redeem with the new account.
+    pub invite_token: Option<String>,
 }
 
 fn required_name(value: &str, field: &str) -> AppResult<String> {
@@ -89,6 +91,8 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
     // Random identifiers can collide; try again with another one in that rare case.
     for _ in 0..5 {
         let id = tokens::random_in(100_000_000, 999_999_999)?;
+        // The account and the redemption of its invitation succeed or fail together.
+        let mut tx = db.pool.begin().await?;
         let inserted = sqlx::query(
             "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time)
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -100,15 +104,21 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
         .bind(&last_name)
         .bind(&timezone_name)
         .bind(now())
-        .execute(&db.pool)
+        .execute(&mut *tx)
         .await;
         match inserted {
-            Ok(_) => return Ok(id),
+            Ok(_) => {
+                if let Some(token) = &new.invite_token {
+                    crate::companies::invitations::redeem(&mut tx, id, token).await?;
+                }
+                tx.commit().await?;
+                return Ok(id);
+            }
             Err(e) if is_unique_violation(&e) => {
+                drop(tx);
                 if email_taken(db, &new.email).await? {
-                    return Err(
-                        AppError::invalid_inputs("A user is already registered with this email").with("field", "email")
-                    );
+                    return Err(AppError::invalid_inputs("A user is already registered with this email")
+                        .with("field", "email"));
                 }
             }
             Err(e) => return Err(e.into()),
@@ -155,4 +165,32 @@ pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
     .fetch_optional(&db.pool)
     .await?;
     Ok(row.is_some())
+}
+
+/// Users with an employment in the company overlapping `[from, to]` (dates as stored): any that
+/// is neither rejected nor dismissed, or only accepted ones when `accepted_only`.
+pub async fn of_company(db: &Db, company_id: i64, from: &str, to: &str, accepted_only: bool) -> AppResult<Vec<UserRow>> {
+    let status = if accepted_only { "e.validation_status = 'approved'" } else { "e.validation_status <> 'rejected'" };
+    let columns = USER_COLUMNS.split(", ").map(|c| format!("u.{c}")).collect::<Vec<_>>().join(", ");
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {columns} FROM users u WHERE u.id IN (
+            SELECT e.user_id FROM employments e WHERE e.company_id = $1 AND {status} AND e.dismissed_at IS NULL
+              AND e.start_date <= $3 AND (e.end_date IS NULL OR e.end_date >= $2))
+         ORDER BY u.last_name, u.first_name, u.id"
+    ));
+    Ok(sqlx::query_as::<_, UserRow>(sql).bind(company_id).bind(from).bind(to).fetch_all(&db.pool).await?)
+}
+
+/// Reads several users at once (for the per-request loader).
+pub async fn find_many(db: &Db, ids: &[i64]) -> AppResult<Vec<UserRow>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE id IN ({})", placeholders.join(", ")));
+    let mut query = sqlx::query_as::<_, UserRow>(sql);
+    for id in ids {
+        query = query.bind(*id);
+    }
+    Ok(query.fetch_all(&db.pool).await?)
 }

@@ -1,13 +1,15 @@
-//! Resolvers of `Mutations.auth` and `Mutations.signUp`.
+//! Resolvers of `Mutations.auth`, `Mutations.signUp` and `User`.
 
 use async_graphql::Context;
 
 use crate::auth::caller::BearerToken;
 use crate::errors::AppError;
+use crate::companies::{companies, employments, invitations};
 use crate::graphql::contract::{
-    AuthResolver, CompanySignUpOutput, Employment, LoginOutput, SignUpResolver, UserTokens, Void,
+    ActivityConnection, AuthResolver, Company, CompanySignUpOutput, Employment, LoginOutput, MissionConnection,
+    SignUpResolver, User, UserResolver, UserTokens, Void,
 };
-use crate::graphql::scalars::Email;
+use crate::graphql::scalars::{Date, Email, TimeStamp};
 use crate::graphql::{Api, caller};
 
 use super::accounts::{self, NewUser};
@@ -67,18 +69,7 @@ impl SignUpResolver for Api {
         invite_token: Option<String>,
         timezone_name: Option<String>,
     ) -> async_graphql::Result<Option<UserTokens>> {
-        if invite_token.is_some() {
-            // Invitations come with the companies domain; refusing is better than silently
-            // creating an account that is not attached to the company that invited it.
-            return Err(AppError::not_implemented("signUp.user with inviteToken").into());
-        }
-        let new = NewUser {
-            email: email.0,
-            password,
-            first_name,
-            last_name,
-            timezone_name,
-        };
+        let new = NewUser { email: email.0, password, first_name, last_name, timezone_name, invite_token };
         let user_id = accounts::create(&self.db, new).await?;
         Ok(Some(sessions::open(&self.db, self.environment, user_id).await?.into()))
     }
@@ -86,16 +77,106 @@ impl SignUpResolver for Api {
     async fn company(
         &self,
         ctx: &Context<'_>,
-        _usual_name: String,
-        _siren: String,
-        _phone_number: Option<String>,
+        usual_name: String,
+        siren: String,
+        phone_number: Option<String>,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>> {
-        caller(ctx).user_id()?;
-        Err(AppError::not_implemented("signUp.company").into())
+        let actor = caller(ctx).user_id()?;
+        let (company_id, employment_id) =
+            companies::sign_up(&self.db, actor, &usual_name, &siren, phone_number.as_deref()).await?;
+        let company = companies::find(&self.db, company_id).await?.as_ref().map(Company::from);
+        let mut conn = self.db.pool.acquire().await?;
+        let employment = employments::find(&mut conn, employment_id).await?.map(|e| e.to_graphql());
+        Ok(Some(CompanySignUpOutput { company, employment }))
     }
 
-    async fn redeem_invite(&self, ctx: &Context<'_>, _token: String) -> async_graphql::Result<Option<Employment>> {
-        caller(ctx).user_id()?;
-        Err(AppError::not_implemented("signUp.redeemInvite").into())
+    async fn redeem_invite(&self, ctx: &Context<'_>, token: String) -> async_graphql::Result<Option<Employment>> {
+        let actor = caller(ctx).user_id()?;
+        let mut tx = self.db.pool.begin().await?;
+        let id = invitations::redeem(&mut tx, actor, &token).await?;
+        tx.commit().await?;
+        let mut conn = self.db.pool.acquire().await?;
+        Ok(employments::find(&mut conn, id).await?.map(|e| e.to_graphql()))
     }
+}
+
+#[async_trait::async_trait]
+impl UserResolver for Api {
+    async fn activities(
+        &self,
+        _ctx: &Context<'_>,
+        _parent: &User,
+        _from_time: Option<TimeStamp>,
+        _until_time: Option<TimeStamp>,
+        _first: Option<i32>,
+        _after: Option<String>,
+    ) -> async_graphql::Result<Option<ActivityConnection>> {
+        Err(AppError::not_implemented("User.activities").into())
+    }
+
+    async fn missions(
+        &self,
+        _ctx: &Context<'_>,
+        _parent: &User,
+        _from_time: Option<TimeStamp>,
+        _until_time: Option<TimeStamp>,
+        _first: Option<i32>,
+        _after: Option<String>,
+    ) -> async_graphql::Result<Option<MissionConnection>> {
+        Err(AppError::not_implemented("User.missions").into())
+    }
+
+    async fn current_employments(&self, ctx: &Context<'_>, parent: &User) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
+        let me = self_only(ctx, parent, "currentEmployments")?;
+        let rows = employments::current_of_user(&self.db, me).await?;
+        Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
+    }
+
+    async fn employments(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+        from_date: Option<Date>,
+        until_date: Option<Date>,
+        include_pending: Option<bool>,
+    ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
+        let me = self_only(ctx, parent, "employments")?;
+        let rows = employments::of_user(
+            &self.db,
+            me,
+            from_date.map(|d| d.0),
+            until_date.map(|d| d.0),
+            include_pending.unwrap_or(false),
+        )
+        .await?;
+        Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
+    }
+
+    async fn admined_companies(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+        company_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Vec<Option<Company>>>> {
+        let me = self_only(ctx, parent, "adminedCompanies")?;
+        let wanted: Option<Vec<i64>> = company_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
+        let rows = companies::admined_by(&self.db, me).await?;
+        Ok(Some(
+            rows.iter()
+                .filter(|c| wanted.as_ref().is_none_or(|w| w.contains(&c.id)))
+                .map(|c| Some(Company::from(c)))
+                .collect(),
+        ))
+    }
+}
+
+/// These fields describe a user's own attachments: only that user reads them.
+fn self_only(ctx: &Context<'_>, parent: &User, field: &str) -> Result<i64, AppError> {
+    let me = caller(ctx).user_id()?;
+    if me != i64::from(parent.id) {
+        return Err(AppError::authorization(format!(
+            "Forbidden access to field '{field}' of user object. The field is only accessible to the user himself."
+        )));
+    }
+    Ok(me)
 }

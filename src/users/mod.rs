@@ -2,4 +2,7 @@
 
 pub mod accounts;
 mod graphql;
+pub mod loader;
 pub mod sessions;
+
+pub use loader::load_user;

@@ -30,7 +30,9 @@ CREATE TABLE employments (
     start_date TEXT NOT NULL,
     end_date TEXT,
     has_admin_rights BIGINT NOT NULL DEFAULT 0 CHECK (has_admin_rights IN (0, 1)),
-    is_primary BIGINT NOT NULL DEFAULT 1 CHECK (is_primary IN (0, 1)),
+    -- NULL only while an e-mail invitation is not attached to a user and no choice was made:
+    -- the primary rule is then applied when the invitation is redeemed.
+    is_primary BIGINT CHECK (is_primary IN (0, 1)),
     dismissed_at BIGINT,
     dismiss_author_id BIGINT REFERENCES users (id),
     invite_token_hash TEXT UNIQUE,

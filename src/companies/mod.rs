@@ -1,0 +1,24 @@
+//! Companies, the employments that attach users to them, invitations, and who may read or
+//! manage what.
+
+pub mod companies;
+pub mod employments;
+mod graphql;
+pub mod invitations;
+pub mod permissions;
+pub mod rules;
+
+/// Today's date (UTC), as stored (`YYYY-MM-DD`).
+pub fn today() -> chrono::NaiveDate {
+    chrono::Utc::now().date_naive()
+}
+
+/// The stored form of a date.
+pub fn date_text(date: chrono::NaiveDate) -> String {
+    date.format("%Y-%m-%d").to_string()
+}
+
+/// Reads a stored date.
+pub fn parse_date(text: &str) -> Option<chrono::NaiveDate> {
+    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
+}

@@ -1,0 +1,36 @@
+//! Loads the users that a response mentions (submitters, employees, authors) in one query per
+//! batch instead of one per object.
+
+use std::collections::HashMap;
+
+use async_graphql::Context;
+use async_graphql::dataloader::{DataLoader, Loader};
+
+use crate::errors::AppError;
+use crate::graphql::contract::User;
+use crate::storage::Db;
+
+use super::accounts;
+
+/// Batches user reads within one request.
+pub struct UserLoader {
+    pub db: Db,
+}
+
+impl Loader<i64> for UserLoader {
+    type Value = User;
+    type Error = async_graphql::Error;
+
+    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, User>, Self::Error> {
+        let rows = accounts::find_many(&self.db, keys).await?;
+        Ok(rows.into_iter().map(|row| (row.id, User::from(row))).collect())
+    }
+}
+
+/// A user mentioned by an object the caller may already read.
+pub async fn load_user(ctx: &Context<'_>, id: i64) -> Result<Option<User>, AppError> {
+    match ctx.data_opt::<DataLoader<UserLoader>>() {
+        Some(loader) => loader.load_one(id).await.map_err(|e| AppError::internal(e.message)),
+        None => Err(AppError::internal("the user loader is missing from the request")),
+    }
+}
