@@ -353,6 +353,30 @@ pub mod types {
             value.parse()
         }
     }
+    ///An e-mail queued by the service.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OutboxEmail {
+        ///Plain-text body (invitation e-mails contain the invitation token).
+        pub body: ::std::string::String,
+        ///When it was queued, Unix seconds.
+        #[serde(rename = "createdAt")]
+        pub created_at: i64,
+        pub id: i64,
+        ///When it was handed to the mail sender, Unix seconds; null while queued.
+        #[serde(
+            rename = "sentAt",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub sent_at: ::std::option::Option<i64>,
+        pub subject: ::std::string::String,
+        ///Recipient address.
+        pub to: ::std::string::String,
+    }
+    impl OutboxEmail {
+        pub fn builder() -> builder::OutboxEmail {
+            Default::default()
+        }
+    }
     ///Form parameters of the revocation request (RFC 7009 §2.1).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct RevokeRequest {
@@ -958,6 +982,127 @@ pub mod types {
                 Self {
                     error: Ok(value.error),
                     error_description: Ok(value.error_description),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct OutboxEmail {
+            body: ::std::result::Result<::std::string::String, ::std::string::String>,
+            created_at: ::std::result::Result<i64, ::std::string::String>,
+            id: ::std::result::Result<i64, ::std::string::String>,
+            sent_at: ::std::result::Result<
+                ::std::option::Option<i64>,
+                ::std::string::String,
+            >,
+            subject: ::std::result::Result<::std::string::String, ::std::string::String>,
+            to: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for OutboxEmail {
+            fn default() -> Self {
+                Self {
+                    body: Err("no value supplied for body".to_string()),
+                    created_at: Err("no value supplied for created_at".to_string()),
+                    id: Err("no value supplied for id".to_string()),
+                    sent_at: Ok(Default::default()),
+                    subject: Err("no value supplied for subject".to_string()),
+                    to: Err("no value supplied for to".to_string()),
+                }
+            }
+        }
+        impl OutboxEmail {
+            pub fn body<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.body = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for body: {e}")
+                    });
+                self
+            }
+            pub fn created_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_at = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for created_at: {e}")
+                    });
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn sent_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<i64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.sent_at = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for sent_at: {e}")
+                    });
+                self
+            }
+            pub fn subject<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.subject = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for subject: {e}")
+                    });
+                self
+            }
+            pub fn to<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.to = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for to: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OutboxEmail> for super::OutboxEmail {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: OutboxEmail,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    body: value.body?,
+                    created_at: value.created_at?,
+                    id: value.id?,
+                    sent_at: value.sent_at?,
+                    subject: value.subject?,
+                    to: value.to?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::OutboxEmail> for OutboxEmail {
+            fn from(value: super::OutboxEmail) -> Self {
+                Self {
+                    body: Ok(value.body),
+                    created_at: Ok(value.created_at),
+                    id: Ok(value.id),
+                    sent_at: Ok(value.sent_at),
+                    subject: Ok(value.subject),
+                    to: Ok(value.to),
                 }
             }
         }
@@ -1692,6 +1837,23 @@ let response = client.health()
     pub fn health(&self) -> builder::Health<'_> {
         builder::Health::new(self)
     }
+    /**The e-mails the sandbox has sent (invitations), newest first
+
+Only in the sandbox environment: integrators read here the invitation e-mails (and their tokens) that their tests caused, since sandbox e-mails reach no real mailbox. Answers 404 in production. At most the 100 latest messages.
+
+Sends a `GET` request to `/sandbox/outbox`
+
+Arguments:
+- `to`: Only the messages sent to this address (lower case).
+```ignore
+let response = client.sandbox_outbox()
+    .to(to)
+    .send()
+    .await;
+```*/
+    pub fn sandbox_outbox(&self) -> builder::SandboxOutbox<'_> {
+        builder::SandboxOutbox::new(self)
+    }
     /**OAuth 2.0 authorization server metadata (RFC 8414)
 
 Metadata of this environment's authorization server. The URLs are built from the environment's public base URL (`--public-url`).
@@ -2266,6 +2428,83 @@ pub mod builder {
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
                 503u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::sandbox_outbox`]
+
+[`Client::sandbox_outbox`]: super::Client::sandbox_outbox*/
+    #[derive(Debug, Clone)]
+    pub struct SandboxOutbox<'a> {
+        client: &'a super::Client,
+        to: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> SandboxOutbox<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                to: Ok(None),
+            }
+        }
+        pub fn to<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.to = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for to failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/sandbox/outbox`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<::std::vec::Vec<types::OutboxEmail>>,
+            Error<types::ApiError>,
+        > {
+            let Self { client, to } = self;
+            let to = to.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/sandbox/outbox", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("to", &to))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "sandbox_outbox",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                404u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

@@ -50,6 +50,25 @@ impl AuthorizeQuery {
         q
     }
 }
+///The query parameters of `sandboxOutbox`, each repeated as often as it was sent.
+#[derive(Debug, Default, Clone)]
+pub struct SandboxOutboxQuery {
+    ///`to`
+    pub to: Vec<String>,
+}
+impl SandboxOutboxQuery {
+    /// Picks the declared parameters out of a request's query string.
+    pub fn from_request(req: &RestRequest) -> Self {
+        let mut q = Self::default();
+        for (k, v) in &req.query {
+            match k.as_str() {
+                "to" => q.to.push(v.clone()),
+                _ => {}
+            }
+        }
+        q
+    }
+}
 /// The REST operations of `openapi/roadlog.yaml`, one method each.
 #[async_trait::async_trait]
 pub trait RestApi: Send + Sync + 'static {
@@ -71,6 +90,8 @@ pub trait RestApi: Send + Sync + 'static {
     ) -> warp::reply::Response;
     ///`GET /health`: Service health and environment
     async fn health(&self, request: RestRequest) -> warp::reply::Response;
+    ///`GET /sandbox/outbox`: The e-mails the sandbox has sent (invitations), newest first
+    async fn sandbox_outbox(&self, request: RestRequest) -> warp::reply::Response;
     ///`GET /.well-known/oauth-authorization-server`: OAuth 2.0 authorization server metadata (RFC 8414)
     async fn authorization_server_metadata(
         &self,
@@ -85,6 +106,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("generateTachographFiles", "POST", "/companies/generate_tachograph_files"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
+    ("sandboxOutbox", "GET", "/sandbox/outbox"),
     ("authorizationServerMetadata", "GET", "/.well-known/oauth-authorization-server"),
 ];
 fn request_parts() -> impl Filter<
@@ -306,6 +328,39 @@ pub fn routes<A: RestApi>(
     let api_6 = api.clone();
     let route_6 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("sandbox"))
+        .and(warp::path("outbox"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("sandbox"))
+                .and(warp::path("outbox"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(warp::body::stream())
+        .then(move |query, headers, remote_addr, body| {
+            let api = api_6.clone();
+            async move {
+                match crate::http::body::read_limited(body, 65536).await {
+                    Ok(body) => {
+                        api.sandbox_outbox(RestRequest {
+                                query,
+                                headers,
+                                body,
+                                remote_addr,
+                            })
+                            .await
+                    }
+                    Err(error) => error.into_response(),
+                }
+            }
+        });
+    let api_7 = api.clone();
+    let route_7 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
         .and(warp::path::end()))
@@ -320,7 +375,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(warp::body::stream())
         .then(move |query, headers, remote_addr, body| {
-            let api = api_6.clone();
+            let api = api_7.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536).await {
                     Ok(body) => {
@@ -348,6 +403,8 @@ pub fn routes<A: RestApi>(
         .or(route_5)
         .unify()
         .or(route_6)
+        .unify()
+        .or(route_7)
         .unify()
         .boxed()
 }

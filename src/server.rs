@@ -50,7 +50,11 @@ impl Drop for RunningServer {
 pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result<RunningServer> {
     let db = open_database(settings).await?;
     let addr = listener.local_addr()?;
-    let api = Arc::new(Api { db: db.clone(), environment: settings.environment, public_url: settings.public_url() });
+    let api = Arc::new(Api {
+        db: db.clone(),
+        environment: settings.environment,
+        public_url: settings.public_url(),
+    });
     let mailer = crate::mail::sender::spawn(db.clone());
     let schema = build_schema(api.clone());
     let routes = crate::http::routes(api, schema);

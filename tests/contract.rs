@@ -125,6 +125,7 @@ async fn served_schema_is_the_published_sdl() {
     let api = Arc::new(roadlog::graphql::Api {
         db: app.server.db.clone(),
         environment: roadlog::config::Environment::Sandbox,
+        public_url: app.url(""),
     });
     let served = roadlog::graphql::build_schema(api).sdl();
     let published =

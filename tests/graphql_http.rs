@@ -234,10 +234,10 @@ on_both_backends! {
 
     async fn not_yet_implemented_operations_say_so(app) {
         let (access, _) = app.sign_up("nobody@example.com", "long enough secret").await;
-        let (status, body) = app.graphql("{ company(id: 1) { id } }", json!({}), Some(&access)).await;
+        let (status, body) = app.graphql("{ mission(id: 1) { id } }", json!({}), Some(&access)).await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(codes(&body), ["INTERNAL_ERROR"]);
         assert_eq!(body["errors"][0]["extensions"]["reason"], "NOT_IMPLEMENTED");
-        assert_eq!(body["data"], json!({ "company": null }));
+        assert_eq!(body["data"], json!({ "mission": null }));
     }
 }

@@ -9,7 +9,12 @@ use crate::storage::Db;
 /// Refuses to end an employment on `end` while the worker has recorded activity in that company
 /// after that day: the recorded time would lose the employment that covers it.
 pub async fn ensure_none_after(db: &Db, user_id: i64, company_id: i64, end: NaiveDate) -> AppResult<()> {
-    let next_day = end.succ_opt().unwrap_or(end).and_hms_opt(0, 0, 0).map(|t| t.and_utc().timestamp()).unwrap_or(i64::MAX);
+    let next_day = end
+        .succ_opt()
+        .unwrap_or(end)
+        .and_hms_opt(0, 0, 0)
+        .map(|t| t.and_utc().timestamp())
+        .unwrap_or(i64::MAX);
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT a.id FROM activities a JOIN missions m ON m.id = a.mission_id
          WHERE a.user_id = $1 AND m.company_id = $2 AND a.dismissed_at IS NULL

@@ -76,7 +76,10 @@ impl EmploymentRow {
     }
 
     fn period(&self) -> Option<Period> {
-        Some(Period { start: parse_date(&self.start_date)?, end: self.end_date.as_deref().and_then(parse_date) })
+        Some(Period {
+            start: parse_date(&self.start_date)?,
+            end: self.end_date.as_deref().and_then(parse_date),
+        })
     }
 }
 
@@ -87,18 +90,27 @@ fn forbidden() -> AppError {
 /// Reads an employment.
 pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<EmploymentRow>> {
     let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE e.id = $1"));
-    Ok(sqlx::query_as::<_, EmploymentRow>(sql).bind(id).fetch_optional(conn).await?)
+    Ok(sqlx::query_as::<_, EmploymentRow>(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
 }
 
 /// Locks the user's row for the rest of the transaction; false when there is no such user.
 pub async fn lock_user(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
-    let done = sqlx::query("UPDATE users SET id = id WHERE id = $1").bind(user_id).execute(conn).await?;
+    let done = sqlx::query("UPDATE users SET id = id WHERE id = $1")
+        .bind(user_id)
+        .execute(conn)
+        .await?;
     Ok(done.rows_affected() == 1)
 }
 
+/// `(id, company_id, start_date, end_date, is_primary)` of an employment, for the rules.
+pub(super) type HeldRow = (i64, i64, String, Option<String>, Option<i64>);
+
 /// The user's employments that count for the rules: neither rejected nor dismissed.
 pub(super) async fn held(conn: &mut AnyConnection, user_id: i64) -> AppResult<Vec<Held>> {
-    let rows: Vec<(i64, i64, String, Option<String>, Option<i64>)> = sqlx::query_as(
+    let rows: Vec<HeldRow> = sqlx::query_as(
         "SELECT id, company_id, start_date, end_date, is_primary FROM employments
          WHERE user_id = $1 AND validation_status <> 'rejected' AND dismissed_at IS NULL",
     )
@@ -111,7 +123,10 @@ pub(super) async fn held(conn: &mut AnyConnection, user_id: i64) -> AppResult<Ve
             Some(Held {
                 id,
                 company_id,
-                period: Period { start: parse_date(&start)?, end: end.as_deref().and_then(parse_date) },
+                period: Period {
+                    start: parse_date(&start)?,
+                    end: end.as_deref().and_then(parse_date),
+                },
                 is_primary: primary == Some(1),
             })
         })
@@ -171,7 +186,9 @@ pub async fn insert_for_user(
 
 /// Lists by a SQL condition on `e`.
 async fn list(db: &Db, condition: &str, binds: Vec<BindValue>) -> AppResult<Vec<EmploymentRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE {condition} ORDER BY e.start_date DESC, e.id DESC"));
+    let sql = sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE {condition} ORDER BY e.start_date DESC, e.id DESC"
+    ));
     let mut query = sqlx::query_as::<_, EmploymentRow>(sql);
     for bind in binds {
         query = match bind {
@@ -190,7 +207,12 @@ enum BindValue {
 /// The company's employments, dismissed ones excluded; `latest_per_user` keeps each person's
 /// most recent one.
 pub async fn of_company(db: &Db, company_id: i64, latest_per_user: bool) -> AppResult<Vec<EmploymentRow>> {
-    let rows = list(db, "e.company_id = $1 AND e.dismissed_at IS NULL", vec![BindValue::Int(company_id)]).await?;
+    let rows = list(
+        db,
+        "e.company_id = $1 AND e.dismissed_at IS NULL",
+        vec![BindValue::Int(company_id)],
+    )
+    .await?;
     if !latest_per_user {
         return Ok(rows);
     }
@@ -220,7 +242,11 @@ pub async fn of_user(
     until: Option<NaiveDate>,
     include_pending: bool,
 ) -> AppResult<Vec<EmploymentRow>> {
-    let statuses = if include_pending { "('approved', 'pending')" } else { "('approved')" };
+    let statuses = if include_pending {
+        "('approved', 'pending')"
+    } else {
+        "('approved')"
+    };
     list(
         db,
         &format!(
@@ -264,7 +290,11 @@ pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> Ap
     if row.user_id != Some(actor) {
         return Err(forbidden());
     }
-    let (status, time) = if accept { ("approved", Some(now())) } else { ("rejected", None) };
+    let (status, time) = if accept {
+        ("approved", Some(now()))
+    } else {
+        ("rejected", None)
+    };
     let done = sqlx::query(
         "UPDATE employments SET validation_status = $3, validation_time = $4
          WHERE id = $1 AND user_id = $2 AND validation_status = 'pending' AND dismissed_at IS NULL",
@@ -278,7 +308,9 @@ pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> Ap
     if done.rows_affected() != 1 {
         return Err(state_error(&row));
     }
-    find(&mut conn, employment_id).await?.ok_or_else(|| AppError::internal("employment vanished"))
+    find(&mut conn, employment_id)
+        .await?
+        .ok_or_else(|| AppError::internal("employment vanished"))
 }
 
 /// `cancelEmployment`: an admin withdraws a pending employment (its invitation stops working).
@@ -310,26 +342,37 @@ pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<Naiv
     let mut conn = db.pool.acquire().await?;
     let row = for_admin(&mut conn, db, actor, employment_id).await?;
     if row.user_id == Some(actor) {
-        return Err(AppError::authorization("An admin cannot terminate their own employment")
-            .with("reason", "USER_SELF_TERMINATE_EMPLOYMENT"));
+        return Err(
+            AppError::authorization("An admin cannot terminate their own employment")
+                .with("reason", "USER_SELF_TERMINATE_EMPLOYMENT"),
+        );
     }
     if row.validation_status != "approved" || row.dismissed_at.is_some() {
-        return Err(AppError::invalid_resource(format!("Could not find valid employment with id {employment_id}"))
-            .with("status", row.status(&date_text(today()))));
+        return Err(
+            AppError::invalid_resource(format!("Could not find valid employment with id {employment_id}"))
+                .with("status", row.status(&date_text(today()))),
+        );
     }
     let today = today();
     let end = end.unwrap_or(today);
-    let period = row.period().ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
+    let period = row
+        .period()
+        .ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
     if period.end.is_some_and(|current| current < today) {
-        return Err(AppError::invalid_resource("Employment is already terminated").with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
+        return Err(AppError::invalid_resource("Employment is already terminated")
+            .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
     }
     if end < period.start {
-        return Err(AppError::invalid_inputs("End date must not be before the start date of the employment")
-            .with("field", "endDate"));
+        return Err(
+            AppError::invalid_inputs("End date must not be before the start date of the employment")
+                .with("field", "endDate"),
+        );
     }
     if period.end.is_some_and(|current| end > current) {
-        return Err(AppError::invalid_inputs("Termination cannot extend an employment beyond its end date")
-            .with("field", "endDate"));
+        return Err(
+            AppError::invalid_inputs("Termination cannot extend an employment beyond its end date")
+                .with("field", "endDate"),
+        );
     }
     if let Some(user_id) = row.user_id {
         super::super::activities::ensure_none_after(db, user_id, row.company_id, end).await?;
@@ -339,7 +382,9 @@ pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<Naiv
         .bind(date_text(end))
         .execute(&mut *conn)
         .await?;
-    find(&mut conn, employment_id).await?.ok_or_else(|| AppError::internal("employment vanished"))
+    find(&mut conn, employment_id)
+        .await?
+        .ok_or_else(|| AppError::internal("employment vanished"))
 }
 
 /// `changeEmployeeRole`: an admin grants or removes admin rights of someone else; returns the
@@ -348,7 +393,9 @@ pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_righ
     let mut conn = db.pool.acquire().await?;
     let row = for_admin(&mut conn, db, actor, employment_id).await?;
     if row.user_id == Some(actor) {
-        return Err(AppError::authorization("An admin cannot change their own role").with("reason", "USER_SELF_CHANGE_ROLE"));
+        return Err(
+            AppError::authorization("An admin cannot change their own role").with("reason", "USER_SELF_CHANGE_ROLE")
+        );
     }
     if row.validation_status == "rejected" || row.dismissed_at.is_some() {
         return Err(state_error(&row));
@@ -363,7 +410,11 @@ pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_righ
 
 /// Maps a rules error of one item of a batch so that the client knows which item failed.
 pub fn for_item(error: AppError, index: usize) -> AppError {
-    if error.code == Code::InternalError { error } else { error.with("itemIndex", index as i64) }
+    if error.code == Code::InternalError {
+        error
+    } else {
+        error.with("itemIndex", index as i64)
+    }
 }
 
 /// Whom a new employment is for.
@@ -387,8 +438,10 @@ pub async fn create_in(
     let user = match target {
         Target::User(id) => Some(id),
         Target::Email(email) => {
-            let found: Option<(i64,)> =
-                sqlx::query_as("SELECT id FROM users WHERE email = $1").bind(&email).fetch_optional(&mut *conn).await?;
+            let found: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+                .bind(&email)
+                .fetch_optional(&mut *conn)
+                .await?;
             match found {
                 Some((id,)) => Some(id),
                 None => return super::invitations::invite(conn, &email, company_name, actor, new, public_url).await,
@@ -397,7 +450,10 @@ pub async fn create_in(
     };
     let user_id = user.unwrap_or_default();
     let id = insert_for_user(conn, user_id, actor, new).await?;
-    let (email,): (String,) = sqlx::query_as("SELECT email FROM users WHERE id = $1").bind(user_id).fetch_one(&mut *conn).await?;
+    let (email,): (String,) = sqlx::query_as("SELECT email FROM users WHERE id = $1")
+        .bind(user_id)
+        .fetch_one(&mut *conn)
+        .await?;
     let body = format!(
         "{company_name} added you as an employee on Roadlog.\n\n\
          Accept the employment (employments.validateEmployment, employment {id}) or refuse it\n\

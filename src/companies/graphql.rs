@@ -12,7 +12,7 @@ use crate::graphql::{Api, caller};
 use crate::users::accounts;
 
 use super::employments::{self, NewEmployment, Target};
-use super::{companies, date_text, permissions, today};
+use super::{company, date_text, permissions, today};
 
 /// Most employments one batch may create.
 pub const MAX_BATCH: usize = 100;
@@ -27,9 +27,11 @@ impl Api {
     }
 
     /// The company, for an admin of it today (the company row is read once).
-    async fn admin_company(&self, actor: i64, company_id: i64) -> Result<companies::CompanyRow, AppError> {
+    async fn admin_company(&self, actor: i64, company_id: i64) -> Result<company::CompanyRow, AppError> {
         permissions::require_admin(&self.db, actor, company_id).await?;
-        companies::find(&self.db, company_id).await?.ok_or_else(|| AppError::internal("company vanished"))
+        company::find(&self.db, company_id)
+            .await?
+            .ok_or_else(|| AppError::internal("company vanished"))
     }
 }
 
@@ -66,14 +68,30 @@ impl EmploymentsResolver for Api {
         Ok(Some(self.employment(id).await?))
     }
 
-    async fn validate_employment(&self, ctx: &Context<'_>, employment_id: i32) -> async_graphql::Result<Option<Employment>> {
+    async fn validate_employment(
+        &self,
+        ctx: &Context<'_>,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).user_id()?;
-        Ok(Some(employments::answer(&self.db, actor, employment_id.into(), true).await?.to_graphql()))
+        Ok(Some(
+            employments::answer(&self.db, actor, employment_id.into(), true)
+                .await?
+                .to_graphql(),
+        ))
     }
 
-    async fn reject_employment(&self, ctx: &Context<'_>, employment_id: i32) -> async_graphql::Result<Option<Employment>> {
+    async fn reject_employment(
+        &self,
+        ctx: &Context<'_>,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).user_id()?;
-        Ok(Some(employments::answer(&self.db, actor, employment_id.into(), false).await?.to_graphql()))
+        Ok(Some(
+            employments::answer(&self.db, actor, employment_id.into(), false)
+                .await?
+                .to_graphql(),
+        ))
     }
 
     async fn terminate_employment(
@@ -101,7 +119,7 @@ impl EmploymentsResolver for Api {
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).user_id()?;
         let company_id = employments::change_role(&self.db, actor, employment_id.into(), has_admin_rights).await?;
-        Ok(companies::find(&self.db, company_id).await?.as_ref().map(Company::from))
+        Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
     }
 
     async fn batch_create_worker_employments(
@@ -151,7 +169,10 @@ impl EmploymentsResolver for Api {
 #[async_trait::async_trait]
 impl CompanyResolver for Api {
     async fn settings(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<CompanySettings>> {
-        Ok(companies::find(&self.db, parent.id.into()).await?.as_ref().map(CompanySettings::from))
+        Ok(company::find(&self.db, parent.id.into())
+            .await?
+            .as_ref()
+            .map(CompanySettings::from))
     }
 
     async fn users(
@@ -171,7 +192,11 @@ impl CompanyResolver for Api {
         Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
     }
 
-    async fn current_users(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+    async fn current_users(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         let actor = caller(ctx).user_id()?;
         if !permissions::is_employed(&self.db, actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
@@ -199,7 +224,11 @@ impl CompanyResolver for Api {
         Err(AppError::not_implemented("Company.missions").into())
     }
 
-    async fn vehicles(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
+    async fn vehicles(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
         let actor = caller(ctx).user_id()?;
         if !permissions::has_any_employment(&self.db, actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
@@ -225,7 +254,10 @@ impl CompanyResolver for Api {
 #[async_trait::async_trait]
 impl EmploymentResolver for Api {
     async fn company(&self, _ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Company>> {
-        Ok(companies::find(&self.db, parent.company_id.into()).await?.as_ref().map(Company::from))
+        Ok(company::find(&self.db, parent.company_id.into())
+            .await?
+            .as_ref()
+            .map(Company::from))
     }
 
     async fn user(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {

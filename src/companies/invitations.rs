@@ -61,7 +61,7 @@ pub async fn invite(
 /// Attaches the invitation to `user_id` and accepts it, under the employment rules, inside the
 /// caller's transaction. Unknown, used, cancelled or expired tokens are INVALID_TOKEN.
 pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppResult<i64> {
-    let found: Option<(i64, i64, String, Option<String>, Option<i64>)> = sqlx::query_as(
+    let found: Option<employments::HeldRow> = sqlx::query_as(
         "SELECT id, company_id, start_date, end_date, is_primary FROM employments
          WHERE invite_token_hash = $1 AND user_id IS NULL AND validation_status = 'pending'
            AND dismissed_at IS NULL AND invite_expires_at > $2",

@@ -1,7 +1,7 @@
 //! Companies, the employments that attach users to them, invitations, and who may read or
 //! manage what.
 
-pub mod companies;
+pub mod company;
 pub mod employments;
 mod graphql;
 pub mod invitations;

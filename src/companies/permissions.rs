@@ -43,7 +43,9 @@ pub async fn require_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<
     if is_admin(db, user_id, company_id).await? {
         Ok(())
     } else {
-        Err(AppError::authorization("Actor is not authorized to perform the operation: company admin rights are needed"))
+        Err(AppError::authorization(
+            "Actor is not authorized to perform the operation: company admin rights are needed",
+        ))
     }
 }
 

@@ -41,7 +41,10 @@ pub struct Held {
 
 /// Decides whether the new employment is primary, or refuses it.
 pub fn admit(held: &[Held], company_id: i64, period: Period, is_primary: Option<bool>) -> Result<bool, AppError> {
-    if let Some(same) = held.iter().find(|h| h.company_id == company_id && h.period.overlaps(&period)) {
+    if let Some(same) = held
+        .iter()
+        .find(|h| h.company_id == company_id && h.period.overlaps(&period))
+    {
         return Err(AppError::new(
             Code::OverlappingEmployments,
             "User cannot have two overlapping employments on the same company",
@@ -76,11 +79,19 @@ mod tests {
     }
 
     fn p(start: &str, end: Option<&str>) -> Period {
-        Period { start: d(start), end: end.map(d) }
+        Period {
+            start: d(start),
+            end: end.map(d),
+        }
     }
 
     fn held(id: i64, company_id: i64, period: Period, is_primary: bool) -> Held {
-        Held { id, company_id, period, is_primary }
+        Held {
+            id,
+            company_id,
+            period,
+            is_primary,
+        }
     }
 
     #[test]
@@ -93,16 +104,16 @@ mod tests {
 
     #[test]
     fn first_employment_is_primary_by_default() {
-        assert_eq!(admit(&[], 1, p("2026-01-01", None), None).unwrap(), true);
+        assert!(admit(&[], 1, p("2026-01-01", None), None).unwrap());
     }
 
     #[test]
     fn later_employment_elsewhere_is_secondary_by_default() {
         let existing = [held(1, 1, p("2026-01-01", None), true)];
-        assert_eq!(admit(&existing, 2, p("2026-03-01", None), None).unwrap(), false);
+        assert!(!admit(&existing, 2, p("2026-03-01", None), None).unwrap());
         // After the primary ends, a new one is primary again.
         let ended = [held(1, 1, p("2026-01-01", Some("2026-02-28")), true)];
-        assert_eq!(admit(&ended, 2, p("2026-03-01", None), None).unwrap(), true);
+        assert!(admit(&ended, 2, p("2026-03-01", None), None).unwrap());
     }
 
     #[test]
@@ -126,8 +137,13 @@ mod tests {
         let error = admit(&[], 1, p("2026-01-01", None), Some(false)).unwrap_err();
         assert_eq!(error.code, Code::NoPrimaryEmployment);
         let existing = [held(1, 1, p("2026-01-01", None), true)];
-        assert_eq!(admit(&existing, 2, p("2026-01-01", None), Some(false)).unwrap(), false);
+        assert!(!admit(&existing, 2, p("2026-01-01", None), Some(false)).unwrap());
         let secondary_only = [held(1, 1, p("2026-01-01", None), false)];
-        assert_eq!(admit(&secondary_only, 2, p("2026-01-01", None), Some(false)).unwrap_err().code, Code::NoPrimaryEmployment);
+        assert_eq!(
+            admit(&secondary_only, 2, p("2026-01-01", None), Some(false))
+                .unwrap_err()
+                .code,
+            Code::NoPrimaryEmployment
+        );
     }
 }

@@ -153,9 +153,6 @@ impl ActivitiesResolver for Api {
     }
 }
 
-
-
-
 #[async_trait::async_trait]
 impl VehicleResolver for Api {
     async fn company(&self, _ctx: &Context<'_>, _parent: &Vehicle) -> async_graphql::Result<Option<Company>> {
@@ -295,4 +292,3 @@ impl LocationEntryResolver for Api {
         Err(AppError::not_implemented("LocationEntry.submitter").into())
     }
 }
-

@@ -2,6 +2,7 @@
 
 use async_graphql::Context;
 
+use crate::companies::{company, permissions};
 use crate::errors::AppError;
 use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
 use crate::users::accounts;
@@ -27,9 +28,14 @@ impl QueriesResolver for Api {
         }
     }
 
-    async fn company(&self, ctx: &Context<'_>, _id: i32) -> async_graphql::Result<Option<Company>> {
-        caller(ctx).user_id()?;
-        Err(AppError::not_implemented("Queries.company").into())
+    async fn company(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Company>> {
+        let viewer = caller(ctx).user_id()?;
+        // Current employees and pending invitees read the company; an unknown id looks the same
+        // as a forbidden one.
+        if !permissions::is_employed(&self.db, viewer, id.into()).await? {
+            return Err(AppError::authorization("Forbidden access").into());
+        }
+        Ok(company::find(&self.db, id.into()).await?.as_ref().map(Company::from))
     }
 
     async fn mission(&self, ctx: &Context<'_>, _id: i32) -> async_graphql::Result<Option<Mission>> {

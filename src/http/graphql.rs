@@ -25,10 +25,10 @@ use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use async_graphql::dataloader::DataLoader;
 
 use crate::auth::Caller;
-use crate::users::loader::UserLoader;
 use crate::errors::Code;
 use crate::graphql::contract::ContractSchema;
 use crate::graphql::{Api, ExecutionStarted};
+use crate::users::loader::UserLoader;
 
 use super::body::{MAX_BODY, read_limited};
 use super::media::{self, json_bytes_response};
@@ -240,7 +240,11 @@ async fn execute(
             Ok(request) => {
                 let started = ExecutionStarted::default();
                 let users = DataLoader::new(UserLoader { db: api.db.clone() }, tokio::spawn);
-                let request = request.data(caller.clone()).data(bearer.clone()).data(started.clone()).data(users);
+                let request = request
+                    .data(caller.clone())
+                    .data(bearer.clone())
+                    .data(started.clone())
+                    .data(users);
                 let mut response = schema.execute(request).await;
                 if started.get() {
                     for error in &mut response.errors {

@@ -117,8 +117,9 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
             Err(e) if is_unique_violation(&e) => {
                 drop(tx);
                 if email_taken(db, &new.email).await? {
-                    return Err(AppError::invalid_inputs("A user is already registered with this email")
-                        .with("field", "email"));
+                    return Err(
+                        AppError::invalid_inputs("A user is already registered with this email").with("field", "email")
+                    );
                 }
             }
             Err(e) => return Err(e.into()),
@@ -169,16 +170,35 @@ pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
 
 /// Users with an employment in the company overlapping `[from, to]` (dates as stored): any that
 /// is neither rejected nor dismissed, or only accepted ones when `accepted_only`.
-pub async fn of_company(db: &Db, company_id: i64, from: &str, to: &str, accepted_only: bool) -> AppResult<Vec<UserRow>> {
-    let status = if accepted_only { "e.validation_status = 'approved'" } else { "e.validation_status <> 'rejected'" };
-    let columns = USER_COLUMNS.split(", ").map(|c| format!("u.{c}")).collect::<Vec<_>>().join(", ");
+pub async fn of_company(
+    db: &Db,
+    company_id: i64,
+    from: &str,
+    to: &str,
+    accepted_only: bool,
+) -> AppResult<Vec<UserRow>> {
+    let status = if accepted_only {
+        "e.validation_status = 'approved'"
+    } else {
+        "e.validation_status <> 'rejected'"
+    };
+    let columns = USER_COLUMNS
+        .split(", ")
+        .map(|c| format!("u.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT {columns} FROM users u WHERE u.id IN (
             SELECT e.user_id FROM employments e WHERE e.company_id = $1 AND {status} AND e.dismissed_at IS NULL
               AND e.start_date <= $3 AND (e.end_date IS NULL OR e.end_date >= $2))
          ORDER BY u.last_name, u.first_name, u.id"
     ));
-    Ok(sqlx::query_as::<_, UserRow>(sql).bind(company_id).bind(from).bind(to).fetch_all(&db.pool).await?)
+    Ok(sqlx::query_as::<_, UserRow>(sql)
+        .bind(company_id)
+        .bind(from)
+        .bind(to)
+        .fetch_all(&db.pool)
+        .await?)
 }
 
 /// Reads several users at once (for the per-request loader).
@@ -187,7 +207,10 @@ pub async fn find_many(db: &Db, ids: &[i64]) -> AppResult<Vec<UserRow>> {
         return Ok(Vec::new());
     }
     let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE id IN ({})", placeholders.join(", ")));
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {USER_COLUMNS} FROM users WHERE id IN ({})",
+        placeholders.join(", ")
+    ));
     let mut query = sqlx::query_as::<_, UserRow>(sql);
     for id in ids {
         query = query.bind(*id);

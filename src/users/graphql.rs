@@ -3,8 +3,8 @@
 use async_graphql::Context;
 
 use crate::auth::caller::BearerToken;
+use crate::companies::{company, employments, invitations};
 use crate::errors::AppError;
-use crate::companies::{companies, employments, invitations};
 use crate::graphql::contract::{
     ActivityConnection, AuthResolver, Company, CompanySignUpOutput, Employment, LoginOutput, MissionConnection,
     SignUpResolver, User, UserResolver, UserTokens, Void,
@@ -69,7 +69,14 @@ impl SignUpResolver for Api {
         invite_token: Option<String>,
         timezone_name: Option<String>,
     ) -> async_graphql::Result<Option<UserTokens>> {
-        let new = NewUser { email: email.0, password, first_name, last_name, timezone_name, invite_token };
+        let new = NewUser {
+            email: email.0,
+            password,
+            first_name,
+            last_name,
+            timezone_name,
+            invite_token,
+        };
         let user_id = accounts::create(&self.db, new).await?;
         Ok(Some(sessions::open(&self.db, self.environment, user_id).await?.into()))
     }
@@ -83,10 +90,12 @@ impl SignUpResolver for Api {
     ) -> async_graphql::Result<Option<CompanySignUpOutput>> {
         let actor = caller(ctx).user_id()?;
         let (company_id, employment_id) =
-            companies::sign_up(&self.db, actor, &usual_name, &siren, phone_number.as_deref()).await?;
-        let company = companies::find(&self.db, company_id).await?.as_ref().map(Company::from);
+            company::sign_up(&self.db, actor, &usual_name, &siren, phone_number.as_deref()).await?;
+        let company = company::find(&self.db, company_id).await?.as_ref().map(Company::from);
         let mut conn = self.db.pool.acquire().await?;
-        let employment = employments::find(&mut conn, employment_id).await?.map(|e| e.to_graphql());
+        let employment = employments::find(&mut conn, employment_id)
+            .await?
+            .map(|e| e.to_graphql());
         Ok(Some(CompanySignUpOutput { company, employment }))
     }
 
@@ -126,7 +135,11 @@ impl UserResolver for Api {
         Err(AppError::not_implemented("User.missions").into())
     }
 
-    async fn current_employments(&self, ctx: &Context<'_>, parent: &User) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
+    async fn current_employments(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
         let me = self_only(ctx, parent, "currentEmployments")?;
         let rows = employments::current_of_user(&self.db, me).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
@@ -160,7 +173,7 @@ impl UserResolver for Api {
     ) -> async_graphql::Result<Option<Vec<Option<Company>>>> {
         let me = self_only(ctx, parent, "adminedCompanies")?;
         let wanted: Option<Vec<i64>> = company_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
-        let rows = companies::admined_by(&self.db, me).await?;
+        let rows = company::admined_by(&self.db, me).await?;
         Ok(Some(
             rows.iter()
                 .filter(|c| wanted.as_ref().is_none_or(|w| w.contains(&c.id)))

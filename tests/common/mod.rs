@@ -208,3 +208,72 @@ macro_rules! on_both_backends {
         }
     )*};
 }
+
+/// A signed-up user of a test.
+#[derive(Clone, Debug)]
+pub struct TestUser {
+    pub id: i64,
+    pub email: String,
+    pub token: String,
+}
+
+impl TestApp {
+    /// Signs a user up and reads their id.
+    pub async fn new_user(&self, email: &str) -> TestUser {
+        let (token, _) = self.sign_up(email, "long enough secret").await;
+        let (_, body) = self.graphql("{ me { id } }", json!({}), Some(&token)).await;
+        let id = body["data"]["me"]["id"].as_i64().expect("me.id");
+        TestUser {
+            id,
+            email: email.to_string(),
+            token,
+        }
+    }
+
+    /// Runs an operation as `user`; the answer must be HTTP 200.
+    pub async fn as_user(&self, user: &TestUser, query: &str, variables: Value) -> Value {
+        let (status, body) = self.graphql(query, variables, Some(&user.token)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body
+    }
+
+    /// `signUp.company` as `admin`; returns the company id.
+    pub async fn new_company(&self, admin: &TestUser, name: &str) -> i64 {
+        let body = self
+            .as_user(
+                admin,
+                "mutation($n: String!) { signUp { company(usualName: $n, siren: \"123456789\") { company { id } } } }",
+                json!({ "n": name }),
+            )
+            .await;
+        body["data"]["signUp"]["company"]["company"]["id"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("company created: {body}"))
+    }
+
+    /// `createEmployment` of `user_id` by `admin`; returns the body.
+    pub async fn employ(&self, admin: &TestUser, company_id: i64, user_id: i64, extra: &str) -> Value {
+        let query = format!(
+            "mutation($c: Int!, $u: Int!) {{ employments {{ createEmployment(companyId: $c, userId: $u{extra}) {{ id validationStatus isPrimary status }} }} }}"
+        );
+        self.as_user(admin, &query, json!({ "c": company_id, "u": user_id }))
+            .await
+    }
+
+    /// Employs `worker` in the company and has them accept; returns the employment id.
+    pub async fn hire(&self, admin: &TestUser, company_id: i64, worker: &TestUser) -> i64 {
+        let body = self.employ(admin, company_id, worker.id, "").await;
+        let id = body["data"]["employments"]["createEmployment"]["id"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{body}"));
+        let body = self
+            .as_user(
+                worker,
+                "mutation($e: Int!) { employments { validateEmployment(employmentId: $e) { id } } }",
+                json!({ "e": id }),
+            )
+            .await;
+        assert!(body["errors"].is_null(), "{body}");
+        id
+    }
+}

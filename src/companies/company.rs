@@ -72,13 +72,20 @@ pub fn validate_siren(raw: &str) -> AppResult<String> {
 pub fn validate_name(raw: &str) -> AppResult<String> {
     let name = raw.trim();
     if name.is_empty() || name.chars().count() > 255 {
-        return Err(AppError::invalid_inputs("usualName must be between 1 and 255 characters").with("field", "usualName"));
+        return Err(
+            AppError::invalid_inputs("usualName must be between 1 and 255 characters").with("field", "usualName"),
+        );
     }
     Ok(name.to_string())
 }
 
 /// Inserts a company, inside the caller's transaction.
-pub async fn insert(conn: &mut AnyConnection, usual_name: &str, siren: &str, phone_number: Option<&str>) -> AppResult<i64> {
+pub async fn insert(
+    conn: &mut AnyConnection,
+    usual_name: &str,
+    siren: &str,
+    phone_number: Option<&str>,
+) -> AppResult<i64> {
     let (id,): (i64,) = sqlx::query_as(
         "INSERT INTO companies (usual_name, siren, phone_number, creation_time) VALUES ($1, $2, $3, $4) RETURNING id",
     )
@@ -94,25 +101,21 @@ pub async fn insert(conn: &mut AnyConnection, usual_name: &str, siren: &str, pho
 /// Reads a company.
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<CompanyRow>> {
     let sql = sqlx::AssertSqlSafe(format!("SELECT {COMPANY_COLUMNS} FROM companies WHERE id = $1"));
-    Ok(sqlx::query_as::<_, CompanyRow>(sql).bind(id).fetch_optional(&db.pool).await?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sirens_are_nine_digits() {
-        assert_eq!(validate_siren("123 456 789").unwrap(), "123456789");
-        let e = validate_siren("12345").unwrap_err();
-        assert_eq!(e.message, "SIREN must be exactly 9 characters (received: 5)");
-        assert_eq!(validate_siren("12345678A").unwrap_err().message, "SIREN must contain only digits");
-    }
+    Ok(sqlx::query_as::<_, CompanyRow>(sql)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?)
 }
 
 /// `signUp.company`: creates the company and makes the caller its admin (an accepted employment
 /// from today, primary unless the caller already has a primary employment), in one transaction.
-pub async fn sign_up(db: &Db, actor: i64, usual_name: &str, siren: &str, phone_number: Option<&str>) -> AppResult<(i64, i64)> {
+pub async fn sign_up(
+    db: &Db,
+    actor: i64,
+    usual_name: &str,
+    siren: &str,
+    phone_number: Option<&str>,
+) -> AppResult<(i64, i64)> {
     let usual_name = validate_name(usual_name)?;
     let siren = validate_siren(siren)?;
     let phone_number = phone_number.map(str::trim).filter(|p| !p.is_empty());
@@ -120,7 +123,10 @@ pub async fn sign_up(db: &Db, actor: i64, usual_name: &str, siren: &str, phone_n
     let company_id = insert(&mut tx, &usual_name, &siren, phone_number).await?;
     let new = super::employments::NewEmployment {
         company_id,
-        period: super::rules::Period { start: super::today(), end: None },
+        period: super::rules::Period {
+            start: super::today(),
+            end: None,
+        },
         has_admin_rights: true,
         is_primary: None,
         status: "approved",
@@ -132,12 +138,36 @@ pub async fn sign_up(db: &Db, actor: i64, usual_name: &str, siren: &str, phone_n
 
 /// The companies the user administers today.
 pub async fn admined_by(db: &Db, user_id: i64) -> AppResult<Vec<CompanyRow>> {
-    let columns = COMPANY_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
+    let columns = COMPANY_COLUMNS
+        .split(", ")
+        .map(|c| format!("c.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT {columns} FROM companies c WHERE c.id IN (
             SELECT company_id FROM employments WHERE user_id = $1 AND validation_status = 'approved'
               AND dismissed_at IS NULL AND has_admin_rights = 1 AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2))
          ORDER BY c.id"
     ));
-    Ok(sqlx::query_as::<_, CompanyRow>(sql).bind(user_id).bind(super::date_text(super::today())).fetch_all(&db.pool).await?)
+    Ok(sqlx::query_as::<_, CompanyRow>(sql)
+        .bind(user_id)
+        .bind(super::date_text(super::today()))
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sirens_are_nine_digits() {
+        assert_eq!(validate_siren("123 456 789").unwrap(), "123456789");
+        let e = validate_siren("12345").unwrap_err();
+        assert_eq!(e.message, "SIREN must be exactly 9 characters (received: 5)");
+        assert_eq!(
+            validate_siren("12345678A").unwrap_err().message,
+            "SIREN must contain only digits"
+        );
+    }
 }
