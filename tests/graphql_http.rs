@@ -231,13 +231,4 @@ on_both_backends! {
         assert_eq!(status, StatusCode::BAD_REQUEST);
         assert_eq!(body, json!({ "errors": [{ "message": "Must provide query string." }] }));
     }
-
-    async fn not_yet_implemented_operations_say_so(app) {
-        let (access, _) = app.sign_up("nobody@example.com", "long enough secret").await;
-        let (status, body) = app.graphql("{ mission(id: 1) { id } }", json!({}), Some(&access)).await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(codes(&body), ["INTERNAL_ERROR"]);
-        assert_eq!(body["errors"][0]["extensions"]["reason"], "NOT_IMPLEMENTED");
-        assert_eq!(body["data"], json!({ "mission": null }));
-    }
 }

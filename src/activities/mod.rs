@@ -1,6 +1,12 @@
 //! Activities: the working time itself (driving, work, support, transfer), their history, and
 //! the rules that keep a worker's time consistent.
 
+pub mod checks;
+mod graphql;
+pub mod log;
+pub mod rules;
+pub mod store;
+
 use chrono::NaiveDate;
 
 use crate::errors::{AppError, AppResult};

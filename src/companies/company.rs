@@ -119,7 +119,7 @@ pub async fn sign_up(
     let usual_name = validate_name(usual_name)?;
     let siren = validate_siren(siren)?;
     let phone_number = phone_number.map(str::trim).filter(|p| !p.is_empty());
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let company_id = insert(&mut tx, &usual_name, &siren, phone_number).await?;
     let new = super::employments::NewEmployment {
         company_id,

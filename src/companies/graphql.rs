@@ -62,7 +62,7 @@ impl EmploymentsResolver for Api {
             is_primary,
             status: "pending",
         };
-        let mut tx = self.db.pool.begin().await?;
+        let mut tx = self.db.begin_write().await?;
         let id = employments::create_in(&mut tx, actor, &company.usual_name, target, &new, &self.public_url).await?;
         tx.commit().await?;
         Ok(Some(self.employment(id).await?))
@@ -149,7 +149,7 @@ impl EmploymentsResolver for Api {
             status: "pending",
         };
         // All or nothing: one refused item leaves the company as it was.
-        let mut tx = self.db.pool.begin().await?;
+        let mut tx = self.db.begin_write().await?;
         let mut ids = Vec::with_capacity(targets.len());
         for (index, target) in targets.into_iter().enumerate() {
             let id = employments::create_in(&mut tx, actor, &company.usual_name, target, &new, &self.public_url)
@@ -220,8 +220,18 @@ impl CompanyResolver for Api {
         if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("missions").into());
         }
-        let _ = (from_time, until_time, after, first, only_ended_missions);
-        Err(AppError::not_implemented("Company.missions").into())
+        let page = crate::missions::queries::company_missions(
+            &self.db,
+            actor,
+            parent.id.into(),
+            from_time,
+            until_time,
+            after,
+            first,
+            only_ended_missions.unwrap_or(false),
+        )
+        .await?;
+        Ok(Some(page))
     }
 
     async fn vehicles(
@@ -233,7 +243,8 @@ impl CompanyResolver for Api {
         if !permissions::has_any_employment(&self.db, actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
-        Err(AppError::not_implemented("Company.vehicles").into())
+        let vehicles = crate::missions::vehicles::of_company(&self.db, parent.id.into()).await?;
+        Ok(Some(vehicles.into_iter().map(Some).collect()))
     }
 
     async fn employments(

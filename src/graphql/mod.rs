@@ -3,7 +3,6 @@
 
 mod api;
 mod exec_flag;
-mod pending;
 mod queries;
 pub mod scalars;
 

@@ -4,6 +4,7 @@ use async_graphql::Context;
 
 use crate::companies::{company, permissions};
 use crate::errors::AppError;
+use crate::missions;
 use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
 use crate::users::accounts;
 
@@ -38,9 +39,12 @@ impl QueriesResolver for Api {
         Ok(company::find(&self.db, id.into()).await?.as_ref().map(Company::from))
     }
 
-    async fn mission(&self, ctx: &Context<'_>, _id: i32) -> async_graphql::Result<Option<Mission>> {
-        caller(ctx).user_id()?;
-        Err(AppError::not_implemented("Queries.mission").into())
+    async fn mission(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Mission>> {
+        let viewer = caller(ctx).user_id()?;
+        let mut conn = self.db.pool.acquire().await?;
+        missions::permissions::readable(&mut conn, viewer, id.into()).await?;
+        drop(conn);
+        Ok(Some(missions::store::load_one(&self.db, id.into(), viewer).await?))
     }
 
     async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput> {

@@ -99,6 +99,17 @@ impl Db {
         Ok(())
     }
 
+    /// Starts a transaction that will write. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`): a deferred transaction that reads first cannot wait for the lock
+    /// later and fails with "database is locked" under concurrency. On PostgreSQL writers
+    /// serialise on the row locks they take, so a plain `BEGIN` is right.
+    pub async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+
     /// Whether the database answers (for `GET /health`).
     pub async fn ping(&self) -> bool {
         sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()

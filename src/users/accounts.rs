@@ -92,7 +92,7 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
     for _ in 0..5 {
         let id = tokens::random_in(100_000_000, 999_999_999)?;
         // The account and the redemption of its invitation succeed or fail together.
-        let mut tx = db.pool.begin().await?;
+        let mut tx = db.begin_write().await?;
         let inserted = sqlx::query(
             "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time)
              VALUES ($1, $2, $3, $4, $5, $6, $7)",

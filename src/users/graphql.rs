@@ -5,6 +5,7 @@ use async_graphql::Context;
 use crate::auth::caller::BearerToken;
 use crate::companies::{company, employments, invitations};
 use crate::errors::AppError;
+use crate::missions;
 use crate::graphql::contract::{
     ActivityConnection, AuthResolver, Company, CompanySignUpOutput, Employment, LoginOutput, MissionConnection,
     SignUpResolver, User, UserResolver, UserTokens, Void,
@@ -101,7 +102,7 @@ impl SignUpResolver for Api {
 
     async fn redeem_invite(&self, ctx: &Context<'_>, token: String) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).user_id()?;
-        let mut tx = self.db.pool.begin().await?;
+        let mut tx = self.db.begin_write().await?;
         let id = invitations::redeem(&mut tx, actor, &token).await?;
         tx.commit().await?;
         let mut conn = self.db.pool.acquire().await?;
@@ -113,26 +114,32 @@ impl SignUpResolver for Api {
 impl UserResolver for Api {
     async fn activities(
         &self,
-        _ctx: &Context<'_>,
-        _parent: &User,
-        _from_time: Option<TimeStamp>,
-        _until_time: Option<TimeStamp>,
-        _first: Option<i32>,
-        _after: Option<String>,
+        ctx: &Context<'_>,
+        parent: &User,
+        from_time: Option<TimeStamp>,
+        until_time: Option<TimeStamp>,
+        first: Option<i32>,
+        after: Option<String>,
     ) -> async_graphql::Result<Option<ActivityConnection>> {
-        Err(AppError::not_implemented("User.activities").into())
+        let viewer = caller(ctx).user_id()?;
+        let page = missions::queries::user_activities(&self.db, viewer, parent.id.into(), from_time, until_time, first, after)
+            .await?;
+        Ok(Some(page))
     }
 
     async fn missions(
         &self,
-        _ctx: &Context<'_>,
-        _parent: &User,
-        _from_time: Option<TimeStamp>,
-        _until_time: Option<TimeStamp>,
-        _first: Option<i32>,
-        _after: Option<String>,
+        ctx: &Context<'_>,
+        parent: &User,
+        from_time: Option<TimeStamp>,
+        until_time: Option<TimeStamp>,
+        first: Option<i32>,
+        after: Option<String>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
-        Err(AppError::not_implemented("User.missions").into())
+        let viewer = caller(ctx).user_id()?;
+        let page = missions::queries::user_missions(&self.db, viewer, parent.id.into(), from_time, until_time, first, after)
+            .await?;
+        Ok(Some(page))
     }
 
     async fn current_employments(

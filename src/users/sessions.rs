@@ -37,7 +37,7 @@ async fn issue_pair(db: &Db, environment: Environment, user_id: i64, session_id:
     let (access_token, access_hash) = tokens::generate("rl_at_")?;
     let (refresh_token, refresh_hash) = tokens::generate("rl_rt_")?;
     let created = now();
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     for (hash, kind, lifetime) in [
         (&access_hash, "access", access_token_seconds(environment)),
         (&refresh_hash, "refresh", REFRESH_TOKEN_SECONDS),

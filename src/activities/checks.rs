@@ -1,0 +1,93 @@
+//! The rules that span rows, checked inside the writing transaction after the write, while the
+//! worker's row is locked: no overlapping activities, no interleaved missions.
+
+use serde_json::json;
+use sqlx::AnyConnection;
+
+use crate::errors::{AppError, AppResult, Code};
+
+use super::rules::{self, Span};
+
+/// OVERLAPPING_ACTIVITIES when another live activity of the worker shares a minute with
+/// `[start, end)`; the conflicting activity is described in `extensions.conflictingActivity`.
+pub async fn no_overlap(conn: &mut AnyConnection, user_id: i64, activity_id: i64, start: i64, end: Option<i64>) -> AppResult<()> {
+    let conflict: Option<(i64, i64, Option<i64>, i64, String, i64, String, String)> = sqlx::query_as(
+        "SELECT a.id, a.start_time, a.end_time, a.mission_id, a.type, u.id, u.first_name, u.last_name
+         FROM activities a JOIN users u ON u.id = a.submitter_id
+         WHERE a.user_id = $1 AND a.id <> $2 AND a.dismissed_at IS NULL
+           AND a.start_time < $4 AND (a.end_time IS NULL OR a.end_time > $3)
+         ORDER BY a.start_time LIMIT 1",
+    )
+    .bind(user_id)
+    .bind(activity_id)
+    .bind(start)
+    .bind(end.unwrap_or(rules::OPEN))
+    .fetch_optional(conn)
+    .await?;
+    match conflict {
+        None => Ok(()),
+        Some((id, start_time, end_time, mission_id, kind, submitter_id, first_name, last_name)) => Err(AppError::new(
+            Code::OverlappingActivities,
+            "Activity is overlapping with existing ones for the user",
+        )
+        .with(
+            "conflictingActivity",
+            json!({
+                "id": id, "startTime": start_time, "endTime": end_time, "missionId": mission_id, "type": kind,
+                "submitter": { "id": submitter_id, "firstName": first_name, "lastName": last_name },
+            }),
+        )),
+    }
+}
+
+/// OVERLAPPING_MISSIONS when the worker's span in `mission_id` overlaps their span in another
+/// mission; the other mission is described in `extensions.conflictingMission`.
+pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id: i64) -> AppResult<()> {
+    let own: Option<(Option<i64>, Option<i64>, i64)> = sqlx::query_as(
+        "SELECT MIN(start_time), MAX(COALESCE(end_time, $3)), COUNT(*) FROM activities
+         WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL",
+    )
+    .bind(user_id)
+    .bind(mission_id)
+    .bind(rules::OPEN)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((Some(start), Some(end), count)) = own else { return Ok(()) };
+    if count == 0 {
+        return Ok(());
+    }
+    // Only the missions whose span can meet this one are read.
+    let others: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT mission_id, MIN(start_time), MAX(COALESCE(end_time, $2)) FROM activities
+         WHERE user_id = $1 AND dismissed_at IS NULL AND mission_id <> $3
+         GROUP BY mission_id HAVING MIN(start_time) < $5 AND MAX(COALESCE(end_time, $2)) > $4",
+    )
+    .bind(user_id)
+    .bind(rules::OPEN)
+    .bind(mission_id)
+    .bind(start)
+    .bind(end)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut spans: Vec<Span> = others.into_iter().map(|(mission_id, start, end)| Span { mission_id, start, end }).collect();
+    spans.push(Span { mission_id, start, end });
+    let Some(other) = rules::interleaved(&spans, mission_id) else { return Ok(()) };
+    let described: Option<(i64, Option<String>, i64, i64, String, String)> = sqlx::query_as(
+        "SELECT m.id, m.name, m.reception_time, u.id, u.first_name, u.last_name
+         FROM missions m JOIN users u ON u.id = m.submitter_id WHERE m.id = $1",
+    )
+    .bind(other.mission_id)
+    .fetch_optional(conn)
+    .await?;
+    let mut error = rules::overlapping_missions(other.mission_id);
+    if let Some((id, name, reception_time, submitter_id, first_name, last_name)) = described {
+        error = error.with(
+            "conflictingMission",
+            json!({
+                "id": id, "name": name, "receptionTime": reception_time,
+                "submitter": { "id": submitter_id, "firstName": first_name, "lastName": last_name },
+            }),
+        );
+    }
+    Err(error)
+}
