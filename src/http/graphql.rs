@@ -245,6 +245,8 @@ async fn execute(
                     .data(bearer.clone())
                     .data(started.clone())
                     .data(users);
+                let viewer = caller.user_id().unwrap_or_default();
+                let request = crate::missions::loaders::attach(request, &api.db, viewer);
                 let mut response = schema.execute(request).await;
                 if started.get() {
                     for error in &mut response.errors {

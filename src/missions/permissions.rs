@@ -135,20 +135,22 @@ async fn ensure_unlocked(conn: &mut AnyConnection, mission_id: i64, for_user: i6
     .bind(mission_id)
     .fetch_all(conn)
     .await?;
-    for (is_admin, is_auto, user_id, submitter_id) in rows {
-        let concerns = user_id.is_none() || user_id == Some(for_user);
-        if is_admin == 1 && is_auto == 0 && concerns {
-            return Err(AppError::invalid_resource("The mission was validated by an admin and can no longer be changed")
-                .with("reason", "MISSION_ALREADY_VALIDATED_BY_ADMIN"));
-        }
-        if is_auto == 1 && concerns {
-            return Err(AppError::invalid_resource("The mission was validated automatically and can no longer be changed")
-                .with("reason", "MISSION_ALREADY_AUTO_VALIDATED"));
-        }
-        if is_admin == 0 && user_id.is_some_and(|u| u == for_user || u == actor) && submitter_id == user_id {
-            return Err(AppError::invalid_resource("The mission was validated by the worker and can no longer be changed")
-                .with("reason", "MISSION_ALREADY_VALIDATED_BY_USER"));
-        }
+    // The strongest lock is reported: admin, then automatic, then the worker's own validation.
+    let concerns = |user_id: Option<i64>| user_id.is_none() || user_id == Some(for_user);
+    if rows.iter().any(|(admin, auto, user, _)| *admin == 1 && *auto == 0 && concerns(*user)) {
+        return Err(AppError::invalid_resource("The mission was validated by an admin and can no longer be changed")
+            .with("reason", "MISSION_ALREADY_VALIDATED_BY_ADMIN"));
+    }
+    if rows.iter().any(|(_, auto, user, _)| *auto == 1 && concerns(*user)) {
+        return Err(AppError::invalid_resource("The mission was validated automatically and can no longer be changed")
+            .with("reason", "MISSION_ALREADY_AUTO_VALIDATED"));
+    }
+    let by_worker = |(admin, _, user, submitter): &(i64, i64, Option<i64>, Option<i64>)| {
+        *admin == 0 && user.is_some_and(|u| u == for_user || u == actor) && submitter == user
+    };
+    if rows.iter().any(by_worker) {
+        return Err(AppError::invalid_resource("The mission was validated by the worker and can no longer be changed")
+            .with("reason", "MISSION_ALREADY_VALIDATED_BY_USER"));
     }
     Ok(())
 }

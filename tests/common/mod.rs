@@ -70,6 +70,13 @@ impl TestApp {
     }
 
     pub async fn spawn_in(backend: Backend, environment: Environment) -> Option<TestApp> {
+        // Server logs in test output when asked for: `RUST_LOG=roadlog=debug cargo test`.
+        if std::env::var_os("RUST_LOG").is_some() {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+                .with_test_writer()
+                .try_init();
+        }
         let name = unique_name();
         let (database_url, cleanup) = match backend {
             Backend::Sqlite => {
