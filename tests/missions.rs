@@ -16,7 +16,10 @@ fn base_day() -> i64 {
 }
 
 fn date(t: i64) -> String {
-    chrono::DateTime::from_timestamp(t, 0).unwrap().format("%Y-%m-%d").to_string()
+    chrono::DateTime::from_timestamp(t, 0)
+        .unwrap()
+        .format("%Y-%m-%d")
+        .to_string()
 }
 
 /// An admin, a worker hired by the admin's company, and everyone's employments backdated so that
@@ -32,7 +35,10 @@ async fn crew(app: &TestApp) -> Crew {
     let worker = app.new_user("driver@example.com").await;
     let company = app.new_company(&admin, "Transports Martin").await;
     app.hire(&admin, company, &worker).await;
-    sqlx::query("UPDATE employments SET start_date = '2020-01-01'").execute(&app.server.db.pool).await.unwrap();
+    sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+        .execute(&app.server.db.pool)
+        .await
+        .unwrap();
     Crew { admin, worker, company }
 }
 
@@ -46,16 +52,25 @@ const VALIDATE: &str = "mutation($m: Int!, $u: [Int]!) { activities { validateMi
 
 async fn mission(app: &TestApp, user: &TestUser, company: i64, name: &str) -> i64 {
     let body = app.as_user(user, CREATE, json!({ "c": company, "n": name })).await;
-    body["data"]["activities"]["createMission"]["id"].as_i64().unwrap_or_else(|| panic!("{body}"))
+    body["data"]["activities"]["createMission"]["id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{body}"))
 }
 
 async fn log(app: &TestApp, user: &TestUser, mission: i64, kind: &str, start: i64, end: Option<i64>) -> Value {
     let switch = end.is_none();
-    app.as_user(user, LOG, json!({ "m": mission, "t": kind, "s": start, "e": end, "sw": switch })).await
+    app.as_user(
+        user,
+        LOG,
+        json!({ "m": mission, "t": kind, "s": start, "e": end, "sw": switch }),
+    )
+    .await
 }
 
 fn activity_id(body: &Value) -> i64 {
-    body["data"]["activities"]["logActivity"]["id"].as_i64().unwrap_or_else(|| panic!("{body}"))
+    body["data"]["activities"]["logActivity"]["id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{body}"))
 }
 
 on_both_backends! {

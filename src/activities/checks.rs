@@ -10,9 +10,15 @@ use super::rules::{self, Span};
 
 /// OVERLAPPING_ACTIVITIES when another live activity of the worker shares a minute with
 /// `[start, end)`; the conflicting activity is described in `extensions.conflictingActivity`.
-pub async fn no_overlap(conn: &mut AnyConnection, user_id: i64, activity_id: i64, start: i64, end: Option<i64>) -> AppResult<()> {
-    let conflict: Option<(i64, i64, Option<i64>, i64, String, i64, String, String)> = sqlx::query_as(
-        "SELECT a.id, a.start_time, a.end_time, a.mission_id, a.type, u.id, u.first_name, u.last_name
+pub async fn no_overlap(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    activity_id: i64,
+    start: i64,
+    end: Option<i64>,
+) -> AppResult<()> {
+    let conflict: Option<Conflict> = sqlx::query_as(
+        "SELECT a.id, a.start_time, a.end_time, a.mission_id, a.type AS kind, u.id AS submitter_id, u.first_name, u.last_name
          FROM activities a JOIN users u ON u.id = a.submitter_id
          WHERE a.user_id = $1 AND a.id <> $2 AND a.dismissed_at IS NULL
            AND a.start_time < $4 AND (a.end_time IS NULL OR a.end_time > $3)
@@ -26,18 +32,31 @@ pub async fn no_overlap(conn: &mut AnyConnection, user_id: i64, activity_id: i64
     .await?;
     match conflict {
         None => Ok(()),
-        Some((id, start_time, end_time, mission_id, kind, submitter_id, first_name, last_name)) => Err(AppError::new(
+        Some(c) => Err(AppError::new(
             Code::OverlappingActivities,
             "Activity is overlapping with existing ones for the user",
         )
         .with(
             "conflictingActivity",
             json!({
-                "id": id, "startTime": start_time, "endTime": end_time, "missionId": mission_id, "type": kind,
-                "submitter": { "id": submitter_id, "firstName": first_name, "lastName": last_name },
+                "id": c.id, "startTime": c.start_time, "endTime": c.end_time, "missionId": c.mission_id, "type": c.kind,
+                "submitter": { "id": c.submitter_id, "firstName": c.first_name, "lastName": c.last_name },
             }),
         )),
     }
+}
+
+/// The activity an overlap conflicts with, as the error describes it.
+#[derive(sqlx::FromRow)]
+struct Conflict {
+    id: i64,
+    start_time: i64,
+    end_time: Option<i64>,
+    mission_id: i64,
+    kind: String,
+    submitter_id: i64,
+    first_name: String,
+    last_name: String,
 }
 
 /// OVERLAPPING_MISSIONS when the worker's span in `mission_id` overlaps their span in another
@@ -52,7 +71,9 @@ pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id:
     .bind(rules::OPEN)
     .fetch_optional(&mut *conn)
     .await?;
-    let Some((Some(start), Some(end), count)) = own else { return Ok(()) };
+    let Some((Some(start), Some(end), count)) = own else {
+        return Ok(());
+    };
     if count == 0 {
         return Ok(());
     }
@@ -69,9 +90,14 @@ pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id:
     .bind(end)
     .fetch_all(&mut *conn)
     .await?;
-    let mut spans: Vec<Span> = others.into_iter().map(|(mission_id, start, end)| Span { mission_id, start, end }).collect();
+    let mut spans: Vec<Span> = others
+        .into_iter()
+        .map(|(mission_id, start, end)| Span { mission_id, start, end })
+        .collect();
     spans.push(Span { mission_id, start, end });
-    let Some(other) = rules::interleaved(&spans, mission_id) else { return Ok(()) };
+    let Some(other) = rules::interleaved(&spans, mission_id) else {
+        return Ok(());
+    };
     let described: Option<(i64, Option<String>, i64, i64, String, String)> = sqlx::query_as(
         "SELECT m.id, m.name, m.reception_time, u.id, u.first_name, u.last_name
          FROM missions m JOIN users u ON u.id = m.submitter_id WHERE m.id = $1",

@@ -2,8 +2,8 @@
 
 use async_graphql::Context;
 
-use crate::graphql::contract::{Activity, ActivityResolver, ActivityVersion, ActivityVersionResolver, Mission, User};
 use crate::graphql::Api;
+use crate::graphql::contract::{Activity, ActivityResolver, ActivityVersion, ActivityVersionResolver, Mission, User};
 use crate::missions::loaders::{self, MissionsById, VersionsByActivity};
 use crate::users::load_user;
 
@@ -28,8 +28,14 @@ impl ActivityResolver for Api {
         }
     }
 
-    async fn versions(&self, ctx: &Context<'_>, parent: &Activity) -> async_graphql::Result<Option<Vec<Option<ActivityVersion>>>> {
-        let rows = loaders::load::<VersionsByActivity, _>(ctx, parent.id.into()).await?.unwrap_or_default();
+    async fn versions(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Activity,
+    ) -> async_graphql::Result<Option<Vec<Option<ActivityVersion>>>> {
+        let rows = loaders::load::<VersionsByActivity, _>(ctx, parent.id.into())
+            .await?
+            .unwrap_or_default();
         Ok(Some(rows.iter().map(|v| Some(v.to_graphql())).collect()))
     }
 }

@@ -9,9 +9,9 @@ use crate::graphql::scalars::{ActivityTypeEnum, GenericScalar};
 use crate::missions::permissions;
 use crate::storage::now;
 
+use super::checks;
 use super::rules::{not_in_future, positive_duration, to_minute};
 use super::store::{self, ActivityRow, add_version};
-use super::checks;
 
 /// Locks the rows of these users, in id order so that two transactions never wait on each other
 /// in a cycle. Unknown users are left out (the permission checks refuse them).
@@ -60,10 +60,14 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     let start = to_minute(new.start);
     let end = new.end.map(to_minute);
     if new.switch && end.is_some() {
-        return Err(AppError::invalid_inputs("Specifying an end time is not authorized in switch mode"));
+        return Err(AppError::invalid_inputs(
+            "Specifying an end time is not authorized in switch mode",
+        ));
     }
     if new.kind == ActivityTypeEnum::Off {
-        return Err(AppError::invalid_inputs("Activities of type off are holidays, which are not recorded in missions"));
+        return Err(AppError::invalid_inputs(
+            "Activities of type off are holidays, which are not recorded in missions",
+        ));
     }
     not_in_future(start, received, "Start")?;
     if let Some(end) = end {
@@ -104,13 +108,15 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
                 )
                 .with("reason", "EMPTY_ACTIVITY_DURATION"));
             }
-            sqlx::query("UPDATE activities SET end_time = $2, last_update_time = $3, last_submitter_id = $4 WHERE id = $1")
-                .bind(current.id)
-                .bind(start)
-                .bind(received)
-                .bind(actor)
-                .execute(&mut *conn)
-                .await?;
+            sqlx::query(
+                "UPDATE activities SET end_time = $2, last_update_time = $3, last_submitter_id = $4 WHERE id = $1",
+            )
+            .bind(current.id)
+            .bind(start)
+            .bind(received)
+            .bind(actor)
+            .execute(&mut *conn)
+            .await?;
             add_version(conn, current.id, actor, new.context.as_ref(), new.creation_time).await?;
         }
     }
@@ -135,7 +141,9 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     }
     checks::no_overlap(conn, for_user, id, start, end).await?;
     checks::no_interleaving(conn, for_user, new.mission_id).await?;
-    store::find(conn, id).await?.ok_or_else(|| AppError::internal("activity vanished"))
+    store::find(conn, id)
+        .await?
+        .ok_or_else(|| AppError::internal("activity vanished"))
 }
 
 /// What `editActivity` receives.
@@ -151,7 +159,12 @@ pub struct ActivityEdit {
 
 /// An activity that may be changed: by its submitter or its worker when `owner_only` (an unknown
 /// id looks forbidden).
-async fn own_activity(conn: &mut AnyConnection, actor: i64, activity_id: i64, owner_only: bool) -> AppResult<ActivityRow> {
+async fn own_activity(
+    conn: &mut AnyConnection,
+    actor: i64,
+    activity_id: i64,
+    owner_only: bool,
+) -> AppResult<ActivityRow> {
     let activity = store::find(conn, activity_id).await?.ok_or_else(forbidden)?;
     if owner_only && actor != activity.submitter_id && actor != activity.user_id {
         return Err(AppError::authorization("Actor is not authorized to edit the activity"));
@@ -164,23 +177,38 @@ async fn own_activity(conn: &mut AnyConnection, actor: i64, activity_id: i64, ow
 
 /// The worker of an activity, read before the writing transaction to know whom to lock.
 pub async fn worker_of(conn: &mut AnyConnection, activity_id: i64) -> AppResult<Option<i64>> {
-    let row: Option<(i64,)> =
-        sqlx::query_as("SELECT user_id FROM activities WHERE id = $1").bind(activity_id).fetch_optional(conn).await?;
+    let row: Option<(i64,)> = sqlx::query_as("SELECT user_id FROM activities WHERE id = $1")
+        .bind(activity_id)
+        .fetch_optional(conn)
+        .await?;
     Ok(row.map(|r| r.0))
 }
 
 /// `editActivity`: new times, one more version.
-pub async fn edit(conn: &mut AnyConnection, actor: i64, edit: &ActivityEdit, owner_only: bool) -> AppResult<ActivityRow> {
+pub async fn edit(
+    conn: &mut AnyConnection,
+    actor: i64,
+    edit: &ActivityEdit,
+    owner_only: bool,
+) -> AppResult<ActivityRow> {
     if edit.start.is_none() && edit.end.is_none() && !edit.remove_end {
-        return Err(AppError::invalid_inputs("At least one of startTime or endTime or removeEndTime should be set"));
+        return Err(AppError::invalid_inputs(
+            "At least one of startTime or endTime or removeEndTime should be set",
+        ));
     }
     if edit.end.is_some() && edit.remove_end {
-        return Err(AppError::invalid_inputs("Either endTime or removeEndTime should be set but not both"));
+        return Err(AppError::invalid_inputs(
+            "Either endTime or removeEndTime should be set but not both",
+        ));
     }
     let activity = own_activity(conn, actor, edit.activity_id, owner_only).await?;
     let received = now();
     let start = edit.start.map(to_minute).unwrap_or(activity.start_time);
-    let end = if edit.remove_end { None } else { edit.end.map(to_minute).or(activity.end_time) };
+    let end = if edit.remove_end {
+        None
+    } else {
+        edit.end.map(to_minute).or(activity.end_time)
+    };
     if edit.start.is_some() {
         not_in_future(start, received, "Start")?;
     }
@@ -210,7 +238,9 @@ pub async fn edit(conn: &mut AnyConnection, actor: i64, edit: &ActivityEdit, own
     }
     checks::no_overlap(conn, activity.user_id, activity.id, start, end).await?;
     checks::no_interleaving(conn, activity.user_id, activity.mission_id).await?;
-    store::find(conn, activity.id).await?.ok_or_else(|| AppError::internal("activity vanished"))
+    store::find(conn, activity.id)
+        .await?
+        .ok_or_else(|| AppError::internal("activity vanished"))
 }
 
 /// `cancelActivity`: a soft delete, kept in the history.
@@ -222,13 +252,25 @@ pub async fn cancel(
     owner_only: bool,
 ) -> AppResult<()> {
     let activity = own_activity(conn, actor, activity_id, owner_only).await?;
-    permissions::writable(conn, actor, activity.mission_id, activity.user_id, activity.start_time, activity.end_time)
-        .await?;
+    permissions::writable(
+        conn,
+        actor,
+        activity.mission_id,
+        activity.user_id,
+        activity.start_time,
+        activity.end_time,
+    )
+    .await?;
     dismiss(conn, actor, activity.id, context).await
 }
 
 /// Marks an activity cancelled; INVALID_RESOURCE when it already is.
-pub async fn dismiss(conn: &mut AnyConnection, actor: i64, activity_id: i64, context: Option<&GenericScalar>) -> AppResult<()> {
+pub async fn dismiss(
+    conn: &mut AnyConnection,
+    actor: i64,
+    activity_id: i64,
+    context: Option<&GenericScalar>,
+) -> AppResult<()> {
     let received = now();
     let done = sqlx::query(
         "UPDATE activities SET dismissed_at = $2, dismiss_author_id = $3, dismiss_context = $4, last_update_time = $2

@@ -26,11 +26,13 @@ pub fn to_minute(t: i64) -> i64 {
 /// ACTIVITY_TIME_IN_FUTURE, kept in `reason`).
 pub fn not_in_future(time: i64, now: i64, event: &str) -> Result<(), AppError> {
     if time > now + MAX_AHEAD_SECONDS {
-        return Err(AppError::invalid_inputs(format!("{event} time is in the future by {} seconds", time - now))
-            .with("reason", "ACTIVITY_TIME_IN_FUTURE")
-            .with("eventTime", time)
-            .with("receptionTime", now)
-            .with("eventName", event));
+        return Err(
+            AppError::invalid_inputs(format!("{event} time is in the future by {} seconds", time - now))
+                .with("reason", "ACTIVITY_TIME_IN_FUTURE")
+                .with("eventTime", time)
+                .with("receptionTime", now)
+                .with("eventName", event),
+        );
     }
     Ok(())
 }
@@ -38,8 +40,10 @@ pub fn not_in_future(time: i64, now: i64, event: &str) -> Result<(), AppError> {
 /// INVALID_INPUTS unless `end` is strictly after `start`.
 pub fn positive_duration(start: i64, end: Option<i64>) -> Result<(), AppError> {
     if end.is_some_and(|end| end <= start) {
-        return Err(AppError::invalid_inputs("End time of activity should be strictly after start time")
-            .with("reason", "EMPTY_ACTIVITY_DURATION"));
+        return Err(
+            AppError::invalid_inputs("End time of activity should be strictly after start time")
+                .with("reason", "EMPTY_ACTIVITY_DURATION"),
+        );
     }
     Ok(())
 }
@@ -60,12 +64,18 @@ pub struct Span {
 /// The first other mission whose span overlaps that of `mission_id`.
 pub fn interleaved(spans: &[Span], mission_id: i64) -> Option<Span> {
     let own = spans.iter().find(|s| s.mission_id == mission_id)?;
-    spans.iter().copied().find(|s| s.mission_id != mission_id && s.start < own.end && own.start < s.end)
+    spans
+        .iter()
+        .copied()
+        .find(|s| s.mission_id != mission_id && s.start < own.end && own.start < s.end)
 }
 
 /// OVERLAPPING_MISSIONS, worded as the reference.
 pub fn overlapping_missions(other: i64) -> AppError {
-    AppError::new(Code::OverlappingMissions, format!("Mission cannot overlap with mission {other} for the user."))
+    AppError::new(
+        Code::OverlappingMissions,
+        format!("Mission cannot overlap with mission {other} for the user."),
+    )
 }
 
 #[cfg(test)]
@@ -74,8 +84,8 @@ mod tests {
 
     #[test]
     fn times_are_truncated_to_the_minute() {
-        assert_eq!(to_minute(1_700_000_059), 1_699_999_980);
-        assert_eq!(to_minute(1_699_999_980), 1_699_999_980);
+        assert_eq!(to_minute(1_700_000_059), 1_700_000_040);
+        assert_eq!(to_minute(1_700_000_040), 1_700_000_040);
         assert_eq!(to_minute(-1), -60);
     }
 
@@ -84,7 +94,11 @@ mod tests {
         assert!(not_in_future(1000 + 300, 1000, "Start").is_ok());
         let error = not_in_future(1000 + 301, 1000, "Start").unwrap_err();
         assert_eq!(error.code, Code::InvalidInputs);
-        assert!(error.extensions.contains(&("reason", serde_json::json!("ACTIVITY_TIME_IN_FUTURE"))));
+        assert!(
+            error
+                .extensions
+                .contains(&("reason", serde_json::json!("ACTIVITY_TIME_IN_FUTURE")))
+        );
     }
 
     #[test]
@@ -99,21 +113,47 @@ mod tests {
     fn intervals_are_half_open() {
         assert!(!overlaps(0, Some(60), 60, Some(120)), "touching is not overlapping");
         assert!(overlaps(0, Some(61), 60, Some(120)));
-        assert!(overlaps(0, None, 6000, Some(6060)), "an open activity covers everything after it");
+        assert!(
+            overlaps(0, None, 6000, Some(6060)),
+            "an open activity covers everything after it"
+        );
         assert!(!overlaps(6060, None, 0, Some(6060)));
     }
 
     #[test]
     fn mission_spans_may_touch_but_not_overlap() {
         let spans = [
-            Span { mission_id: 1, start: 0, end: 600 },
-            Span { mission_id: 2, start: 600, end: 1200 },
-            Span { mission_id: 3, start: 1100, end: OPEN },
+            Span {
+                mission_id: 1,
+                start: 0,
+                end: 600,
+            },
+            Span {
+                mission_id: 2,
+                start: 600,
+                end: 1200,
+            },
+            Span {
+                mission_id: 3,
+                start: 1100,
+                end: OPEN,
+            },
         ];
         assert_eq!(interleaved(&spans[..2], 2), None);
         assert_eq!(interleaved(&spans, 3).map(|s| s.mission_id), Some(2));
         // A mission nested between two activities of another one is inside its span.
-        let nested = [Span { mission_id: 1, start: 0, end: 1000 }, Span { mission_id: 2, start: 300, end: 400 }];
+        let nested = [
+            Span {
+                mission_id: 1,
+                start: 0,
+                end: 1000,
+            },
+            Span {
+                mission_id: 2,
+                start: 300,
+                end: 400,
+            },
+        ];
         assert_eq!(interleaved(&nested, 2).map(|s| s.mission_id), Some(1));
     }
 }

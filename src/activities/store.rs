@@ -44,7 +44,11 @@ impl ActivityRow {
             last_submitter_id: self.last_submitter_id.map(|id| id as i32),
             dismissed_at: self.dismissed_at.map(TimeStamp),
             dismiss_author_id: self.dismiss_author_id.map(|id| id as i32),
-            dismiss_context: self.dismiss_context.as_deref().and_then(|c| serde_json::from_str(c).ok()).map(GenericScalar),
+            dismiss_context: self
+                .dismiss_context
+                .as_deref()
+                .and_then(|c| serde_json::from_str(c).ok())
+                .map(GenericScalar),
         }
     }
 }
@@ -52,7 +56,10 @@ impl ActivityRow {
 /// Reads an activity.
 pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<ActivityRow>> {
     let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM activities a WHERE a.id = $1"));
-    Ok(sqlx::query_as::<_, ActivityRow>(sql).bind(id).fetch_optional(conn).await?)
+    Ok(sqlx::query_as::<_, ActivityRow>(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
 }
 
 /// A version as stored.
@@ -74,7 +81,11 @@ impl VersionRow {
             reception_time: TimeStamp(self.reception_time),
             start_time: TimeStamp(self.start_time),
             end_time: self.end_time.map(TimeStamp),
-            context: self.context.as_deref().and_then(|c| serde_json::from_str(c).ok()).map(GenericScalar),
+            context: self
+                .context
+                .as_deref()
+                .and_then(|c| serde_json::from_str(c).ok())
+                .map(GenericScalar),
             submitter_id: self.submitter_id as i32,
         }
     }

@@ -231,6 +231,15 @@ impl CompanyResolver for Api {
             only_ended_missions.unwrap_or(false),
         )
         .await?;
+        let nodes: Vec<&crate::graphql::contract::Mission> =
+            page.edges.iter().flatten().filter_map(|e| e.node.as_ref()).collect();
+        crate::missions::loaders::prefetch_missions(
+            ctx,
+            &self.db,
+            &nodes,
+            ctx.look_ahead().field("edges").field("node"),
+        )
+        .await?;
         Ok(Some(page))
     }
 

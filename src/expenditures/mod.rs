@@ -48,7 +48,10 @@ impl ExpenditureRow {
 
 async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<ExpenditureRow>> {
     let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM expenditures e WHERE e.id = $1"));
-    Ok(sqlx::query_as::<_, ExpenditureRow>(sql).bind(id).fetch_optional(conn).await?)
+    Ok(sqlx::query_as::<_, ExpenditureRow>(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
 }
 
 /// What `logExpenditure` receives.
@@ -71,7 +74,9 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewExpenditure) -> 
         .fetch_one(&mut *conn)
         .await?;
     if enabled != 1 {
-        return Err(AppError::authorization("Expenditures have been disabled for this company"));
+        return Err(AppError::authorization(
+            "Expenditures have been disabled for this company",
+        ));
     }
     // The date must fall within the worker's days in the mission.
     let span: (Option<i64>, Option<i64>) = sqlx::query_as(
@@ -88,8 +93,10 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewExpenditure) -> 
         _ => false,
     };
     if !inside {
-        return Err(AppError::invalid_inputs("The spending date is not within the days of the user's mission")
-            .with("reason", "EXPENDITURE_DATE_NOT_INCLUDED_IN_MISSION_RANGE"));
+        return Err(
+            AppError::invalid_inputs("The spending date is not within the days of the user's mission")
+                .with("reason", "EXPENDITURE_DATE_NOT_INCLUDED_IN_MISSION_RANGE"),
+        );
     }
     let received = now();
     let inserted: Result<(i64,), sqlx::Error> = sqlx::query_as(
@@ -116,19 +123,25 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewExpenditure) -> 
         }
         Err(e) => return Err(e.into()),
     };
-    find(conn, id).await?.ok_or_else(|| AppError::internal("expenditure vanished"))
+    find(conn, id)
+        .await?
+        .ok_or_else(|| AppError::internal("expenditure vanished"))
 }
 
 /// The worker of an expenditure, read before the writing transaction to know whom to lock.
 pub async fn worker_of(conn: &mut AnyConnection, id: i64) -> AppResult<Option<i64>> {
-    let row: Option<(i64,)> =
-        sqlx::query_as("SELECT user_id FROM expenditures WHERE id = $1").bind(id).fetch_optional(conn).await?;
+    let row: Option<(i64,)> = sqlx::query_as("SELECT user_id FROM expenditures WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
     Ok(row.map(|r| r.0))
 }
 
 /// `cancelExpenditure`, inside the caller's write transaction.
 pub async fn cancel(conn: &mut AnyConnection, actor: i64, id: i64) -> AppResult<()> {
-    let row = find(conn, id).await?.ok_or_else(|| AppError::authorization("Forbidden access"))?;
+    let row = find(conn, id)
+        .await?
+        .ok_or_else(|| AppError::authorization("Forbidden access"))?;
     let day = crate::missions::day_start(crate::companies::parse_date(&row.spending_date).unwrap_or_default());
     permissions::writable(conn, actor, row.mission_id, row.user_id, day, None).await?;
     let done = sqlx::query(

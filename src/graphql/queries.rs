@@ -4,8 +4,8 @@ use async_graphql::Context;
 
 use crate::companies::{company, permissions};
 use crate::errors::AppError;
-use crate::missions;
 use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
+use crate::missions;
 use crate::users::accounts;
 
 use super::{Api, caller};

@@ -22,13 +22,10 @@ use serde_json::{Value, json};
 use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
-use async_graphql::dataloader::DataLoader;
-
 use crate::auth::Caller;
 use crate::errors::Code;
 use crate::graphql::contract::ContractSchema;
 use crate::graphql::{Api, ExecutionStarted};
-use crate::users::loader::UserLoader;
 
 use super::body::{MAX_BODY, read_limited};
 use super::media::{self, json_bytes_response};
@@ -239,7 +236,7 @@ async fn execute(
             Err(message) => (StatusCode::BAD_REQUEST, json!({ "errors": [{ "message": message }] })),
             Ok(request) => {
                 let started = ExecutionStarted::default();
-                let users = DataLoader::new(UserLoader { db: api.db.clone() }, tokio::spawn);
+                let users = crate::users::loader::new_loader(&api.db);
                 let request = request
                     .data(caller.clone())
                     .data(bearer.clone())

@@ -39,7 +39,9 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, mission_id: i64, text: &s
     permissions::readable(conn, actor, mission_id).await?;
     let text = text.trim();
     if text.is_empty() || text.chars().count() > MAX_LENGTH {
-        return Err(AppError::invalid_inputs(format!("A comment has between 1 and {MAX_LENGTH} characters")));
+        return Err(AppError::invalid_inputs(format!(
+            "A comment has between 1 and {MAX_LENGTH} characters"
+        )));
     }
     let row: CommentRow = sqlx::query_as(
         "INSERT INTO comments (mission_id, submitter_id, text, reception_time) VALUES ($1, $2, $3, $4)
@@ -56,21 +58,24 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, mission_id: i64, text: &s
 
 /// `cancelComment`: by its author only.
 pub async fn cancel(conn: &mut AnyConnection, actor: i64, comment_id: i64) -> AppResult<()> {
-    let row: Option<(i64, Option<i64>)> = sqlx::query_as("SELECT submitter_id, dismissed_at FROM comments WHERE id = $1")
-        .bind(comment_id)
-        .fetch_optional(&mut *conn)
-        .await?;
+    let row: Option<(i64, Option<i64>)> =
+        sqlx::query_as("SELECT submitter_id, dismissed_at FROM comments WHERE id = $1")
+            .bind(comment_id)
+            .fetch_optional(&mut *conn)
+            .await?;
     match row {
         Some((author, _)) if author != actor => Err(AppError::authorization("Forbidden access")),
         None => Err(AppError::authorization("Forbidden access")),
         Some((_, Some(_))) => Err(AppError::invalid_resource("Comment already dismissed")),
         Some((_, None)) => {
-            sqlx::query("UPDATE comments SET dismissed_at = $2, dismiss_author_id = $3 WHERE id = $1 AND dismissed_at IS NULL")
-                .bind(comment_id)
-                .bind(now())
-                .bind(actor)
-                .execute(conn)
-                .await?;
+            sqlx::query(
+                "UPDATE comments SET dismissed_at = $2, dismiss_author_id = $3 WHERE id = $1 AND dismissed_at IS NULL",
+            )
+            .bind(comment_id)
+            .bind(now())
+            .bind(actor)
+            .execute(conn)
+            .await?;
             Ok(())
         }
     }

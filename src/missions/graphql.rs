@@ -9,9 +9,9 @@ use crate::companies::company;
 use crate::errors::{AppError, AppResult};
 use crate::expenditures::{self, NewExpenditure};
 use crate::graphql::contract::{
-    ActivitiesResolver, Activity, BulkActivityItem, BulkExpenditureItem, Comment, CommentResolver, Company, Expenditure,
-    LocationEntry, LocationEntryResolver, Mission, MissionResolver, MissionValidation, MissionValidationResolver,
-    OverValidationJustification, User, Vehicle, VehicleResolver, Void,
+    ActivitiesResolver, Activity, BulkActivityItem, BulkExpenditureItem, Comment, CommentResolver, Company,
+    Expenditure, LocationEntry, LocationEntryResolver, Mission, MissionResolver, MissionValidation,
+    MissionValidationResolver, OverValidationJustification, User, Vehicle, VehicleResolver, Void,
 };
 use crate::graphql::scalars::{
     ActivityTypeEnum, Date, ExpenditureTypeEnum, GenericScalar, LocationEntryTypeEnum, OverValidationJustificationEnum,
@@ -53,7 +53,11 @@ impl ValidationRow {
                 "time_off" => Some(OverValidationJustification::TimeOff),
                 _ => None,
             }),
-            context: self.context.as_deref().and_then(|c| serde_json::from_str(c).ok()).map(GenericScalar),
+            context: self
+                .context
+                .as_deref()
+                .and_then(|c| serde_json::from_str(c).ok())
+                .map(GenericScalar),
             user_id: self.user_id.map(|id| id as i32),
             submitter_id: self.submitter_id.map(|id| id as i32),
             reception_time: TimeStamp(self.reception_time),
@@ -149,7 +153,11 @@ impl ActivitiesResolver for Api {
             creation_time: creation_time.map(|t| t.0),
         };
         let worker = new.user_id.unwrap_or(actor);
-        let row = self.write(vec![worker], move |conn| Box::pin(async move { log::log(conn, actor, &new, true).await })).await?;
+        let row = self
+            .write(vec![worker], move |conn| {
+                Box::pin(async move { log::log(conn, actor, &new, true).await })
+            })
+            .await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -173,7 +181,11 @@ impl ActivitiesResolver for Api {
             creation_time: creation_time.map(|t| t.0),
         };
         let worker = self.worker_of_activity(edit.activity_id).await?;
-        let row = self.write(worker, move |conn| Box::pin(async move { log::edit(conn, actor, &edit, true).await })).await?;
+        let row = self
+            .write(worker, move |conn| {
+                Box::pin(async move { log::edit(conn, actor, &edit, true).await })
+            })
+            .await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -187,8 +199,10 @@ impl ActivitiesResolver for Api {
         let actor = caller(ctx).user_id()?;
         let id = i64::from(activity_id);
         let worker = self.worker_of_activity(id).await?;
-        self.write(worker, move |conn| Box::pin(async move { log::cancel(conn, actor, id, context.as_ref(), true).await }))
-            .await?;
+        self.write(worker, move |conn| {
+            Box::pin(async move { log::cancel(conn, actor, id, context.as_ref(), true).await })
+        })
+        .await?;
         Ok(Some(Void { success: true }))
     }
 
@@ -226,7 +240,12 @@ impl ActivitiesResolver for Api {
         let mission = i64::from(mission_id);
         let users: Vec<i64> = users_ids.into_iter().flatten().map(i64::from).collect();
         let items: Vec<BulkActivityItem> = activity_items.into_iter().flatten().flatten().collect();
-        let cancels: Vec<i64> = expenditures_cancel_ids.into_iter().flatten().flatten().map(i64::from).collect();
+        let cancels: Vec<i64> = expenditures_cancel_ids
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(i64::from)
+            .collect();
         let inputs: Vec<BulkExpenditureItem> = expenditures_inputs.into_iter().flatten().flatten().collect();
         // Every worker the corrections touch is locked, with the validated ones.
         let mut workers = users.clone();
@@ -234,7 +253,13 @@ impl ActivitiesResolver for Api {
             if let Some(new) = &item.log {
                 workers.push(new.user_id.map(i64::from).unwrap_or(actor));
             }
-            for id in [item.edit.as_ref().map(|e| e.activity_id), item.cancel.as_ref().map(|c| c.activity_id)].into_iter().flatten() {
+            for id in [
+                item.edit.as_ref().map(|e| e.activity_id),
+                item.cancel.as_ref().map(|c| c.activity_id),
+            ]
+            .into_iter()
+            .flatten()
+            {
                 workers.extend(self.worker_of_activity(id.into()).await?);
             }
         }
@@ -255,7 +280,9 @@ impl ActivitiesResolver for Api {
                 }
                 for input in &inputs {
                     if i64::from(input.mission_id) != mission_row.id {
-                        return Err(AppError::invalid_inputs("expendituresInputs must concern the validated mission"));
+                        return Err(AppError::invalid_inputs(
+                            "expendituresInputs must concern the validated mission",
+                        ));
                     }
                     let new = NewExpenditure {
                         mission_id: input.mission_id.into(),
@@ -291,7 +318,11 @@ impl ActivitiesResolver for Api {
             creation_time: creation_time.map(|t| t.0),
         };
         let worker = new.user_id.unwrap_or(actor);
-        let row = self.write(vec![worker], move |conn| Box::pin(async move { expenditures::log(conn, actor, &new).await })).await?;
+        let row = self
+            .write(vec![worker], move |conn| {
+                Box::pin(async move { expenditures::log(conn, actor, &new).await })
+            })
+            .await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -302,14 +333,26 @@ impl ActivitiesResolver for Api {
         let worker = expenditures::worker_of(&mut conn, id).await?;
         drop(conn);
         let worker = worker.ok_or_else(|| AppError::authorization("Forbidden access"))?;
-        self.write(vec![worker], move |conn| Box::pin(async move { expenditures::cancel(conn, actor, id).await })).await?;
+        self.write(vec![worker], move |conn| {
+            Box::pin(async move { expenditures::cancel(conn, actor, id).await })
+        })
+        .await?;
         Ok(Some(Void { success: true }))
     }
 
-    async fn log_comment(&self, ctx: &Context<'_>, mission_id: i32, text: String) -> async_graphql::Result<Option<Comment>> {
+    async fn log_comment(
+        &self,
+        ctx: &Context<'_>,
+        mission_id: i32,
+        text: String,
+    ) -> async_graphql::Result<Option<Comment>> {
         let actor = caller(ctx).user_id()?;
         let mut conn = self.db.pool.acquire().await?;
-        Ok(Some(comments::log(&mut conn, actor, mission_id.into(), &text).await?.to_graphql()))
+        Ok(Some(
+            comments::log(&mut conn, actor, mission_id.into(), &text)
+                .await?
+                .to_graphql(),
+        ))
     }
 
     async fn cancel_comment(&self, ctx: &Context<'_>, comment_id: i32) -> async_graphql::Result<Option<Void>> {
@@ -337,22 +380,39 @@ impl ActivitiesResolver for Api {
         let row = self
             .write(vec![actor], move |conn| {
                 Box::pin(async move {
-                    locations::log(conn, actor, mission, r#type, address, kilometer_reading, override_existing.unwrap_or(false))
-                        .await
+                    locations::log(
+                        conn,
+                        actor,
+                        mission,
+                        r#type,
+                        address,
+                        kilometer_reading,
+                        override_existing.unwrap_or(false),
+                    )
+                    .await
                 })
             })
             .await?;
         Ok(Some(row.to_graphql()))
     }
 
-    async fn change_mission_name(&self, ctx: &Context<'_>, mission_id: i32, name: String) -> async_graphql::Result<Option<Mission>> {
+    async fn change_mission_name(
+        &self,
+        ctx: &Context<'_>,
+        mission_id: i32,
+        name: String,
+    ) -> async_graphql::Result<Option<Mission>> {
         let actor = caller(ctx).user_id()?;
         let name = self::name(&name)?;
         let mission = i64::from(mission_id);
         self.write(vec![actor], move |conn| {
             Box::pin(async move {
                 permissions::writable(conn, actor, mission, actor, crate::storage::now(), None).await?;
-                sqlx::query("UPDATE missions SET name = $2 WHERE id = $1").bind(mission).bind(&name).execute(conn).await?;
+                sqlx::query("UPDATE missions SET name = $2 WHERE id = $1")
+                    .bind(mission)
+                    .bind(&name)
+                    .execute(conn)
+                    .await?;
                 Ok(())
             })
         })
@@ -360,7 +420,12 @@ impl ActivitiesResolver for Api {
         Ok(Some(self.mission_object(mission, actor).await?))
     }
 
-    async fn cancel_mission(&self, ctx: &Context<'_>, mission_id: i32, user_id: i32) -> async_graphql::Result<Option<Mission>> {
+    async fn cancel_mission(
+        &self,
+        ctx: &Context<'_>,
+        mission_id: i32,
+        user_id: i32,
+    ) -> async_graphql::Result<Option<Mission>> {
         let actor = caller(ctx).user_id()?;
         let (mission, worker) = (i64::from(mission_id), i64::from(user_id));
         self.write(vec![worker], move |conn| {
@@ -417,7 +482,8 @@ impl ActivitiesResolver for Api {
         let vehicle = self
             .write(vec![actor], move |conn| {
                 Box::pin(async move {
-                    let access = permissions::writable(conn, actor, mission, actor, crate::storage::now(), None).await?;
+                    let access =
+                        permissions::writable(conn, actor, mission, actor, crate::storage::now(), None).await?;
                     let vehicle = vehicles::resolve(
                         conn,
                         access.mission.company_id,
@@ -425,7 +491,9 @@ impl ActivitiesResolver for Api {
                         vehicle_registration_number.as_deref(),
                     )
                     .await?
-                    .ok_or_else(|| AppError::invalid_inputs("Unknown vehicle for this company").with("field", "vehicleId"))?;
+                    .ok_or_else(|| {
+                        AppError::invalid_inputs("Unknown vehicle for this company").with("field", "vehicleId")
+                    })?;
                     sqlx::query("UPDATE missions SET vehicle_id = $2 WHERE id = $1")
                         .bind(mission)
                         .bind(vehicle.id)
@@ -441,14 +509,26 @@ impl ActivitiesResolver for Api {
 
 /// One correction of `validateMission`: a mission-level write check only (an admin corrects
 /// activities that someone else recorded).
-async fn bulk_item(conn: &mut sqlx::AnyConnection, actor: i64, mission_id: i64, item: &BulkActivityItem) -> AppResult<()> {
-    let given = [item.log.is_some(), item.edit.is_some(), item.cancel.is_some()].iter().filter(|x| **x).count();
+async fn bulk_item(
+    conn: &mut sqlx::AnyConnection,
+    actor: i64,
+    mission_id: i64,
+    item: &BulkActivityItem,
+) -> AppResult<()> {
+    let given = [item.log.is_some(), item.edit.is_some(), item.cancel.is_some()]
+        .iter()
+        .filter(|x| **x)
+        .count();
     if given != 1 {
-        return Err(AppError::invalid_inputs("Each activity item holds exactly one of log, edit or cancel"));
+        return Err(AppError::invalid_inputs(
+            "Each activity item holds exactly one of log, edit or cancel",
+        ));
     }
     if let Some(new) = &item.log {
         if i64::from(new.mission_id) != mission_id {
-            return Err(AppError::invalid_inputs("activityItems must concern the validated mission"));
+            return Err(AppError::invalid_inputs(
+                "activityItems must concern the validated mission",
+            ));
         }
         let new = NewActivity {
             mission_id,
@@ -488,7 +568,9 @@ async fn ensure_in_mission(conn: &mut sqlx::AnyConnection, activity_id: i64, mis
         .await?;
     match row {
         Some((m,)) if m == mission_id => Ok(()),
-        _ => Err(AppError::invalid_inputs("activityItems must concern the validated mission")),
+        _ => Err(AppError::invalid_inputs(
+            "activityItems must concern the validated mission",
+        )),
     }
 }
 
@@ -502,12 +584,17 @@ impl Api {
 #[async_trait::async_trait]
 impl MissionResolver for Api {
     async fn company(&self, _ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Company>> {
-        Ok(company::find(&self.db, parent.company_id.into()).await?.as_ref().map(Company::from))
+        Ok(company::find(&self.db, parent.company_id.into())
+            .await?
+            .as_ref()
+            .map(Company::from))
     }
 
     async fn vehicle(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Vehicle>> {
         let Some(id) = parent.vehicle_id else { return Ok(None) };
-        let rows = loaders::load::<VehiclesById, _>(ctx, id.into()).await?.unwrap_or_default();
+        let rows = loaders::load::<VehiclesById, _>(ctx, id.into())
+            .await?
+            .unwrap_or_default();
         Ok(rows.first().map(|v| v.to_graphql()))
     }
 
@@ -522,8 +609,15 @@ impl MissionResolver for Api {
         include_dismissed_activities: Option<bool>,
     ) -> async_graphql::Result<Option<Vec<Option<Activity>>>> {
         let all = include_dismissed_activities.unwrap_or(false);
-        let rows = loaders::load::<ActivitiesByMission, _>(ctx, parent.id.into()).await?.unwrap_or_default();
-        Ok(Some(rows.iter().filter(|a| all || a.dismissed_at.is_none()).map(|a| Some(a.to_graphql())).collect()))
+        let rows = loaders::load::<ActivitiesByMission, _>(ctx, parent.id.into())
+            .await?
+            .unwrap_or_default();
+        Ok(Some(
+            rows.iter()
+                .filter(|a| all || a.dismissed_at.is_none())
+                .map(|a| Some(a.to_graphql()))
+                .collect(),
+        ))
     }
 
     async fn expenditures(
@@ -533,35 +627,71 @@ impl MissionResolver for Api {
         include_dismissed_expenditures: Option<bool>,
     ) -> async_graphql::Result<Option<Vec<Option<Expenditure>>>> {
         let all = include_dismissed_expenditures.unwrap_or(false);
-        let rows = loaders::load::<ExpendituresByMission, _>(ctx, parent.id.into()).await?.unwrap_or_default();
-        Ok(Some(rows.iter().filter(|e| all || e.dismissed_at.is_none()).map(|e| Some(e.to_graphql())).collect()))
+        let rows = loaders::load::<ExpendituresByMission, _>(ctx, parent.id.into())
+            .await?
+            .unwrap_or_default();
+        Ok(Some(
+            rows.iter()
+                .filter(|e| all || e.dismissed_at.is_none())
+                .map(|e| Some(e.to_graphql()))
+                .collect(),
+        ))
     }
 
-    async fn validations(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Vec<Option<MissionValidation>>>> {
-        let rows = loaders::load::<ValidationsByMission, _>(ctx, parent.id.into()).await?.unwrap_or_default();
+    async fn validations(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Mission,
+    ) -> async_graphql::Result<Option<Vec<Option<MissionValidation>>>> {
+        let rows = loaders::load::<ValidationsByMission, _>(ctx, parent.id.into())
+            .await?
+            .unwrap_or_default();
         Ok(Some(rows.iter().map(|v| Some(v.to_graphql())).collect()))
     }
 
-    async fn comments(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Vec<Option<Comment>>>> {
-        let rows = loaders::load::<CommentsByMission, _>(ctx, parent.id.into()).await?.unwrap_or_default();
+    async fn comments(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Mission,
+    ) -> async_graphql::Result<Option<Vec<Option<Comment>>>> {
+        let rows = loaders::load::<CommentsByMission, _>(ctx, parent.id.into())
+            .await?
+            .unwrap_or_default();
         Ok(Some(rows.iter().map(|c| Some(c.to_graphql())).collect()))
     }
 
-    async fn start_location(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<LocationEntry>> {
-        let rows = loaders::load::<LocationsByMission, _>(ctx, parent.id.into()).await?.unwrap_or_default();
-        Ok(rows.iter().find(|l| l.kind == "mission_start_location").map(|l| l.to_graphql()))
+    async fn start_location(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Mission,
+    ) -> async_graphql::Result<Option<LocationEntry>> {
+        let rows = loaders::load::<LocationsByMission, _>(ctx, parent.id.into())
+            .await?
+            .unwrap_or_default();
+        Ok(rows
+            .iter()
+            .find(|l| l.kind == "mission_start_location")
+            .map(|l| l.to_graphql()))
     }
 
     async fn end_location(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<LocationEntry>> {
-        let rows = loaders::load::<LocationsByMission, _>(ctx, parent.id.into()).await?.unwrap_or_default();
-        Ok(rows.iter().find(|l| l.kind == "mission_end_location").map(|l| l.to_graphql()))
+        let rows = loaders::load::<LocationsByMission, _>(ctx, parent.id.into())
+            .await?
+            .unwrap_or_default();
+        Ok(rows
+            .iter()
+            .find(|l| l.kind == "mission_end_location")
+            .map(|l| l.to_graphql()))
     }
 }
 
 #[async_trait::async_trait]
 impl VehicleResolver for Api {
     async fn company(&self, _ctx: &Context<'_>, parent: &Vehicle) -> async_graphql::Result<Option<Company>> {
-        Ok(company::find(&self.db, parent.company_id.into()).await?.as_ref().map(Company::from))
+        Ok(company::find(&self.db, parent.company_id.into())
+            .await?
+            .as_ref()
+            .map(Company::from))
     }
 }
 

@@ -2,14 +2,15 @@
 //! missions with their activities, versions and users makes one database round trip per kind of
 //! object, not one per object.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use async_graphql::dataloader::{DataLoader, Loader};
+use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
+use async_graphql::{Context, Lookahead};
 
 use crate::activities::store::{self as activity_store, ActivityRow, VersionRow};
 use crate::errors::AppError;
 use crate::expenditures::{self, ExpenditureRow};
-use crate::graphql::contract::Mission;
+use crate::graphql::contract::{Mission, User};
 use crate::storage::Db;
 
 use super::comments::CommentRow;
@@ -18,7 +19,12 @@ use super::store;
 use super::vehicles::VehicleRow;
 
 /// Rows whose `column` is one of `ids`, grouped by that column.
-async fn grouped<T>(db: &Db, select: &str, ids: &[i64], key: impl Fn(&T) -> i64) -> Result<HashMap<i64, Vec<T>>, async_graphql::Error>
+async fn grouped<T>(
+    db: &Db,
+    select: &str,
+    ids: &[i64],
+    key: impl Fn(&T) -> i64,
+) -> Result<HashMap<i64, Vec<T>>, AppError>
 where
     T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
 {
@@ -28,7 +34,7 @@ where
     for id in ids {
         query = query.bind(*id);
     }
-    let rows = query.fetch_all(&db.pool).await.map_err(AppError::from)?;
+    let rows = query.fetch_all(&db.pool).await?;
     let mut map: HashMap<i64, Vec<T>> = HashMap::new();
     for row in rows {
         map.entry(key(&row)).or_default().push(row);
@@ -41,12 +47,19 @@ macro_rules! grouped_loader {
         $(#[$doc])*
         pub struct $name(pub Db);
 
+        impl $name {
+            /// The query, with `{ids}` standing for the keys.
+            pub fn select() -> String {
+                $select
+            }
+        }
+
         impl Loader<i64> for $name {
             type Value = Vec<$row>;
             type Error = async_graphql::Error;
 
             async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Vec<$row>>, Self::Error> {
-                grouped(&self.0, &$select, keys, $key).await
+                Ok(grouped(&self.0, &Self::select(), keys, $key).await?)
             }
         }
     };
@@ -120,18 +133,29 @@ impl Loader<i64> for MissionsById {
     }
 }
 
+/// How long a loader gathers keys before it queries. The resolvers of a list's items ask within
+/// this window even in unoptimised builds, so a list makes one query per kind of object.
+pub const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// The loaders cache what they load for the request, which also lets list resolvers feed them
+/// ahead of time (see [`prefetch_missions`]).
+pub type CachedLoader<T> = DataLoader<T, HashMapCache>;
+
+fn loader<T: Loader<i64>>(loader: T) -> CachedLoader<T> {
+    DataLoader::with_cache(loader, tokio::spawn, HashMapCache::default()).delay(BATCH_WINDOW)
+}
+
 /// Adds every loader of this module to a request.
 pub fn attach(request: async_graphql::Request, db: &Db, viewer: i64) -> async_graphql::Request {
-    let spawn = tokio::spawn;
     request
-        .data(DataLoader::new(ActivitiesByMission(db.clone()), spawn))
-        .data(DataLoader::new(VersionsByActivity(db.clone()), spawn))
-        .data(DataLoader::new(ExpendituresByMission(db.clone()), spawn))
-        .data(DataLoader::new(CommentsByMission(db.clone()), spawn))
-        .data(DataLoader::new(LocationsByMission(db.clone()), spawn))
-        .data(DataLoader::new(ValidationsByMission(db.clone()), spawn))
-        .data(DataLoader::new(VehiclesById(db.clone()), spawn))
-        .data(DataLoader::new(MissionsById { db: db.clone(), viewer }, spawn))
+        .data(loader(ActivitiesByMission(db.clone())))
+        .data(loader(VersionsByActivity(db.clone())))
+        .data(loader(ExpendituresByMission(db.clone())))
+        .data(loader(CommentsByMission(db.clone())))
+        .data(loader(LocationsByMission(db.clone())))
+        .data(loader(ValidationsByMission(db.clone())))
+        .data(loader(VehiclesById(db.clone())))
+        .data(loader(MissionsById { db: db.clone(), viewer }))
 }
 
 /// Loads through a loader of the request.
@@ -140,8 +164,122 @@ where
     L: Loader<i64, Value = V, Error = async_graphql::Error>,
     V: Clone + Send + Sync + 'static,
 {
-    match ctx.data_opt::<DataLoader<L>>() {
+    match ctx.data_opt::<CachedLoader<L>>() {
         Some(loader) => loader.load_one(key).await.map_err(|e| AppError::internal(e.message)),
         None => Err(AppError::internal("a loader is missing from the request")),
     }
+}
+
+/// Feeds a loader of the request with rows grouped by key (keys without rows get an empty list).
+async fn feed<L, T>(ctx: &Context<'_>, keys: &[i64], mut rows: HashMap<i64, Vec<T>>)
+where
+    L: Loader<i64, Value = Vec<T>, Error = async_graphql::Error>,
+    T: Clone + Send + Sync + 'static,
+{
+    if let Some(loader) = ctx.data_opt::<CachedLoader<L>>() {
+        loader
+            .feed_many(keys.iter().map(|k| (*k, rows.remove(k).unwrap_or_default())))
+            .await;
+    }
+}
+
+/// A list of missions is about to be resolved: what its selection asks for below each mission
+/// is loaded now, one query per kind of object, and fed to the loaders. Batching by the
+/// loaders' time window alone depends on how fast the resolvers run; this does not.
+pub async fn prefetch_missions(
+    ctx: &Context<'_>,
+    db: &Db,
+    missions: &[&Mission],
+    node: Lookahead<'_>,
+) -> Result<(), AppError> {
+    if missions.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = missions.iter().map(|m| i64::from(m.id)).collect();
+    let mut users: HashSet<i64> = HashSet::new();
+    if node.field("submitter").exists() {
+        users.extend(missions.iter().map(|m| i64::from(m.submitter_id)));
+    }
+    let activities = node.field("activities");
+    if activities.exists() {
+        let rows = grouped::<ActivityRow>(db, &ActivitiesByMission::select(), &ids, |r| r.mission_id).await?;
+        let all: Vec<ActivityRow> = rows.values().flatten().cloned().collect();
+        prefetch_activity_children(ctx, db, &all, activities, &mut users).await?;
+        feed::<ActivitiesByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("expenditures").exists() {
+        let rows = grouped::<ExpenditureRow>(db, &ExpendituresByMission::select(), &ids, |r| r.mission_id).await?;
+        feed::<ExpendituresByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("comments").exists() {
+        let rows = grouped::<CommentRow>(db, &CommentsByMission::select(), &ids, |r| r.mission_id).await?;
+        feed::<CommentsByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("validations").exists() {
+        let rows =
+            grouped::<super::graphql::ValidationRow>(db, &ValidationsByMission::select(), &ids, |r| r.mission_id)
+                .await?;
+        feed::<ValidationsByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("startLocation").exists() || node.field("endLocation").exists() {
+        let rows = grouped::<LocationRow>(db, &LocationsByMission::select(), &ids, |r| r.mission_id).await?;
+        feed::<LocationsByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("vehicle").exists() {
+        let vehicle_ids: Vec<i64> = missions
+            .iter()
+            .filter_map(|m| m.vehicle_id.map(i64::from))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        if !vehicle_ids.is_empty() {
+            let rows = grouped::<VehicleRow>(db, &VehiclesById::select(), &vehicle_ids, |r| r.id).await?;
+            feed::<VehiclesById, _>(ctx, &vehicle_ids, rows).await;
+        }
+    }
+    feed_users(ctx, db, users).await
+}
+
+/// The same for a list of activities (a user's activities, or the activities of missions).
+pub async fn prefetch_activity_children(
+    ctx: &Context<'_>,
+    db: &Db,
+    activities: &[ActivityRow],
+    node: Lookahead<'_>,
+    users: &mut HashSet<i64>,
+) -> Result<(), AppError> {
+    if node.field("user").exists() {
+        users.extend(activities.iter().map(|a| a.user_id));
+    }
+    if node.field("submitter").exists() {
+        users.extend(activities.iter().map(|a| a.submitter_id));
+    }
+    if node.field("dismissAuthor").exists() {
+        users.extend(activities.iter().filter_map(|a| a.dismiss_author_id));
+    }
+    let versions = node.field("versions");
+    if versions.exists() && !activities.is_empty() {
+        let ids: Vec<i64> = activities.iter().map(|a| a.id).collect();
+        let rows = grouped::<VersionRow>(db, &VersionsByActivity::select(), &ids, |r| r.activity_id).await?;
+        if versions.field("submitter").exists() {
+            users.extend(rows.values().flatten().map(|v| v.submitter_id));
+        }
+        feed::<VersionsByActivity, _>(ctx, &ids, rows).await;
+    }
+    Ok(())
+}
+
+/// Loads users in one query and feeds the user loader.
+pub async fn feed_users(ctx: &Context<'_>, db: &Db, users: HashSet<i64>) -> Result<(), AppError> {
+    if users.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = users.into_iter().collect();
+    let rows = crate::users::accounts::find_many(db, &ids).await?;
+    if let Some(loader) = ctx.data_opt::<DataLoader<crate::users::loader::UserLoader, HashMapCache>>() {
+        loader
+            .feed_many(rows.into_iter().map(|row| (row.id, User::from(row))))
+            .await;
+    }
+    Ok(())
 }

@@ -25,7 +25,8 @@ pub struct LocationRow {
     pub kilometer_reading: Option<i64>,
 }
 
-pub const COLUMNS: &str = "id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading";
+pub const COLUMNS: &str =
+    "id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading";
 
 impl LocationRow {
     pub fn to_graphql(&self) -> LocationEntry {
@@ -56,9 +57,15 @@ pub fn address(manual: Option<String>, geo: Option<GenericScalar>, known: Option
         (Some(manual), None, None) => {
             let name = manual.trim().to_string();
             if name.is_empty() || name.chars().count() > 500 {
-                return Err(AppError::invalid_inputs("manualAddress must have between 1 and 500 characters"));
+                return Err(AppError::invalid_inputs(
+                    "manualAddress must have between 1 and 500 characters",
+                ));
             }
-            Ok(Address { name, city: None, postal_code: None })
+            Ok(Address {
+                name,
+                city: None,
+                postal_code: None,
+            })
         }
         (None, Some(GenericScalar(geo)), None) => {
             let properties = geo.get("properties").unwrap_or(&geo);
@@ -66,7 +73,11 @@ pub fn address(manual: Option<String>, geo: Option<GenericScalar>, known: Option
             let name = text("label").or_else(|| text("name")).ok_or_else(|| {
                 AppError::invalid_inputs("geoApiData must be an address feature with properties.label")
             })?;
-            Ok(Address { name, city: text("city"), postal_code: text("postcode") })
+            Ok(Address {
+                name,
+                city: text("city"),
+                postal_code: text("postcode"),
+            })
         }
         (None, None, Some(_)) => Err(AppError::invalid_inputs(
             "companyKnownAddressId is not supported: this service keeps no company address book; send manualAddress or geoApiData",
@@ -78,8 +89,14 @@ pub fn address(manual: Option<String>, geo: Option<GenericScalar>, known: Option
 }
 
 async fn of_type(conn: &mut AnyConnection, mission_id: i64, kind: &str) -> AppResult<Option<LocationRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM location_entries WHERE mission_id = $1 AND type = $2"));
-    Ok(sqlx::query_as::<_, LocationRow>(sql).bind(mission_id).bind(kind).fetch_optional(conn).await?)
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM location_entries WHERE mission_id = $1 AND type = $2"
+    ));
+    Ok(sqlx::query_as::<_, LocationRow>(sql)
+        .bind(mission_id)
+        .bind(kind)
+        .fetch_optional(conn)
+        .await?)
 }
 
 /// `logLocation`.
@@ -110,9 +127,15 @@ pub async fn log(
             LocationEntryTypeEnum::MissionStartLocation => "mission_end_location",
             LocationEntryTypeEnum::MissionEndLocation => "mission_start_location",
         };
-        if let Some(other_km) = of_type(conn, mission_id, other).await?.and_then(|o| o.kilometer_reading) {
-            let (start, end) =
-                if other == "mission_start_location" { (other_km, km) } else { (km, other_km) };
+        if let Some(other_km) = of_type(conn, mission_id, other)
+            .await?
+            .and_then(|o| o.kilometer_reading)
+        {
+            let (start, end) = if other == "mission_start_location" {
+                (other_km, km)
+            } else {
+                (km, other_km)
+            };
             if end < start {
                 return Err(AppError::invalid_inputs(
                     "Kilometer reading at end of mission should be superior to kilometer reading at start",
@@ -139,8 +162,10 @@ pub async fn log(
             .await?;
         }
         Some(_) => {
-            return Err(AppError::invalid_resource("A different location is already set for this end of the mission")
-                .with("reason", "LOCATION_ALREADY_SET"));
+            return Err(
+                AppError::invalid_resource("A different location is already set for this end of the mission")
+                    .with("reason", "LOCATION_ALREADY_SET"),
+            );
         }
         None => {
             let inserted = sqlx::query(
@@ -178,5 +203,7 @@ pub async fn log(
         .execute(&mut *conn)
         .await?;
     }
-    of_type(conn, mission_id, kind.as_str()).await?.ok_or_else(|| AppError::internal("location vanished"))
+    of_type(conn, mission_id, kind.as_str())
+        .await?
+        .ok_or_else(|| AppError::internal("location vanished"))
 }

@@ -18,5 +18,7 @@ pub fn day_start(date: chrono::NaiveDate) -> i64 {
 
 /// The UTC date of a Unix time.
 pub fn date_of(t: i64) -> chrono::NaiveDate {
-    chrono::DateTime::from_timestamp(t, 0).map(|d| d.date_naive()).unwrap_or_default()
+    chrono::DateTime::from_timestamp(t, 0)
+        .map(|d| d.date_naive())
+        .unwrap_or_default()
 }

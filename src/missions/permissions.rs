@@ -58,7 +58,13 @@ pub async fn readable(conn: &mut AnyConnection, actor: i64, mission_id: i64) -> 
 }
 
 /// Accepted employment of `user_id` in the company covering the dates from `first` to `last`.
-async fn employed_over(conn: &mut AnyConnection, user_id: i64, company_id: i64, first: &str, last: &str) -> AppResult<bool> {
+async fn employed_over(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    company_id: i64,
+    first: &str,
+    last: &str,
+) -> AppResult<bool> {
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status = 'approved'
            AND dismissed_at IS NULL AND start_date <= $3 AND (end_date IS NULL OR end_date >= $4) LIMIT 1",
@@ -99,8 +105,10 @@ pub async fn writable(
     let first = date_text(date_of(start));
     let last = date_text(date_of(end.unwrap_or(start).max(start)));
     if !employed_over(conn, for_user, mission.company_id, &first, &last).await? {
-        return Err(AppError::authorization("The user has no accepted employment in the company over this period")
-            .with("reason", format!("ACTIVITY_OUTSIDE_EMPLOYMENT_{side}")));
+        return Err(
+            AppError::authorization("The user has no accepted employment in the company over this period")
+                .with("reason", format!("ACTIVITY_OUTSIDE_EMPLOYMENT_{side}")),
+        );
     }
     // 3bis. …and still today.
     let today = date_text(today());
@@ -114,17 +122,22 @@ pub async fn writable(
             .bind(mission.company_id)
             .fetch_one(&mut *conn)
             .await?;
-        let allowed = mission.submitter_id == actor
-            && (team_mode.0 == 1 || participates(conn, for_user, mission_id).await?);
+        let allowed =
+            mission.submitter_id == actor && (team_mode.0 == 1 || participates(conn, for_user, mission_id).await?);
         if !allowed {
-            return Err(AppError::authorization("Actor is not authorized to perform the operation for this user"));
+            return Err(AppError::authorization(
+                "Actor is not authorized to perform the operation for this user",
+            ));
         }
     }
     // 5–7. Validation locks, for non-admins.
     if !actor_is_admin {
         ensure_unlocked(conn, mission_id, for_user, actor).await?;
     }
-    Ok(WriteAccess { mission, actor_is_admin })
+    Ok(WriteAccess {
+        mission,
+        actor_is_admin,
+    })
 }
 
 /// A non-admin cannot change a mission validated by an admin, automatically, or by the worker.
@@ -137,20 +150,29 @@ async fn ensure_unlocked(conn: &mut AnyConnection, mission_id: i64, for_user: i6
     .await?;
     // The strongest lock is reported: admin, then automatic, then the worker's own validation.
     let concerns = |user_id: Option<i64>| user_id.is_none() || user_id == Some(for_user);
-    if rows.iter().any(|(admin, auto, user, _)| *admin == 1 && *auto == 0 && concerns(*user)) {
-        return Err(AppError::invalid_resource("The mission was validated by an admin and can no longer be changed")
-            .with("reason", "MISSION_ALREADY_VALIDATED_BY_ADMIN"));
+    if rows
+        .iter()
+        .any(|(admin, auto, user, _)| *admin == 1 && *auto == 0 && concerns(*user))
+    {
+        return Err(
+            AppError::invalid_resource("The mission was validated by an admin and can no longer be changed")
+                .with("reason", "MISSION_ALREADY_VALIDATED_BY_ADMIN"),
+        );
     }
     if rows.iter().any(|(_, auto, user, _)| *auto == 1 && concerns(*user)) {
-        return Err(AppError::invalid_resource("The mission was validated automatically and can no longer be changed")
-            .with("reason", "MISSION_ALREADY_AUTO_VALIDATED"));
+        return Err(
+            AppError::invalid_resource("The mission was validated automatically and can no longer be changed")
+                .with("reason", "MISSION_ALREADY_AUTO_VALIDATED"),
+        );
     }
     let by_worker = |(admin, _, user, submitter): &(i64, i64, Option<i64>, Option<i64>)| {
         *admin == 0 && user.is_some_and(|u| u == for_user || u == actor) && submitter == user
     };
     if rows.iter().any(by_worker) {
-        return Err(AppError::invalid_resource("The mission was validated by the worker and can no longer be changed")
-            .with("reason", "MISSION_ALREADY_VALIDATED_BY_USER"));
+        return Err(
+            AppError::invalid_resource("The mission was validated by the worker and can no longer be changed")
+                .with("reason", "MISSION_ALREADY_VALIDATED_BY_USER"),
+        );
     }
     Ok(())
 }
@@ -161,6 +183,8 @@ pub async fn can_create(conn: &mut AnyConnection, actor: i64, company_id: i64) -
     if employed_over(conn, actor, company_id, &today, &today).await? {
         Ok(())
     } else {
-        Err(AppError::authorization("Actor is not authorized to create a mission for the company"))
+        Err(AppError::authorization(
+            "Actor is not authorized to create a mission for the company",
+        ))
     }
 }

@@ -7,9 +7,7 @@ use crate::activities::rules::OPEN;
 use crate::activities::store::{self as activity_store, ActivityRow};
 use crate::companies::{date_text, today};
 use crate::errors::{AppError, AppResult};
-use crate::graphql::contract::{
-    ActivityConnection, ActivityEdge, MissionConnection, MissionEdge, PageInfo,
-};
+use crate::graphql::contract::{ActivityConnection, ActivityEdge, MissionConnection, MissionEdge, PageInfo};
 use crate::graphql::scalars::TimeStamp;
 use crate::storage::Db;
 
@@ -28,7 +26,9 @@ pub fn encode_cursor(time: i64, id: i64) -> String {
 /// Reads a cursor; INVALID_INPUTS when it is not one of ours.
 pub fn decode_cursor(cursor: &str) -> AppResult<(i64, i64)> {
     let invalid = || AppError::invalid_inputs("Invalid pagination cursor").with("field", "after");
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(cursor.trim()).map_err(|_| invalid())?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor.trim())
+        .map_err(|_| invalid())?;
     let text = String::from_utf8(bytes).map_err(|_| invalid())?;
     let (time, id) = text.split_once(',').ok_or_else(invalid)?;
     Ok((time.parse().map_err(|_| invalid())?, id.parse().map_err(|_| invalid())?))
@@ -68,7 +68,10 @@ fn company_filter(scope: &Option<Vec<i64>>, column: &str, next_placeholder: usiz
     match scope {
         None => (String::new(), Vec::new()),
         Some(ids) => {
-            let list = (0..ids.len()).map(|i| format!("${}", next_placeholder + i)).collect::<Vec<_>>().join(", ");
+            let list = (0..ids.len())
+                .map(|i| format!("${}", next_placeholder + i))
+                .collect::<Vec<_>>()
+                .join(", ");
             (format!(" AND {column} IN ({list})"), ids.clone())
         }
     }
@@ -82,7 +85,12 @@ async fn mission_page(db: &Db, mut keys: Vec<(i64, i64)>, limit: i64, viewer: i6
     let mut missions = store::load_many(db, &ids, viewer).await?;
     let edges: Vec<Option<MissionEdge>> = keys
         .iter()
-        .map(|(time, id)| Some(MissionEdge { node: missions.remove(id), cursor: encode_cursor(*time, *id) }))
+        .map(|(time, id)| {
+            Some(MissionEdge {
+                node: missions.remove(id),
+                cursor: encode_cursor(*time, *id),
+            })
+        })
         .collect();
     Ok(MissionConnection {
         page_info: PageInfo {
@@ -108,7 +116,10 @@ pub async fn user_missions(
 ) -> AppResult<MissionConnection> {
     let scope = scope(db, viewer, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (cursor_time, cursor_id) = match after { Some(c) => decode_cursor(&c)?, None => (OPEN, OPEN) };
+    let (cursor_time, cursor_id) = match after {
+        Some(c) => decode_cursor(&c)?,
+        None => (OPEN, OPEN),
+    };
     let (filter, companies) = company_filter(&scope, "m.company_id", 8);
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT MIN(a.start_time) AS start, a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id
@@ -146,7 +157,10 @@ pub async fn company_missions(
     only_ended: bool,
 ) -> AppResult<MissionConnection> {
     let limit = page_size(first, COMPANY_PAGE_CAP)?;
-    let (cursor_time, cursor_id) = match after { Some(c) => decode_cursor(&c)?, None => (OPEN, OPEN) };
+    let (cursor_time, cursor_id) = match after {
+        Some(c) => decode_cursor(&c)?,
+        None => (OPEN, OPEN),
+    };
     // A mission is ended when it has activities and every worker in it ended it.
     let ended = if only_ended {
         " AND EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL)
@@ -179,7 +193,8 @@ pub async fn company_missions(
     mission_page(db, keys, limit, viewer).await
 }
 
-/// `User.activities`: the user's activities that were not cancelled, newest first.
+/// `User.activities`: the user's activities that were not cancelled, newest first (with the
+/// rows, for prefetching what the selection asks below them).
 pub async fn user_activities(
     db: &Db,
     viewer: i64,
@@ -188,10 +203,13 @@ pub async fn user_activities(
     until: Option<TimeStamp>,
     first: Option<i32>,
     after: Option<String>,
-) -> AppResult<ActivityConnection> {
+) -> AppResult<(ActivityConnection, Vec<ActivityRow>)> {
     let scope = scope(db, viewer, user_id, "activities").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (cursor_time, cursor_id) = match after { Some(c) => decode_cursor(&c)?, None => (OPEN, OPEN) };
+    let (cursor_time, cursor_id) = match after {
+        Some(c) => decode_cursor(&c)?,
+        None => (OPEN, OPEN),
+    };
     let (filter, companies) = company_filter(&scope, "m.company_id", 8);
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT {} FROM activities a JOIN missions m ON m.id = a.mission_id
@@ -215,7 +233,7 @@ pub async fn user_activities(
     let mut rows = query.fetch_all(&db.pool).await?;
     let has_next_page = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
-    Ok(ActivityConnection {
+    let connection = ActivityConnection {
         page_info: PageInfo {
             has_next_page,
             has_previous_page: false,
@@ -224,9 +242,15 @@ pub async fn user_activities(
         },
         edges: rows
             .iter()
-            .map(|r| Some(ActivityEdge { node: Some(r.to_graphql()), cursor: encode_cursor(r.start_time, r.id) }))
+            .map(|r| {
+                Some(ActivityEdge {
+                    node: Some(r.to_graphql()),
+                    cursor: encode_cursor(r.start_time, r.id),
+                })
+            })
             .collect(),
-    })
+    };
+    Ok((connection, rows))
 }
 
 #[cfg(test)]
@@ -237,7 +261,11 @@ mod tests {
     fn cursors_round_trip_and_reject_garbage() {
         let cursor = encode_cursor(1_700_000_000, 42);
         assert_eq!(decode_cursor(&cursor).unwrap(), (1_700_000_000, 42));
-        for bad in ["", "not base64!", &base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("12")] {
+        for bad in [
+            "",
+            "not base64!",
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("12"),
+        ] {
             assert_eq!(decode_cursor(bad).unwrap_err().message, "Invalid pagination cursor");
         }
     }

@@ -28,7 +28,10 @@ pub const SELECT: &str = "SELECT m.id, m.name, m.company_id, m.submitter_id, m.r
 /// Reads a mission.
 pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<MissionRow>> {
     let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE m.id = $1"));
-    Ok(sqlx::query_as::<_, MissionRow>(sql).bind(id).fetch_optional(conn).await?)
+    Ok(sqlx::query_as::<_, MissionRow>(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
 }
 
 /// What `createMission` stores.
@@ -80,7 +83,9 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
     }
     let rows = query.fetch_all(&db.pool).await?;
 
-    let sql = sqlx::AssertSqlSafe(format!("SELECT mission_id, user_id FROM mission_ends WHERE mission_id IN ({list})"));
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT mission_id, user_id FROM mission_ends WHERE mission_id IN ({list})"
+    ));
     let mut query = sqlx::query_as::<_, (i64, i64)>(sql);
     for id in ids {
         query = query.bind(*id);
@@ -115,7 +120,10 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
                 reception_time: TimeStamp(row.reception_time),
                 name: row.name,
                 company_id: row.company_id as i32,
-                context: row.context.and_then(|c| serde_json::from_str(&c).ok()).map(GenericScalar),
+                context: row
+                    .context
+                    .and_then(|c| serde_json::from_str(&c).ok())
+                    .map(GenericScalar),
                 vehicle_id: row.vehicle_id.map(|v| v as i32),
                 past_registration_justification: row.past_registration_justification,
                 submitter_id: row.submitter_id as i32,
@@ -130,5 +138,8 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
 
 /// One mission as an API object.
 pub async fn load_one(db: &Db, id: i64, viewer: i64) -> AppResult<Mission> {
-    load_many(db, &[id], viewer).await?.remove(&id).ok_or_else(|| AppError::internal("mission vanished"))
+    load_many(db, &[id], viewer)
+        .await?
+        .remove(&id)
+        .ok_or_else(|| AppError::internal("mission vanished"))
 }

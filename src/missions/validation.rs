@@ -13,22 +13,33 @@ use crate::storage::{is_unique_violation, now};
 use super::permissions;
 
 /// `endMission`: closes the worker's running activity at `end` and records the end.
-pub async fn end_mission(conn: &mut AnyConnection, actor: i64, mission_id: i64, end: i64, user_id: Option<i64>) -> AppResult<()> {
+pub async fn end_mission(
+    conn: &mut AnyConnection,
+    actor: i64,
+    mission_id: i64,
+    end: i64,
+    user_id: Option<i64>,
+) -> AppResult<()> {
     let received = now();
     let end = to_minute(end);
     not_in_future(end, received, "End")?;
     let for_user = user_id.unwrap_or(actor);
     permissions::writable(conn, actor, mission_id, for_user, end, None).await?;
-    let existing: Option<(i64, Option<i64>, Option<String>, Option<String>)> = sqlx::query_as(
-        "SELECT e.end_time, u.id, u.first_name, u.last_name FROM mission_ends e LEFT JOIN users u ON u.id = e.submitter_id
-         WHERE e.mission_id = $1 AND e.user_id = $2",
+    let existing: Option<MissionEnd> = sqlx::query_as(
+        "SELECT e.end_time, u.id AS submitter_id, u.first_name, u.last_name
+         FROM mission_ends e LEFT JOIN users u ON u.id = e.submitter_id WHERE e.mission_id = $1 AND e.user_id = $2",
     )
     .bind(mission_id)
     .bind(for_user)
     .fetch_optional(&mut *conn)
     .await?;
-    if let Some((end_time, submitter, first_name, last_name)) = existing {
-        return Err(already_ended(end_time, submitter, first_name, last_name));
+    if let Some(end) = existing {
+        return Err(already_ended(
+            end.end_time,
+            end.submitter_id,
+            end.first_name,
+            end.last_name,
+        ));
     }
     let late: Option<(i64,)> = sqlx::query_as(
         "SELECT id FROM activities WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL
@@ -79,7 +90,21 @@ pub async fn end_mission(conn: &mut AnyConnection, actor: i64, mission_id: i64, 
     }
 }
 
-fn already_ended(end_time: i64, submitter: Option<i64>, first_name: Option<String>, last_name: Option<String>) -> AppError {
+/// An existing end of the mission, as MISSION_ALREADY_ENDED describes it.
+#[derive(sqlx::FromRow)]
+struct MissionEnd {
+    end_time: i64,
+    submitter_id: Option<i64>,
+    first_name: Option<String>,
+    last_name: Option<String>,
+}
+
+fn already_ended(
+    end_time: i64,
+    submitter: Option<i64>,
+    first_name: Option<String>,
+    last_name: Option<String>,
+) -> AppError {
     let submitter = match submitter {
         Some(id) => json!({ "id": id, "firstName": first_name, "lastName": last_name }),
         None => json!({}),
@@ -106,7 +131,9 @@ pub async fn validate(
         return Err(AppError::invalid_inputs("usersIds must name at least one user"));
     }
     if !is_admin && users.iter().any(|u| *u != actor) {
-        return Err(AppError::authorization("A worker validates a mission only for themselves"));
+        return Err(AppError::authorization(
+            "A worker validates a mission only for themselves",
+        ));
     }
     let received = now();
     for user in users {
@@ -119,14 +146,18 @@ pub async fn validate(
         .fetch_one(&mut *conn)
         .await?;
         if count == 0 {
-            return Err(AppError::invalid_resource("The user has no activity to validate in this mission")
-                .with("reason", "NO_ACTIVITIES_TO_VALIDATE")
-                .with("userId", *user));
+            return Err(
+                AppError::invalid_resource("The user has no activity to validate in this mission")
+                    .with("reason", "NO_ACTIVITIES_TO_VALIDATE")
+                    .with("userId", *user),
+            );
         }
         if running > 0 {
-            return Err(AppError::invalid_resource("The mission is still running for the user: end it first")
-                .with("reason", "MISSION_STILL_RUNNING")
-                .with("userId", *user));
+            return Err(
+                AppError::invalid_resource("The mission is still running for the user: end it first")
+                    .with("reason", "MISSION_STILL_RUNNING")
+                    .with("userId", *user),
+            );
         }
         if is_admin && *user != actor && mission.submitter_id != actor {
             let (by_user,): (i64,) = sqlx::query_as(
@@ -138,9 +169,11 @@ pub async fn validate(
             .await?;
             let old = first_start.is_some_and(|s| s < received - ADMIN_ALONE_AFTER_SECONDS);
             if by_user == 0 && !old {
-                return Err(AppError::invalid_resource("The worker has not validated the mission yet")
-                    .with("reason", "MISSION_NOT_ALREADY_VALIDATED_BY_USER")
-                    .with("userId", *user));
+                return Err(
+                    AppError::invalid_resource("The worker has not validated the mission yet")
+                        .with("reason", "MISSION_NOT_ALREADY_VALIDATED_BY_USER")
+                        .with("userId", *user),
+                );
             }
         }
         let (exists,): (i64,) = sqlx::query_as(
@@ -170,17 +203,19 @@ pub async fn validate(
             .await?;
         }
         // A validated mission is over for the worker.
-        let last_end: (Option<i64>,) =
-            sqlx::query_as("SELECT MAX(end_time) FROM activities WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL")
+        let last_end: (Option<i64>,) = sqlx::query_as(
+            "SELECT MAX(end_time) FROM activities WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL",
+        )
+        .bind(mission_id)
+        .bind(*user)
+        .fetch_one(&mut *conn)
+        .await?;
+        let ended: Option<(i64,)> =
+            sqlx::query_as("SELECT id FROM mission_ends WHERE mission_id = $1 AND user_id = $2")
                 .bind(mission_id)
                 .bind(*user)
-                .fetch_one(&mut *conn)
+                .fetch_optional(&mut *conn)
                 .await?;
-        let ended: Option<(i64,)> = sqlx::query_as("SELECT id FROM mission_ends WHERE mission_id = $1 AND user_id = $2")
-            .bind(mission_id)
-            .bind(*user)
-            .fetch_optional(&mut *conn)
-            .await?;
         if ended.is_none() {
             sqlx::query(
                 "INSERT INTO mission_ends (mission_id, user_id, submitter_id, reception_time, end_time) VALUES ($1, $2, $3, $4, $5)",

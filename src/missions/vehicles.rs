@@ -33,23 +33,36 @@ impl VehicleRow {
 
 /// Upper case without spaces or dashes: "ab-123 cd" and "AB123CD" are the same plate.
 pub fn normalize(registration: &str) -> Option<String> {
-    let plate: String =
-        registration.chars().filter(|c| !c.is_whitespace() && *c != '-').flat_map(char::to_uppercase).collect();
+    let plate: String = registration
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .flat_map(char::to_uppercase)
+        .collect();
     (!plate.is_empty() && plate.chars().count() <= 32).then_some(plate)
 }
 
 /// The company's vehicle with this id, if it is the company's.
 pub async fn of_company_by_id(conn: &mut AnyConnection, company_id: i64, id: i64) -> AppResult<Option<VehicleRow>> {
     let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE id = $1 AND company_id = $2"));
-    Ok(sqlx::query_as::<_, VehicleRow>(sql).bind(id).bind(company_id).fetch_optional(conn).await?)
+    Ok(sqlx::query_as::<_, VehicleRow>(sql)
+        .bind(id)
+        .bind(company_id)
+        .fetch_optional(conn)
+        .await?)
 }
 
 /// Finds the company's vehicle with this registration, or creates it.
 pub async fn find_or_create(conn: &mut AnyConnection, company_id: i64, registration: &str) -> AppResult<VehicleRow> {
-    let plate = normalize(registration)
-        .ok_or_else(|| AppError::invalid_inputs("Invalid vehicle registration number").with("field", "vehicleRegistrationNumber"))?;
+    let plate = normalize(registration).ok_or_else(|| {
+        AppError::invalid_inputs("Invalid vehicle registration number").with("field", "vehicleRegistrationNumber")
+    })?;
     let sql = format!("{SELECT} WHERE company_id = $1 AND registration_number = $2");
-    if let Some(found) = sqlx::query_as::<_, VehicleRow>(sqlx::AssertSqlSafe(sql.clone())).bind(company_id).bind(&plate).fetch_optional(&mut *conn).await? {
+    if let Some(found) = sqlx::query_as::<_, VehicleRow>(sqlx::AssertSqlSafe(sql.clone()))
+        .bind(company_id)
+        .bind(&plate)
+        .fetch_optional(&mut *conn)
+        .await?
+    {
         return Ok(found);
     }
     let inserted = sqlx::query(
@@ -94,15 +107,23 @@ pub async fn resolve(
 
 /// The company's vehicles still in service.
 pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Vec<Vehicle>> {
-    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE company_id = $1 AND terminated_at IS NULL ORDER BY registration_number"));
-    let rows = sqlx::query_as::<_, VehicleRow>(sql).bind(company_id).fetch_all(&db.pool).await?;
+    let sql = sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE company_id = $1 AND terminated_at IS NULL ORDER BY registration_number"
+    ));
+    let rows = sqlx::query_as::<_, VehicleRow>(sql)
+        .bind(company_id)
+        .fetch_all(&db.pool)
+        .await?;
     Ok(rows.iter().map(VehicleRow::to_graphql).collect())
 }
 
 /// Reads a vehicle.
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<VehicleRow>> {
     let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE id = $1"));
-    Ok(sqlx::query_as::<_, VehicleRow>(sql).bind(id).fetch_optional(&db.pool).await?)
+    Ok(sqlx::query_as::<_, VehicleRow>(sql)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?)
 }
 
 #[cfg(test)]

@@ -5,13 +5,13 @@ use async_graphql::Context;
 use crate::auth::caller::BearerToken;
 use crate::companies::{company, employments, invitations};
 use crate::errors::AppError;
-use crate::missions;
 use crate::graphql::contract::{
     ActivityConnection, AuthResolver, Company, CompanySignUpOutput, Employment, LoginOutput, MissionConnection,
     SignUpResolver, User, UserResolver, UserTokens, Void,
 };
 use crate::graphql::scalars::{Date, Email, TimeStamp};
 use crate::graphql::{Api, caller};
+use crate::missions;
 
 use super::accounts::{self, NewUser};
 use super::sessions::{self, TokenPair};
@@ -122,8 +122,13 @@ impl UserResolver for Api {
         after: Option<String>,
     ) -> async_graphql::Result<Option<ActivityConnection>> {
         let viewer = caller(ctx).user_id()?;
-        let page = missions::queries::user_activities(&self.db, viewer, parent.id.into(), from_time, until_time, first, after)
-            .await?;
+        let (page, rows) =
+            missions::queries::user_activities(&self.db, viewer, parent.id.into(), from_time, until_time, first, after)
+                .await?;
+        let mut users = std::collections::HashSet::new();
+        let node = ctx.look_ahead().field("edges").field("node");
+        missions::loaders::prefetch_activity_children(ctx, &self.db, &rows, node, &mut users).await?;
+        missions::loaders::feed_users(ctx, &self.db, users).await?;
         Ok(Some(page))
     }
 
@@ -137,7 +142,12 @@ impl UserResolver for Api {
         after: Option<String>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let viewer = caller(ctx).user_id()?;
-        let page = missions::queries::user_missions(&self.db, viewer, parent.id.into(), from_time, until_time, first, after)
+        let page =
+            missions::queries::user_missions(&self.db, viewer, parent.id.into(), from_time, until_time, first, after)
+                .await?;
+        let nodes: Vec<&crate::graphql::contract::Mission> =
+            page.edges.iter().flatten().filter_map(|e| e.node.as_ref()).collect();
+        missions::loaders::prefetch_missions(ctx, &self.db, &nodes, ctx.look_ahead().field("edges").field("node"))
             .await?;
         Ok(Some(page))
     }

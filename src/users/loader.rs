@@ -27,9 +27,20 @@ impl Loader<i64> for UserLoader {
     }
 }
 
+/// A loader for one request. Users repeat across a response (the same driver on every
+/// activity), so loaded ones are cached for the request.
+pub fn new_loader(db: &Db) -> DataLoader<UserLoader, async_graphql::dataloader::HashMapCache> {
+    DataLoader::with_cache(
+        UserLoader { db: db.clone() },
+        tokio::spawn,
+        async_graphql::dataloader::HashMapCache::default(),
+    )
+    .delay(crate::missions::loaders::BATCH_WINDOW)
+}
+
 /// A user mentioned by an object the caller may already read.
 pub async fn load_user(ctx: &Context<'_>, id: i64) -> Result<Option<User>, AppError> {
-    match ctx.data_opt::<DataLoader<UserLoader>>() {
+    match ctx.data_opt::<DataLoader<UserLoader, async_graphql::dataloader::HashMapCache>>() {
         Some(loader) => loader.load_one(id).await.map_err(|e| AppError::internal(e.message)),
         None => Err(AppError::internal("the user loader is missing from the request")),
     }
