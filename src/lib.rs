@@ -8,6 +8,7 @@ pub mod companies;
 pub mod config;
 pub mod errors;
 pub mod expenditures;
+pub mod export;
 pub mod graphql;
 pub mod http;
 pub mod mail;

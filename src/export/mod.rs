@@ -1,0 +1,4 @@
+//! Exports of recorded working time. `c1b` is the EU driver-card file format (pure logic);
+//! the rest turns the database into its input, keeps the signing keys, and serves the endpoint.
+
+pub mod c1b;
