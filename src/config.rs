@@ -34,6 +34,26 @@ pub enum Command {
     Serve,
     /// Apply the database migrations and exit.
     Migrate,
+    /// Tachograph driver-card (C1B) files.
+    C1b {
+        #[command(subcommand)]
+        command: C1bCommand,
+    },
+}
+
+/// `roadlog c1b …`
+#[derive(Subcommand, Debug, Clone)]
+pub enum C1bCommand {
+    /// Decode a driver-card file to JSON (EFs, identification, days and activity changes,
+    /// vehicles, places, signature check per EF); exits non-zero on any structural violation.
+    Inspect {
+        /// The .C1B / .DDD file.
+        file: std::path::PathBuf,
+        /// The root public key (144-byte EC_PK.bin, as served at /api/tachograph/root-public-key)
+        /// to verify the signatures with.
+        #[arg(long)]
+        root_key: Option<std::path::PathBuf>,
+    },
 }
 
 /// Settings shared by every command.

@@ -39,12 +39,12 @@ impl RestApi for RestHandlers {
         not_implemented("The OAuth authorization endpoint")
     }
 
-    async fn generate_tachograph_files(&self, _request: RestRequest) -> warp::reply::Response {
-        not_implemented("The C1B export")
+    async fn generate_tachograph_files(&self, request: RestRequest) -> warp::reply::Response {
+        crate::export::endpoint::generate(&self.api, request).await
     }
 
     async fn tachograph_root_public_key(&self, _request: RestRequest) -> warp::reply::Response {
-        not_implemented("The tachograph root key")
+        crate::export::endpoint::root_public_key(&self.api).await
     }
 
     async fn health(&self, _request: RestRequest) -> warp::reply::Response {
