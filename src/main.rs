@@ -17,7 +17,9 @@ async fn main() -> anyhow::Result<()> {
             tracing::info!(backend = ?db.backend, "migrations applied");
             Ok(())
         }
-        Command::C1b { command: C1bCommand::Inspect { file, root_key } } => inspect(&file, root_key.as_deref()),
+        Command::C1b {
+            command: C1bCommand::Inspect { file, root_key },
+        } => inspect(&file, root_key.as_deref()),
     }
 }
 

@@ -21,7 +21,10 @@ fn day(days_ago: i64) -> i64 {
 }
 
 fn date(t: i64) -> String {
-    chrono::DateTime::from_timestamp(t, 0).unwrap().format("%Y-%m-%d").to_string()
+    chrono::DateTime::from_timestamp(t, 0)
+        .unwrap()
+        .format("%Y-%m-%d")
+        .to_string()
 }
 
 struct Setup {
@@ -42,16 +45,26 @@ async fn setup(app: &TestApp) -> Setup {
         .unwrap();
     let company = app.new_company(&admin, "Transports Martin").await;
     app.hire(&admin, company, &worker).await;
-    sqlx::query("UPDATE employments SET start_date = '2020-01-01'").execute(&app.server.db.pool).await.unwrap();
+    sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+        .execute(&app.server.db.pool)
+        .await
+        .unwrap();
     let body = app
         .as_user(&worker, "mutation($c: Int!) { activities { createMission(companyId: $c, name: \"Tour\", vehicleRegistrationNumber: \"AB-123-CD\") { id } } }", json!({ "c": company }))
         .await;
     let mission = body["data"]["activities"]["createMission"]["id"].as_i64().unwrap();
     for (kind, start, end) in recorded() {
-        let body = app.as_user(&worker, LOG, json!({ "m": mission, "t": kind, "s": start, "e": end })).await;
+        let body = app
+            .as_user(&worker, LOG, json!({ "m": mission, "t": kind, "s": start, "e": end }))
+            .await;
         assert!(body["errors"].is_null(), "{body}");
     }
-    Setup { admin, worker, company, mission }
+    Setup {
+        admin,
+        worker,
+        company,
+        mission,
+    }
 }
 
 /// What the worker recorded: two days, one of them with a break.
@@ -67,7 +80,10 @@ fn recorded() -> Vec<(&'static str, i64, i64)> {
 }
 
 async fn export(app: &TestApp, user: Option<&TestUser>, body: Value) -> reqwest::Response {
-    let mut request = app.client.post(app.url("/companies/generate_tachograph_files")).json(&body);
+    let mut request = app
+        .client
+        .post(app.url("/companies/generate_tachograph_files"))
+        .json(&body);
     if let Some(user) = user {
         request = request.bearer_auth(&user.token);
     }
@@ -96,7 +112,12 @@ fn kind_name(kind: ActivityKind) -> &'static str {
 }
 
 async fn root_key(app: &TestApp) -> Vec<u8> {
-    let response = app.client.get(app.url("/api/tachograph/root-public-key")).send().await.unwrap();
+    let response = app
+        .client
+        .get(app.url("/api/tachograph/root-public-key"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let bytes = response.bytes().await.unwrap().to_vec();
     assert_eq!(bytes.len(), 144);
@@ -275,7 +296,12 @@ on_both_backends! {
 async fn inspect_command_reads_files_and_refuses_broken_ones() {
     let app = TestApp::spawn(common::Backend::Sqlite).await.unwrap();
     let Setup { admin, company, .. } = setup(&app).await;
-    let response = export(&app, Some(&admin), json!({ "company_ids": [company], "with_digital_signatures": true })).await;
+    let response = export(
+        &app,
+        Some(&admin),
+        json!({ "company_ids": [company], "with_digital_signatures": true }),
+    )
+    .await;
     let files = unzip(&response.bytes().await.unwrap());
     let dir = std::env::temp_dir().join(format!("roadlog-inspect-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -293,11 +319,22 @@ async fn inspect_command_reads_files_and_refuses_broken_ones() {
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert!(report["files"].as_array().unwrap().iter().any(|ef| ef["signature"] == "valid"), "{report}");
+    assert!(
+        report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|ef| ef["signature"] == "valid"),
+        "{report}"
+    );
 
     let truncated = dir.join("broken.C1B");
     std::fs::write(&truncated, &files[0].1[..files[0].1.len() / 2]).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_roadlog")).args(["c1b", "inspect"]).arg(&truncated).output().unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_roadlog"))
+        .args(["c1b", "inspect"])
+        .arg(&truncated)
+        .output()
+        .unwrap();
     assert!(!output.status.success());
     assert!(!output.stderr.is_empty());
     let _ = std::fs::remove_dir_all(dir);

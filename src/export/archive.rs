@@ -30,7 +30,10 @@ type FileInput = (Export, bool, Option<CardKey>);
 /// Encodes exports on all cores (certifying card keys with `ca` when signing); results keep the
 /// inputs' order.
 fn encode_all(exports: Vec<FileInput>, ca: Option<&CaKey>) -> Vec<(String, Vec<u8>)> {
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).max(1);
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .max(1);
     let per_worker = exports.len().div_ceil(workers).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = exports
@@ -40,7 +43,10 @@ fn encode_all(exports: Vec<FileInput>, ca: Option<&CaKey>) -> Vec<(String, Vec<u
                     part.iter()
                         .map(|(export, employee_version, card_key)| {
                             let signer = ca.zip(card_key.clone()).map(|(ca, key)| CardSigner::new(key, ca));
-                            (c1b::file_name(export, *employee_version), c1b::encode(export, signer.as_ref()))
+                            (
+                                c1b::file_name(export, *employee_version),
+                                c1b::encode(export, signer.as_ref()),
+                            )
                         })
                         .collect::<Vec<_>>()
                 })
@@ -53,8 +59,19 @@ fn encode_all(exports: Vec<FileInput>, ca: Option<&CaKey>) -> Vec<(String, Vec<u
 /// Writes every employee's file(s) into a ZIP archive.
 pub async fn build(db: &Db, request: &ExportRequest, company_name: &str) -> AppResult<Archive> {
     let generated_at = now();
-    let employees = data::employees(db, &request.company_ids, &request.user_ids, request.min_date, request.max_date).await?;
-    let ca: Option<CaKey> = if request.with_digital_signatures { Some(keys_store::ca(db).await?) } else { None };
+    let employees = data::employees(
+        db,
+        &request.company_ids,
+        &request.user_ids,
+        request.min_date,
+        request.max_date,
+    )
+    .await?;
+    let ca: Option<CaKey> = if request.with_digital_signatures {
+        Some(keys_store::ca(db).await?)
+    } else {
+        None
+    };
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let mut files = 0;
     for employees in employees.chunks(CHUNK) {

@@ -22,14 +22,27 @@ pub struct Employee {
 }
 
 fn list(start: usize, n: usize) -> String {
-    (start..start + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+    (start..start + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Employees with an accepted employment in one of the companies over the period (restricted to
 /// `only` when it is not empty; other ids are ignored, never revealed).
-pub async fn employees(db: &Db, companies: &[i64], only: &[i64], min: NaiveDate, max: NaiveDate) -> AppResult<Vec<Employee>> {
+pub async fn employees(
+    db: &Db,
+    companies: &[i64],
+    only: &[i64],
+    min: NaiveDate,
+    max: NaiveDate,
+) -> AppResult<Vec<Employee>> {
     let c = list(3, companies.len());
-    let filter = if only.is_empty() { String::new() } else { format!(" AND u.id IN ({})", list(3 + companies.len(), only.len())) };
+    let filter = if only.is_empty() {
+        String::new()
+    } else {
+        format!(" AND u.id IN ({})", list(3 + companies.len(), only.len()))
+    };
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT u.id, u.first_name, u.last_name, u.birth_date, u.creation_time FROM users u
          WHERE u.id IN (SELECT e.user_id FROM employments e WHERE e.company_id IN ({c}) AND e.validation_status = 'approved'
@@ -115,7 +128,11 @@ pub async fn chunk(
         list(4, users.len()),
         list(4 + users.len(), companies.len())
     );
-    let binds: Vec<i64> = [until, from, generated_at].into_iter().chain(users.iter().copied()).chain(companies.iter().copied()).collect();
+    let binds: Vec<i64> = [until, from, generated_at]
+        .into_iter()
+        .chain(users.iter().copied())
+        .chain(companies.iter().copied())
+        .collect();
 
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT a.id, a.mission_id, a.user_id, a.type, a.start_time, a.end_time, a.dismissed_at, a.dismiss_author_id
@@ -154,23 +171,42 @@ pub async fn chunk(
     for b in &binds {
         query = query.bind(*b);
     }
-    let missions: HashMap<i64, MissionData> = query.fetch_all(&db.pool).await?.into_iter().map(|m| (m.id, m)).collect();
+    let missions: HashMap<i64, MissionData> = query
+        .fetch_all(&db.pool)
+        .await?
+        .into_iter()
+        .map(|m| (m.id, m))
+        .collect();
 
     let mut by_user: HashMap<i64, Vec<ActivityData>> = HashMap::new();
     for a in activities {
         by_user.entry(a.user_id).or_default().push(a);
     }
-    let mut chunk = Chunk { current: Vec::with_capacity(employees.len()), declared: Vec::new() };
+    let mut chunk = Chunk {
+        current: Vec::with_capacity(employees.len()),
+        declared: Vec::new(),
+    };
     for employee in employees {
         let mine = by_user.remove(&employee.id).unwrap_or_default();
         let current: Vec<(i64, Activity)> = mine
             .iter()
             .filter(|a| a.dismissed_at.is_none())
-            .filter_map(|a| Some((a.mission_id, Activity { kind: kind(&a.kind)?, start: a.start_time, end: a.end_time.unwrap_or(generated_at) })))
+            .filter_map(|a| {
+                Some((
+                    a.mission_id,
+                    Activity {
+                        kind: kind(&a.kind)?,
+                        start: a.start_time,
+                        end: a.end_time.unwrap_or(generated_at),
+                    },
+                ))
+            })
             .filter(|(_, a)| a.end > a.start)
             .collect();
         let card = card(employee, company_name);
-        chunk.current.push(export(card.clone(), &current, &missions, min, max, generated_at));
+        chunk
+            .current
+            .push(export(card.clone(), &current, &missions, min, max, generated_at));
         if employee_version {
             let declared: Vec<(i64, Activity)> = mine
                 .iter()
@@ -178,12 +214,25 @@ pub async fn chunk(
                 // employee's declaration stands.
                 .filter(|a| a.dismiss_author_id != Some(employee.id))
                 .filter_map(|a| {
-                    let own = versions.get(&a.id)?.iter().filter(|v| v.submitter_id == employee.id).max_by_key(|v| v.version_number)?;
-                    Some((a.mission_id, Activity { kind: kind(&a.kind)?, start: own.start_time, end: own.end_time.unwrap_or(generated_at) }))
+                    let own = versions
+                        .get(&a.id)?
+                        .iter()
+                        .filter(|v| v.submitter_id == employee.id)
+                        .max_by_key(|v| v.version_number)?;
+                    Some((
+                        a.mission_id,
+                        Activity {
+                            kind: kind(&a.kind)?,
+                            start: own.start_time,
+                            end: own.end_time.unwrap_or(generated_at),
+                        },
+                    ))
                 })
                 .filter(|(_, a)| a.end > a.start)
                 .collect();
-            chunk.declared.push(export(card, &declared, &missions, min, max, generated_at));
+            chunk
+                .declared
+                .push(export(card, &declared, &missions, min, max, generated_at));
         }
     }
     Ok(chunk)
@@ -229,8 +278,16 @@ fn export(
         let data = missions.get(mission_id);
         let km = |v: Option<i64>| v.and_then(|k| u32::try_from(k).ok());
         let (start_km, end_km) = data.map(|d| (km(d.start_km), km(d.end_km))).unwrap_or((None, None));
-        places.push(Place { time: *first, entry_type: PlaceEntryType::Begin, odometer: start_km });
-        places.push(Place { time: *last, entry_type: PlaceEntryType::End, odometer: end_km });
+        places.push(Place {
+            time: *first,
+            entry_type: PlaceEntryType::Begin,
+            odometer: start_km,
+        });
+        places.push(Place {
+            time: *last,
+            entry_type: PlaceEntryType::End,
+            odometer: end_km,
+        });
         if let (Some(s), Some(e)) = (start_km, end_km)
             && e >= s
         {

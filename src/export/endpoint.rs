@@ -16,7 +16,11 @@ fn error(status: StatusCode, message: &str, code: &str) -> warp::reply::Response
 }
 
 fn internal() -> warp::reply::Response {
-    error(StatusCode::INTERNAL_SERVER_ERROR, "An internal error occurred", "INTERNAL_ERROR")
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "An internal error occurred",
+        "INTERNAL_ERROR",
+    )
 }
 
 /// The export: 401 without valid credentials, 404 for an ill-formed request (with details per
@@ -53,7 +57,11 @@ pub async fn generate(api: &Api, request: RestRequest) -> warp::reply::Response 
             Err(_) => return internal(),
         }
         if company_name.is_none() {
-            company_name = company::find(&api.db, *company_id).await.ok().flatten().map(|c| c.usual_name);
+            company_name = company::find(&api.db, *company_id)
+                .await
+                .ok()
+                .flatten()
+                .map(|c| c.usual_name);
         }
     }
     let archive = match archive::build(&api.db, &parsed, company_name.as_deref().unwrap_or_default()).await {
@@ -65,7 +73,10 @@ pub async fn generate(api: &Api, request: RestRequest) -> warp::reply::Response 
     let mut response = warp::reply::Response::new(archive.bytes.into());
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/zip"));
-    headers.insert(header::CONTENT_DISPOSITION, HeaderValue::from_static("attachment; filename=fichiers_C1B.zip"));
+    headers.insert(
+        header::CONTENT_DISPOSITION,
+        HeaderValue::from_static("attachment; filename=fichiers_C1B.zip"),
+    );
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     response
 }
@@ -77,10 +88,14 @@ pub async fn root_public_key(api: &Api) -> warp::reply::Response {
         Ok(root) => {
             let mut response = warp::reply::Response::new(c1b::root_public_key_ec_pk(&root).to_vec().into());
             *response.status_mut() = StatusCode::OK;
-            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
-            response
-                .headers_mut()
-                .insert(header::CONTENT_DISPOSITION, HeaderValue::from_static("attachment; filename=EC_PK.bin"));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/octet-stream"),
+            );
+            response.headers_mut().insert(
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_static("attachment; filename=EC_PK.bin"),
+            );
             response
         }
         Err(_) => internal(),

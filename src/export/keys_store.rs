@@ -11,28 +11,36 @@ use crate::storage::{Db, now};
 use super::c1b::{CaKey, CardKey, RootKey};
 
 async fn stored(db: &Db, kind: &str) -> AppResult<Option<Vec<u8>>> {
-    let row: Option<(Vec<u8>,)> =
-        sqlx::query_as("SELECT key_bytes FROM tachograph_keys WHERE kind = $1").bind(kind).fetch_optional(&db.pool).await?;
+    let row: Option<(Vec<u8>,)> = sqlx::query_as("SELECT key_bytes FROM tachograph_keys WHERE kind = $1")
+        .bind(kind)
+        .fetch_optional(&db.pool)
+        .await?;
     Ok(row.map(|r| r.0))
 }
 
 async fn store(db: &Db, kind: &str, bytes: Vec<u8>) -> AppResult<()> {
-    sqlx::query("INSERT INTO tachograph_keys (kind, key_bytes, created_at) VALUES ($1, $2, $3) ON CONFLICT (kind) DO NOTHING")
-        .bind(kind)
-        .bind(bytes)
-        .bind(now())
-        .execute(&db.pool)
-        .await?;
+    sqlx::query(
+        "INSERT INTO tachograph_keys (kind, key_bytes, created_at) VALUES ($1, $2, $3) ON CONFLICT (kind) DO NOTHING",
+    )
+    .bind(kind)
+    .bind(bytes)
+    .bind(now())
+    .execute(&db.pool)
+    .await?;
     Ok(())
 }
 
 /// The environment's root key.
 pub async fn root(db: &Db) -> AppResult<RootKey> {
     if stored(db, "root").await?.is_none() {
-        let key = tokio::task::spawn_blocking(RootKey::generate).await.map_err(AppError::internal)?;
+        let key = tokio::task::spawn_blocking(RootKey::generate)
+            .await
+            .map_err(AppError::internal)?;
         store(db, "root", key.to_bytes()).await?;
     }
-    let bytes = stored(db, "root").await?.ok_or_else(|| AppError::internal("root key vanished"))?;
+    let bytes = stored(db, "root")
+        .await?
+        .ok_or_else(|| AppError::internal("root key vanished"))?;
     RootKey::from_bytes(&bytes).map_err(|e| AppError::internal(e.0))
 }
 
@@ -40,10 +48,14 @@ pub async fn root(db: &Db) -> AppResult<RootKey> {
 pub async fn ca(db: &Db) -> AppResult<CaKey> {
     if stored(db, "ca").await?.is_none() {
         let root = root(db).await?;
-        let key = tokio::task::spawn_blocking(move || CaKey::generate_signed_by(&root)).await.map_err(AppError::internal)?;
+        let key = tokio::task::spawn_blocking(move || CaKey::generate_signed_by(&root))
+            .await
+            .map_err(AppError::internal)?;
         store(db, "ca", key.to_bytes()).await?;
     }
-    let bytes = stored(db, "ca").await?.ok_or_else(|| AppError::internal("CA key vanished"))?;
+    let bytes = stored(db, "ca")
+        .await?
+        .ok_or_else(|| AppError::internal("CA key vanished"))?;
     CaKey::from_bytes(&bytes).map_err(|e| AppError::internal(e.0))
 }
 
@@ -58,9 +70,19 @@ pub async fn card_keys(db: &Db, user_ids: &[i64]) -> AppResult<HashMap<i64, Card
             std::thread::scope(|scope| {
                 let chunks: Vec<_> = missing
                     .chunks(missing.len().div_ceil(workers))
-                    .map(|chunk| scope.spawn(move || chunk.iter().map(|u| (*u, CardKey::generate().to_bytes())).collect::<Vec<_>>()))
+                    .map(|chunk| {
+                        scope.spawn(move || {
+                            chunk
+                                .iter()
+                                .map(|u| (*u, CardKey::generate().to_bytes()))
+                                .collect::<Vec<_>>()
+                        })
+                    })
                     .collect();
-                chunks.into_iter().flat_map(|c| c.join().unwrap_or_default()).collect::<Vec<_>>()
+                chunks
+                    .into_iter()
+                    .flat_map(|c| c.join().unwrap_or_default())
+                    .collect::<Vec<_>>()
             })
         })
         .await
@@ -86,14 +108,22 @@ pub async fn card_keys(db: &Db, user_ids: &[i64]) -> AppResult<HashMap<i64, Card
 async fn read_card_keys(db: &Db, user_ids: &[i64]) -> AppResult<HashMap<i64, CardKey>> {
     let mut keys = HashMap::new();
     for chunk in user_ids.chunks(500) {
-        let list = (1..=chunk.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
-        let sql = sqlx::AssertSqlSafe(format!("SELECT user_id, key_bytes FROM tachograph_card_keys WHERE user_id IN ({list})"));
+        let list = (1..=chunk.len())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT user_id, key_bytes FROM tachograph_card_keys WHERE user_id IN ({list})"
+        ));
         let mut query = sqlx::query_as::<_, (i64, Vec<u8>)>(sql);
         for id in chunk {
             query = query.bind(*id);
         }
         for (user_id, bytes) in query.fetch_all(&db.pool).await? {
-            keys.insert(user_id, CardKey::from_bytes(&bytes).map_err(|e| AppError::internal(e.0))?);
+            keys.insert(
+                user_id,
+                CardKey::from_bytes(&bytes).map_err(|e| AppError::internal(e.0))?,
+            );
         }
     }
     Ok(keys)

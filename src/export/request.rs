@@ -62,12 +62,18 @@ fn date(value: Option<&Value>, field: &str, details: &mut Details) -> Option<Nai
         Some(Value::String(s)) => match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
             Ok(d) if s.len() == 10 => Some(d),
             _ => {
-                details.entry(field.into()).or_default().push("Not a valid date: use YYYY-MM-DD.".into());
+                details
+                    .entry(field.into())
+                    .or_default()
+                    .push("Not a valid date: use YYYY-MM-DD.".into());
                 None
             }
         },
         Some(_) => {
-            details.entry(field.into()).or_default().push("Not a valid date: use YYYY-MM-DD.".into());
+            details
+                .entry(field.into())
+                .or_default()
+                .push("Not a valid date: use YYYY-MM-DD.".into());
             None
         }
     }
@@ -78,7 +84,10 @@ fn flag(value: Option<&Value>, field: &str, details: &mut Details) -> bool {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
         Some(_) => {
-            details.entry(field.into()).or_default().push("Not a valid boolean.".into());
+            details
+                .entry(field.into())
+                .or_default()
+                .push("Not a valid boolean.".into());
             false
         }
     }
@@ -102,7 +111,11 @@ pub fn parse(body: &[u8], today: NaiveDate) -> Result<ExportRequest, Details> {
     let user_ids = ids(fields.get("user_ids"), "user_ids", false, &mut details);
     let max = date(fields.get("max_date"), "max_date", &mut details);
     let min = date(fields.get("min_date"), "min_date", &mut details);
-    let with_digital_signatures = flag(fields.get("with_digital_signatures"), "with_digital_signatures", &mut details);
+    let with_digital_signatures = flag(
+        fields.get("with_digital_signatures"),
+        "with_digital_signatures",
+        &mut details,
+    );
     let employee_version = flag(fields.get("employee_version"), "employee_version", &mut details);
     if !details.is_empty() {
         return Err(details);
@@ -112,12 +125,22 @@ pub fn parse(body: &[u8], today: NaiveDate) -> Result<ExportRequest, Details> {
     if min_date > max_date {
         details.insert("max_date".into(), vec!["min_date must not be after max_date".into()]);
     } else if (max_date - min_date).num_days() > MAX_PERIOD_DAYS {
-        details.insert("max_date".into(), vec![format!("The requested period should be at most {MAX_PERIOD_DAYS} days")]);
+        details.insert(
+            "max_date".into(),
+            vec![format!("The requested period should be at most {MAX_PERIOD_DAYS} days")],
+        );
     }
     if !details.is_empty() {
         return Err(details);
     }
-    Ok(ExportRequest { company_ids, user_ids, min_date, max_date, with_digital_signatures, employee_version })
+    Ok(ExportRequest {
+        company_ids,
+        user_ids,
+        min_date,
+        max_date,
+        with_digital_signatures,
+        employee_version,
+    })
 }
 
 #[cfg(test)]
@@ -140,9 +163,20 @@ mod tests {
 
     #[test]
     fn every_problem_is_reported_per_field() {
-        let e = parse(br#"{"company_ids": "3", "min_date": "22/11/2026", "employee_version": 1}"#, today()).unwrap_err();
-        assert_eq!(e.keys().collect::<Vec<_>>(), ["company_ids", "employee_version", "min_date"]);
-        assert!(parse(br#"{"company_ids": []}"#, today()).unwrap_err().contains_key("company_ids"));
+        let e = parse(
+            br#"{"company_ids": "3", "min_date": "22/11/2026", "employee_version": 1}"#,
+            today(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.keys().collect::<Vec<_>>(),
+            ["company_ids", "employee_version", "min_date"]
+        );
+        assert!(
+            parse(br#"{"company_ids": []}"#, today())
+                .unwrap_err()
+                .contains_key("company_ids")
+        );
         assert!(parse(br#"{}"#, today()).unwrap_err().contains_key("company_ids"));
         assert!(parse(b"{nope", today()).unwrap_err().contains_key("json"));
         assert!(parse(b"[1]", today()).unwrap_err().contains_key("json"));
@@ -150,10 +184,24 @@ mod tests {
 
     #[test]
     fn periods_are_ordered_and_bounded() {
-        let e = parse(br#"{"company_ids": [1], "min_date": "2026-11-10", "max_date": "2026-11-01"}"#, today()).unwrap_err();
+        let e = parse(
+            br#"{"company_ids": [1], "min_date": "2026-11-10", "max_date": "2026-11-01"}"#,
+            today(),
+        )
+        .unwrap_err();
         assert_eq!(e["max_date"], ["min_date must not be after max_date"]);
-        assert!(parse(br#"{"company_ids": [1], "min_date": "2026-01-01", "max_date": "2026-03-06"}"#, today()).is_ok());
-        let e = parse(br#"{"company_ids": [1], "min_date": "2026-01-01", "max_date": "2026-03-07"}"#, today()).unwrap_err();
+        assert!(
+            parse(
+                br#"{"company_ids": [1], "min_date": "2026-01-01", "max_date": "2026-03-06"}"#,
+                today()
+            )
+            .is_ok()
+        );
+        let e = parse(
+            br#"{"company_ids": [1], "min_date": "2026-01-01", "max_date": "2026-03-07"}"#,
+            today(),
+        )
+        .unwrap_err();
         assert!(e["max_date"][0].contains("64 days"));
     }
 }
