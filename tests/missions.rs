@@ -443,4 +443,27 @@ on_both_backends! {
         assert_eq!(stored.len(), 5);
         assert!(stored.windows(2).all(|w| w[0].1 <= w[1].0), "no overlap in the database: {stored:?}");
     }
+
+    async fn employments_do_not_end_before_recorded_work(app) {
+        let Crew { admin, worker, company } = crew(app).await;
+        let day = base_day();
+        let m = mission(app, &worker, company, "M").await;
+        log(app, &worker, m, "drive", day + 6 * HOUR, Some(day + 7 * HOUR)).await;
+        let body = app.as_user(&admin, "{ me { id } }", json!({})).await;
+        assert!(body["errors"].is_null());
+        let (employment,): (i64,) = sqlx::query_as("SELECT id FROM employments WHERE user_id = $1")
+            .bind(worker.id)
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        let terminate = "mutation($e: Int!, $d: Date) { employments { terminateEmployment(employmentId: $e, endDate: $d) { endDate } } }";
+        let body = app.as_user(&admin, terminate, json!({ "e": employment, "d": date(day - 86_400) })).await;
+        assert_eq!(codes(&body), ["INVALID_INPUTS"]);
+        assert_eq!(body["errors"][0]["extensions"]["reason"], "ACTIVITY_EXIST_AFTER_EMPLOYMENT_END_DATE");
+        let body = app.as_user(&admin, terminate, json!({ "e": employment, "d": date(day) })).await;
+        assert_eq!(body["data"]["employments"]["terminateEmployment"]["endDate"], date(day), "{body}");
+        // The worker's employment no longer covers today: they cannot record any more.
+        let body = log(app, &worker, m, "work", day + 8 * HOUR, Some(day + 9 * HOUR)).await;
+        assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"]);
+    }
 }
