@@ -2,6 +2,8 @@
 //! it touches company data. Unknown ids and forbidden ones give the same answer, so ids cannot be
 //! probed.
 
+use sqlx::AnyConnection;
+
 use crate::errors::{AppError, AppResult};
 use crate::storage::Db;
 
@@ -10,6 +12,12 @@ use super::{date_text, today};
 /// Admin of the company today: an accepted, not dismissed employment covering today, with admin
 /// rights.
 pub async fn is_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
+    let mut conn = db.pool.acquire().await?;
+    is_admin_on(&mut conn, user_id, company_id).await
+}
+
+/// [`is_admin`] on a given connection (inside a transaction).
+pub async fn is_admin_on(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<bool> {
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status = 'approved'
            AND dismissed_at IS NULL AND has_admin_rights = 1
@@ -18,7 +26,7 @@ pub async fn is_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool>
     .bind(user_id)
     .bind(company_id)
     .bind(date_text(today()))
-    .fetch_optional(&db.pool)
+    .fetch_optional(conn)
     .await?;
     Ok(row.is_some())
 }

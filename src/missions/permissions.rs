@@ -19,20 +19,7 @@ fn forbidden() -> AppError {
     AppError::authorization("Forbidden access")
 }
 
-/// Admin of the company today.
-pub async fn is_admin(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<bool> {
-    let row: Option<(i64,)> = sqlx::query_as(
-        "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status = 'approved'
-           AND dismissed_at IS NULL AND has_admin_rights = 1
-           AND start_date <= $3 AND (end_date IS NULL OR end_date >= $3) LIMIT 1",
-    )
-    .bind(user_id)
-    .bind(company_id)
-    .bind(date_text(today()))
-    .fetch_optional(conn)
-    .await?;
-    Ok(row.is_some())
-}
+pub use crate::companies::permissions::is_admin_on as is_admin;
 
 /// Whether the user has an activity (even cancelled) in the mission.
 pub async fn participates(conn: &mut AnyConnection, user_id: i64, mission_id: i64) -> AppResult<bool> {
