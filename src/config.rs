@@ -34,10 +34,36 @@ pub enum Command {
     Serve,
     /// Apply the database migrations and exit.
     Migrate,
+    /// OAuth clients of this environment.
+    Client {
+        #[command(subcommand)]
+        command: ClientCommand,
+    },
     /// Tachograph driver-card (C1B) files.
     C1b {
         #[command(subcommand)]
         command: C1bCommand,
+    },
+}
+
+/// `roadlog client …`
+#[derive(Subcommand, Debug, Clone)]
+pub enum ClientCommand {
+    /// Register a client; prints its client_id and client_secret once, as JSON.
+    Create {
+        /// The application's name, shown to users on the consent page.
+        #[arg(long)]
+        name: String,
+        /// An exact redirect URI (absolute, without fragment); repeat for several.
+        #[arg(long = "redirect-uri", required = true)]
+        redirect_uris: Vec<String>,
+    },
+    /// List the clients (never their secrets), as JSON.
+    List,
+    /// Revoke a client and every token it holds.
+    Revoke {
+        /// The client_id.
+        id: String,
     },
 }
 

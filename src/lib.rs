@@ -13,6 +13,7 @@ pub mod graphql;
 pub mod http;
 pub mod mail;
 pub mod missions;
+pub mod oauth;
 pub mod sdk;
 pub mod server;
 pub mod storage;

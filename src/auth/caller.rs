@@ -10,8 +10,8 @@ use super::tokens;
 pub enum Caller {
     /// No credentials were sent.
     Anonymous,
-    /// A valid access token of this user.
-    User { user_id: i64, session_id: i64 },
+    /// A valid access token of this user: a login session's, or an OAuth client's (no session).
+    User { user_id: i64, session_id: Option<i64> },
     /// Credentials were sent but are not valid; the message says why.
     Rejected(&'static str),
 }
@@ -44,10 +44,20 @@ impl Caller {
         .fetch_optional(&db.pool)
         .await?;
         Ok(match row {
-            None => Caller::Rejected("Invalid token"),
+            // Not a login token: perhaps an access token that an OAuth client holds for the user.
+            None => match crate::oauth::tokens::resolve(db, token).await? {
+                Some((user_id, _client_id)) => Caller::User {
+                    user_id,
+                    session_id: None,
+                },
+                None => Caller::Rejected("Invalid token"),
+            },
             Some((_, _, _, Some(_))) => Caller::Rejected("Invalid token"),
             Some((_, _, expires_at, None)) if expires_at <= now() => Caller::Rejected("Expired access token"),
-            Some((user_id, session_id, _, None)) => Caller::User { user_id, session_id },
+            Some((user_id, session_id, _, None)) => Caller::User {
+                user_id,
+                session_id: Some(session_id),
+            },
         })
     }
 

@@ -21,6 +21,8 @@ pub struct TestApp {
     pub server: RunningServer,
     pub client: reqwest::Client,
     pub backend: Backend,
+    /// The database the server uses (for command-line tests against the same data).
+    pub database_url: String,
     cleanup: Cleanup,
 }
 
@@ -100,7 +102,7 @@ impl TestApp {
         };
         let settings = Settings {
             environment,
-            database_url: Some(database_url),
+            database_url: Some(database_url.clone()),
             bind: "127.0.0.1:0".parse().unwrap(),
             public_url: None,
         };
@@ -110,6 +112,7 @@ impl TestApp {
             .expect("server starts");
         Some(TestApp {
             server,
+            database_url,
             client: reqwest::Client::new(),
             backend,
             cleanup,

@@ -1,0 +1,5 @@
+//! OAuth 2.0: third-party applications act for users without their passwords. This module holds
+//! the client registry and the access tokens that clients receive.
+
+pub mod clients;
+pub mod tokens;

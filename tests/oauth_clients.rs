@@ -1,0 +1,74 @@
+//! The OAuth client registry (`roadlog client create | list | revoke`) against the server's own
+//! database, and OAuth access tokens acting as their user on the API, on both databases.
+
+mod common;
+
+use serde_json::{Value, json};
+
+use common::{TestApp, codes};
+
+fn roadlog(app: &TestApp, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_roadlog"))
+        .args(args)
+        .env("DATABASE_URL", &app.database_url)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
+on_both_backends! {
+    async fn operators_register_list_and_revoke_clients(app) {
+        let output = roadlog(app, &["client", "create", "--name", "Fleet Manager", "--redirect-uri", "https://fleet.example.com/cb", "--redirect-uri", "http://127.0.0.1:9000/cb"]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let created: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let id = created["client_id"].as_str().unwrap().to_string();
+        let secret = created["client_secret"].as_str().unwrap().to_string();
+        assert_eq!(id.len(), 9);
+        assert!(secret.starts_with("rl_cs_") && secret.len() > 40);
+        // Only an argon2id hash of the secret is stored.
+        let (hash,): (String,) = sqlx::query_as("SELECT secret_hash FROM oauth_clients").fetch_one(&app.server.db.pool).await.unwrap();
+        assert!(hash.starts_with("$argon2id$") && !hash.contains(&secret));
+
+        let output = roadlog(app, &["client", "list"]);
+        let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(listed[0]["client_id"], id.as_str());
+        assert_eq!(listed[0]["redirect_uris"], json!(["http://127.0.0.1:9000/cb", "https://fleet.example.com/cb"]));
+        assert!(!String::from_utf8_lossy(&output.stdout).contains(&secret), "the secret is shown once");
+
+        // Refused registrations change nothing.
+        for bad in ["/relative", "https://fleet.example.com/cb#fragment"] {
+            let output = roadlog(app, &["client", "create", "--name", "Bad", "--redirect-uri", bad]);
+            assert!(!output.status.success());
+            assert!(!output.stderr.is_empty());
+        }
+        let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM oauth_clients").fetch_one(&app.server.db.pool).await.unwrap();
+        assert_eq!(count, 1);
+
+        let output = roadlog(app, &["client", "revoke", &id]);
+        assert!(output.status.success());
+        let listed: Value = serde_json::from_slice(&roadlog(app, &["client", "list"]).stdout).unwrap();
+        assert!(listed[0]["revoked_at"].is_i64());
+        assert!(!roadlog(app, &["client", "revoke", &id]).status.success(), "already revoked");
+    }
+
+    async fn oauth_access_tokens_act_as_their_user_until_revoked(app) {
+        let user = app.new_user("driver@example.com").await;
+        let created = roadlog::oauth::clients::create(&app.server.db, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
+        let client: i64 = created.client_id.parse().unwrap();
+        let token = roadlog::oauth::tokens::issue(&app.server.db, client, user.id, None).await.unwrap();
+        let (_, body) = app.graphql("{ me { id } checkAuth { userId } }", json!({}), Some(&token)).await;
+        assert_eq!(body["data"], json!({ "me": { "id": user.id }, "checkAuth": { "userId": user.id } }));
+        // Stored as a hash only.
+        let (hash,): (String,) = sqlx::query_as("SELECT token_hash FROM oauth_tokens").fetch_one(&app.server.db.pool).await.unwrap();
+        assert_ne!(hash, token);
+        // Revoking the client revokes its tokens.
+        assert!(roadlog::oauth::clients::revoke(&app.server.db, &created.client_id).await.unwrap());
+        let (_, body) = app.graphql("{ me { id } }", json!({}), Some(&token)).await;
+        assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
+        // An expired token is refused.
+        let created = roadlog::oauth::clients::create(&app.server.db, "Other", &["https://other.example.com/cb".into()]).await.unwrap();
+        let token = roadlog::oauth::tokens::issue(&app.server.db, created.client_id.parse().unwrap(), user.id, Some(-1)).await.unwrap();
+        let (_, body) = app.graphql("{ me { id } }", json!({}), Some(&token)).await;
+        assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
+    }
+}
