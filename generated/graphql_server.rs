@@ -209,6 +209,12 @@ pub trait AuthResolver: Send + Sync + 'static {
     ) -> async_graphql::Result<Option<UserTokens>>;
     ///Revokes the session of the access or refresh token sent as Bearer, so that its refresh token can no longer be used. Fails with AUTHENTICATION_ERROR when no valid token is sent.
     async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>>;
+    ///Withdraws the caller's authorization of a third-party application: every access token that the application holds for the caller stops working at once. Errors: AUTHENTICATION_ERROR, INVALID_RESOURCE (the application holds no authorization of the caller).
+    async fn revoke_authorized_client(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+    ) -> async_graphql::Result<Option<Void>>;
 }
 ///Authentication mutations. No access token is required to call them.
 #[Object(name = "Auth")]
@@ -240,6 +246,26 @@ impl Auth {
     #[graphql(name = "logout")]
     async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>> {
         null_on_error(ctx, ctx.data_unchecked::<Resolvers>().auth.logout(ctx).await)
+    }
+    ///Withdraws the caller's authorization of a third-party application: every access token that the application holds for the caller stops working at once. Errors: AUTHENTICATION_ERROR, INVALID_RESOURCE (the application holds no authorization of the caller).
+    #[graphql(name = "revokeAuthorizedClient")]
+    async fn revoke_authorized_client(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "clientId",
+            desc = "The client_id of the application (see User.authorizedClients)."
+        )]
+        client_id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .auth
+                .revoke_authorized_client(ctx, client_id)
+                .await,
+        )
     }
 }
 ///Registration mutations.
@@ -550,6 +576,12 @@ pub trait UserResolver: Send + Sync + 'static {
         parent: &User,
         company_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Vec<Option<Company>>>>;
+    ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
 }
 #[ComplexObject]
 impl User {
@@ -678,6 +710,28 @@ impl User {
                 .await,
         )
     }
+    ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
+    #[graphql(name = "authorizedClients")]
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().user.authorized_clients(ctx, self).await,
+        )
+    }
+}
+///A third-party application registered to use the API through OAuth 2.0.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "OAuth2Client")]
+pub struct OAuth2Client {
+    ///The client_id of the application.
+    #[graphql(name = "id")]
+    pub id: i32,
+    ///Name of the application, as shown on the consent page.
+    #[graphql(name = "name")]
+    pub name: String,
 }
 ///A transport company. Readable by users with a non-rejected, non-cancelled employment in it covering today (see Queries.company).
 #[derive(SimpleObject, Clone, Debug)]

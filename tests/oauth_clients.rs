@@ -71,4 +71,36 @@ on_both_backends! {
         let (_, body) = app.graphql("{ me { id } }", json!({}), Some(&token)).await;
         assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
     }
+
+    async fn users_see_and_revoke_the_applications_they_authorized(app) {
+        let user = app.new_user("driver@example.com").await;
+        let other = app.new_user("other@example.com").await;
+        let fleet = roadlog::oauth::clients::create(&app.server.db, "Fleet Manager", &["https://fleet.example.com/cb".into()]).await.unwrap();
+        let payroll = roadlog::oauth::clients::create(&app.server.db, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
+        let (fleet_id, payroll_id): (i64, i64) = (fleet.client_id.parse().unwrap(), payroll.client_id.parse().unwrap());
+        let fleet_token = roadlog::oauth::tokens::issue(&app.server.db, fleet_id, user.id, None).await.unwrap();
+        roadlog::oauth::tokens::issue(&app.server.db, payroll_id, user.id, None).await.unwrap();
+        let others = roadlog::oauth::tokens::issue(&app.server.db, fleet_id, other.id, None).await.unwrap();
+
+        let body = app.as_user(&user, "{ me { authorizedClients { id name } } }", json!({})).await;
+        assert_eq!(
+            body["data"]["me"]["authorizedClients"],
+            json!([{ "id": fleet_id, "name": "Fleet Manager" }, { "id": payroll_id, "name": "Payroll" }])
+        );
+        // Another user's list is not readable.
+        let body = app.as_user(&other, "query($u: Int!) { user(id: $u) { authorizedClients { id } } }", json!({ "u": user.id })).await;
+        assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"]);
+
+        let revoke = "mutation($c: Int!) { auth { revokeAuthorizedClient(clientId: $c) { success } } }";
+        let body = app.as_user(&user, revoke, json!({ "c": fleet_id })).await;
+        assert_eq!(body["data"]["auth"]["revokeAuthorizedClient"], json!({ "success": true }));
+        let (_, me) = app.graphql("{ me { id } }", json!({}), Some(&fleet_token)).await;
+        assert_eq!(codes(&me), ["AUTHENTICATION_ERROR"], "the application's token stopped working");
+        let (_, me) = app.graphql("{ me { id } }", json!({}), Some(&others)).await;
+        assert_eq!(me["data"]["me"]["id"], other.id, "other users' authorizations are untouched");
+        let body = app.as_user(&user, revoke, json!({ "c": fleet_id })).await;
+        assert_eq!(codes(&body), ["INVALID_RESOURCE"]);
+        let body = app.as_user(&user, "{ me { authorizedClients { name } } }", json!({})).await;
+        assert_eq!(body["data"]["me"]["authorizedClients"], json!([{ "name": "Payroll" }]));
+    }
 }

@@ -35,3 +35,32 @@ pub async fn issue(db: &Db, client_id: i64, user_id: i64, lifetime: Option<i64>)
     .await?;
     Ok(token)
 }
+
+/// The clients that hold a live token for the user: `(client id, name)`.
+pub async fn authorized_clients(db: &Db, user_id: i64) -> AppResult<Vec<(i64, String)>> {
+    let rows: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT c.id, c.name FROM oauth_clients c
+         WHERE c.revoked_at IS NULL AND EXISTS (
+            SELECT 1 FROM oauth_tokens t WHERE t.client_id = c.id AND t.user_id = $1 AND t.revoked_at IS NULL
+              AND (t.expires_at IS NULL OR t.expires_at > $2))
+         ORDER BY c.name, c.id",
+    )
+    .bind(user_id)
+    .bind(now())
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows)
+}
+
+/// Revokes every token the client holds for the user; false when it held none.
+pub async fn revoke_for_user(db: &Db, user_id: i64, client_id: i64) -> AppResult<bool> {
+    let done = sqlx::query(
+        "UPDATE oauth_tokens SET revoked_at = $3 WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL",
+    )
+    .bind(user_id)
+    .bind(client_id)
+    .bind(now())
+    .execute(&db.pool)
+    .await?;
+    Ok(done.rows_affected() > 0)
+}

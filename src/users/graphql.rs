@@ -7,7 +7,7 @@ use crate::companies::{company, employments, invitations};
 use crate::errors::AppError;
 use crate::graphql::contract::{
     ActivityConnection, AuthResolver, Company, CompanySignUpOutput, Employment, LoginOutput, MissionConnection,
-    SignUpResolver, User, UserResolver, UserTokens, Void,
+    OAuth2Client, SignUpResolver, User, UserResolver, UserTokens, Void,
 };
 use crate::graphql::scalars::{Date, Email, TimeStamp};
 use crate::graphql::{Api, caller};
@@ -54,6 +54,14 @@ impl AuthResolver for Api {
 
     async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>> {
         sessions::logout(&self.db, bearer(ctx)).await?;
+        Ok(Some(Void { success: true }))
+    }
+
+    async fn revoke_authorized_client(&self, ctx: &Context<'_>, client_id: i32) -> async_graphql::Result<Option<Void>> {
+        let me = caller(ctx).user_id()?;
+        if !crate::oauth::tokens::revoke_for_user(&self.db, me, client_id.into()).await? {
+            return Err(AppError::invalid_resource("This application holds no authorization of the user").into());
+        }
         Ok(Some(Void { success: true }))
     }
 }
@@ -195,6 +203,21 @@ impl UserResolver for Api {
             rows.iter()
                 .filter(|c| wanted.as_ref().is_none_or(|w| w.contains(&c.id)))
                 .map(|c| Some(Company::from(c)))
+                .collect(),
+        ))
+    }
+
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
+        let me = self_only(ctx, parent, "authorizedClients")?;
+        let clients = crate::oauth::tokens::authorized_clients(&self.db, me).await?;
+        Ok(Some(
+            clients
+                .into_iter()
+                .map(|(id, name)| Some(OAuth2Client { id: id as i32, name }))
                 .collect(),
         ))
     }
