@@ -263,6 +263,20 @@ on_both_backends! {
         assert_eq!(body["errors"][0]["extensions"]["reason"], "USER_SELF_TERMINATE_EMPLOYMENT");
         let body = app.as_user(&admin, TERMINATE, json!({ "e": id, "d": "2000-01-01" })).await;
         assert_eq!(codes(&body), ["INVALID_INPUTS"]);
+        // A worker without activity for more than 90 days is inactive.
+        sqlx::query("UPDATE employments SET validation_time = 1, reception_time = 1 WHERE id = $1")
+            .bind(id as i64)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        let body = app.as_user(&admin, "query($c: Int!) { company(id: $c) { employments { id status } } }", json!({ "c": company })).await;
+        assert!(body["data"]["company"]["employments"].as_array().unwrap().contains(&json!({ "id": id, "status": "INACTIVE" })), "{body}");
+        sqlx::query("UPDATE employments SET validation_time = $2 WHERE id = $1")
+            .bind(id as i64)
+            .bind(chrono::Utc::now().timestamp())
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
         let body = app.as_user(&admin, TERMINATE, json!({ "e": id })).await;
         assert_eq!(body["data"]["employments"]["terminateEmployment"]["endDate"], today());
         assert_eq!(body["data"]["employments"]["terminateEmployment"]["status"], "ACTIVE");

@@ -32,11 +32,19 @@ pub struct EmploymentRow {
     pub has_admin_rights: i64,
     pub is_primary: Option<i64>,
     pub dismissed_at: Option<i64>,
+    /// The worker's last activity in the company, or when the employment began to count.
+    pub last_active_at: i64,
 }
+
+/// A worker without activity for this long is INACTIVE (the reference's rule).
+pub const INACTIVE_AFTER_SECONDS: i64 = 90 * 24 * 3600;
 
 /// The columns of [`EmploymentRow`], for `FROM employments e LEFT JOIN users u ON u.id = e.user_id`.
 pub const SELECT: &str = "SELECT e.id, e.user_id, e.company_id, COALESCE(e.email, u.email) AS email, e.submitter_id, \
-     e.reception_time, e.validation_status, e.start_date, e.end_date, e.has_admin_rights, e.is_primary, e.dismissed_at \
+     e.reception_time, e.validation_status, e.start_date, e.end_date, e.has_admin_rights, e.is_primary, e.dismissed_at, \
+     COALESCE((SELECT MAX(a.start_time) FROM activities a JOIN missions m ON m.id = a.mission_id \
+               WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL), \
+              e.validation_time, e.reception_time) AS last_active_at \
      FROM employments e LEFT JOIN users u ON u.id = e.user_id";
 
 impl EmploymentRow {
@@ -50,6 +58,8 @@ impl EmploymentRow {
             "PENDING"
         } else if self.end_date.as_deref().is_some_and(|end| end < today) {
             "TERMINATED"
+        } else if self.has_admin_rights == 0 && self.last_active_at < now() - INACTIVE_AFTER_SECONDS {
+            "INACTIVE"
         } else {
             "ACTIVE"
         }
