@@ -98,6 +98,10 @@ pub struct Settings {
     /// Default: `http://<bind>`.
     #[arg(long, env = "ROADLOG_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
+    /// Lifetime of OAuth access tokens, in seconds. Default: no expiry, as integrations of the
+    /// reference service expect.
+    #[arg(long, env = "ROADLOG_OAUTH_TOKEN_LIFETIME", global = true)]
+    pub oauth_token_lifetime: Option<i64>,
 }
 
 impl Settings {

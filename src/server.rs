@@ -54,6 +54,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         db: db.clone(),
         environment: settings.environment,
         public_url: settings.public_url(),
+        oauth_token_lifetime: settings.oauth_token_lifetime,
     });
     let mailer = crate::mail::sender::spawn(db.clone());
     let schema = build_schema(api.clone());

@@ -126,6 +126,7 @@ async fn served_schema_is_the_published_sdl() {
         db: app.server.db.clone(),
         environment: roadlog::config::Environment::Sandbox,
         public_url: app.url(""),
+        oauth_token_lifetime: None,
     });
     let served = roadlog::graphql::build_schema(api).sdl();
     let published =
@@ -215,6 +216,7 @@ async fn a_database_serves_one_environment_only() {
         database_url: Some(url.clone()),
         bind: "127.0.0.1:0".parse().unwrap(),
         public_url: None,
+        oauth_token_lifetime: None,
     };
     let db = roadlog::server::open_database(&settings(roadlog::config::Environment::Sandbox))
         .await

@@ -13,6 +13,9 @@ pub struct Api {
     pub environment: Environment,
     /// The public base URL of this environment, for links in e-mails.
     pub public_url: String,
+    /// Lifetime of OAuth access tokens in seconds; `None`: no expiry (the reference's behaviour,
+    /// which integrations expect).
+    pub oauth_token_lifetime: Option<i64>,
 }
 
 /// The identity behind the current request (anonymous when the glue placed none).

@@ -27,8 +27,8 @@ fn not_implemented(operation: &str) -> warp::reply::Response {
 
 #[async_trait::async_trait]
 impl RestApi for RestHandlers {
-    async fn token(&self, _request: RestRequest) -> warp::reply::Response {
-        not_implemented("The OAuth token endpoint")
+    async fn token(&self, request: RestRequest) -> warp::reply::Response {
+        crate::oauth::token_endpoint::serve(&self.api, request).await
     }
 
     async fn revoke_token(&self, _request: RestRequest) -> warp::reply::Response {

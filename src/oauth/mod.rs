@@ -2,4 +2,8 @@
 //! the client registry and the access tokens that clients receive.
 
 pub mod clients;
+pub mod limits;
+pub mod primitives;
+pub mod token_endpoint;
 pub mod tokens;
+pub mod web;

@@ -21,19 +21,25 @@ pub async fn resolve(db: &Db, token: &str) -> AppResult<Option<(i64, i64)>> {
 
 /// Issues a token to a client for a user; `lifetime` in seconds, `None` for no expiry.
 pub async fn issue(db: &Db, client_id: i64, user_id: i64, lifetime: Option<i64>) -> AppResult<String> {
+    Ok(issue_with_id(db, client_id, user_id, lifetime).await?.0)
+}
+
+/// [`issue`], also answering the token's row id.
+pub async fn issue_with_id(db: &Db, client_id: i64, user_id: i64, lifetime: Option<i64>) -> AppResult<(String, i64)> {
     let (token, hash) = tokens::generate("rl_oat_")?;
     let issued = now();
-    sqlx::query(
-        "INSERT INTO oauth_tokens (token_hash, client_id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO oauth_tokens (token_hash, client_id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+         RETURNING id",
     )
     .bind(hash)
     .bind(client_id)
     .bind(user_id)
     .bind(issued)
     .bind(lifetime.map(|l| issued + l))
-    .execute(&db.pool)
+    .fetch_one(&db.pool)
     .await?;
-    Ok(token)
+    Ok((token, id))
 }
 
 /// The clients that hold a live token for the user: `(client id, name)`.

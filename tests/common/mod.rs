@@ -105,6 +105,7 @@ impl TestApp {
             database_url: Some(database_url.clone()),
             bind: "127.0.0.1:0".parse().unwrap(),
             public_url: None,
+            oauth_token_lifetime: None,
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let server = roadlog::server::start(&settings, listener)

@@ -1,0 +1,279 @@
+//! oxide-auth's primitives over our database: the client registry, the authorization codes and
+//! the token issuer. Each is built per request; what a primitive learns that the response must
+//! reflect (a code that was not found, a failed client authentication) goes into [`FlowState`].
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+use base64::Engine;
+use chrono::{DateTime, Utc};
+use oxide_auth::primitives::grant::{Extensions, Grant};
+use oxide_auth::primitives::issuer::{IssuedToken, RefreshedToken, TokenType};
+use oxide_auth::primitives::registrar::{BoundClient, ClientUrl, ExactUrl, PreGrant, RegisteredUrl, RegistrarError};
+use oxide_auth::primitives::scope::Scope;
+use sha2::{Digest, Sha256};
+use url::Url;
+
+use crate::auth::{password, tokens};
+use crate::storage::{Db, now};
+
+/// Codes live 5 minutes (oxide-auth's own default is 10).
+pub const CODE_SECONDS: i64 = 5 * 60;
+/// The one scope of this API: acting as the user, with the user's rights.
+pub const SCOPE: &str = "api";
+
+/// What the primitives learned while serving one request.
+#[derive(Default, Debug)]
+pub struct FlowState {
+    /// The PKCE verifier sent to the token endpoint.
+    pub code_verifier: Option<String>,
+    /// The PKCE challenge sent to the authorization endpoint.
+    pub code_challenge: Option<String>,
+    /// The code was unknown, expired, already used, or failed PKCE: `invalid_grant`.
+    pub code_refused: bool,
+    /// The hash of the code being exchanged, to link the token to it.
+    pub code_hash: Option<String>,
+    /// The client failed to authenticate (for rate limiting).
+    pub client_failed: bool,
+}
+
+pub type SharedState = Arc<Mutex<FlowState>>;
+
+fn scope() -> Scope {
+    SCOPE
+        .parse()
+        .unwrap_or_else(|_| unreachable!("a single word is a scope"))
+}
+
+fn time(t: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(t, 0).unwrap_or_else(Utc::now)
+}
+
+/// The client registry.
+pub struct DbRegistrar {
+    pub db: Db,
+    pub state: SharedState,
+}
+
+impl DbRegistrar {
+    async fn redirect_uris(&self, client_id: &str) -> Option<Vec<String>> {
+        let id: i64 = client_id.parse().ok()?;
+        let active: Option<(i64,)> =
+            sqlx::query_as("SELECT id FROM oauth_clients WHERE id = $1 AND revoked_at IS NULL")
+                .bind(id)
+                .fetch_optional(&self.db.pool)
+                .await
+                .ok()?;
+        active?;
+        let uris: Vec<(String,)> = sqlx::query_as("SELECT uri FROM oauth_client_redirect_uris WHERE client_id = $1")
+            .bind(id)
+            .fetch_all(&self.db.pool)
+            .await
+            .ok()?;
+        Some(uris.into_iter().map(|u| u.0).collect())
+    }
+}
+
+#[async_trait::async_trait]
+impl oxide_auth_async::primitives::Registrar for DbRegistrar {
+    async fn bound_redirect<'a>(&self, bound: ClientUrl<'a>) -> Result<BoundClient<'a>, RegistrarError> {
+        let uris = self
+            .redirect_uris(&bound.client_id)
+            .await
+            .ok_or(RegistrarError::Unspecified)?;
+        // Exact string comparison (RFC 9700 §4.1.1); without a redirect_uri the client must have
+        // exactly one.
+        let chosen = match &bound.redirect_uri {
+            Some(given) => uris.iter().find(|u| u.as_str() == given.as_str()).cloned(),
+            None if uris.len() == 1 => uris.first().cloned(),
+            None => None,
+        }
+        .ok_or(RegistrarError::Unspecified)?;
+        let exact = ExactUrl::new(chosen).map_err(|_| RegistrarError::Unspecified)?;
+        Ok(BoundClient {
+            client_id: bound.client_id,
+            redirect_uri: Cow::Owned(RegisteredUrl::Exact(exact)),
+        })
+    }
+
+    async fn negotiate<'a>(&self, client: BoundClient<'a>, _scope: Option<Scope>) -> Result<PreGrant, RegistrarError> {
+        Ok(PreGrant {
+            client_id: client.client_id.into_owned(),
+            redirect_uri: client.redirect_uri.into_owned(),
+            scope: scope(),
+        })
+    }
+
+    async fn check(&self, client_id: &str, passphrase: Option<&[u8]>) -> Result<(), RegistrarError> {
+        let fail = || {
+            if let Ok(mut state) = self.state.lock() {
+                state.client_failed = true;
+            }
+            RegistrarError::Unspecified
+        };
+        let Ok(id) = client_id.parse::<i64>() else {
+            return Err(fail());
+        };
+        let stored: Option<(String,)> =
+            sqlx::query_as("SELECT secret_hash FROM oauth_clients WHERE id = $1 AND revoked_at IS NULL")
+                .bind(id)
+                .fetch_optional(&self.db.pool)
+                .await
+                .map_err(|_| RegistrarError::PrimitiveError)?;
+        // Every client is confidential: a secret is required.
+        let (Some((hash,)), Some(secret)) = (stored, passphrase) else {
+            if let Some(secret) = passphrase {
+                password::verify_against_nothing(String::from_utf8_lossy(secret).into_owned()).await;
+            }
+            return Err(fail());
+        };
+        let secret = String::from_utf8_lossy(secret).into_owned();
+        match password::verify(secret, hash).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(fail()),
+            Err(_) => Err(RegistrarError::PrimitiveError),
+        }
+    }
+}
+
+/// Authorization codes, stored as hashes.
+pub struct DbAuthorizer {
+    pub db: Db,
+    pub state: SharedState,
+}
+
+/// S256 of a PKCE verifier (RFC 7636 §4.2).
+pub fn s256(verifier: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+#[async_trait::async_trait]
+impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
+    async fn authorize(&mut self, grant: Grant) -> Result<String, ()> {
+        let (code, hash) = tokens::generate("rl_code_").map_err(|_| ())?;
+        let created = now();
+        let expires = grant.until.timestamp().min(created + CODE_SECONDS);
+        let challenge = self.state.lock().map_err(|_| ())?.code_challenge.clone();
+        sqlx::query(
+            "INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(hash)
+        .bind(grant.client_id.parse::<i64>().map_err(|_| ())?)
+        .bind(grant.owner_id.parse::<i64>().map_err(|_| ())?)
+        .bind(grant.redirect_uri.as_str())
+        .bind(challenge)
+        .bind(created)
+        .bind(expires)
+        .execute(&self.db.pool)
+        .await
+        .map_err(|_| ())?;
+        Ok(code)
+    }
+
+    async fn extract(&mut self, code: &str) -> Result<Option<Grant>, ()> {
+        let hash = tokens::hash(code);
+        let at = now();
+        // Spent atomically: of two concurrent exchanges, one gets the row.
+        let row: Option<(i64, i64, String, Option<String>, i64)> = sqlx::query_as(
+            "UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2
+             RETURNING client_id, user_id, redirect_uri, code_challenge, expires_at",
+        )
+        .bind(&hash)
+        .bind(at)
+        .fetch_optional(&self.db.pool)
+        .await
+        .map_err(|_| ())?;
+        let Some((client_id, user_id, redirect_uri, challenge, expires_at)) = row else {
+            self.state.lock().map_err(|_| ())?.code_refused = true;
+            // A code used twice was probably stolen: the token it produced is revoked.
+            sqlx::query(
+                "UPDATE oauth_tokens SET revoked_at = $2 WHERE revoked_at IS NULL
+                   AND id = (SELECT token_id FROM oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL)",
+            )
+            .bind(&hash)
+            .bind(at)
+            .execute(&self.db.pool)
+            .await
+            .map_err(|_| ())?;
+            return Ok(None);
+        };
+        // PKCE (S256 only). A verifier without a challenge is refused too: that is a downgrade.
+        let mut state = self.state.lock().map_err(|_| ())?;
+        let pkce_ok = match (&challenge, &state.code_verifier) {
+            (None, None) => true,
+            (Some(challenge), Some(verifier)) => {
+                let computed = s256(verifier);
+                computed.len() == challenge.len()
+                    && computed
+                        .bytes()
+                        .zip(challenge.bytes())
+                        .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                        == 0
+            }
+            _ => false,
+        };
+        if !pkce_ok {
+            state.code_refused = true;
+            return Ok(None);
+        }
+        state.code_hash = Some(hash);
+        Ok(Some(Grant {
+            owner_id: user_id.to_string(),
+            client_id: client_id.to_string(),
+            scope: scope(),
+            redirect_uri: Url::parse(&redirect_uri).map_err(|_| ())?,
+            until: time(expires_at),
+            extensions: Extensions::new(),
+        }))
+    }
+}
+
+/// Issues access tokens (no expiry unless configured), linked to the code they came from.
+pub struct DbIssuer {
+    pub db: Db,
+    pub state: SharedState,
+    pub lifetime: Option<i64>,
+}
+
+#[async_trait::async_trait]
+impl oxide_auth_async::primitives::Issuer for DbIssuer {
+    async fn issue(&mut self, grant: Grant) -> Result<IssuedToken, ()> {
+        let client_id: i64 = grant.client_id.parse().map_err(|_| ())?;
+        let user_id: i64 = grant.owner_id.parse().map_err(|_| ())?;
+        let (token, id) = super::tokens::issue_with_id(&self.db, client_id, user_id, self.lifetime)
+            .await
+            .map_err(|_| ())?;
+        let code_hash = self.state.lock().map_err(|_| ())?.code_hash.clone();
+        if let Some(code_hash) = code_hash {
+            sqlx::query("UPDATE oauth_codes SET token_id = $2 WHERE code_hash = $1")
+                .bind(code_hash)
+                .bind(id)
+                .execute(&self.db.pool)
+                .await
+                .map_err(|_| ())?;
+        }
+        let until = self
+            .lifetime
+            .map(|l| time(now() + l))
+            .unwrap_or_else(|| time(now() + 100 * 365 * 86_400));
+        Ok(IssuedToken {
+            token,
+            refresh: None,
+            until,
+            token_type: TokenType::Bearer,
+        })
+    }
+
+    async fn refresh(&mut self, _: &str, _: Grant) -> Result<RefreshedToken, ()> {
+        Err(())
+    }
+
+    async fn recover_token(&mut self, _: &str) -> Result<Option<Grant>, ()> {
+        Ok(None)
+    }
+
+    async fn recover_refresh(&mut self, _: &str) -> Result<Option<Grant>, ()> {
+        Ok(None)
+    }
+}

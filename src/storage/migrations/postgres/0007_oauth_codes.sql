@@ -1,0 +1,26 @@
+-- Authorization codes and failed-authentication counters. Kept in lock-step with
+-- ../sqlite/0007_oauth_codes.sql.
+
+-- Codes are stored as SHA-256 hashes, live 5 minutes, are bound to the client, the redirect URI
+-- and the user, and are used once: used_at is set atomically by the exchange. A second use
+-- revokes the token the first one produced (token_id), as RFC 6749 §4.1.2 asks.
+CREATE TABLE oauth_codes (
+    code_hash TEXT PRIMARY KEY,
+    client_id BIGINT NOT NULL REFERENCES oauth_clients (id),
+    user_id BIGINT NOT NULL REFERENCES users (id),
+    redirect_uri TEXT NOT NULL,
+    code_challenge TEXT,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    used_at BIGINT,
+    token_id BIGINT REFERENCES oauth_tokens (id)
+);
+
+-- Failed logins and client authentications, per account or client and per address, for rate
+-- limiting (a sliding window counted in the database, so that it holds across instances).
+CREATE TABLE auth_failures (
+    id BIGSERIAL PRIMARY KEY,
+    subject TEXT NOT NULL,
+    at BIGINT NOT NULL
+);
+CREATE INDEX auth_failures_subject ON auth_failures (subject, at);
