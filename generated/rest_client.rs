@@ -152,6 +152,82 @@ pub mod types {
             value.parse()
         }
     }
+    ///`AuthorizeSubmitBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct AuthorizeSubmitBody {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub action: ::std::option::Option<AuthorizeSubmitBodyAction>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub csrf_token: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub email: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub password: ::std::option::Option<::std::string::String>,
+    }
+    impl AuthorizeSubmitBody {
+        pub fn builder() -> builder::AuthorizeSubmitBody {
+            Default::default()
+        }
+    }
+    ///`AuthorizeSubmitBodyAction`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum AuthorizeSubmitBodyAction {
+        #[serde(rename = "login")]
+        Login,
+        #[serde(rename = "allow")]
+        Allow,
+        #[serde(rename = "deny")]
+        Deny,
+    }
+    impl ::std::fmt::Display for AuthorizeSubmitBodyAction {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Login => f.write_str("login"),
+                Self::Allow => f.write_str("allow"),
+                Self::Deny => f.write_str("deny"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for AuthorizeSubmitBodyAction {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "login" => Ok(Self::Login),
+                "allow" => Ok(Self::Allow),
+                "deny" => Ok(Self::Deny),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for AuthorizeSubmitBodyAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for AuthorizeSubmitBodyAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///`Health`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Health {
@@ -858,6 +934,111 @@ pub mod types {
                     token_endpoint_auth_methods_supported: Ok(
                         value.token_endpoint_auth_methods_supported,
                     ),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AuthorizeSubmitBody {
+            action: ::std::result::Result<
+                ::std::option::Option<super::AuthorizeSubmitBodyAction>,
+                ::std::string::String,
+            >,
+            csrf_token: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            email: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            password: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AuthorizeSubmitBody {
+            fn default() -> Self {
+                Self {
+                    action: Ok(Default::default()),
+                    csrf_token: Ok(Default::default()),
+                    email: Ok(Default::default()),
+                    password: Ok(Default::default()),
+                }
+            }
+        }
+        impl AuthorizeSubmitBody {
+            pub fn action<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::AuthorizeSubmitBodyAction>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.action = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for action: {e}")
+                    });
+                self
+            }
+            pub fn csrf_token<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.csrf_token = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for csrf_token: {e}")
+                    });
+                self
+            }
+            pub fn email<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.email = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for email: {e}")
+                    });
+                self
+            }
+            pub fn password<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.password = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for password: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AuthorizeSubmitBody>
+        for super::AuthorizeSubmitBody {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AuthorizeSubmitBody,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    action: value.action?,
+                    csrf_token: value.csrf_token?,
+                    email: value.email?,
+                    password: value.password?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AuthorizeSubmitBody> for AuthorizeSubmitBody {
+            fn from(value: super::AuthorizeSubmitBody) -> Self {
+                Self {
+                    action: Ok(value.action),
+                    csrf_token: Ok(value.csrf_token),
+                    email: Ok(value.email),
+                    password: Ok(value.password),
                 }
             }
         }
@@ -1758,6 +1939,21 @@ let response = client.authorize()
     pub fn authorize(&self) -> builder::Authorize<'_> {
         builder::Authorize::new(self)
     }
+    /**Login and consent forms of the authorization endpoint (browser only)
+
+The login and consent pages post here, to the same URL and query string as the authorization request. Form fields: `csrf_token` (must match the `rl_csrf` cookie), `action` (`login` with `email` and `password`, or `allow` / `deny`). A successful login sets the `rl_session` cookie (HttpOnly, SameSite=Lax, Secure in production) and shows the consent page; `allow` redirects (302) to the redirect URI with `code` and `state`, `deny` with `error=access_denied` and `state`. Repeated failed logins answer 429 with a page.
+
+Sends a `POST` request to `/oauth/authorize`
+
+```ignore
+let response = client.authorize_submit()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn authorize_submit(&self) -> builder::AuthorizeSubmit<'_> {
+        builder::AuthorizeSubmit::new(self)
+    }
     /**Export C1B driver-card files of a company's employees
 
 Builds one C1B driver-card file per employee over a period and returns them in a ZIP archive.
@@ -2239,6 +2435,83 @@ pub mod builder {
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
                 400u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::authorize_submit`]
+
+[`Client::authorize_submit`]: super::Client::authorize_submit*/
+    #[derive(Debug, Clone)]
+    pub struct AuthorizeSubmit<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::AuthorizeSubmitBody, String>,
+    }
+    impl<'a> AuthorizeSubmit<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::AuthorizeSubmitBody>,
+            <V as std::convert::TryInto<
+                types::AuthorizeSubmitBody,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!("conversion to `AuthorizeSubmitBody` for body failed: {}", s)
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::AuthorizeSubmitBody,
+            ) -> types::builder::AuthorizeSubmitBody,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/oauth/authorize`
+        pub async fn send(self) -> Result<ResponseValue<ByteStream>, Error<ByteStream>> {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::AuthorizeSubmitBody::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/oauth/authorize", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .form_urlencoded(&body)?
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "authorize_submit",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

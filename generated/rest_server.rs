@@ -78,6 +78,8 @@ pub trait RestApi: Send + Sync + 'static {
     async fn revoke_token(&self, request: RestRequest) -> warp::reply::Response;
     ///`GET /oauth/authorize`: Authorization endpoint (browser)
     async fn authorize(&self, request: RestRequest) -> warp::reply::Response;
+    ///`POST /oauth/authorize`: Login and consent forms of the authorization endpoint (browser only)
+    async fn authorize_submit(&self, request: RestRequest) -> warp::reply::Response;
     ///`POST /companies/generate_tachograph_files`: Export C1B driver-card files of a company's employees
     async fn generate_tachograph_files(
         &self,
@@ -103,6 +105,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("token", "POST", "/api/oauth/token"),
     ("revokeToken", "POST", "/api/oauth/revoke"),
     ("authorize", "GET", "/oauth/authorize"),
+    ("authorizeSubmit", "POST", "/oauth/authorize"),
     ("generateTachographFiles", "POST", "/companies/generate_tachograph_files"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
@@ -235,6 +238,39 @@ pub fn routes<A: RestApi>(
     let api_3 = api.clone();
     let route_3 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("oauth"))
+        .and(warp::path("authorize"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("oauth"))
+                .and(warp::path("authorize"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(warp::body::stream())
+        .then(move |query, headers, remote_addr, body| {
+            let api = api_3.clone();
+            async move {
+                match crate::http::body::read_limited(body, 10485760).await {
+                    Ok(body) => {
+                        api.authorize_submit(RestRequest {
+                                query,
+                                headers,
+                                body,
+                                remote_addr,
+                            })
+                            .await
+                    }
+                    Err(error) => error.into_response(),
+                }
+            }
+        });
+    let api_4 = api.clone();
+    let route_4 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path("companies"))
         .and(warp::path("generate_tachograph_files"))
         .and(warp::path::end()))
@@ -249,7 +285,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(warp::body::stream())
         .then(move |query, headers, remote_addr, body| {
-            let api = api_3.clone();
+            let api = api_4.clone();
             async move {
                 match crate::http::body::read_limited(body, 10485760).await {
                     Ok(body) => {
@@ -265,8 +301,8 @@ pub fn routes<A: RestApi>(
                 }
             }
         });
-    let api_4 = api.clone();
-    let route_4 = (warp::any()
+    let api_5 = api.clone();
+    let route_5 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("tachograph"))
         .and(warp::path("root-public-key"))
@@ -282,7 +318,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(warp::body::stream())
         .then(move |query, headers, remote_addr, body| {
-            let api = api_4.clone();
+            let api = api_5.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536).await {
                     Ok(body) => {
@@ -298,8 +334,8 @@ pub fn routes<A: RestApi>(
                 }
             }
         });
-    let api_5 = api.clone();
-    let route_5 = (warp::any()
+    let api_6 = api.clone();
+    let route_6 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("health"))
         .and(warp::path::end()))
@@ -309,7 +345,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(warp::body::stream())
         .then(move |query, headers, remote_addr, body| {
-            let api = api_5.clone();
+            let api = api_6.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536).await {
                     Ok(body) => {
@@ -325,8 +361,8 @@ pub fn routes<A: RestApi>(
                 }
             }
         });
-    let api_6 = api.clone();
-    let route_6 = (warp::any()
+    let api_7 = api.clone();
+    let route_7 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("sandbox"))
         .and(warp::path("outbox"))
@@ -342,7 +378,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(warp::body::stream())
         .then(move |query, headers, remote_addr, body| {
-            let api = api_6.clone();
+            let api = api_7.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536).await {
                     Ok(body) => {
@@ -358,8 +394,8 @@ pub fn routes<A: RestApi>(
                 }
             }
         });
-    let api_7 = api.clone();
-    let route_7 = (warp::any()
+    let api_8 = api.clone();
+    let route_8 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
@@ -375,7 +411,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(warp::body::stream())
         .then(move |query, headers, remote_addr, body| {
-            let api = api_7.clone();
+            let api = api_8.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536).await {
                     Ok(body) => {
@@ -405,6 +441,8 @@ pub fn routes<A: RestApi>(
         .or(route_6)
         .unify()
         .or(route_7)
+        .unify()
+        .or(route_8)
         .unify()
         .boxed()
 }

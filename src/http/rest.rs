@@ -35,8 +35,12 @@ impl RestApi for RestHandlers {
         not_implemented("OAuth token revocation")
     }
 
-    async fn authorize(&self, _request: RestRequest) -> warp::reply::Response {
-        not_implemented("The OAuth authorization endpoint")
+    async fn authorize(&self, request: RestRequest) -> warp::reply::Response {
+        crate::oauth::authorize::serve(&self.api, request, false).await
+    }
+
+    async fn authorize_submit(&self, request: RestRequest) -> warp::reply::Response {
+        crate::oauth::authorize::serve(&self.api, request, true).await
     }
 
     async fn generate_tachograph_files(&self, request: RestRequest) -> warp::reply::Response {

@@ -1,8 +1,10 @@
 //! OAuth 2.0: third-party applications act for users without their passwords. This module holds
 //! the client registry and the access tokens that clients receive.
 
+pub mod authorize;
 pub mod clients;
 pub mod limits;
+mod pages;
 pub mod primitives;
 pub mod token_endpoint;
 pub mod tokens;

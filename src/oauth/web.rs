@@ -122,3 +122,36 @@ pub fn json(status: StatusCode, body: &serde_json::Value) -> warp::reply::Respon
     no_store(&mut response);
     response
 }
+
+impl OAuthResponse {
+    /// An HTML page.
+    pub fn html(status: StatusCode, body: String) -> OAuthResponse {
+        OAuthResponse {
+            status,
+            location: None,
+            www_authenticate: None,
+            content_type: "text/html; charset=utf-8",
+            body,
+        }
+    }
+
+    /// The warp response, with no-store headers.
+    pub fn into_reply(self) -> warp::reply::Response {
+        let mut response = warp::reply::Response::new(self.body.into());
+        *response.status_mut() = self.status;
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(self.content_type));
+        if let Some(location) = self.location
+            && let Ok(value) = HeaderValue::from_str(location.as_str())
+        {
+            headers.insert(header::LOCATION, value);
+        }
+        if let Some(challenge) = self.www_authenticate
+            && let Ok(value) = HeaderValue::from_str(&challenge)
+        {
+            headers.insert(header::WWW_AUTHENTICATE, value);
+        }
+        no_store(&mut response);
+        response
+    }
+}

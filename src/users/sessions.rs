@@ -79,6 +79,13 @@ fn wrong_credentials() -> AppError {
 
 /// Checks an e-mail and password and opens a session.
 pub async fn login(db: &Db, environment: Environment, email: &str, given_password: String) -> AppResult<TokenPair> {
+    let user_id = verify_credentials(db, email, given_password).await?;
+    open(db, environment, user_id).await
+}
+
+/// Checks an e-mail and password (the lock after repeated failures included) and answers the
+/// user; used by the API login and the OAuth login page alike.
+pub async fn verify_credentials(db: &Db, email: &str, given_password: String) -> AppResult<i64> {
     let account: Option<(i64, String, Option<i64>)> =
         sqlx::query_as("SELECT id, password_hash, locked_until FROM users WHERE email = $1")
             .bind(email)
@@ -97,7 +104,7 @@ pub async fn login(db: &Db, environment: Environment, email: &str, given_passwor
             .bind(user_id)
             .execute(&db.pool)
             .await?;
-        return open(db, environment, user_id).await;
+        return Ok(user_id);
     }
     // Count the failure and lock at the threshold in one statement, so that concurrent guesses
     // are all counted. The counter restarts once the lock is set.

@@ -1,0 +1,389 @@
+//! `GET|POST /oauth/authorize` (RFC 6749 §4.1.1): oxide-auth's authorization flow over our
+//! primitives, with a login page (the same accounts as the API), a consent page naming the
+//! application, CSRF protection (a double-submit token: cookie and form field must match), and a
+//! browser session kept in the database. An unknown client or an unregistered redirect URI is
+//! an HTML error page, never a redirect; other errors redirect with `error` and `state`.
+
+use std::collections::HashMap;
+
+use oxide_auth::endpoint::{NormalizedParameter, OAuthError, OwnerConsent, Scopes, Solicitation, Template};
+use oxide_auth_async::endpoint::authorization::AuthorizationFlow;
+use oxide_auth_async::endpoint::{Endpoint, OwnerSolicitor};
+use warp::http::{HeaderValue, StatusCode, header};
+
+use crate::auth::tokens;
+use crate::config::Environment;
+use crate::graphql::Api;
+use crate::http::contract::RestRequest;
+use crate::storage::{Db, now};
+use crate::users::sessions;
+
+use super::limits;
+use super::pages;
+use super::primitives::{DbAuthorizer, DbRegistrar, SharedState};
+use super::web::{self, OAuthRequest, OAuthResponse, WebError};
+
+/// How long a browser stays logged in on the authorization pages.
+pub const SESSION_SECONDS: i64 = 8 * 3600;
+const SESSION_COOKIE: &str = "rl_session";
+const CSRF_COOKIE: &str = "rl_csrf";
+
+/// Decides the consent of the resource owner from what the request carried.
+struct Solicitor {
+    db: Db,
+    user: Option<(i64, String)>,
+    decision: Option<bool>,
+    login_error: Option<(StatusCode, String)>,
+    csrf: String,
+    action: String,
+}
+
+impl Solicitor {
+    async fn client_name(&self, client_id: &str) -> String {
+        let row: Option<(String,)> = sqlx::query_as("SELECT name FROM oauth_clients WHERE id = $1")
+            .bind(client_id.parse::<i64>().unwrap_or_default())
+            .fetch_optional(&self.db.pool)
+            .await
+            .ok()
+            .flatten();
+        row.map(|r| r.0).unwrap_or_else(|| client_id.to_string())
+    }
+}
+
+#[async_trait::async_trait]
+impl OwnerSolicitor<OAuthRequest> for Solicitor {
+    async fn check_consent(
+        &mut self,
+        _req: &mut OAuthRequest,
+        solicitation: Solicitation<'_>,
+    ) -> OwnerConsent<OAuthResponse> {
+        let client = self.client_name(&solicitation.pre_grant().client_id).await;
+        match (&self.user, self.decision) {
+            (None, _) => {
+                let (status, error) = match &self.login_error {
+                    Some((status, message)) => (*status, Some(message.as_str())),
+                    None => (StatusCode::OK, None),
+                };
+                OwnerConsent::InProgress(OAuthResponse::html(
+                    status,
+                    pages::login(&self.action, &self.csrf, &client, error),
+                ))
+            }
+            (Some((_, name)), None) => OwnerConsent::InProgress(OAuthResponse::html(
+                StatusCode::OK,
+                pages::consent(&self.action, &self.csrf, &client, name),
+            )),
+            (Some((id, _)), Some(true)) => OwnerConsent::Authorized(id.to_string()),
+            (Some(_), Some(false)) => OwnerConsent::Denied,
+        }
+    }
+}
+
+struct AuthorizeEndpoint {
+    registrar: DbRegistrar,
+    authorizer: DbAuthorizer,
+    solicitor: Solicitor,
+    /// Whether the flow failed on a bad request (unknown client, unregistered redirect URI)
+    /// rather than on our database.
+    bad_request: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Endpoint<OAuthRequest> for AuthorizeEndpoint {
+    type Error = WebError;
+
+    fn registrar(&self) -> Option<&(dyn oxide_auth_async::primitives::Registrar + Sync)> {
+        Some(&self.registrar)
+    }
+
+    fn authorizer_mut(&mut self) -> Option<&mut (dyn oxide_auth_async::primitives::Authorizer + Send)> {
+        Some(&mut self.authorizer)
+    }
+
+    fn issuer_mut(&mut self) -> Option<&mut (dyn oxide_auth_async::primitives::Issuer + Send)> {
+        None
+    }
+
+    fn owner_solicitor(&mut self) -> Option<&mut (dyn OwnerSolicitor<OAuthRequest> + Send)> {
+        Some(&mut self.solicitor)
+    }
+
+    fn scopes(&mut self) -> Option<&mut dyn Scopes<OAuthRequest>> {
+        None
+    }
+
+    fn response(&mut self, _request: &mut OAuthRequest, _kind: Template) -> Result<OAuthResponse, WebError> {
+        Ok(OAuthResponse::default())
+    }
+
+    fn error(&mut self, err: OAuthError) -> WebError {
+        if !matches!(err, OAuthError::PrimitiveError) {
+            self.bad_request.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        WebError
+    }
+
+    fn web_error(&mut self, err: WebError) -> WebError {
+        err
+    }
+}
+
+fn cookies(request: &RestRequest) -> HashMap<String, String> {
+    request
+        .headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect()
+}
+
+fn cookie(name: &str, value: &str, max_age: i64, environment: Environment) -> String {
+    let secure = if environment == Environment::Production {
+        "; Secure"
+    } else {
+        ""
+    };
+    format!("{name}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}")
+}
+
+/// Constant-time equality of two secrets of the same length.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn session_user(db: &Db, token: Option<&String>) -> Option<(i64, String)> {
+    let token = token?;
+    let row: (i64, String, String) = sqlx::query_as(
+        "SELECT u.id, u.first_name, u.last_name FROM browser_sessions s JOIN users u ON u.id = s.user_id
+         WHERE s.token_hash = $1 AND s.expires_at > $2",
+    )
+    .bind(tokens::hash(token))
+    .bind(now())
+    .fetch_optional(&db.pool)
+    .await
+    .ok()??;
+    Some((row.0, format!("{} {}", row.1, row.2)))
+}
+
+fn html_error(status: StatusCode, message: &str) -> warp::reply::Response {
+    let mut response = OAuthResponse::html(status, pages::error(message)).into_reply();
+    protect(&mut response);
+    response
+}
+
+/// Pages of the authorization server may not be framed (clickjacking of the consent button) nor
+/// load anything from elsewhere.
+fn protect(response: &mut warp::reply::Response) {
+    let headers = response.headers_mut();
+    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    headers.insert(
+        "content-security-policy",
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+}
+
+/// Serves the authorization endpoint (GET shows a page, POST submits the login or the consent).
+pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::reply::Response {
+    let db = &api.db;
+    let jar = cookies(&request);
+    let mut set_cookies: Vec<String> = Vec::new();
+    let csrf = match jar.get(CSRF_COOKIE).filter(|c| c.len() >= 32) {
+        Some(existing) => existing.clone(),
+        None => {
+            let Ok((fresh, _)) = tokens::generate("") else {
+                return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+            };
+            set_cookies.push(cookie(CSRF_COOKIE, &fresh, SESSION_SECONDS, api.environment));
+            fresh
+        }
+    };
+    let query_string = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&request.query)
+        .finish();
+    let action = format!("/oauth/authorize?{query_string}");
+    let get = |key: &str| request.query.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+
+    let state = SharedState::default();
+    let challenge = get("code_challenge");
+    let method = get("code_challenge_method");
+    if let Ok(mut s) = state.lock() {
+        s.code_challenge = challenge.clone();
+    }
+    let mut user = session_user(db, jar.get(SESSION_COOKIE)).await;
+    let mut decision = None;
+    let mut login_error = None;
+    if is_post {
+        let form: HashMap<String, String> = url::form_urlencoded::parse(&request.body).into_owned().collect();
+        let valid = jar
+            .get(CSRF_COOKIE)
+            .zip(form.get("csrf_token"))
+            .is_some_and(|(cookie, field)| same(cookie, field));
+        if !valid {
+            return html_error(
+                StatusCode::FORBIDDEN,
+                "This form has expired or did not come from this site. Go back and reload the page.",
+            );
+        }
+        match form.get("action").map(String::as_str) {
+            Some("login") => {
+                let email =
+                    crate::graphql::scalars::normalize_email(form.get("email").map(String::as_str).unwrap_or(""))
+                        .unwrap_or_default();
+                let address = request.remote_addr.map(|a| a.ip().to_string()).unwrap_or_default();
+                let subjects = vec![format!("login:{email}"), format!("login-address:{address}")];
+                match limits::retry_after(db, &subjects).await {
+                    Ok(Some(seconds)) => {
+                        login_error = Some((
+                            StatusCode::TOO_MANY_REQUESTS,
+                            format!(
+                                "Too many failed attempts. Try again in {} minutes.",
+                                (seconds + 59) / 60
+                            ),
+                        ));
+                    }
+                    Ok(None) => {
+                        let password = form.get("password").cloned().unwrap_or_default();
+                        match sessions::verify_credentials(db, &email, password).await {
+                            Ok(user_id) => match open_session(db, user_id).await {
+                                Some(token) => {
+                                    set_cookies.push(cookie(SESSION_COOKIE, &token, SESSION_SECONDS, api.environment));
+                                    user = session_user(db, Some(&token)).await;
+                                }
+                                None => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),
+                            },
+                            Err(error) => {
+                                let _ = limits::record_failure(db, &subjects).await;
+                                login_error = Some((StatusCode::UNAUTHORIZED, error.message));
+                            }
+                        }
+                    }
+                    Err(_) => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),
+                }
+            }
+            Some("allow") if user.is_some() => decision = Some(true),
+            Some("deny") if user.is_some() => decision = Some(false),
+            _ => {}
+        }
+    }
+
+    // PKCE: only S256 (plain would give the verifier away). Checked after the client and its
+    // redirect URI are known good, so the error can go back to the application.
+    let pkce_refused = challenge.is_some() && method.as_deref() != Some("S256")
+        || challenge.as_ref().is_some_and(|c| c.len() < 43 || c.len() > 128);
+    let registrar = DbRegistrar {
+        db: db.clone(),
+        state: state.clone(),
+    };
+    if pkce_refused {
+        return pkce_error(&registrar, get("client_id"), get("redirect_uri"), get("state")).await;
+    }
+    let solicitor = Solicitor {
+        db: db.clone(),
+        user,
+        decision,
+        login_error,
+        csrf,
+        action,
+    };
+    let bad_request = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let endpoint = AuthorizeEndpoint {
+        registrar,
+        authorizer: DbAuthorizer {
+            db: db.clone(),
+            state: state.clone(),
+        },
+        solicitor,
+        bad_request: bad_request.clone(),
+    };
+    let query: NormalizedParameter = web::form(&request.query);
+    let oauth_request = OAuthRequest {
+        auth: None,
+        query,
+        body: NormalizedParameter::new(),
+    };
+    let Ok(mut flow) = AuthorizationFlow::prepare(endpoint) else {
+        return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+    };
+    let answer = match flow.execute(oauth_request).await {
+        Ok(answer) => answer,
+        Err(_) if bad_request.load(std::sync::atomic::Ordering::SeqCst) => {
+            return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+        }
+        Err(_) => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),
+    };
+    if answer.status == StatusCode::BAD_REQUEST && answer.location.is_none() {
+        return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+    }
+    let mut response = answer.into_reply();
+    for value in set_cookies {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    protect(&mut response);
+    response
+}
+
+const UNKNOWN_CLIENT: &str =
+    "The application that sent you here is unknown, or asked to send you back to an address it did not register.";
+
+/// A PKCE request we refuse: back to the application when its client and redirect URI are
+/// registered, an HTML page otherwise.
+async fn pkce_error(
+    registrar: &DbRegistrar,
+    client_id: Option<String>,
+    redirect_uri: Option<String>,
+    state: Option<String>,
+) -> warp::reply::Response {
+    use oxide_auth_async::primitives::Registrar;
+    let exact = redirect_uri
+        .as_deref()
+        .and_then(|r| oxide_auth::primitives::registrar::ExactUrl::new(r.to_string()).ok());
+    let bound = registrar
+        .bound_redirect(oxide_auth::primitives::registrar::ClientUrl {
+            client_id: std::borrow::Cow::Owned(client_id.unwrap_or_default()),
+            redirect_uri: exact.map(std::borrow::Cow::Owned),
+        })
+        .await;
+    let Ok(bound) = bound else {
+        return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+    };
+    let Ok(mut url) = url::Url::parse(&bound.redirect_uri.to_string()) else {
+        return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+    };
+    url.query_pairs_mut()
+        .append_pair("error", "invalid_request")
+        .append_pair(
+            "error_description",
+            "code_challenge_method must be S256, with a 43 to 128 character code_challenge",
+        );
+    if let Some(state) = state {
+        url.query_pairs_mut().append_pair("state", &state);
+    }
+    let mut response = OAuthResponse {
+        status: StatusCode::FOUND,
+        location: Some(url),
+        ..OAuthResponse::default()
+    }
+    .into_reply();
+    protect(&mut response);
+    response
+}
+
+async fn open_session(db: &Db, user_id: i64) -> Option<String> {
+    let (token, hash) = tokens::generate("rl_bs_").ok()?;
+    let created = now();
+    sqlx::query("INSERT INTO browser_sessions (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)")
+        .bind(hash)
+        .bind(user_id)
+        .bind(created)
+        .bind(created + SESSION_SECONDS)
+        .execute(&db.pool)
+        .await
+        .ok()?;
+    Some(token)
+}

@@ -1,0 +1,263 @@
+//! The whole authorization-code flow as a browser drives it, on both databases: authorization
+//! request → login form → consent → redirect with code → token (both client authentication
+//! methods) → `me` over GraphQL with the token; and the browser-side rules: CSRF, HTML errors
+//! for unknown clients and redirect URIs, deny, PKCE method, login rate limiting.
+
+mod common;
+
+use std::collections::HashMap;
+
+use base64::Engine;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use common::TestApp;
+
+const REDIRECT: &str = "https://fleet.example.com/callback";
+
+/// A browser: cookies kept by hand, redirects not followed (the application's server is not here).
+struct Browser {
+    http: reqwest::Client,
+    cookies: HashMap<String, String>,
+}
+
+struct Page {
+    status: StatusCode,
+    location: Option<String>,
+    body: String,
+    headers: reqwest::header::HeaderMap,
+}
+
+impl Browser {
+    fn new() -> Browser {
+        Browser {
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            cookies: HashMap::new(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    async fn send(&mut self, request: reqwest::RequestBuilder) -> Page {
+        let response = request.header("cookie", self.cookie_header()).send().await.unwrap();
+        for value in response.headers().get_all("set-cookie") {
+            let text = value.to_str().unwrap();
+            let (pair, _) = text.split_once(';').unwrap_or((text, ""));
+            let (k, v) = pair.split_once('=').unwrap();
+            self.cookies.insert(k.to_string(), v.to_string());
+        }
+        Page {
+            status: response.status(),
+            location: response
+                .headers()
+                .get("location")
+                .map(|l| l.to_str().unwrap().to_string()),
+            headers: response.headers().clone(),
+            body: response.text().await.unwrap(),
+        }
+    }
+
+    async fn get(&mut self, url: &str) -> Page {
+        let request = self.http.get(url);
+        self.send(request).await
+    }
+
+    async fn post(&mut self, url: &str, form: &[(&str, &str)]) -> Page {
+        let request = self.http.post(url).form(form);
+        self.send(request).await
+    }
+}
+
+/// The value of a hidden field of a page.
+fn field(page: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = page.find(&marker).unwrap_or_else(|| panic!("no {name} in {page}")) + marker.len();
+    page[start..].split('"').next().unwrap().to_string()
+}
+
+/// The action URL of the page's form.
+fn action(app: &TestApp, page: &str) -> String {
+    let start = page.find("action=\"").unwrap() + "action=\"".len();
+    app.url(&page[start..].split('"').next().unwrap().replace("&amp;", "&"))
+}
+
+fn query(location: &str) -> HashMap<String, String> {
+    url::Url::parse(location).unwrap().query_pairs().into_owned().collect()
+}
+
+async fn client(app: &TestApp) -> (String, String) {
+    let created = roadlog::oauth::clients::create(&app.server.db, "Fleet <Manager>", &[REDIRECT.to_string()])
+        .await
+        .unwrap();
+    (created.client_id, created.client_secret)
+}
+
+fn authorize_url(app: &TestApp, client_id: &str, extra: &str) -> String {
+    let redirect: String = url::form_urlencoded::byte_serialize(REDIRECT.as_bytes()).collect();
+    app.url(&format!(
+        "/oauth/authorize?client_id={client_id}&response_type=code&redirect_uri={redirect}&state=xyz{extra}"
+    ))
+}
+
+/// Logs in and consents; answers the redirect location.
+async fn authorize(app: &TestApp, browser: &mut Browser, url: &str, decision: &str) -> String {
+    let login = browser.get(url).await;
+    assert_eq!(login.status, StatusCode::OK, "{}", login.body);
+    assert!(login.body.contains("Log in"), "{}", login.body);
+    let csrf = field(&login.body, "csrf_token");
+    let consent = browser
+        .post(
+            &action(app, &login.body),
+            &[
+                ("csrf_token", &csrf),
+                ("action", "login"),
+                ("email", "driver@example.com"),
+                ("password", "long enough secret"),
+            ],
+        )
+        .await;
+    assert_eq!(consent.status, StatusCode::OK, "{}", consent.body);
+    assert!(
+        consent.body.contains("Authorize Fleet &lt;Manager&gt;?"),
+        "the consent page names the application: {}",
+        consent.body
+    );
+    let answer = browser
+        .post(
+            &action(app, &consent.body),
+            &[("csrf_token", &csrf), ("action", decision)],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::FOUND, "{}", answer.body);
+    answer.location.unwrap()
+}
+
+async fn token(app: &TestApp, form: &[(&str, &str)], basic: Option<(&str, &str)>) -> Value {
+    let mut request = app.client.post(app.url("/api/oauth/token")).form(form);
+    if let Some((id, secret)) = basic {
+        request = request.header(
+            "authorization",
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"))
+            ),
+        );
+    }
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json().await.unwrap()
+}
+
+on_both_backends! {
+    async fn the_whole_flow_with_both_client_authentication_methods(app) {
+        let user = app.new_user("driver@example.com").await;
+        let (client_id, secret) = client(app).await;
+        for basic in [false, true] {
+            let mut browser = Browser::new();
+            let location = authorize(app, &mut browser, &authorize_url(app, &client_id, ""), "allow").await;
+            assert!(location.starts_with(REDIRECT), "{location}");
+            let params = query(&location);
+            assert_eq!(params["state"], "xyz");
+            let code = params["code"].clone();
+            let body = if basic {
+                token(app, &[("grant_type", "authorization_code"), ("code", &code), ("redirect_uri", REDIRECT)], Some((&client_id, &secret))).await
+            } else {
+                token(app, &[("grant_type", "authorization_code"), ("code", &code), ("redirect_uri", REDIRECT), ("client_id", &client_id), ("client_secret", &secret)], None).await
+            };
+            assert_eq!(body["token_type"], "Bearer");
+            let (_, me) = app.graphql("{ me { id email } }", json!({}), body["access_token"].as_str()).await;
+            assert_eq!(me["data"]["me"], json!({ "id": user.id, "email": "driver@example.com" }));
+            // The session cookie is protected.
+            let set = browser.cookies.contains_key("rl_session");
+            assert!(set);
+        }
+        let body = app.as_user(&user, "{ me { authorizedClients { name } } }", json!({})).await;
+        assert_eq!(body["data"]["me"]["authorizedClients"], json!([{ "name": "Fleet <Manager>" }]));
+    }
+
+    async fn denying_returns_access_denied(app) {
+        app.new_user("driver@example.com").await;
+        let (client_id, _) = client(app).await;
+        let mut browser = Browser::new();
+        let location = authorize(app, &mut browser, &authorize_url(app, &client_id, ""), "deny").await;
+        let params = query(&location);
+        assert_eq!(params["error"], "access_denied");
+        assert_eq!(params["state"], "xyz");
+        assert!(!params.contains_key("code"));
+    }
+
+    async fn unknown_clients_and_redirects_get_an_html_page(app) {
+        let (client_id, _) = client(app).await;
+        let mut browser = Browser::new();
+        for url in [
+            authorize_url(app, "123456789", ""),
+            app.url(&format!("/oauth/authorize?client_id={client_id}&response_type=code&redirect_uri=https%3A%2F%2Fevil.example.com%2Fcb&state=s")),
+        ] {
+            let page = browser.get(&url).await;
+            assert_eq!(page.status, StatusCode::BAD_REQUEST);
+            assert!(page.location.is_none(), "never a redirect");
+            assert!(page.headers["content-type"].to_str().unwrap().starts_with("text/html"));
+            assert!(page.body.contains("cannot be served"));
+        }
+    }
+
+    async fn forms_need_the_csrf_token_and_pkce_needs_s256(app) {
+        app.new_user("driver@example.com").await;
+        let (client_id, _) = client(app).await;
+        let mut browser = Browser::new();
+        let url = authorize_url(app, &client_id, "");
+        let login = browser.get(&url).await;
+        assert_eq!(login.headers["x-frame-options"], "DENY");
+        let forged = browser.post(&action(app, &login.body), &[("csrf_token", "forged"), ("action", "login"), ("email", "driver@example.com"), ("password", "long enough secret")]).await;
+        assert_eq!(forged.status, StatusCode::FORBIDDEN);
+        assert!(!browser.cookies.contains_key("rl_session"));
+        // plain PKCE is refused, back to the application.
+        let page = browser.get(&authorize_url(app, &client_id, "&code_challenge=abcdefghijabcdefghijabcdefghijabcdefghijabc&code_challenge_method=plain")).await;
+        assert_eq!(page.status, StatusCode::FOUND);
+        let params = query(&page.location.unwrap());
+        assert_eq!(params["error"], "invalid_request");
+        assert_eq!(params["state"], "xyz");
+        // unsupported response types go back too.
+        let page = browser.get(&authorize_url(app, &client_id, "").replace("response_type=code", "response_type=token")).await;
+        assert_eq!(page.status, StatusCode::FOUND);
+        assert!(query(&page.location.unwrap()).contains_key("error"));
+    }
+
+    async fn pkce_flow_end_to_end(app) {
+        app.new_user("driver@example.com").await;
+        let (client_id, secret) = client(app).await;
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+        let challenge = roadlog::oauth::primitives::s256(verifier);
+        let mut browser = Browser::new();
+        let location = authorize(app, &mut browser, &authorize_url(app, &client_id, &format!("&code_challenge={challenge}&code_challenge_method=S256")), "allow").await;
+        let code = query(&location)["code"].clone();
+        let body = token(app, &[("grant_type", "authorization_code"), ("code", &code), ("redirect_uri", REDIRECT), ("client_id", &client_id), ("client_secret", &secret), ("code_verifier", verifier)], None).await;
+        assert_eq!(body["token_type"], "Bearer");
+    }
+
+    async fn failed_logins_are_rate_limited(app) {
+        app.new_user("driver@example.com").await;
+        let (client_id, _) = client(app).await;
+        let mut browser = Browser::new();
+        let login = browser.get(&authorize_url(app, &client_id, "")).await;
+        let csrf = field(&login.body, "csrf_token");
+        let target = action(app, &login.body);
+        for _ in 0..10 {
+            let page = browser.post(&target, &[("csrf_token", &csrf), ("action", "login"), ("email", "driver@example.com"), ("password", "wrong")]).await;
+            assert_eq!(page.status, StatusCode::UNAUTHORIZED);
+            assert!(page.body.contains("role=\"alert\""));
+        }
+        let page = browser.post(&target, &[("csrf_token", &csrf), ("action", "login"), ("email", "driver@example.com"), ("password", "long enough secret")]).await;
+        assert_eq!(page.status, StatusCode::TOO_MANY_REQUESTS);
+        assert!(page.body.contains("Too many failed attempts"));
+    }
+}
