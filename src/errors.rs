@@ -108,11 +108,6 @@ impl AppError {
         tracing::error!(%cause, "internal error");
         Self::new(Code::InternalError, "An internal error occurred")
     }
-
-    /// An operation of the contract whose implementation belongs to a later release.
-    pub fn not_implemented(operation: &str) -> Self {
-        Self::new(Code::InternalError, format!("{operation} is not implemented yet")).with("reason", "NOT_IMPLEMENTED")
-    }
 }
 
 // AppError deliberately implements neither `Display` nor `std::error::Error`: async-graphql turns

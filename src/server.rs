@@ -53,7 +53,12 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let api = Arc::new(Api {
         db: db.clone(),
         environment: settings.environment,
-        public_url: settings.public_url(),
+        // Without a configured public URL, the address actually bound (the port may be 0 in the settings).
+        public_url: settings
+            .public_url
+            .clone()
+            .map(|u| u.trim_end_matches('/').to_string())
+            .unwrap_or_else(|| format!("http://{addr}")),
         oauth_token_lifetime: settings.oauth_token_lifetime,
     });
     let mailer = crate::mail::sender::spawn(db.clone());

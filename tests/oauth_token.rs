@@ -219,3 +219,50 @@ on_both_backends! {
         assert_eq!(response.json::<Value>().await.unwrap()["error"], "invalid_request");
     }
 }
+
+mod revocation_and_metadata {
+    use super::*;
+
+    on_both_backends! {
+        async fn clients_revoke_their_tokens(app) {
+            let user = app.new_user("driver@example.com").await;
+            let fleet = client(app, "Fleet").await;
+            let payroll = client(app, "Payroll").await;
+            let code = code(app, &fleet, &user, None, 300).await;
+            let (_, _, body) = post(app, &exchange(&code, &fleet), None).await;
+            let token = body["access_token"].as_str().unwrap().to_string();
+            let revoke = |form: Vec<(&'static str, String)>, basic: Option<(String, String)>| {
+                let mut request = app.client.post(app.url("/api/oauth/revoke")).form(&form);
+                if let Some((id, secret)) = basic {
+                    request = request.basic_auth(id, Some(secret));
+                }
+                request.send()
+            };
+            // Another client may not revoke it.
+            let response = revoke(vec![("token", token.clone())], Some((payroll.id.clone(), payroll.secret.clone()))).await.unwrap();
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+            assert_eq!(response.json::<Value>().await.unwrap()["error"], "unauthorized_client");
+            // A wrong secret is an invalid client.
+            let response = revoke(vec![("token", token.clone())], Some((fleet.id.clone(), "wrong".into()))).await.unwrap();
+            assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+            // Its own client revokes it; unknown tokens are answered 200 too.
+            let form = vec![("token", token.clone()), ("client_id", fleet.id.clone()), ("client_secret", fleet.secret.clone())];
+            let response = revoke(form, None).await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            assert_eq!(response.headers()["cache-control"], "no-store");
+            assert_eq!(me_with(app, &token).await["errors"][0]["extensions"]["code"], "AUTHENTICATION_ERROR");
+            let response = revoke(vec![("token", "rl_oat_unknown".into())], Some((fleet.id.clone(), fleet.secret.clone()))).await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+        }
+
+        async fn metadata_describes_the_server(app) {
+            let response = app.client.get(app.url("/.well-known/oauth-authorization-server")).send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(body["token_endpoint"], app.url("/api/oauth/token"));
+            assert_eq!(body["authorization_endpoint"], app.url("/oauth/authorize"));
+            assert_eq!(body["code_challenge_methods_supported"], json!(["S256"]));
+            assert_eq!(body["grant_types_supported"], json!(["authorization_code"]));
+        }
+    }
+}

@@ -17,22 +17,14 @@ pub struct RestHandlers {
     pub api: Arc<Api>,
 }
 
-/// An operation of the contract whose implementation belongs to later work: 501, said plainly.
-fn not_implemented(operation: &str) -> warp::reply::Response {
-    json_response(
-        StatusCode::NOT_IMPLEMENTED,
-        &json!({ "error": format!("{operation} is not implemented yet"), "error_code": "INTERNAL_ERROR" }),
-    )
-}
-
 #[async_trait::async_trait]
 impl RestApi for RestHandlers {
     async fn token(&self, request: RestRequest) -> warp::reply::Response {
         crate::oauth::token_endpoint::serve(&self.api, request).await
     }
 
-    async fn revoke_token(&self, _request: RestRequest) -> warp::reply::Response {
-        not_implemented("OAuth token revocation")
+    async fn revoke_token(&self, request: RestRequest) -> warp::reply::Response {
+        crate::oauth::revoke::serve(&self.api, request).await
     }
 
     async fn authorize(&self, request: RestRequest) -> warp::reply::Response {
@@ -83,6 +75,6 @@ impl RestApi for RestHandlers {
     }
 
     async fn authorization_server_metadata(&self, _request: RestRequest) -> warp::reply::Response {
-        not_implemented("OAuth authorization server metadata")
+        crate::oauth::revoke::metadata(&self.api)
     }
 }

@@ -6,6 +6,7 @@ pub mod clients;
 pub mod limits;
 mod pages;
 pub mod primitives;
+pub mod revoke;
 pub mod token_endpoint;
 pub mod tokens;
 pub mod web;

@@ -73,7 +73,7 @@ impl Endpoint<OAuthRequest> for TokenEndpoint {
     }
 }
 
-fn oauth_error(status: StatusCode, error: &str, description: &str) -> warp::reply::Response {
+pub fn oauth_error(status: StatusCode, error: &str, description: &str) -> warp::reply::Response {
     web::json(status, &json!({ "error": error, "error_description": description }))
 }
 
@@ -94,96 +94,121 @@ fn basic_credentials(header_value: &str) -> Option<(String, String)> {
     Some((unescape(id)?, unescape(secret)?))
 }
 
-/// Serves the token endpoint.
-pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
-    let content_type = request
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !content_type
-        .to_ascii_lowercase()
-        .starts_with("application/x-www-form-urlencoded")
-    {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "send the request as application/x-www-form-urlencoded",
-        );
-    }
-    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(&request.body).into_owned().collect();
-    let mut seen = std::collections::HashSet::new();
-    if let Some((key, _)) = pairs.iter().find(|(k, _)| !seen.insert(k.clone())) {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            &format!("parameter {key} is repeated"),
-        );
-    }
-    let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let authorization = request
-        .headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    let basic = authorization.as_deref().and_then(basic_credentials);
-    if authorization.is_some() && basic.is_none() {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "the Authorization header must use the Basic scheme",
-        );
-    }
-    let mut body: Vec<(String, String)> = pairs.clone();
-    if let Some((id, _)) = &basic {
-        if get("client_secret").is_some() {
-            return oauth_error(
+/// A form request authenticated as a client: its parameters (the body `client_id` dropped when
+/// Basic names the same client), its Basic credentials if any, and the rate-limit subjects.
+pub struct ClientForm {
+    pub pairs: Vec<(String, String)>,
+    pub basic: Option<(String, String)>,
+    pub subjects: Vec<String>,
+}
+
+impl ClientForm {
+    /// Reads and checks the form: media type, repeated parameters, one authentication method,
+    /// and the rate limit of failed client authentications (429).
+    pub async fn read(api: &Api, request: &RestRequest) -> Result<ClientForm, Box<warp::reply::Response>> {
+        let refuse = |status, error: &str, description: &str| Err(Box::new(oauth_error(status, error, description)));
+        let content_type = request
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !content_type
+            .to_ascii_lowercase()
+            .starts_with("application/x-www-form-urlencoded")
+        {
+            return refuse(
                 StatusCode::BAD_REQUEST,
                 "invalid_request",
-                "use one client authentication method, not two",
+                "send the request as application/x-www-form-urlencoded",
             );
         }
-        match get("client_id") {
-            Some(body_id) if &body_id != id => {
-                return oauth_error(
+        let mut pairs: Vec<(String, String)> = url::form_urlencoded::parse(&request.body).into_owned().collect();
+        let mut seen = std::collections::HashSet::new();
+        if let Some((key, _)) = pairs.iter().find(|(k, _)| !seen.insert(k.clone())) {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                &format!("parameter {key} is repeated"),
+            );
+        }
+        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        let authorization = request.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+        let basic = authorization.and_then(basic_credentials);
+        if authorization.is_some() && basic.is_none() {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "the Authorization header must use the Basic scheme",
+            );
+        }
+        if let Some((id, _)) = &basic {
+            if get("client_secret").is_some() {
+                return refuse(
                     StatusCode::BAD_REQUEST,
                     "invalid_request",
-                    "client_id differs from the Basic credentials",
+                    "use one client authentication method, not two",
                 );
             }
-            // The same client named twice: oxide-auth would refuse it as duplicate credentials.
-            Some(_) => body.retain(|(k, _)| k != "client_id"),
-            None => {}
+            match get("client_id") {
+                Some(body_id) if &body_id != id => {
+                    return refuse(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_request",
+                        "client_id differs from the Basic credentials",
+                    );
+                }
+                // The same client named twice: oxide-auth would refuse it as duplicate credentials.
+                Some(_) => pairs.retain(|(k, _)| k != "client_id"),
+                None => {}
+            }
         }
-    }
-    let client_id = basic
-        .as_ref()
-        .map(|(id, _)| id.clone())
-        .or_else(|| get("client_id"))
-        .unwrap_or_default();
-    let address = request.remote_addr.map(|a| a.ip().to_string()).unwrap_or_default();
-    let subjects = vec![format!("client:{client_id}"), format!("client-address:{address}")];
-    match limits::retry_after(&api.db, &subjects).await {
-        Ok(Some(seconds)) => {
-            let mut response = oauth_error(
-                StatusCode::TOO_MANY_REQUESTS,
-                "invalid_client",
-                "too many failed client authentications: retry later",
-            );
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-            return response;
-        }
-        Ok(None) => {}
-        Err(_) => {
-            return oauth_error(
+        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        let client_id = basic
+            .as_ref()
+            .map(|(id, _)| id.clone())
+            .or_else(|| get("client_id"))
+            .unwrap_or_default();
+        let address = request.remote_addr.map(|a| a.ip().to_string()).unwrap_or_default();
+        let subjects = vec![format!("client:{client_id}"), format!("client-address:{address}")];
+        match limits::retry_after(&api.db, &subjects).await {
+            Ok(Some(seconds)) => {
+                let mut response = oauth_error(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "invalid_client",
+                    "too many failed client authentications: retry later",
+                );
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                Err(Box::new(response))
+            }
+            Ok(None) => Ok(ClientForm { pairs, basic, subjects }),
+            Err(_) => refuse(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "server_error",
                 "the database is unavailable",
-            );
+            ),
         }
     }
+
+    /// The client id and secret, from Basic or the form.
+    pub fn credentials(&self) -> (String, Option<String>) {
+        let get = |key: &str| self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        match &self.basic {
+            Some((id, secret)) => (id.clone(), Some(secret.clone())),
+            None => (get("client_id").unwrap_or_default(), get("client_secret")),
+        }
+    }
+}
+
+/// Serves the token endpoint.
+pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
+    let form = match ClientForm::read(api, &request).await {
+        Ok(form) => form,
+        Err(response) => return *response,
+    };
+    let get = |key: &str| form.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let (basic, subjects, body) = (form.basic.clone(), form.subjects.clone(), form.pairs.clone());
 
     let state = SharedState::default();
     if let Ok(mut s) = state.lock() {
