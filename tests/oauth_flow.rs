@@ -260,4 +260,38 @@ on_both_backends! {
         assert_eq!(page.status, StatusCode::TOO_MANY_REQUESTS);
         assert!(page.body.contains("Too many failed attempts"));
     }
+
+    async fn several_instances_share_one_database(app) {
+        let user = app.new_user("driver@example.com").await;
+        let (client_id, secret) = client(app).await;
+        // A second server on the same database, as behind a load balancer.
+        let settings = roadlog::config::Settings {
+            environment: roadlog::config::Environment::Sandbox,
+            database_url: Some(app.database_url.clone()),
+            bind: "127.0.0.1:0".parse().unwrap(),
+            public_url: None,
+            oauth_token_lifetime: None,
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let second = roadlog::server::start(&settings, listener).await.unwrap();
+        // Login and consent on the first instance…
+        let mut browser = Browser::new();
+        let location = authorize(app, &mut browser, &authorize_url(app, &client_id, ""), "allow").await;
+        let code = query(&location)["code"].clone();
+        // …the code exchanged on the second, the token used on both.
+        let form = [("grant_type", "authorization_code"), ("code", code.as_str()), ("redirect_uri", REDIRECT), ("client_id", client_id.as_str()), ("client_secret", secret.as_str())];
+        let response = app.client.post(format!("{}/oauth/token", second.url())).form(&form).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let token: Value = response.json().await.unwrap();
+        let token = token["access_token"].as_str().unwrap();
+        for base in [app.url(""), second.url()] {
+            let response = app.client.post(format!("{base}/api/graphql")).bearer_auth(token).json(&json!({ "query": "{ me { id } }" })).send().await.unwrap();
+            assert_eq!(response.json::<Value>().await.unwrap()["data"]["me"]["id"], user.id);
+        }
+        // The code is spent for every instance.
+        let response = app.client.post(app.url("/oauth/token")).form(&form).send().await.unwrap();
+        assert_eq!(response.json::<Value>().await.unwrap()["error"], "invalid_grant");
+        second.db.pool.close().await;
+        second.stop().await;
+    }
 }
