@@ -168,6 +168,14 @@ on_both_backends! {
             let params = query(&location);
             assert_eq!(params["state"], "xyz");
             let code = params["code"].clone();
+            // Stored as a hash, valid 5 minutes at most.
+            let (hash, lifetime): (String, i64) = sqlx::query_as(
+                "SELECT code_hash, expires_at - created_at FROM oauth_codes ORDER BY created_at DESC LIMIT 1",
+            )
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+            assert!(hash != code && lifetime <= 300, "{lifetime}");
             let body = if basic {
                 token(app, &[("grant_type", "authorization_code"), ("code", &code), ("redirect_uri", REDIRECT)], Some((&client_id, &secret))).await
             } else {

@@ -214,6 +214,9 @@ on_both_backends! {
         assert!(["invalid_request", "invalid_grant"].contains(&body["error"].as_str().unwrap()), "{body}");
         let (_, _, body) = post(app, &[("grant_type", "password"), ("client_id", &fleet.id), ("client_secret", &fleet.secret)], None).await;
         assert_eq!(body["error"], "unsupported_grant_type");
+        // The token endpoint is POST only.
+        let response = app.client.get(app.url("/api/oauth/token")).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
         let response = app.client.post(app.url("/oauth/token")).json(&json!({ "grant_type": "authorization_code" })).send().await.unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST);
         assert_eq!(response.json::<Value>().await.unwrap()["error"], "invalid_request");
