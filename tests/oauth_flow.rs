@@ -302,4 +302,30 @@ on_both_backends! {
         second.db.pool.close().await;
         second.stop().await;
     }
+
+    async fn redirect_uri_may_be_left_out_only_when_the_request_left_it_out(app) {
+        app.new_user("driver@example.com").await;
+        let (client_id, secret) = client(app).await;
+        // One registered URI: the authorization request may omit it…
+        let mut browser = Browser::new();
+        let url = app.url(&format!("/oauth/authorize?client_id={client_id}&response_type=code&state=s1"));
+        let location = authorize(app, &mut browser, &url, "allow").await;
+        assert!(location.starts_with(REDIRECT));
+        let code = query(&location)["code"].clone();
+        // …and then the token request may omit it too.
+        let body = token(app, &[("grant_type", "authorization_code"), ("code", &code), ("client_id", &client_id), ("client_secret", &secret)], None).await;
+        assert_eq!(body["token_type"], "Bearer");
+        // When the authorization request named it, the token request must repeat it.
+        let mut browser = Browser::new();
+        let location = authorize(app, &mut browser, &authorize_url(app, &client_id, ""), "allow").await;
+        let code = query(&location)["code"].clone();
+        let response = app
+            .client
+            .post(app.url("/api/oauth/token"))
+            .form(&[("grant_type", "authorization_code"), ("code", code.as_str()), ("client_id", client_id.as_str()), ("client_secret", secret.as_str())])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    }
 }

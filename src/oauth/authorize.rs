@@ -212,6 +212,7 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
     let method = get("code_challenge_method");
     if let Ok(mut s) = state.lock() {
         s.code_challenge = challenge.clone();
+        s.redirect_uri_given = get("redirect_uri").is_some();
     }
     let mut user = session_user(db, jar.get(SESSION_COOKIE)).await;
     let mut decision = None;

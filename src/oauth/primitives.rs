@@ -29,6 +29,8 @@ pub struct FlowState {
     pub code_verifier: Option<String>,
     /// The PKCE challenge sent to the authorization endpoint.
     pub code_challenge: Option<String>,
+    /// Whether the authorization request named its redirect URI.
+    pub redirect_uri_given: bool,
     /// The code was unknown, expired, already used, or failed PKCE: `invalid_grant`.
     pub code_refused: bool,
     /// The hash of the code being exchanged, to link the token to it.
@@ -153,10 +155,14 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         let (code, hash) = tokens::generate("rl_code_").map_err(|_| ())?;
         let created = now();
         let expires = grant.until.timestamp().min(created + CODE_SECONDS);
-        let challenge = self.state.lock().map_err(|_| ())?.code_challenge.clone();
+        let (challenge, given) = {
+            let state = self.state.lock().map_err(|_| ())?;
+            (state.code_challenge.clone(), state.redirect_uri_given)
+        };
         sqlx::query(
-            "INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, created_at, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, redirect_uri_given, code_challenge,
+                                      created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $8, $5, $6, $7)",
         )
         .bind(hash)
         .bind(grant.client_id.parse::<i64>().map_err(|_| ())?)
@@ -165,6 +171,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         .bind(challenge)
         .bind(created)
         .bind(expires)
+        .bind(i64::from(given))
         .execute(&self.db.pool)
         .await
         .map_err(|_| ())?;

@@ -208,7 +208,22 @@ pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
         Err(response) => return *response,
     };
     let get = |key: &str| form.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let (basic, subjects, body) = (form.basic.clone(), form.subjects.clone(), form.pairs.clone());
+    let (basic, subjects, mut body) = (form.basic.clone(), form.subjects.clone(), form.pairs.clone());
+    // oxide-auth always wants redirect_uri; RFC 6749 §4.1.3 only when the authorization request
+    // named it. When it did not, the registered URI the code is bound to stands in.
+    if get("redirect_uri").is_none()
+        && let Some(code) = get("code")
+    {
+        let stored: Option<(String, i64)> =
+            sqlx::query_as("SELECT redirect_uri, redirect_uri_given FROM oauth_codes WHERE code_hash = $1")
+                .bind(crate::auth::tokens::hash(&code))
+                .fetch_optional(&api.db.pool)
+                .await
+                .unwrap_or_default();
+        if let Some((uri, 0)) = stored {
+            body.push(("redirect_uri".to_string(), uri));
+        }
+    }
 
     let state = SharedState::default();
     if let Ok(mut s) = state.lock() {

@@ -9,6 +9,9 @@ CREATE TABLE oauth_codes (
     client_id BIGINT NOT NULL REFERENCES oauth_clients (id),
     user_id BIGINT NOT NULL REFERENCES users (id),
     redirect_uri TEXT NOT NULL,
+    -- Whether the authorization request named the redirect URI: then the token request must
+    -- repeat it (RFC 6749 §4.1.3); otherwise it may leave it out.
+    redirect_uri_given BIGINT NOT NULL DEFAULT 1 CHECK (redirect_uri_given IN (0, 1)),
     code_challenge TEXT,
     created_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL,
