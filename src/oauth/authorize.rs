@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use oxide_auth::endpoint::{NormalizedParameter, OAuthError, OwnerConsent, Scopes, Solicitation, Template};
+use oxide_auth::endpoint::{NormalizedParameter, OwnerConsent, Solicitation};
+use oxide_auth_async::endpoint::OwnerSolicitor;
 use oxide_auth_async::endpoint::authorization::AuthorizationFlow;
-use oxide_auth_async::endpoint::{Endpoint, OwnerSolicitor};
 use warp::http::{HeaderValue, StatusCode, header};
 
 use crate::auth::tokens;
@@ -18,10 +18,11 @@ use crate::http::contract::RestRequest;
 use crate::storage::{Db, now};
 use crate::users::sessions;
 
+use super::endpoint::FlowEndpoint;
 use super::limits;
 use super::pages;
 use super::primitives::{DbAuthorizer, DbRegistrar, SharedState};
-use super::web::{self, OAuthRequest, OAuthResponse, WebError};
+use super::web::{self, OAuthRequest, OAuthResponse};
 
 /// How long a browser stays logged in on the authorization pages.
 pub const SESSION_SECONDS: i64 = 8 * 3600;
@@ -76,54 +77,6 @@ impl OwnerSolicitor<OAuthRequest> for Solicitor {
             (Some((id, _)), Some(true)) => OwnerConsent::Authorized(id.to_string()),
             (Some(_), Some(false)) => OwnerConsent::Denied,
         }
-    }
-}
-
-struct AuthorizeEndpoint {
-    registrar: DbRegistrar,
-    authorizer: DbAuthorizer,
-    solicitor: Solicitor,
-    /// Whether the flow failed on a bad request (unknown client, unregistered redirect URI)
-    /// rather than on our database.
-    bad_request: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Endpoint<OAuthRequest> for AuthorizeEndpoint {
-    type Error = WebError;
-
-    fn registrar(&self) -> Option<&(dyn oxide_auth_async::primitives::Registrar + Sync)> {
-        Some(&self.registrar)
-    }
-
-    fn authorizer_mut(&mut self) -> Option<&mut (dyn oxide_auth_async::primitives::Authorizer + Send)> {
-        Some(&mut self.authorizer)
-    }
-
-    fn issuer_mut(&mut self) -> Option<&mut (dyn oxide_auth_async::primitives::Issuer + Send)> {
-        None
-    }
-
-    fn owner_solicitor(&mut self) -> Option<&mut (dyn OwnerSolicitor<OAuthRequest> + Send)> {
-        Some(&mut self.solicitor)
-    }
-
-    fn scopes(&mut self) -> Option<&mut dyn Scopes<OAuthRequest>> {
-        None
-    }
-
-    fn response(&mut self, _request: &mut OAuthRequest, _kind: Template) -> Result<OAuthResponse, WebError> {
-        Ok(OAuthResponse::default())
-    }
-
-    fn error(&mut self, err: OAuthError) -> WebError {
-        if !matches!(err, OAuthError::PrimitiveError) {
-            self.bad_request.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-        WebError
-    }
-
-    fn web_error(&mut self, err: WebError) -> WebError {
-        err
     }
 }
 
@@ -291,13 +244,15 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
         action,
     };
     let bad_request = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let endpoint = AuthorizeEndpoint {
+    let endpoint = FlowEndpoint {
         registrar,
         authorizer: DbAuthorizer {
             db: db.clone(),
             state: state.clone(),
         },
-        solicitor,
+        issuer: None,
+        solicitor: Some(Box::new(solicitor)),
+        state: state.clone(),
         bad_request: bad_request.clone(),
     };
     let query: NormalizedParameter = web::form(&request.query);
@@ -311,7 +266,7 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
     };
     let answer = match flow.execute(oauth_request).await {
         Ok(answer) => answer,
-        Err(_) if bad_request.load(std::sync::atomic::Ordering::SeqCst) => {
+        Err(_) if FlowEndpoint::was_bad_request(&bad_request) => {
             return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
         }
         Err(_) => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),

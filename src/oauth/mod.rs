@@ -3,6 +3,7 @@
 
 pub mod authorize;
 pub mod clients;
+mod endpoint;
 pub mod limits;
 mod pages;
 pub mod primitives;

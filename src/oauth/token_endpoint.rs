@@ -10,68 +10,18 @@
 //! * failed client authentications are rate-limited per client and per address (429).
 
 use base64::Engine;
-use oxide_auth::code_grant::error::AccessTokenErrorType;
-use oxide_auth::endpoint::{NormalizedParameter, OAuthError, Scopes, Template};
+use oxide_auth::endpoint::NormalizedParameter;
 use oxide_auth_async::endpoint::access_token::AccessTokenFlow;
-use oxide_auth_async::endpoint::{Endpoint, OwnerSolicitor};
 use serde_json::{Value, json};
 use warp::http::{HeaderValue, StatusCode, header};
 
 use crate::graphql::Api;
 use crate::http::contract::RestRequest;
 
+use super::endpoint::FlowEndpoint;
 use super::limits;
 use super::primitives::{DbAuthorizer, DbIssuer, DbRegistrar, SharedState};
-use super::web::{self, OAuthRequest, OAuthResponse, WebError};
-
-/// The endpoint oxide-auth drives for one request.
-pub struct TokenEndpoint {
-    registrar: DbRegistrar,
-    authorizer: DbAuthorizer,
-    issuer: DbIssuer,
-    state: SharedState,
-}
-
-impl Endpoint<OAuthRequest> for TokenEndpoint {
-    type Error = WebError;
-
-    fn registrar(&self) -> Option<&(dyn oxide_auth_async::primitives::Registrar + Sync)> {
-        Some(&self.registrar)
-    }
-
-    fn authorizer_mut(&mut self) -> Option<&mut (dyn oxide_auth_async::primitives::Authorizer + Send)> {
-        Some(&mut self.authorizer)
-    }
-
-    fn issuer_mut(&mut self) -> Option<&mut (dyn oxide_auth_async::primitives::Issuer + Send)> {
-        Some(&mut self.issuer)
-    }
-
-    fn owner_solicitor(&mut self) -> Option<&mut (dyn OwnerSolicitor<OAuthRequest> + Send)> {
-        None
-    }
-
-    fn scopes(&mut self) -> Option<&mut dyn Scopes<OAuthRequest>> {
-        None
-    }
-
-    fn response(&mut self, _request: &mut OAuthRequest, mut kind: Template) -> Result<OAuthResponse, WebError> {
-        if self.state.lock().map(|s| s.code_refused).unwrap_or(false)
-            && let Some(error) = kind.access_token_error()
-        {
-            error.set_type(AccessTokenErrorType::InvalidGrant);
-        }
-        Ok(OAuthResponse::default())
-    }
-
-    fn error(&mut self, _err: OAuthError) -> WebError {
-        WebError
-    }
-
-    fn web_error(&mut self, err: WebError) -> WebError {
-        err
-    }
-}
+use super::web::{self, OAuthRequest, OAuthResponse};
 
 pub fn oauth_error(status: StatusCode, error: &str, description: &str) -> warp::reply::Response {
     web::json(status, &json!({ "error": error, "error_description": description }))
@@ -235,7 +185,7 @@ pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
             base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"))
         )
     });
-    let endpoint = TokenEndpoint {
+    let endpoint = FlowEndpoint {
         registrar: DbRegistrar {
             db: api.db.clone(),
             state: state.clone(),
@@ -244,12 +194,14 @@ pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
             db: api.db.clone(),
             state: state.clone(),
         },
-        issuer: DbIssuer {
+        issuer: Some(DbIssuer {
             db: api.db.clone(),
             state: state.clone(),
             lifetime: api.oauth_token_lifetime,
-        },
+        }),
+        solicitor: None,
         state: state.clone(),
+        bad_request: Default::default(),
     };
     let Ok(mut flow) = AccessTokenFlow::prepare(endpoint) else {
         return oauth_error(
