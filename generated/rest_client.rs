@@ -514,8 +514,9 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code_verifier: ::std::option::Option<::std::string::String>,
         pub grant_type: TokenRequestGrantType,
-        ///Must be identical to the `redirect_uri` sent on `/oauth/authorize`. This server always requires it, because `/oauth/authorize` always requires `redirect_uri`, and RFC 6749 §4.1.3 makes it required here whenever it was sent there.
-        pub redirect_uri: ::std::string::String,
+        ///Must be identical to the `redirect_uri` sent on `/oauth/authorize`. Required whenever it was sent there (RFC 6749 §4.1.3); may be left out only when the authorization request left it out (a client with a single registered redirect URI).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub redirect_uri: ::std::option::Option<::std::string::String>,
     }
     impl TokenRequest {
         pub fn builder() -> builder::TokenRequest {
@@ -1549,7 +1550,7 @@ pub mod types {
                 ::std::string::String,
             >,
             redirect_uri: ::std::result::Result<
-                ::std::string::String,
+                ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
         }
@@ -1561,7 +1562,7 @@ pub mod types {
                     code: Err("no value supplied for code".to_string()),
                     code_verifier: Ok(Default::default()),
                     grant_type: Err("no value supplied for grant_type".to_string()),
-                    redirect_uri: Err("no value supplied for redirect_uri".to_string()),
+                    redirect_uri: Ok(Default::default()),
                 }
             }
         }
@@ -1628,7 +1629,7 @@ pub mod types {
             }
             pub fn redirect_uri<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::string::String>,
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.redirect_uri = value
@@ -1856,9 +1857,10 @@ verifier gives `invalid_grant`.
 **Headers.** Every response, success or error, carries `Cache-Control: no-store` and
 `Pragma: no-cache` (RFC 6749 §5.1).
 
-The issued access token does not expire (as in the reference service), so the response has no
-`expires_in`. Authorizing the same client again for the same user returns the same token while
-that token is not revoked.
+The issued access token does not expire by default (as in the reference service; operators
+may configure a lifetime), so the response has no `expires_in`. Each authorization gives a
+new token; the user sees the authorized applications (`me { authorizedClients }`) and
+withdraws one with `auth.revokeAuthorizedClient`, which revokes all of its tokens.
 
 
 Sends a `POST` request to `/api/oauth/token`
@@ -1922,7 +1924,7 @@ Arguments:
 - `client_id`: Identifier of the registered OAuth client.
 - `code_challenge`: PKCE code challenge, `BASE64URL(SHA256(code_verifier))` without padding (RFC 7636 §4.2).
 - `code_challenge_method`: PKCE method. Only `S256` is supported; `plain` is refused.
-- `redirect_uri`: One of the client's registered redirect URIs, compared as an exact string.
+- `redirect_uri`: One of the client's registered redirect URIs, compared as an exact string. May be left out only by a client with a single registered redirect URI.
 - `response_type`: Must be `code`.
 - `state`: Opaque value returned unchanged on the redirect to `redirect_uri`.
 ```ignore
@@ -2281,7 +2283,7 @@ pub mod builder {
             Option<types::AuthorizeCodeChallengeMethod>,
             String,
         >,
-        redirect_uri: Result<::std::string::String, String>,
+        redirect_uri: Result<Option<::std::string::String>, String>,
         response_type: Result<types::AuthorizeResponseType, String>,
         state: Result<Option<::std::string::String>, String>,
     }
@@ -2292,7 +2294,7 @@ pub mod builder {
                 client_id: Err("client_id was not initialized".to_string()),
                 code_challenge: Ok(None),
                 code_challenge_method: Ok(None),
-                redirect_uri: Err("redirect_uri was not initialized".to_string()),
+                redirect_uri: Ok(None),
                 response_type: Err("response_type was not initialized".to_string()),
                 state: Ok(None),
             }
@@ -2341,6 +2343,7 @@ pub mod builder {
         {
             self.redirect_uri = value
                 .try_into()
+                .map(Some)
                 .map_err(|_| {
                     "conversion to `:: std :: string :: String` for redirect_uri failed"
                         .to_string()
