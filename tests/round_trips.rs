@@ -73,7 +73,7 @@ fn counter() -> Arc<AtomicUsize> {
 }
 
 const QUERY: &str = "query($c: Int!, $n: Int) { company(id: $c) { missions(first: $n) { edges { node {
-    id name submitter { id } vehicle { id }
+    id name submitter { id } vehicle { id } company { name }
     activities { id type startTime endTime user { id } versions { id submitter { id } } }
     expenditures { id } validations { id } comments { id } startLocation { id } endLocation { id }
 } } } } }";

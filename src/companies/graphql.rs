@@ -267,17 +267,24 @@ impl CompanyResolver for Api {
             return Err(permissions::admin_only_field("employments").into());
         }
         let rows = employments::of_company(&self.db, parent.id.into(), latest_per_user.unwrap_or(false)).await?;
+        // The people of the list, loaded in one query when the selection asks for them.
+        let selection = ctx.look_ahead();
+        let mut users = std::collections::HashSet::new();
+        if selection.field("user").exists() {
+            users.extend(rows.iter().filter_map(|r| r.user_id));
+        }
+        if selection.field("submitter").exists() {
+            users.extend(rows.iter().filter_map(|r| r.submitter_id));
+        }
+        crate::missions::loaders::feed_users(ctx, &self.db, users).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 }
 
 #[async_trait::async_trait]
 impl EmploymentResolver for Api {
-    async fn company(&self, _ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Company>> {
-        Ok(company::find(&self.db, parent.company_id.into())
-            .await?
-            .as_ref()
-            .map(Company::from))
+    async fn company(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Company>> {
+        Ok(crate::missions::loaders::company(ctx, parent.company_id.into()).await?)
     }
 
     async fn user(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {

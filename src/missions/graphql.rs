@@ -5,7 +5,6 @@
 use async_graphql::Context;
 
 use crate::activities::log::{self, ActivityEdit, NewActivity, lock_users};
-use crate::companies::company;
 use crate::errors::{AppError, AppResult};
 use crate::expenditures::{self, NewExpenditure};
 use crate::graphql::contract::{
@@ -583,11 +582,8 @@ impl Api {
 
 #[async_trait::async_trait]
 impl MissionResolver for Api {
-    async fn company(&self, _ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Company>> {
-        Ok(company::find(&self.db, parent.company_id.into())
-            .await?
-            .as_ref()
-            .map(Company::from))
+    async fn company(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Company>> {
+        Ok(crate::missions::loaders::company(ctx, parent.company_id.into()).await?)
     }
 
     async fn vehicle(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Vehicle>> {
@@ -687,11 +683,8 @@ impl MissionResolver for Api {
 
 #[async_trait::async_trait]
 impl VehicleResolver for Api {
-    async fn company(&self, _ctx: &Context<'_>, parent: &Vehicle) -> async_graphql::Result<Option<Company>> {
-        Ok(company::find(&self.db, parent.company_id.into())
-            .await?
-            .as_ref()
-            .map(Company::from))
+    async fn company(&self, ctx: &Context<'_>, parent: &Vehicle) -> async_graphql::Result<Option<Company>> {
+        Ok(crate::missions::loaders::company(ctx, parent.company_id.into()).await?)
     }
 }
 

@@ -118,6 +118,14 @@ grouped_loader!(
     |r: &VehicleRow| r.id
 );
 
+grouped_loader!(
+    /// Companies by id.
+    CompaniesById,
+    crate::companies::company::CompanyRow,
+    format!("SELECT {} FROM companies WHERE id IN ({{ids}})", crate::companies::company::COMPANY_COLUMNS),
+    |r: &crate::companies::company::CompanyRow| r.id
+);
+
 /// Missions as API objects for the viewer of the request.
 pub struct MissionsById {
     pub db: Db,
@@ -155,6 +163,7 @@ pub fn attach(request: async_graphql::Request, db: &Db, viewer: i64) -> async_gr
         .data(loader(LocationsByMission(db.clone())))
         .data(loader(ValidationsByMission(db.clone())))
         .data(loader(VehiclesById(db.clone())))
+        .data(loader(CompaniesById(db.clone())))
         .data(loader(MissionsById { db: db.clone(), viewer }))
 }
 
@@ -237,6 +246,18 @@ pub async fn prefetch_missions(
             feed::<VehiclesById, _>(ctx, &vehicle_ids, rows).await;
         }
     }
+    if node.field("company").exists() {
+        let company_ids: Vec<i64> = missions
+            .iter()
+            .map(|m| i64::from(m.company_id))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        let rows =
+            grouped::<crate::companies::company::CompanyRow>(db, &CompaniesById::select(), &company_ids, |r| r.id)
+                .await?;
+        feed::<CompaniesById, _>(ctx, &company_ids, rows).await;
+    }
     feed_users(ctx, db, users).await
 }
 
@@ -282,4 +303,10 @@ pub async fn feed_users(ctx: &Context<'_>, db: &Db, users: HashSet<i64>) -> Resu
             .await;
     }
     Ok(())
+}
+
+/// A company mentioned by an object the caller may already read.
+pub async fn company(ctx: &Context<'_>, id: i64) -> Result<Option<crate::graphql::contract::Company>, AppError> {
+    let rows = load::<CompaniesById, _>(ctx, id).await?.unwrap_or_default();
+    Ok(rows.first().map(crate::graphql::contract::Company::from))
 }
