@@ -102,6 +102,13 @@ pub struct Settings {
     /// reference service expect.
     #[arg(long, env = "ROADLOG_OAUTH_TOKEN_LIFETIME", global = true)]
     pub oauth_token_lifetime: Option<i64>,
+    /// SMTP relay for outgoing e-mail, `smtp://host[:port]` (no TLS, no authentication: a local
+    /// relay). Default: e-mails are only logged (recipient and subject).
+    #[arg(long, env = "ROADLOG_SMTP_URL", global = true)]
+    pub smtp_url: Option<String>,
+    /// Sender address of outgoing e-mail.
+    #[arg(long, env = "ROADLOG_MAIL_FROM", default_value = "roadlog@localhost", global = true)]
+    pub mail_from: String,
 }
 
 impl Settings {

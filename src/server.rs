@@ -61,7 +61,13 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
             .unwrap_or_else(|| format!("http://{addr}")),
         oauth_token_lifetime: settings.oauth_token_lifetime,
     });
-    let mailer = crate::mail::sender::spawn(db.clone());
+    let transport = match &settings.smtp_url {
+        Some(url) => crate::mail::sender::Transport::Smtp(
+            crate::mail::smtp::Relay::parse(url, &settings.mail_from).map_err(|e| anyhow::anyhow!(e))?,
+        ),
+        None => crate::mail::sender::Transport::Log,
+    };
+    let mailer = crate::mail::sender::spawn(db.clone(), transport);
     let schema = build_schema(api.clone());
     let routes = crate::http::routes(api, schema);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();

@@ -217,6 +217,8 @@ async fn a_database_serves_one_environment_only() {
         bind: "127.0.0.1:0".parse().unwrap(),
         public_url: None,
         oauth_token_lifetime: None,
+        smtp_url: None,
+        mail_from: "roadlog@localhost".into(),
     };
     let db = roadlog::server::open_database(&settings(roadlog::config::Environment::Sandbox))
         .await

@@ -279,6 +279,8 @@ on_both_backends! {
             bind: "127.0.0.1:0".parse().unwrap(),
             public_url: None,
             oauth_token_lifetime: None,
+            smtp_url: None,
+            mail_from: "roadlog@localhost".into(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let second = roadlog::server::start(&settings, listener).await.unwrap();

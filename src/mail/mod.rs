@@ -4,3 +4,4 @@
 
 pub mod outbox;
 pub mod sender;
+pub mod smtp;

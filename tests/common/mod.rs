@@ -72,6 +72,11 @@ impl TestApp {
     }
 
     pub async fn spawn_in(backend: Backend, environment: Environment) -> Option<TestApp> {
+        Self::spawn_with(backend, |settings| settings.environment = environment).await
+    }
+
+    /// Starts a server whose settings `adjust` changes first.
+    pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Settings)) -> Option<TestApp> {
         // Server logs in test output when asked for: `RUST_LOG=roadlog=debug cargo test`.
         if std::env::var_os("RUST_LOG").is_some() {
             let _ = tracing_subscriber::fmt()
@@ -100,13 +105,16 @@ impl TestApp {
                 (with_database(&admin_url, &name), Cleanup::Database { admin_url, name })
             }
         };
-        let settings = Settings {
-            environment,
+        let mut settings = Settings {
+            environment: Environment::Sandbox,
             database_url: Some(database_url.clone()),
             bind: "127.0.0.1:0".parse().unwrap(),
             public_url: None,
             oauth_token_lifetime: None,
+            smtp_url: None,
+            mail_from: "roadlog@localhost".into(),
         };
+        adjust(&mut settings);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let server = roadlog::server::start(&settings, listener)
             .await
