@@ -77,6 +77,54 @@ fn company_filter(scope: &Option<Vec<i64>>, column: &str, next_placeholder: usiz
     }
 }
 
+/// What every list query binds as `$1`…`$7`, in this order: the owner (a user or a company),
+/// the end and start of the time window (with `$3` standing for "still running"), the cursor,
+/// and the page size plus one (to know whether more rows follow). Extra values (the companies
+/// of a viewer's scope) come after, from `$8`.
+struct Window {
+    owner: i64,
+    until: i64,
+    from: i64,
+    cursor: (i64, i64),
+    fetch: i64,
+}
+
+impl Window {
+    fn new(
+        owner: i64,
+        from: Option<TimeStamp>,
+        until: Option<TimeStamp>,
+        after: Option<String>,
+        limit: i64,
+    ) -> AppResult<Window> {
+        let cursor = match after {
+            Some(c) => decode_cursor(&c)?,
+            None => (OPEN, OPEN),
+        };
+        Ok(Window {
+            owner,
+            until: until.map(|t| t.0).unwrap_or(OPEN),
+            from: from.map(|t| t.0).unwrap_or(i64::MIN),
+            cursor,
+            fetch: limit + 1,
+        })
+    }
+
+    fn binds(&self, extra: &[i64]) -> Vec<i64> {
+        let mut values = vec![
+            self.owner,
+            self.until,
+            OPEN,
+            self.from,
+            self.cursor.0,
+            self.cursor.1,
+            self.fetch,
+        ];
+        values.extend_from_slice(extra);
+        values
+    }
+}
+
 /// Builds a mission page from `(sort time, mission id)` rows, `limit + 1` of them at most.
 async fn mission_page(db: &Db, mut keys: Vec<(i64, i64)>, limit: i64, viewer: i64) -> AppResult<MissionConnection> {
     let has_next_page = keys.len() as i64 > limit;
@@ -116,10 +164,6 @@ pub async fn user_missions(
 ) -> AppResult<MissionConnection> {
     let scope = scope(db, viewer, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (cursor_time, cursor_id) = match after {
-        Some(c) => decode_cursor(&c)?,
-        None => (OPEN, OPEN),
-    };
     let (filter, companies) = company_filter(&scope, "m.company_id", 8);
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT MIN(a.start_time) AS start, a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id
@@ -129,16 +173,9 @@ pub async fn user_missions(
             AND (MIN(a.start_time) < $5 OR (MIN(a.start_time) = $5 AND a.mission_id < $6))
          ORDER BY start DESC, a.mission_id DESC LIMIT $7"
     ));
-    let mut query = sqlx::query_as::<_, (i64, i64)>(sql)
-        .bind(user_id)
-        .bind(until.map(|t| t.0).unwrap_or(OPEN))
-        .bind(OPEN)
-        .bind(from.map(|t| t.0).unwrap_or(i64::MIN))
-        .bind(cursor_time)
-        .bind(cursor_id)
-        .bind(limit + 1);
-    for company in companies {
-        query = query.bind(company);
+    let mut query = sqlx::query_as::<_, (i64, i64)>(sql);
+    for value in Window::new(user_id, from, until, after, limit)?.binds(&companies) {
+        query = query.bind(value);
     }
     let keys = query.fetch_all(&db.pool).await?;
     mission_page(db, keys, limit, viewer).await
@@ -157,10 +194,6 @@ pub async fn company_missions(
     only_ended: bool,
 ) -> AppResult<MissionConnection> {
     let limit = page_size(first, COMPANY_PAGE_CAP)?;
-    let (cursor_time, cursor_id) = match after {
-        Some(c) => decode_cursor(&c)?,
-        None => (OPEN, OPEN),
-    };
     // A mission is ended when it has activities and every worker in it ended it.
     let ended = if only_ended {
         " AND EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL)
@@ -180,16 +213,11 @@ pub async fn company_missions(
                  OR (COALESCE(MIN(a.start_time), m.reception_time) = $5 AND m.id < $6))
          ORDER BY start DESC, m.id DESC LIMIT $7"
     ));
-    let keys = sqlx::query_as::<_, (i64, i64)>(sql)
-        .bind(company_id)
-        .bind(until.map(|t| t.0).unwrap_or(OPEN))
-        .bind(OPEN)
-        .bind(from.map(|t| t.0).unwrap_or(i64::MIN))
-        .bind(cursor_time)
-        .bind(cursor_id)
-        .bind(limit + 1)
-        .fetch_all(&db.pool)
-        .await?;
+    let mut query = sqlx::query_as::<_, (i64, i64)>(sql);
+    for value in Window::new(company_id, from, until, after, limit)?.binds(&[]) {
+        query = query.bind(value);
+    }
+    let keys = query.fetch_all(&db.pool).await?;
     mission_page(db, keys, limit, viewer).await
 }
 
@@ -206,10 +234,6 @@ pub async fn user_activities(
 ) -> AppResult<(ActivityConnection, Vec<ActivityRow>)> {
     let scope = scope(db, viewer, user_id, "activities").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (cursor_time, cursor_id) = match after {
-        Some(c) => decode_cursor(&c)?,
-        None => (OPEN, OPEN),
-    };
     let (filter, companies) = company_filter(&scope, "m.company_id", 8);
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT {} FROM activities a JOIN missions m ON m.id = a.mission_id
@@ -219,16 +243,9 @@ pub async fn user_activities(
          ORDER BY a.start_time DESC, a.id DESC LIMIT $7",
         activity_store::COLUMNS
     ));
-    let mut query = sqlx::query_as::<_, ActivityRow>(sql)
-        .bind(user_id)
-        .bind(until.map(|t| t.0).unwrap_or(OPEN))
-        .bind(OPEN)
-        .bind(from.map(|t| t.0).unwrap_or(i64::MIN))
-        .bind(cursor_time)
-        .bind(cursor_id)
-        .bind(limit + 1);
-    for company in companies {
-        query = query.bind(company);
+    let mut query = sqlx::query_as::<_, ActivityRow>(sql);
+    for value in Window::new(user_id, from, until, after, limit)?.binds(&companies) {
+        query = query.bind(value);
     }
     let mut rows = query.fetch_all(&db.pool).await?;
     let has_next_page = rows.len() as i64 > limit;
