@@ -856,7 +856,7 @@ mod rest {
              warp::query::raw().or(warp::any().map(String::new)).unify()\n\
              .map(|query: String| url::form_urlencoded::parse(query.as_bytes()).into_owned().collect::<Vec<_>>())\n\
              .and(warp::header::headers_cloned())\n\
-             .and(warp::addr::remote())\n}\n\n",
+             .and(warp::ext::optional::<crate::http::listener::PeerAddr>().map(|peer: Option<crate::http::listener::PeerAddr>| peer.map(|p| p.0)))\n}\n\n",
         );
         code.push_str(
             "/// The warp routes of every operation. Paths under `/api/` are also served without the\n\
@@ -881,9 +881,9 @@ mod rest {
             let limit = if op.body_limit == 0 { 64 * 1024 } else { op.body_limit };
             let _ = writeln!(
                 code,
-                "let api_{i} = api.clone();\nlet route_{i} = ({}).or({}).unify()\n.and(warp::{}())\n.and(request_parts())\n.and(warp::body::stream())\n\
-                 .then(move |query, headers, remote_addr, body| {{ let api = api_{i}.clone(); async move {{\n\
-                 match crate::http::body::read_limited(body, {limit}).await {{\n\
+                "let api_{i} = api.clone();\nlet route_{i} = ({}).or({}).unify()\n.and(warp::{}())\n.and(request_parts())\n.and(crate::http::body::deadline())\n.and(warp::body::stream())\n\
+                 .then(move |query, headers, remote_addr, deadline, body| {{ let api = api_{i}.clone(); async move {{\n\
+                 match crate::http::body::read_limited(body, {limit}, deadline).await {{\n\
                  Ok(body) => api.{}(RestRequest {{ query, headers, body, remote_addr }}).await,\n\
                  Err(error) => error.into_response(),\n}} }} }});",
                 path_filter(&["api"].iter().copied().chain(bare.iter().copied()).collect::<Vec<_>>()),

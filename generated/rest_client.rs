@@ -453,6 +453,125 @@ pub mod types {
             Default::default()
         }
     }
+    ///`Readiness`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct Readiness {
+        pub environment: ReadinessEnvironment,
+        ///Number of database migrations applied.
+        pub migrations: i64,
+        pub status: ReadinessStatus,
+    }
+    impl Readiness {
+        pub fn builder() -> builder::Readiness {
+            Default::default()
+        }
+    }
+    ///`ReadinessEnvironment`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ReadinessEnvironment {
+        #[serde(rename = "sandbox")]
+        Sandbox,
+        #[serde(rename = "production")]
+        Production,
+    }
+    impl ::std::fmt::Display for ReadinessEnvironment {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Sandbox => f.write_str("sandbox"),
+                Self::Production => f.write_str("production"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ReadinessEnvironment {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "sandbox" => Ok(Self::Sandbox),
+                "production" => Ok(Self::Production),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ReadinessEnvironment {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ReadinessEnvironment {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`ReadinessStatus`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ReadinessStatus {
+        #[serde(rename = "ready")]
+        Ready,
+    }
+    impl ::std::fmt::Display for ReadinessStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Ready => f.write_str("ready"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ReadinessStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "ready" => Ok(Self::Ready),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ReadinessStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ReadinessStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///Form parameters of the revocation request (RFC 7009 §2.1).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct RevokeRequest {
@@ -1289,6 +1408,83 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct Readiness {
+            environment: ::std::result::Result<
+                super::ReadinessEnvironment,
+                ::std::string::String,
+            >,
+            migrations: ::std::result::Result<i64, ::std::string::String>,
+            status: ::std::result::Result<super::ReadinessStatus, ::std::string::String>,
+        }
+        impl ::std::default::Default for Readiness {
+            fn default() -> Self {
+                Self {
+                    environment: Err("no value supplied for environment".to_string()),
+                    migrations: Err("no value supplied for migrations".to_string()),
+                    status: Err("no value supplied for status".to_string()),
+                }
+            }
+        }
+        impl Readiness {
+            pub fn environment<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ReadinessEnvironment>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.environment = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for environment: {e}")
+                    });
+                self
+            }
+            pub fn migrations<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.migrations = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for migrations: {e}")
+                    });
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ReadinessStatus>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for status: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<Readiness> for super::Readiness {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: Readiness,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    environment: value.environment?,
+                    migrations: value.migrations?,
+                    status: value.status?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::Readiness> for Readiness {
+            fn from(value: super::Readiness) -> Self {
+                Self {
+                    environment: Ok(value.environment),
+                    migrations: Ok(value.migrations),
+                    status: Ok(value.status),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct RevokeRequest {
             client_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -2035,6 +2231,34 @@ let response = client.health()
     pub fn health(&self) -> builder::Health<'_> {
         builder::Health::new(self)
     }
+    /**Readiness to serve traffic
+
+For load balancers and orchestrators: 200 when the database answers and every migration this version of the service knows is applied, 503 otherwise. `GET /health` only tells that the process and its database answer. No authentication is needed.
+
+Sends a `GET` request to `/ready`
+
+```ignore
+let response = client.ready()
+    .send()
+    .await;
+```*/
+    pub fn ready(&self) -> builder::Ready<'_> {
+        builder::Ready::new(self)
+    }
+    /**Metrics in the Prometheus text format
+
+Requests by route, method and status; latency histograms; open connections; database pool usage; outbox backlog; export durations. When the server runs with `--metrics-bind`, the metrics are served only on that address and this route answers 404 on the public one.
+
+Sends a `GET` request to `/metrics`
+
+```ignore
+let response = client.metrics()
+    .send()
+    .await;
+```*/
+    pub fn metrics(&self) -> builder::Metrics<'_> {
+        builder::Metrics::new(self)
+    }
     /**The e-mails the sandbox has sent (invitations), newest first
 
 Only in the sandbox environment: integrators read here the invitation e-mails (and their tokens) that their tests caused, since sandbox e-mails reach no real mailbox. Answers 404 in production. At most the 100 latest messages.
@@ -2704,6 +2928,108 @@ pub mod builder {
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
                 503u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::ready`]
+
+[`Client::ready`]: super::Client::ready*/
+    #[derive(Debug, Clone)]
+    pub struct Ready<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> Ready<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        ///Sends a `GET` request to `/ready`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::Readiness>, Error<types::ApiError>> {
+            let Self { client } = self;
+            let url = format!("{}/ready", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "ready",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                503u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::metrics`]
+
+[`Client::metrics`]: super::Client::metrics*/
+    #[derive(Debug, Clone)]
+    pub struct Metrics<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> Metrics<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        ///Sends a `GET` request to `/metrics`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<ByteStream>, Error<types::ApiError>> {
+            let Self { client } = self;
+            let url = format!("{}/metrics", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client.client.get(url).headers(header_map).build()?;
+            let info = OperationInfo {
+                operation_id: "metrics",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                404u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

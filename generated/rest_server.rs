@@ -92,6 +92,10 @@ pub trait RestApi: Send + Sync + 'static {
     ) -> warp::reply::Response;
     ///`GET /health`: Service health and environment
     async fn health(&self, request: RestRequest) -> warp::reply::Response;
+    ///`GET /ready`: Readiness to serve traffic
+    async fn ready(&self, request: RestRequest) -> warp::reply::Response;
+    ///`GET /metrics`: Metrics in the Prometheus text format
+    async fn metrics(&self, request: RestRequest) -> warp::reply::Response;
     ///`GET /sandbox/outbox`: The e-mails the sandbox has sent (invitations), newest first
     async fn sandbox_outbox(&self, request: RestRequest) -> warp::reply::Response;
     ///`GET /.well-known/oauth-authorization-server`: OAuth 2.0 authorization server metadata (RFC 8414)
@@ -109,6 +113,8 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("generateTachographFiles", "POST", "/companies/generate_tachograph_files"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
+    ("ready", "GET", "/ready"),
+    ("metrics", "GET", "/metrics"),
     ("sandboxOutbox", "GET", "/sandbox/outbox"),
     ("authorizationServerMetadata", "GET", "/.well-known/oauth-authorization-server"),
 ];
@@ -129,7 +135,10 @@ fn request_parts() -> impl Filter<
                 .collect::<Vec<_>>()
         })
         .and(warp::header::headers_cloned())
-        .and(warp::addr::remote())
+        .and(
+            warp::ext::optional::<crate::http::listener::PeerAddr>()
+                .map(|peer: Option<crate::http::listener::PeerAddr>| peer.map(|p| p.0)),
+        )
 }
 /// The warp routes of every operation. Paths under `/api/` are also served without the
 /// prefix, and unprefixed paths also with it, as the reference service's two host names do.
@@ -151,11 +160,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .and(warp::post())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
+        .then(move |query, headers, remote_addr, deadline, body| {
             let api = api_0.clone();
             async move {
-                match crate::http::body::read_limited(body, 10485760).await {
+                match crate::http::body::read_limited(body, 10485760, deadline).await {
                     Ok(body) => {
                         api.token(RestRequest {
                                 query,
@@ -184,11 +194,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .and(warp::post())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
+        .then(move |query, headers, remote_addr, deadline, body| {
             let api = api_1.clone();
             async move {
-                match crate::http::body::read_limited(body, 10485760).await {
+                match crate::http::body::read_limited(body, 10485760, deadline).await {
                     Ok(body) => {
                         api.revoke_token(RestRequest {
                                 query,
@@ -217,11 +228,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .and(warp::get())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
+        .then(move |query, headers, remote_addr, deadline, body| {
             let api = api_2.clone();
             async move {
-                match crate::http::body::read_limited(body, 65536).await {
+                match crate::http::body::read_limited(body, 65536, deadline).await {
                     Ok(body) => {
                         api.authorize(RestRequest {
                                 query,
@@ -250,11 +262,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .and(warp::post())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
+        .then(move |query, headers, remote_addr, deadline, body| {
             let api = api_3.clone();
             async move {
-                match crate::http::body::read_limited(body, 10485760).await {
+                match crate::http::body::read_limited(body, 10485760, deadline).await {
                     Ok(body) => {
                         api.authorize_submit(RestRequest {
                                 query,
@@ -283,11 +296,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .and(warp::post())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
+        .then(move |query, headers, remote_addr, deadline, body| {
             let api = api_4.clone();
             async move {
-                match crate::http::body::read_limited(body, 10485760).await {
+                match crate::http::body::read_limited(body, 10485760, deadline).await {
                     Ok(body) => {
                         api.generate_tachograph_files(RestRequest {
                                 query,
@@ -316,11 +330,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .and(warp::get())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
+        .then(move |query, headers, remote_addr, deadline, body| {
             let api = api_5.clone();
             async move {
-                match crate::http::body::read_limited(body, 65536).await {
+                match crate::http::body::read_limited(body, 65536, deadline).await {
                     Ok(body) => {
                         api.tachograph_root_public_key(RestRequest {
                                 query,
@@ -343,11 +358,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .and(warp::get())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
+        .then(move |query, headers, remote_addr, deadline, body| {
             let api = api_6.clone();
             async move {
-                match crate::http::body::read_limited(body, 65536).await {
+                match crate::http::body::read_limited(body, 65536, deadline).await {
                     Ok(body) => {
                         api.health(RestRequest {
                                 query,
@@ -364,25 +380,20 @@ pub fn routes<A: RestApi>(
     let api_7 = api.clone();
     let route_7 = (warp::any()
         .and(warp::path("api"))
-        .and(warp::path("sandbox"))
-        .and(warp::path("outbox"))
+        .and(warp::path("ready"))
         .and(warp::path::end()))
-        .or(
-            warp::any()
-                .and(warp::path("sandbox"))
-                .and(warp::path("outbox"))
-                .and(warp::path::end()),
-        )
+        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
+        .then(move |query, headers, remote_addr, deadline, body| {
             let api = api_7.clone();
             async move {
-                match crate::http::body::read_limited(body, 65536).await {
+                match crate::http::body::read_limited(body, 65536, deadline).await {
                     Ok(body) => {
-                        api.sandbox_outbox(RestRequest {
+                        api.ready(RestRequest {
                                 query,
                                 headers,
                                 body,
@@ -397,6 +408,68 @@ pub fn routes<A: RestApi>(
     let api_8 = api.clone();
     let route_8 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("metrics"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |query, headers, remote_addr, deadline, body| {
+            let api = api_8.clone();
+            async move {
+                match crate::http::body::read_limited(body, 65536, deadline).await {
+                    Ok(body) => {
+                        api.metrics(RestRequest {
+                                query,
+                                headers,
+                                body,
+                                remote_addr,
+                            })
+                            .await
+                    }
+                    Err(error) => error.into_response(),
+                }
+            }
+        });
+    let api_9 = api.clone();
+    let route_9 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("sandbox"))
+        .and(warp::path("outbox"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("sandbox"))
+                .and(warp::path("outbox"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |query, headers, remote_addr, deadline, body| {
+            let api = api_9.clone();
+            async move {
+                match crate::http::body::read_limited(body, 65536, deadline).await {
+                    Ok(body) => {
+                        api.sandbox_outbox(RestRequest {
+                                query,
+                                headers,
+                                body,
+                                remote_addr,
+                            })
+                            .await
+                    }
+                    Err(error) => error.into_response(),
+                }
+            }
+        });
+    let api_10 = api.clone();
+    let route_10 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
         .and(warp::path::end()))
@@ -409,11 +482,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .and(warp::get())
         .and(request_parts())
+        .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, body| {
-            let api = api_8.clone();
+        .then(move |query, headers, remote_addr, deadline, body| {
+            let api = api_10.clone();
             async move {
-                match crate::http::body::read_limited(body, 65536).await {
+                match crate::http::body::read_limited(body, 65536, deadline).await {
                     Ok(body) => {
                         api.authorization_server_metadata(RestRequest {
                                 query,
@@ -443,6 +517,10 @@ pub fn routes<A: RestApi>(
         .or(route_7)
         .unify()
         .or(route_8)
+        .unify()
+        .or(route_9)
+        .unify()
+        .or(route_10)
         .unify()
         .boxed()
 }

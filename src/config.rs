@@ -1,6 +1,14 @@
-//! Command line and settings: every setting is a flag or an environment variable.
+//! Command line and settings: every setting is a flag or an environment variable, and each
+//! command takes only the options it uses (`roadlog client --help` does not list the server's).
+//!
+//! `roadlog` alone runs the server, so its options are also accepted without the `serve` word.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::telemetry::LogFormat;
 
 /// Which of the two deployments this server is: each has its own base URL and its own data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -20,10 +28,11 @@ impl Environment {
 
 /// Roadlog: working time of road-transport workers, with a GraphQL and OAuth 2.0 API.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "roadlog", version, about)]
+#[command(name = "roadlog", version, about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    /// The server's options, for `roadlog` without a command.
     #[command(flatten)]
-    pub settings: Settings,
+    pub serve: Settings,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -31,11 +40,16 @@ pub struct Cli {
 #[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// Run the HTTP server (the default).
-    Serve,
+    Serve(Settings),
     /// Apply the database migrations and exit.
-    Migrate,
+    Migrate(DatabaseArgs),
+    /// Print the effective settings of `serve` and where each comes from (flag, environment,
+    /// default); secrets in URLs are masked.
+    Config(Settings),
     /// OAuth clients of this environment.
     Client {
+        #[command(flatten)]
+        database: DatabaseArgs,
         #[command(subcommand)]
         command: ClientCommand,
     },
@@ -54,12 +68,17 @@ pub enum ClientCommand {
         /// The application's name, shown to users on the consent page.
         #[arg(long)]
         name: String,
-        /// An exact redirect URI (absolute, without fragment); repeat for several.
+        /// An exact redirect URI (absolute, without fragment); repeat for several. In
+        /// production, `http://` is accepted only for loopback hosts.
         #[arg(long = "redirect-uri", required = true)]
         redirect_uris: Vec<String>,
     },
-    /// List the clients (never their secrets), as JSON.
-    List,
+    /// List the clients (never their secrets).
+    List {
+        /// One JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Revoke a client and every token it holds.
     Revoke {
         /// The client_id.
@@ -74,48 +93,154 @@ pub enum C1bCommand {
     /// vehicles, places, signature check per EF); exits non-zero on any structural violation.
     Inspect {
         /// The .C1B / .DDD file.
-        file: std::path::PathBuf,
+        file: PathBuf,
         /// The root public key (144-byte EC_PK.bin, as served at /api/tachograph/root-public-key)
         /// to verify the signatures with.
         #[arg(long)]
-        root_key: Option<std::path::PathBuf>,
+        root_key: Option<PathBuf>,
     },
 }
 
-/// Settings shared by every command.
-#[derive(clap::Args, Debug, Clone)]
-pub struct Settings {
+/// Default values, shared by the flags and by [`Settings::new`].
+pub mod defaults {
+    pub const BIND: &str = "127.0.0.1:8080";
+    pub const MAIL_FROM: &str = "roadlog@localhost";
+    pub const SHUTDOWN_TIMEOUT_SECS: u64 = 30;
+    pub const MAX_CONNECTIONS: usize = 4096;
+    pub const HEADER_READ_TIMEOUT_SECS: u64 = 10;
+    pub const BODY_TIMEOUT_SECS: u64 = 30;
+}
+
+/// Where the data is: every command that opens the database takes these.
+#[derive(Args, Debug, Clone)]
+pub struct DatabaseArgs {
     /// `sandbox` (the default: test data, integrator tools) or `production`.
-    #[arg(long, env = "ROADLOG_ENV", value_enum, default_value = "sandbox", global = true)]
+    #[arg(long, env = "ROADLOG_ENV", value_enum, default_value = "sandbox")]
     pub environment: Environment,
-    /// `sqlite://…` or `postgres://…`. Default: a SQLite file under ./data/ named after the environment.
-    #[arg(long, env = "DATABASE_URL", global = true)]
+    /// `sqlite://…` or `postgres://…`. Default: the SQLite file `roadlog-<environment>.db` in
+    /// the data directory.
+    #[arg(long, env = "DATABASE_URL")]
     pub database_url: Option<String>,
+    /// Folder of the default SQLite database. Default: the user's data directory
+    /// (`$XDG_DATA_HOME/roadlog`, usually `~/.local/share/roadlog`), the same from any working
+    /// directory.
+    #[arg(long, env = "ROADLOG_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Let a production server run on SQLite (one machine, one instance, no shared database).
+    #[arg(long, env = "ROADLOG_ALLOW_SQLITE_IN_PRODUCTION")]
+    pub allow_sqlite_in_production: bool,
+    /// Log lines as text for people (`human`) or one JSON object a line (`json`); always on
+    /// standard error.
+    #[arg(long, env = "ROADLOG_LOG_FORMAT", value_enum, default_value = "human")]
+    pub log_format: LogFormat,
+}
+
+impl DatabaseArgs {
+    pub fn new(environment: Environment, database_url: Option<String>) -> DatabaseArgs {
+        DatabaseArgs {
+            environment,
+            database_url,
+            data_dir: None,
+            allow_sqlite_in_production: false,
+            log_format: LogFormat::Human,
+        }
+    }
+
+    /// The database URL: the configured one, or the SQLite file of the environment in the data
+    /// directory (an absolute path, so every command finds the same file).
+    pub fn database_url(&self) -> anyhow::Result<String> {
+        if let Some(url) = &self.database_url {
+            return Ok(url.clone());
+        }
+        let dir = match &self.data_dir {
+            Some(dir) => dir.clone(),
+            None => directories::ProjectDirs::from("", "", "roadlog")
+                .map(|dirs| dirs.data_dir().to_path_buf())
+                .ok_or_else(|| {
+                    anyhow::anyhow!("no home directory to keep the database in: set --data-dir or DATABASE_URL")
+                })?,
+        };
+        let dir = std::path::absolute(&dir).unwrap_or(dir);
+        let file = dir.join(format!("roadlog-{}.db", self.environment.as_str()));
+        Ok(format!("sqlite://{}?mode=rwc", file.display()))
+    }
+
+    /// Refuses settings that are unsafe for the environment.
+    pub fn check(&self) -> anyhow::Result<()> {
+        let url = self.database_url()?;
+        if self.environment == Environment::Production && url.starts_with("sqlite:") && !self.allow_sqlite_in_production
+        {
+            anyhow::bail!(
+                "production runs on PostgreSQL (DATABASE_URL=postgres://…): SQLite serves one instance on one machine; pass --allow-sqlite-in-production to accept that"
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The server's settings.
+#[derive(Args, Debug, Clone)]
+pub struct Settings {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
     /// Address and port to listen on.
-    #[arg(long, env = "ROADLOG_BIND", default_value = "127.0.0.1:8080", global = true)]
-    pub bind: std::net::SocketAddr,
+    #[arg(long, env = "ROADLOG_BIND", default_value = defaults::BIND)]
+    pub bind: SocketAddr,
     /// The public base URL of this environment (used in links and OAuth metadata).
     /// Default: `http://<bind>`.
-    #[arg(long, env = "ROADLOG_PUBLIC_URL", global = true)]
+    #[arg(long, env = "ROADLOG_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// Lifetime of OAuth access tokens, in seconds. Default: no expiry, as integrations of the
     /// reference service expect.
-    #[arg(long, env = "ROADLOG_OAUTH_TOKEN_LIFETIME", global = true)]
+    #[arg(long, env = "ROADLOG_OAUTH_TOKEN_LIFETIME")]
     pub oauth_token_lifetime: Option<i64>,
     /// SMTP relay for outgoing e-mail, `smtp://host[:port]` (no TLS, no authentication: a local
     /// relay). Default: e-mails are only logged (recipient and subject).
-    #[arg(long, env = "ROADLOG_SMTP_URL", global = true)]
+    #[arg(long, env = "ROADLOG_SMTP_URL")]
     pub smtp_url: Option<String>,
     /// Sender address of outgoing e-mail.
-    #[arg(long, env = "ROADLOG_MAIL_FROM", default_value = "roadlog@localhost", global = true)]
+    #[arg(long, env = "ROADLOG_MAIL_FROM", default_value = defaults::MAIL_FROM)]
     pub mail_from: String,
+    /// Serve `GET /metrics` on this address only, instead of on the public one.
+    #[arg(long, env = "ROADLOG_METRICS_BIND")]
+    pub metrics_bind: Option<SocketAddr>,
+    /// On SIGTERM or Ctrl-C: seconds given to requests in flight before their connections are
+    /// cut.
+    #[arg(long, env = "ROADLOG_SHUTDOWN_TIMEOUT", default_value_t = defaults::SHUTDOWN_TIMEOUT_SECS)]
+    pub shutdown_timeout: u64,
+    /// Client connections served at once (further ones wait to be accepted); lowered to what
+    /// the process's file-descriptor limit allows.
+    #[arg(long, env = "ROADLOG_MAX_CONNECTIONS", default_value_t = defaults::MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// Seconds a client has to send a request's line and headers; also the longest idle time of
+    /// a keep-alive connection.
+    #[arg(long, env = "ROADLOG_HEADER_READ_TIMEOUT", default_value_t = defaults::HEADER_READ_TIMEOUT_SECS)]
+    pub header_read_timeout: u64,
+    /// Seconds a client has to send a request's body once its headers are in.
+    #[arg(long, env = "ROADLOG_BODY_TIMEOUT", default_value_t = defaults::BODY_TIMEOUT_SECS)]
+    pub body_timeout: u64,
 }
 
 impl Settings {
-    pub fn database_url(&self) -> String {
-        self.database_url
-            .clone()
-            .unwrap_or_else(|| format!("sqlite://data/roadlog-{}.db?mode=rwc", self.environment.as_str()))
+    /// The defaults of every flag, on the given database (tests and embedding).
+    pub fn new(environment: Environment, database_url: Option<String>) -> Settings {
+        Settings {
+            database: DatabaseArgs::new(environment, database_url),
+            bind: defaults::BIND.parse().expect("a valid default address"),
+            public_url: None,
+            oauth_token_lifetime: None,
+            smtp_url: None,
+            mail_from: defaults::MAIL_FROM.into(),
+            metrics_bind: None,
+            shutdown_timeout: defaults::SHUTDOWN_TIMEOUT_SECS,
+            max_connections: defaults::MAX_CONNECTIONS,
+            header_read_timeout: defaults::HEADER_READ_TIMEOUT_SECS,
+            body_timeout: defaults::BODY_TIMEOUT_SECS,
+        }
+    }
+
+    pub fn environment(&self) -> Environment {
+        self.database.environment
     }
 
     pub fn public_url(&self) -> String {
@@ -124,5 +249,70 @@ impl Settings {
             .unwrap_or_else(|| format!("http://{}", self.bind))
             .trim_end_matches('/')
             .to_string()
+    }
+}
+
+/// A database URL as it may be shown: the SQLite file, or the PostgreSQL user, host, port and
+/// database, never a password.
+pub fn describe_database(url: &str) -> String {
+    if let Some(rest) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
+        return format!("SQLite {}", rest.split('?').next().unwrap_or(rest));
+    }
+    match url::Url::parse(url) {
+        Ok(parsed) => {
+            let user = parsed.username();
+            let host = parsed.host_str().unwrap_or("localhost");
+            let port = parsed.port().unwrap_or(5432);
+            let database = parsed.path().trim_start_matches('/');
+            let at = if user.is_empty() {
+                String::new()
+            } else {
+                format!("{user}@")
+            };
+            format!("PostgreSQL {at}{host}:{port}/{database}")
+        }
+        Err(_) => "an unreadable database URL".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_descriptions_hold_no_password() {
+        assert_eq!(
+            describe_database("postgres://app:s3cret@db.internal:6432/roadlog?sslmode=require"),
+            "PostgreSQL app@db.internal:6432/roadlog"
+        );
+        assert_eq!(
+            describe_database("sqlite:///var/lib/roadlog/x.db?mode=rwc"),
+            "SQLite /var/lib/roadlog/x.db"
+        );
+    }
+
+    #[test]
+    fn the_default_database_is_an_absolute_path() {
+        let mut args = DatabaseArgs::new(Environment::Sandbox, None);
+        args.data_dir = Some("relative/dir".into());
+        let url = args.database_url().unwrap();
+        let path = url.strip_prefix("sqlite://").unwrap();
+        assert!(path.starts_with('/'), "{url}");
+        assert!(path.ends_with("relative/dir/roadlog-sandbox.db?mode=rwc"), "{url}");
+    }
+
+    #[test]
+    fn production_refuses_sqlite_unless_allowed() {
+        let mut args = DatabaseArgs::new(Environment::Production, Some("sqlite://x.db".into()));
+        assert!(
+            args.check()
+                .unwrap_err()
+                .to_string()
+                .contains("--allow-sqlite-in-production")
+        );
+        args.allow_sqlite_in_production = true;
+        assert!(args.check().is_ok());
+        let postgres = DatabaseArgs::new(Environment::Production, Some("postgres://h/db".into()));
+        assert!(postgres.check().is_ok());
     }
 }

@@ -17,4 +17,5 @@ pub mod oauth;
 pub mod sdk;
 pub mod server;
 pub mod storage;
+pub mod telemetry;
 pub mod users;

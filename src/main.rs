@@ -1,73 +1,178 @@
-//! The `roadlog` command: `serve` (the default) and `migrate`.
+//! The `roadlog` command: `serve` (the default), `migrate`, `config`, `client …`, `c1b inspect`.
+//! Results go to standard output, logs and errors to standard error; a failure exits non-zero
+//! with one line that names what failed.
 
-use clap::Parser;
-use roadlog::config::{C1bCommand, Cli, ClientCommand, Command};
-use tracing_subscriber::EnvFilter;
+use std::process::ExitCode;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .init();
-    match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => roadlog::server::run(&cli.settings).await,
-        Command::Migrate => {
-            let db = roadlog::server::open_database(&cli.settings).await?;
-            tracing::info!(backend = ?db.backend, "migrations applied");
-            Ok(())
+use clap::{CommandFactory, FromArgMatches};
+use roadlog::config::{C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Settings, describe_database};
+
+fn main() -> ExitCode {
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("roadlog: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
         }
-        Command::C1b {
-            command: C1bCommand::Inspect { file, root_key },
-        } => inspect(&file, root_key.as_deref()),
-        Command::Client { command } => client(&cli.settings, command).await,
+    };
+    let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    let outcome = runtime.block_on(async {
+        match command {
+            Command::Serve(settings) => {
+                roadlog::telemetry::logging::init(settings.database.log_format);
+                roadlog::server::run(&settings).await
+            }
+            Command::Migrate(database) => {
+                roadlog::telemetry::logging::init(database.log_format);
+                let db = roadlog::server::open_database(&database).await?;
+                tracing::info!(backend = ?db.backend, "migrations applied");
+                Ok(())
+            }
+            Command::Config(settings) => {
+                let sub = matches
+                    .subcommand_matches("config")
+                    .expect("the config command was given");
+                print_config(&settings, sub)
+            }
+            Command::Client { database, command } => {
+                roadlog::telemetry::logging::init(database.log_format);
+                client(&database, command).await
+            }
+            Command::C1b {
+                command: C1bCommand::Inspect { file, root_key },
+            } => inspect(&file, root_key.as_deref()),
+        }
+    });
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // `{:#}` prints the whole chain: "cannot listen on 127.0.0.1:8080: Address in use".
+            eprintln!("roadlog: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `roadlog config`: each setting of `serve`, its value and where it comes from.
+fn print_config(settings: &Settings, matches: &clap::ArgMatches) -> anyhow::Result<()> {
+    let command = Cli::command();
+    let config = command.find_subcommand("config").expect("the config command exists");
+    let mut rows = Vec::new();
+    for arg in config.get_arguments() {
+        let id = arg.get_id().as_str();
+        if matches!(id, "help" | "version") {
+            continue;
+        }
+        let value = matches
+            .get_raw(id)
+            .map(|values| {
+                values
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .map(|v| mask_secrets(id, &v))
+            .unwrap_or_else(|| "(not set)".to_string());
+        let source = match matches.value_source(id) {
+            Some(clap::parser::ValueSource::CommandLine) => "flag".to_string(),
+            Some(clap::parser::ValueSource::EnvVariable) => arg
+                .get_env()
+                .map(|e| format!("environment ({})", e.to_string_lossy()))
+                .unwrap_or_else(|| "environment".to_string()),
+            _ => "default".to_string(),
+        };
+        rows.push((format!("--{}", arg.get_long().unwrap_or(id)), value, source));
+    }
+    let database = describe_database(&settings.database.database_url()?);
+    rows.push(("(database in use)".into(), database, "derived".into()));
+    rows.push(("(public URL in use)".into(), settings.public_url(), "derived".into()));
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    let value_width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).min(60);
+    for (name, value, source) in rows {
+        println!("{name:width$}  {value:value_width$}  {source}");
+    }
+    Ok(())
+}
+
+/// URLs with credentials are shown without their password.
+fn mask_secrets(id: &str, value: &str) -> String {
+    if !id.ends_with("url") {
+        return value.to_string();
+    }
+    match url::Url::parse(value) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("****"));
+            parsed.to_string()
+        }
+        _ => value.to_string(),
     }
 }
 
 /// `roadlog c1b inspect`: the report as JSON on standard output; a structural violation is
 /// reported on standard error with exit status 1.
 fn inspect(file: &std::path::Path, root_key: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let bytes = std::fs::read(file)?;
-    let root = root_key.map(std::fs::read).transpose()?;
+    use anyhow::Context;
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let root = root_key
+        .map(|path| std::fs::read(path).with_context(|| format!("cannot read {}", path.display())))
+        .transpose()?;
     match roadlog::export::c1b::inspect(&bytes, root.as_deref()) {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(())
         }
-        Err(violation) => {
-            eprintln!("{}: {violation}", file.display());
-            std::process::exit(1);
-        }
+        Err(violation) => anyhow::bail!("{}: {violation}", file.display()),
     }
 }
 
 /// `roadlog client …`: the operator's registry of OAuth clients.
-async fn client(settings: &roadlog::config::Settings, command: ClientCommand) -> anyhow::Result<()> {
-    let db = roadlog::server::open_database(settings).await?;
-    let outcome = match command {
-        ClientCommand::Create { name, redirect_uris } => roadlog::oauth::clients::create(&db, &name, &redirect_uris)
-            .await
-            .map(|created| serde_json::to_string_pretty(&created).unwrap_or_default()),
-        ClientCommand::List => roadlog::oauth::clients::list(&db)
-            .await
-            .map(|clients| serde_json::to_string_pretty(&clients).unwrap_or_default()),
-        ClientCommand::Revoke { id } => match roadlog::oauth::clients::revoke(&db, &id).await {
-            Ok(true) => Ok(format!("client {id} revoked")),
-            Ok(false) => {
-                eprintln!("no active client {id}");
-                std::process::exit(1);
-            }
-            Err(e) => Err(e),
-        },
-    };
-    match outcome {
-        Ok(text) => {
-            println!("{text}");
-            Ok(())
+async fn client(database: &DatabaseArgs, command: ClientCommand) -> anyhow::Result<()> {
+    let db = roadlog::server::open_database(database).await?;
+    match command {
+        ClientCommand::Create { name, redirect_uris } => {
+            let created = roadlog::oauth::clients::create(&db, database.environment, &name, &redirect_uris)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            println!("{}", serde_json::to_string_pretty(&created)?);
         }
-        Err(error) => {
-            eprintln!("{}", error.message);
-            std::process::exit(2);
+        ClientCommand::List { json } => {
+            let clients = roadlog::oauth::clients::list(&db)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&clients)?);
+            } else {
+                println!("{:<10}  {:<8}  {:<30}  REDIRECT URIS", "CLIENT ID", "STATUS", "NAME");
+                for client in clients {
+                    let status = if client.revoked_at.is_some() {
+                        "revoked"
+                    } else {
+                        "active"
+                    };
+                    println!(
+                        "{:<10}  {:<8}  {:<30}  {}",
+                        client.client_id,
+                        status,
+                        client.name,
+                        client.redirect_uris.join(" ")
+                    );
+                }
+            }
+        }
+        ClientCommand::Revoke { id } => {
+            let revoked = roadlog::oauth::clients::revoke(&db, &id)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            if !revoked {
+                anyhow::bail!("no active client {id}");
+            }
+            println!("client {id} revoked");
         }
     }
+    Ok(())
 }

@@ -1,28 +1,50 @@
-//! Starting the service: database, migrations, environment check, routes, listener.
+//! Starting and stopping the service: database, migrations, environment check, mail sender,
+//! routes, listeners; each start-up failure names what failed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
+use anyhow::Context;
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 
-use crate::config::Settings;
+use crate::config::{DatabaseArgs, Settings, describe_database};
 use crate::graphql::{Api, build_schema};
+use crate::http::listener::{self, ConnectionLimits};
+use crate::mail::sender::{MailEvent, Sender, Transport};
 use crate::storage::Db;
+use crate::telemetry::Metrics;
 
-/// Opens the database of the configured environment and brings its schema up to date.
-pub async fn open_database(settings: &Settings) -> anyhow::Result<Db> {
-    let db = Db::connect(&settings.database_url()).await?;
-    db.migrate().await?;
-    db.claim_environment(settings.environment).await?;
+/// Opens the database of the configured environment and brings its schema up to date; an error
+/// names the database (never its password).
+pub async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Db> {
+    args.check()?;
+    let url = args.database_url()?;
+    let shown = describe_database(&url);
+    let db = Db::connect(&url)
+        .await
+        .with_context(|| format!("cannot open the database ({shown})"))?;
+    db.migrate()
+        .await
+        .with_context(|| format!("cannot apply the migrations to the database ({shown})"))?;
+    db.claim_environment(args.environment)
+        .await
+        .with_context(|| format!("the database ({shown}) cannot serve this environment"))?;
     Ok(db)
 }
 
 /// A server running in the background (tests, embedding).
 pub struct RunningServer {
     pub addr: SocketAddr,
+    /// Where `/metrics` is served when it is not on the public address.
+    pub metrics_addr: Option<SocketAddr>,
     pub db: Db,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<()>,
+    pub metrics: Arc<Metrics>,
+    stop: watch::Sender<bool>,
+    connections: watch::Receiver<usize>,
+    mail_events: tokio::sync::broadcast::Sender<MailEvent>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl RunningServer {
@@ -31,28 +53,100 @@ impl RunningServer {
         format!("http://{}", self.addr)
     }
 
-    /// Stops accepting connections and waits for the server to finish.
+    /// Open client connections, as they change.
+    pub fn connections(&self) -> watch::Receiver<usize> {
+        self.connections.clone()
+    }
+
+    /// Reports of the mail sender from now on.
+    pub fn mail_events(&self) -> tokio::sync::broadcast::Receiver<MailEvent> {
+        self.mail_events.subscribe()
+    }
+
+    /// Asks the server to stop: it refuses new connections at once, then drains.
+    pub fn begin_stop(&self) {
+        let _ = self.stop.send(true);
+    }
+
+    /// Stops accepting connections, lets requests in flight finish until the deadline, stops the
+    /// mail sender (which releases what it claimed), and waits for all of it.
     pub async fn stop(mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
+        self.begin_stop();
+        for task in self.tasks.drain(..) {
+            let _ = task.await;
         }
-        let _ = (&mut self.task).await;
     }
 }
 
 impl Drop for RunningServer {
     fn drop(&mut self) {
-        self.task.abort();
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Raises the soft limit of open files to the hard limit (where the system allows), and returns
+/// the limit now in force: every connection holds a descriptor.
+fn raise_file_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return None;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    Some(limit.rlim_cur)
+}
+
+/// The connection cap: the configured one, lowered so that connections, the database pool and
+/// the process's own files fit within the file-descriptor limit.
+fn connection_cap(configured: usize) -> usize {
+    const RESERVED: u64 = 128;
+    match raise_file_limit() {
+        Some(files) if (configured as u64) + RESERVED > files => {
+            let cap = files.saturating_sub(RESERVED).max(16) as usize;
+            tracing::warn!(
+                configured,
+                cap,
+                file_limit = files,
+                "the connection cap is lowered to fit the open-files limit"
+            );
+            cap
+        }
+        _ => configured,
     }
 }
 
 /// Starts the server on an already bound listener and returns at once.
 pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result<RunningServer> {
-    let db = open_database(settings).await?;
+    let db = open_database(&settings.database).await?;
     let addr = listener.local_addr()?;
+    let metrics_listener = match settings.metrics_bind {
+        Some(bind) => Some(
+            TcpListener::bind(bind)
+                .await
+                .with_context(|| format!("cannot listen on {bind} (--metrics-bind)"))?,
+        ),
+        None => None,
+    };
+    let metrics_addr = metrics_listener.as_ref().map(|l| l.local_addr()).transpose()?;
+    let metrics = Arc::new(Metrics::new());
     let api = Arc::new(Api {
         db: db.clone(),
-        environment: settings.environment,
+        environment: settings.environment(),
         // Without a configured public URL, the address actually bound (the port may be 0 in the settings).
         public_url: settings
             .public_url
@@ -60,49 +154,111 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
             .map(|u| u.trim_end_matches('/').to_string())
             .unwrap_or_else(|| format!("http://{addr}")),
         oauth_token_lifetime: settings.oauth_token_lifetime,
+        metrics: metrics.clone(),
+        metrics_public: settings.metrics_bind.is_none(),
+        body_timeout: Duration::from_secs(settings.body_timeout),
     });
     let transport = match &settings.smtp_url {
-        Some(url) => crate::mail::sender::Transport::Smtp(
-            crate::mail::smtp::Relay::parse(url, &settings.mail_from).map_err(|e| anyhow::anyhow!(e))?,
-        ),
-        None => crate::mail::sender::Transport::Log,
+        Some(url) => {
+            Transport::Smtp(crate::mail::smtp::Relay::parse(url, &settings.mail_from).map_err(|e| anyhow::anyhow!(e))?)
+        }
+        None => Transport::Log,
     };
-    let mailer = crate::mail::sender::spawn(db.clone(), transport);
+    let (stop, stopped) = watch::channel(false);
+    let sender = Sender::new(db.clone(), transport);
+    let mail_events = sender.events_sender();
+    let mailer = sender.spawn(stopped.clone());
     let schema = build_schema(api.clone());
-    let routes = crate::http::routes(api, schema);
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        warp::serve(routes)
-            .incoming(listener)
-            .graceful(async move {
-                let _ = rx.await;
-            })
-            .run()
+    let service = crate::http::service(api.clone(), schema);
+    let limits = ConnectionLimits {
+        max_connections: connection_cap(settings.max_connections),
+        header_read_timeout: Duration::from_secs(settings.header_read_timeout),
+        max_head_bytes: 64 * 1024,
+        max_headers: 100,
+    };
+    let deadline = Duration::from_secs(settings.shutdown_timeout);
+    let (open_tx, connections) = watch::channel(0usize);
+    let mut tasks = Vec::new();
+    let until_stopped = |mut rx: watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|stop| *stop).await;
+    };
+    if let Some(metrics_listener) = metrics_listener {
+        let service = crate::http::metrics_service(api.clone());
+        let stopped = stopped.clone();
+        tasks.push(tokio::spawn(async move {
+            listener::serve(
+                metrics_listener,
+                service,
+                limits,
+                until_stopped(stopped),
+                deadline,
+                watch::channel(0).0,
+            )
             .await;
-        mailer.abort();
-    });
+        }));
+    }
+    {
+        let metrics = metrics.clone();
+        let mut open = connections.clone();
+        tasks.push(tokio::spawn(async move {
+            while open.changed().await.is_ok() {
+                metrics.connections.set(*open.borrow() as i64);
+            }
+        }));
+    }
+    let stopped_public = stopped.clone();
+    tasks.push(tokio::spawn(async move {
+        listener::serve(
+            listener,
+            service,
+            limits,
+            until_stopped(stopped_public),
+            deadline,
+            open_tx,
+        )
+        .await;
+        // The sender is stopped once requests are done: they may have queued mail.
+        let _ = mailer.await;
+    }));
     Ok(RunningServer {
         addr,
+        metrics_addr,
         db,
-        shutdown: Some(tx),
-        task,
+        metrics,
+        stop,
+        connections,
+        mail_events,
+        tasks,
     })
 }
 
-/// `roadlog serve`: runs until Ctrl-C or SIGTERM.
+/// `roadlog serve`: runs until Ctrl-C or SIGTERM, then stops gracefully.
 pub async fn run(settings: &Settings) -> anyhow::Result<()> {
-    let listener = TcpListener::bind(settings.bind).await?;
+    settings.database.check()?;
+    let database = describe_database(&settings.database.database_url()?);
+    tracing::info!(
+        environment = settings.environment().as_str(),
+        %database,
+        bind = %settings.bind,
+        public_url = %settings.public_url(),
+        "starting roadlog"
+    );
+    let listener = TcpListener::bind(settings.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}", settings.bind))?;
     let server = start(settings, listener).await?;
     tracing::info!(
         address = %server.addr,
-        environment = settings.environment.as_str(),
-        public_url = %settings.public_url(),
-        backend = ?server.db.backend,
+        metrics = %server.metrics_addr.map(|a| a.to_string()).unwrap_or_else(|| "/metrics".into()),
         "roadlog is serving: GraphQL at /api/graphql"
     );
     shutdown_signal().await;
-    tracing::info!("shutting down");
+    tracing::info!(
+        deadline_secs = settings.shutdown_timeout,
+        "stopping: finishing requests in flight"
+    );
     server.stop().await;
+    tracing::info!("stopped");
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use async_graphql::Context;
 use crate::auth::Caller;
 use crate::config::Environment;
 use crate::storage::Db;
+use crate::telemetry::Metrics;
 
 /// The services behind the resolvers.
 pub struct Api {
@@ -16,6 +17,12 @@ pub struct Api {
     /// Lifetime of OAuth access tokens in seconds; `None`: no expiry (the reference's behaviour,
     /// which integrations expect).
     pub oauth_token_lifetime: Option<i64>,
+    /// This server's metrics.
+    pub metrics: std::sync::Arc<Metrics>,
+    /// Whether `/metrics` is served on the public address (no `--metrics-bind`).
+    pub metrics_public: bool,
+    /// Time a client has to send a request body.
+    pub body_timeout: std::time::Duration,
 }
 
 /// The identity behind the current request (anonymous when the glue placed none).

@@ -1,17 +1,31 @@
 //! Reading request bodies with a size limit, whether or not the client sent `Content-Length`
-//! (chunked bodies are counted as they arrive), so a large upload is refused without being held.
+//! (chunked bodies are counted as they arrive), so a large upload is refused without being
+//! held, and with a deadline, so a client that trickles its body cannot hold a request open.
+
+use std::time::Instant;
 
 use bytes::{Buf, Bytes, BytesMut};
 use futures::{Stream, StreamExt};
+use warp::Filter;
 use warp::http::StatusCode;
 
 /// Largest request body accepted anywhere: 10 MiB, as the reference.
 pub const MAX_BODY: u64 = 10 * 1024 * 1024;
 
+/// When the body of a request must have arrived (set by the middleware when the head arrives).
+#[derive(Clone, Copy, Debug)]
+pub struct BodyDeadline(pub Instant);
+
+/// The deadline of the current request, if the middleware set one.
+pub fn deadline() -> impl Filter<Extract = (Option<BodyDeadline>,), Error = std::convert::Infallible> + Clone {
+    warp::ext::optional::<BodyDeadline>()
+}
+
 /// Why a body could not be read.
 #[derive(Debug)]
 pub enum BodyError {
     TooLarge { limit: u64 },
+    TooSlow,
     Broken,
 }
 
@@ -30,6 +44,10 @@ impl BodyError {
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("Request body is larger than the limit of {limit} bytes"),
             ),
+            BodyError::TooSlow => (
+                StatusCode::REQUEST_TIMEOUT,
+                "The request body did not arrive in time".to_string(),
+            ),
             BodyError::Broken => (
                 StatusCode::BAD_REQUEST,
                 "The request body could not be read".to_string(),
@@ -38,8 +56,22 @@ impl BodyError {
     }
 }
 
-/// Collects a body stream, stopping as soon as it exceeds `limit`.
-pub async fn read_limited<S, B>(body: S, limit: u64) -> Result<Bytes, BodyError>
+/// Collects a body stream, stopping as soon as it exceeds `limit` or the deadline passes.
+pub async fn read_limited<S, B>(body: S, limit: u64, deadline: Option<BodyDeadline>) -> Result<Bytes, BodyError>
+where
+    S: Stream<Item = Result<B, warp::Error>>,
+    B: Buf,
+{
+    let read = collect(body, limit);
+    match deadline {
+        Some(BodyDeadline(at)) => tokio::time::timeout_at(at.into(), read)
+            .await
+            .unwrap_or(Err(BodyError::TooSlow)),
+        None => read.await,
+    }
+}
+
+async fn collect<S, B>(body: S, limit: u64) -> Result<Bytes, BodyError>
 where
     S: Stream<Item = Result<B, warp::Error>>,
     B: Buf,

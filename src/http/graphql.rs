@@ -43,8 +43,9 @@ pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilt
     path.and(warp::method())
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .and(warp::header::headers_cloned())
+        .and(super::body::deadline())
         .and(warp::body::stream())
-        .then(move |method: Method, query: String, headers: HeaderMap, body| {
+        .then(move |method: Method, query: String, headers: HeaderMap, deadline, body| {
             let api = api.clone();
             let schema = schema.clone();
             async move {
@@ -54,7 +55,7 @@ pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilt
                 };
                 let operations = match method {
                     Method::GET => from_query_string(&query, media),
-                    Method::POST => match read_limited(body, MAX_BODY).await {
+                    Method::POST => match read_limited(body, MAX_BODY, deadline).await {
                         Ok(body) => from_post(&headers, body, media),
                         Err(e) => {
                             let (status, message) = e.describe();

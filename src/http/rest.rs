@@ -55,6 +55,29 @@ impl RestApi for RestHandlers {
         }
     }
 
+    async fn ready(&self, _request: RestRequest) -> warp::reply::Response {
+        match self.api.db.readiness().await {
+            Ok(migrations) => json_response(
+                StatusCode::OK,
+                &json!({ "status": "ready", "environment": self.api.environment.as_str(), "migrations": migrations }),
+            ),
+            Err(reason) => json_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &json!({ "error": reason, "error_code": "INTERNAL_ERROR" }),
+            ),
+        }
+    }
+
+    async fn metrics(&self, _request: RestRequest) -> warp::reply::Response {
+        if !self.api.metrics_public {
+            return json_response(
+                StatusCode::NOT_FOUND,
+                &json!({ "error": "Metrics are served on another address", "error_code": "NOT_FOUND" }),
+            );
+        }
+        metrics_text(&self.api).await
+    }
+
     async fn sandbox_outbox(&self, request: RestRequest) -> warp::reply::Response {
         // Sandbox e-mails reach no real mailbox; production ones must never be readable here.
         if self.api.environment != Environment::Sandbox {
@@ -77,4 +100,20 @@ impl RestApi for RestHandlers {
     async fn authorization_server_metadata(&self, _request: RestRequest) -> warp::reply::Response {
         crate::oauth::revoke::metadata(&self.api)
     }
+}
+
+/// The metrics, with the gauges that describe the database read now.
+pub(super) async fn metrics_text(api: &Api) -> warp::reply::Response {
+    let metrics = &api.metrics;
+    metrics.db_connections.set(i64::from(api.db.pool.size()));
+    metrics.db_idle_connections.set(api.db.pool.num_idle() as i64);
+    if let Ok(backlog) = outbox::backlog(&api.db).await {
+        metrics.outbox_backlog.set(backlog);
+    }
+    let mut response = warp::reply::Response::new(metrics.render().into());
+    response.headers_mut().insert(
+        warp::http::header::CONTENT_TYPE,
+        warp::http::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    response
 }

@@ -1,10 +1,14 @@
-//! The outbox table.
+//! The outbox table: mail is queued in the transaction of the change that causes it, claimed by
+//! one sender with a lease, and marked sent only once the relay has taken it.
 
 use serde::Serialize;
 use sqlx::AnyConnection;
 
 use crate::errors::AppResult;
 use crate::storage::{Db, now};
+
+/// Gives up on a message after this many failed attempts (it stays in the outbox with its error).
+pub const MAX_ATTEMPTS: i64 = 10;
 
 /// Queues a message, inside the caller's transaction.
 pub async fn enqueue(conn: &mut AnyConnection, recipient: &str, subject: &str, body: &str) -> AppResult<()> {
@@ -42,4 +46,88 @@ pub async fn latest(db: &Db, recipient: Option<&str>, limit: i64) -> AppResult<V
     .fetch_all(&db.pool)
     .await?;
     Ok(rows)
+}
+
+/// Messages still to deliver (metrics).
+pub async fn backlog(db: &Db) -> Result<i64, sqlx::Error> {
+    let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM emails WHERE sent_at IS NULL AND attempts < $1")
+        .bind(MAX_ATTEMPTS)
+        .fetch_one(&db.pool)
+        .await?;
+    Ok(count)
+}
+
+/// A claimed message.
+#[derive(sqlx::FromRow, Debug)]
+pub struct Claimed {
+    pub id: i64,
+    pub recipient: String,
+    pub subject: String,
+    pub body: String,
+}
+
+/// Claims up to `limit` unsent messages for `sender` until `lease_secs` from now. A message is
+/// claimable when unsent and not under a live lease; the repeated condition in the outer
+/// `WHERE` makes the claim exclusive under concurrency (a row another sender claimed first no
+/// longer matches).
+pub async fn claim(db: &Db, sender: &str, limit: i64, lease_secs: i64) -> Result<Vec<Claimed>, sqlx::Error> {
+    let at = now();
+    sqlx::query_as(
+        "UPDATE emails SET claimed_by = $1, claimed_until = $2, attempts = attempts + 1
+         WHERE sent_at IS NULL AND attempts < $4 AND (claimed_until IS NULL OR claimed_until < $5)
+           AND id IN (SELECT id FROM emails
+                      WHERE sent_at IS NULL AND attempts < $4 AND (claimed_until IS NULL OR claimed_until < $5)
+                      ORDER BY id LIMIT $3)
+         RETURNING id, recipient, subject, body",
+    )
+    .bind(sender)
+    .bind(at + lease_secs)
+    .bind(limit)
+    .bind(MAX_ATTEMPTS)
+    .bind(at)
+    .fetch_all(&db.pool)
+    .await
+}
+
+/// The relay took the message.
+pub async fn mark_sent(db: &Db, sender: &str, id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE emails SET sent_at = $3, claimed_by = NULL, claimed_until = NULL, last_error = NULL
+         WHERE id = $1 AND claimed_by = $2",
+    )
+    .bind(id)
+    .bind(sender)
+    .bind(now())
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// The relay refused or could not be reached: released for a later attempt, with the reason.
+pub async fn mark_failed(db: &Db, sender: &str, id: i64, error: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE emails SET claimed_by = NULL, claimed_until = NULL, last_error = $3 WHERE id = $1 AND claimed_by = $2",
+    )
+    .bind(id)
+    .bind(sender)
+    .bind(error)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// Gives back what `sender` claimed and did not try to send (a stopping server): the attempt
+/// it counted did not happen.
+pub async fn release(db: &Db, sender: &str, ids: &[i64]) -> Result<(), sqlx::Error> {
+    for id in ids {
+        sqlx::query(
+            "UPDATE emails SET claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
+             WHERE id = $1 AND claimed_by = $2 AND sent_at IS NULL",
+        )
+        .bind(id)
+        .bind(sender)
+        .execute(&db.pool)
+        .await?;
+    }
+    Ok(())
 }

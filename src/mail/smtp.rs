@@ -1,24 +1,27 @@
-//! A minimal SMTP client (RFC 5321) for a relay the operator runs next to the service (a local
-//! MTA, or a provider's relay reached through a TLS tunnel): plain text protocol, no
-//! authentication, one message per connection. The body is sent base64-encoded so that any
-//! UTF-8 text passes any relay.
+//! Delivery through an SMTP relay the operator runs next to the service (a local MTA, or a
+//! provider's relay reached through a TLS tunnel), with `lettre`: plain SMTP, no authentication.
+//! The body is sent base64-encoded so that any UTF-8 text passes any relay, and the Message-ID
+//! is derived from the outbox row, so a relay (or a mailbox) can recognise a repeated delivery.
 
 use std::time::Duration;
 
-use base64::Engine;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
+use lettre::message::header::{ContentTransferEncoding, ContentType};
+use lettre::message::{Mailbox, SinglePart};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+
+use super::outbox::Claimed;
 
 /// Where and as whom to send.
 #[derive(Clone, Debug)]
 pub struct Relay {
     pub host: String,
     pub port: u16,
-    pub from: String,
+    pub from: Mailbox,
+    transport: AsyncSmtpTransport<Tokio1Executor>,
 }
 
 impl Relay {
-    /// Reads `smtp://host[:port]`.
+    /// Reads `smtp://host[:port]` and the sender address.
     pub fn parse(url: &str, from: &str) -> Result<Relay, String> {
         let parsed = url::Url::parse(url).map_err(|e| format!("invalid SMTP URL {url:?}: {e}"))?;
         if parsed.scheme() != "smtp" {
@@ -28,110 +31,75 @@ impl Relay {
             .host_str()
             .ok_or_else(|| format!("the SMTP URL {url:?} has no host"))?
             .to_string();
+        let port = parsed.port().unwrap_or(25);
+        let from: Mailbox = from
+            .parse()
+            .map_err(|e| format!("invalid sender address {from:?}: {e}"))?;
+        // "Dangerous" is lettre's name for a relay without TLS: the relay is local by design.
+        let transport = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&host)
+            .port(port)
+            .timeout(Some(Duration::from_secs(30)))
+            .build();
         Ok(Relay {
             host,
-            port: parsed.port().unwrap_or(25),
-            from: from.to_string(),
+            port,
+            from,
+            transport,
         })
     }
-}
 
-/// RFC 2047 encoding of a header value that is not plain ASCII.
-fn header_text(text: &str) -> String {
-    if text.is_ascii() && !text.contains(['\r', '\n']) {
-        text.to_string()
-    } else {
-        format!(
-            "=?UTF-8?B?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(text.replace(['\r', '\n'], " "))
-        )
+    /// The message of an outbox row.
+    pub fn message(&self, message: &Claimed) -> Result<Message, String> {
+        let to: Mailbox = message
+            .recipient
+            .parse()
+            .map_err(|e| format!("invalid recipient address: {e}"))?;
+        Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(message.subject.clone())
+            .message_id(Some(format!("<outbox-{}@roadlog>", message.id)))
+            .singlepart(
+                SinglePart::builder()
+                    .header(ContentType::TEXT_PLAIN)
+                    .header(ContentTransferEncoding::Base64)
+                    .body(message.body.clone()),
+            )
+            .map_err(|e| format!("the message cannot be built: {e}"))
     }
-}
 
-/// The message as sent after DATA: headers, then the base64 body in 76-character lines.
-pub fn message(from: &str, to: &str, subject: &str, body: &str, message_id: &str) -> String {
-    let encoded = base64::engine::general_purpose::STANDARD.encode(body.as_bytes());
-    let lines: Vec<&str> = encoded
-        .as_bytes()
-        .chunks(76)
-        .map(|c| std::str::from_utf8(c).unwrap_or_default())
-        .collect();
-    format!(
-        "From: {from}\r\nTo: {to}\r\nSubject: {}\r\nDate: {}\r\nMessage-ID: <{message_id}>\r\nMIME-Version: 1.0\r\n\
-         Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n{}\r\n",
-        header_text(subject),
-        chrono::Utc::now().to_rfc2822(),
-        lines.join("\r\n")
-    )
-}
-
-async fn reply<R: AsyncBufReadExt + Unpin>(reader: &mut R, expected: char) -> Result<(), String> {
-    loop {
-        let mut line = String::new();
-        let read = tokio::time::timeout(Duration::from_secs(30), reader.read_line(&mut line))
-            .await
-            .map_err(|_| "the SMTP relay did not answer in time".to_string())?
-            .map_err(|e| e.to_string())?;
-        if read == 0 {
-            return Err("the SMTP relay closed the connection".into());
-        }
-        // "250-…" continues a multi-line reply, "250 …" ends it.
-        if line.len() >= 4 && line.as_bytes()[3] == b'-' {
-            continue;
-        }
-        return if line.starts_with(expected) {
-            Ok(())
-        } else {
-            Err(format!("the SMTP relay answered: {}", line.trim_end()))
-        };
+    /// Sends one message; `Err` holds why the relay did not take it.
+    pub async fn send(&self, message: &Claimed) -> Result<(), String> {
+        let built = self.message(message)?;
+        self.transport.send(built).await.map(|_| ()).map_err(|e| e.to_string())
     }
-}
-
-/// Sends one message.
-pub async fn send(relay: &Relay, to: &str, subject: &str, body: &str, message_id: &str) -> Result<(), String> {
-    if [to, &relay.from].iter().any(|a| a.contains(['\r', '\n', '<', '>'])) {
-        return Err("invalid address".into());
-    }
-    let stream = tokio::time::timeout(
-        Duration::from_secs(10),
-        TcpStream::connect((relay.host.as_str(), relay.port)),
-    )
-    .await
-    .map_err(|_| "the SMTP relay is unreachable".to_string())?
-    .map_err(|e| e.to_string())?;
-    let (read, mut write) = stream.into_split();
-    let mut reader = BufReader::new(read);
-    reply(&mut reader, '2').await?;
-    let data = message(&relay.from, to, subject, body, message_id);
-    for (command, expected) in [
-        ("EHLO roadlog\r\n".to_string(), '2'),
-        (format!("MAIL FROM:<{}>\r\n", relay.from), '2'),
-        (format!("RCPT TO:<{to}>\r\n"), '2'),
-        ("DATA\r\n".to_string(), '3'),
-        // Base64 lines never start with a dot, so no dot-stuffing is needed.
-        (format!("{data}.\r\n"), '2'),
-        ("QUIT\r\n".to_string(), '2'),
-    ] {
-        write.write_all(command.as_bytes()).await.map_err(|e| e.to_string())?;
-        reply(&mut reader, expected).await?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn relay_urls_and_headers() {
-        let relay = super::Relay::parse("smtp://mail.example.com", "roadlog@example.com").unwrap();
+    fn relay_urls_and_messages() {
+        let relay = Relay::parse("smtp://mail.example.com", "roadlog@example.com").unwrap();
         assert_eq!((relay.host.as_str(), relay.port), ("mail.example.com", 25));
-        assert_eq!(
-            super::Relay::parse("smtp://127.0.0.1:2525", "x@y.z").unwrap().port,
-            2525
-        );
-        assert!(super::Relay::parse("http://x", "x@y.z").is_err());
-        assert_eq!(super::header_text("Invitation"), "Invitation");
-        assert_eq!(super::header_text("Société"), "=?UTF-8?B?U29jacOpdMOp?=");
-        let message = super::message("a@b.c", "d@e.f", "Hi", "é", "1@roadlog");
-        assert!(message.contains("Content-Transfer-Encoding: base64\r\n\r\nw6k=\r\n"));
+        assert_eq!(Relay::parse("smtp://127.0.0.1:2525", "x@y.z").unwrap().port, 2525);
+        assert!(Relay::parse("http://x", "x@y.z").is_err());
+        assert!(Relay::parse("smtp://x", "not an address").is_err());
+        let claimed = Claimed {
+            id: 7,
+            recipient: "d@e.f".into(),
+            subject: "Société".into(),
+            body: "é".into(),
+        };
+        let text = String::from_utf8(relay.message(&claimed).unwrap().formatted()).unwrap();
+        assert!(text.contains("Message-ID: <outbox-7@roadlog>"), "{text}");
+        assert!(text.contains("Content-Transfer-Encoding: base64"), "{text}");
+        assert!(text.to_lowercase().contains("subject: =?utf-8?b?"), "{text}");
+        let bad = Claimed {
+            recipient: "no address".into(),
+            ..claimed
+        };
+        assert!(relay.message(&bad).is_err());
     }
 }

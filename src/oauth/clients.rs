@@ -4,12 +4,15 @@
 use serde::Serialize;
 
 use crate::auth::{password, tokens};
+use crate::config::Environment;
 use crate::errors::{AppError, AppResult};
 use crate::storage::{Db, is_unique_violation, now};
 
 /// Checks a redirect URI: absolute, without fragment (RFC 6749 §3.1.2), and kept exactly as given
-/// since it is matched by exact string comparison.
-pub fn validate_redirect_uri(uri: &str) -> AppResult<String> {
+/// since it is matched by exact string comparison. In production, `http://` is accepted only for
+/// loopback hosts (native applications, RFC 8252 §7.3): a code sent in clear over a network can
+/// be read on the way.
+pub fn validate_redirect_uri(uri: &str, environment: Environment) -> AppResult<String> {
     let parsed = url::Url::parse(uri)
         .map_err(|e| AppError::invalid_inputs(format!("redirect URI {uri:?} is not an absolute URI: {e}")))?;
     if parsed.fragment().is_some() || uri.contains('#') {
@@ -22,7 +25,21 @@ pub fn validate_redirect_uri(uri: &str) -> AppResult<String> {
             "redirect URI {uri:?} is not a hierarchical URI"
         )));
     }
+    if environment == Environment::Production && parsed.scheme() == "http" && !is_loopback(&parsed) {
+        return Err(AppError::invalid_inputs(format!(
+            "redirect URI {uri:?}: production accepts http:// only for loopback hosts (127.0.0.1, [::1], localhost); use https://"
+        )));
+    }
     Ok(uri.to_string())
+}
+
+fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
 }
 
 /// What `roadlog client create` prints, once.
@@ -35,7 +52,7 @@ pub struct Created {
 }
 
 /// Registers a client.
-pub async fn create(db: &Db, name: &str, redirect_uris: &[String]) -> AppResult<Created> {
+pub async fn create(db: &Db, environment: Environment, name: &str, redirect_uris: &[String]) -> AppResult<Created> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 {
         return Err(AppError::invalid_inputs(
@@ -47,7 +64,7 @@ pub async fn create(db: &Db, name: &str, redirect_uris: &[String]) -> AppResult<
     }
     let uris: Vec<String> = redirect_uris
         .iter()
-        .map(|u| validate_redirect_uri(u))
+        .map(|u| validate_redirect_uri(u, environment))
         .collect::<AppResult<_>>()?;
     // URL-safe characters only: clients send secrets in forms and Basic headers alike.
     let (secret, _) = tokens::generate("rl_cs_")?;
@@ -144,6 +161,7 @@ pub async fn revoke(db: &Db, client_id: &str) -> AppResult<bool> {
 #[cfg(test)]
 mod tests {
     use super::validate_redirect_uri;
+    use crate::config::Environment::{Production, Sandbox};
 
     #[test]
     fn redirect_uris_are_absolute_without_fragment() {
@@ -152,10 +170,26 @@ mod tests {
             "http://127.0.0.1:8000/cb?x=1",
             "com.example.app:/oauth",
         ] {
-            assert!(validate_redirect_uri(good).is_ok(), "{good}");
+            assert!(validate_redirect_uri(good, Sandbox).is_ok(), "{good}");
         }
         for bad in ["/callback", "https://app.example.com/cb#frag", "app.example.com/cb", ""] {
-            assert!(validate_redirect_uri(bad).is_err(), "{bad}");
+            assert!(validate_redirect_uri(bad, Sandbox).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn production_takes_http_only_on_loopback() {
+        assert!(validate_redirect_uri("http://fleet.example.com/cb", Sandbox).is_ok());
+        let refused = validate_redirect_uri("http://fleet.example.com/cb", Production).unwrap_err();
+        assert!(refused.message.contains("loopback"), "{}", refused.message);
+        for good in [
+            "https://fleet.example.com/cb",
+            "http://127.0.0.1:8000/cb",
+            "http://[::1]/cb",
+            "http://localhost:3000/cb",
+            "com.example.app:/oauth",
+        ] {
+            assert!(validate_redirect_uri(good, Production).is_ok(), "{good}");
         }
     }
 }

@@ -70,14 +70,31 @@ impl Db {
         Ok(Db { pool, backend })
     }
 
-    /// Applies the migrations of this backend (both sets are kept in lock-step).
-    pub async fn migrate(&self) -> anyhow::Result<()> {
-        let migrator = match self.backend {
+    fn migrator(&self) -> &'static Migrator {
+        match self.backend {
             Backend::Sqlite => &SQLITE_MIGRATIONS,
             Backend::Postgres => &POSTGRES_MIGRATIONS,
-        };
-        migrator.run(&self.pool).await?;
+        }
+    }
+
+    /// Applies the migrations of this backend (both sets are kept in lock-step).
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        self.migrator().run(&self.pool).await?;
         Ok(())
+    }
+
+    /// Whether the database answers and holds every migration this version knows: the number
+    /// applied, or why it is not ready.
+    pub async fn readiness(&self) -> Result<i64, String> {
+        let known = self.migrator().iter().count() as i64;
+        let applied: Result<(i64,), _> = sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&self.pool)
+            .await;
+        match applied {
+            Ok((applied,)) if applied >= known => Ok(applied),
+            Ok((applied,)) => Err(format!("The database lacks migrations: {applied} of {known} applied")),
+            Err(_) => Err("The database is unreachable".to_string()),
+        }
     }
 
     /// Binds the database to one environment the first time, and refuses afterwards to serve it
