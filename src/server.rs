@@ -41,6 +41,8 @@ pub struct RunningServer {
     pub metrics_addr: Option<SocketAddr>,
     pub db: Db,
     pub metrics: Arc<Metrics>,
+    /// The services behind the routes.
+    pub api: Arc<Api>,
     stop: watch::Sender<bool>,
     connections: watch::Receiver<usize>,
     mail_events: tokio::sync::broadcast::Sender<MailEvent>,
@@ -159,9 +161,9 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         body_timeout: Duration::from_secs(settings.body_timeout),
     });
     let transport = match &settings.smtp_url {
-        Some(url) => {
-            Transport::Smtp(crate::mail::smtp::Relay::parse(url, &settings.mail_from).map_err(|e| anyhow::anyhow!(e))?)
-        }
+        Some(url) => Transport::Smtp(Box::new(
+            crate::mail::smtp::Relay::parse(url, &settings.mail_from).map_err(|e| anyhow::anyhow!(e))?,
+        )),
         None => Transport::Log,
     };
     let (stop, stopped) = watch::channel(false);
@@ -225,6 +227,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         metrics_addr,
         db,
         metrics,
+        api,
         stop,
         connections,
         mail_events,

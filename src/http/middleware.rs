@@ -197,7 +197,7 @@ mod tests {
         let injected = HeaderValue::from_static("a b\"c");
         assert_ne!(RequestId::from_header(Some(&injected)).0, "a b\"c");
         let long = HeaderValue::from_str(&"a".repeat(65)).unwrap();
-        assert_eq!(RequestId::from_header(Some(&long)).0.len() < 65, true);
+        assert!(RequestId::from_header(Some(&long)).0.len() < 65);
         assert_ne!(RequestId::new(), RequestId::new());
     }
 

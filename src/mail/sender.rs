@@ -25,7 +25,7 @@ const BATCH: i64 = 20;
 #[derive(Clone, Debug)]
 pub enum Transport {
     Log,
-    Smtp(super::smtp::Relay),
+    Smtp(Box<super::smtp::Relay>),
 }
 
 /// What happened to one message (for tests and metrics).

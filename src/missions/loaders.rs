@@ -150,7 +150,7 @@ pub const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(2
 pub type CachedLoader<T> = DataLoader<T, HashMapCache>;
 
 fn loader<T: Loader<i64>>(loader: T) -> CachedLoader<T> {
-    DataLoader::with_cache(loader, tokio::spawn, HashMapCache::default()).delay(BATCH_WINDOW)
+    DataLoader::with_cache(loader, crate::telemetry::spawn_in_span, HashMapCache::default()).delay(BATCH_WINDOW)
 }
 
 /// Adds every loader of this module to a request.

@@ -32,7 +32,7 @@ impl Loader<i64> for UserLoader {
 pub fn new_loader(db: &Db) -> DataLoader<UserLoader, async_graphql::dataloader::HashMapCache> {
     DataLoader::with_cache(
         UserLoader { db: db.clone() },
-        tokio::spawn,
+        crate::telemetry::spawn_in_span,
         async_graphql::dataloader::HashMapCache::default(),
     )
     .delay(crate::missions::loaders::BATCH_WINDOW)

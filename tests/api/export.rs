@@ -3,15 +3,13 @@
 //! through the API come back minute for minute, signatures verify, a flipped byte fails, and a
 //! long period wraps the activity buffer correctly.
 
-mod common;
-
 use std::io::Read;
 
 use reqwest::StatusCode;
 use roadlog::export::c1b::{self, ActivityKind, SignatureStatus};
 use serde_json::{Value, json};
 
-use common::{TestApp, TestUser, codes};
+use crate::support::{TestApp, TestUser, codes};
 
 const HOUR: i64 = 3600;
 const LOG: &str = "mutation($m: Int!, $t: ActivityTypeEnum!, $s: TimeStamp!, $e: TimeStamp) { activities { logActivity(missionId: $m, type: $t, startTime: $s, endTime: $e, switch: false) { id } } }";
@@ -292,9 +290,9 @@ on_both_backends! {
     }
 }
 
-#[tokio::test]
+tests! {
 async fn inspect_command_reads_files_and_refuses_broken_ones() {
-    let app = TestApp::spawn(common::Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(crate::support::Backend::Sqlite).await.unwrap();
     let Setup { admin, company, .. } = setup(&app).await;
     let response = export(
         &app,
@@ -339,4 +337,5 @@ async fn inspect_command_reads_files_and_refuses_broken_ones() {
     assert!(!output.stderr.is_empty());
     let _ = std::fs::remove_dir_all(dir);
     app.cleanup().await;
+}
 }

@@ -3,15 +3,13 @@
 //! methods) → `me` over GraphQL with the token; and the browser-side rules: CSRF, HTML errors
 //! for unknown clients and redirect URIs, deny, PKCE method, login rate limiting.
 
-mod common;
-
 use std::collections::HashMap;
 
 use base64::Engine;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use common::TestApp;
+use crate::support::TestApp;
 
 const REDIRECT: &str = "https://fleet.example.com/callback";
 
@@ -95,9 +93,14 @@ fn query(location: &str) -> HashMap<String, String> {
 }
 
 async fn client(app: &TestApp) -> (String, String) {
-    let created = roadlog::oauth::clients::create(&app.server.db, "Fleet <Manager>", &[REDIRECT.to_string()])
-        .await
-        .unwrap();
+    let created = roadlog::oauth::clients::create(
+        &app.server.db,
+        roadlog::config::Environment::Sandbox,
+        "Fleet <Manager>",
+        &[REDIRECT.to_string()],
+    )
+    .await
+    .unwrap();
     (created.client_id, created.client_secret)
 }
 
@@ -273,15 +276,7 @@ on_both_backends! {
         let user = app.new_user("driver@example.com").await;
         let (client_id, secret) = client(app).await;
         // A second server on the same database, as behind a load balancer.
-        let settings = roadlog::config::Settings {
-            environment: roadlog::config::Environment::Sandbox,
-            database_url: Some(app.database_url.clone()),
-            bind: "127.0.0.1:0".parse().unwrap(),
-            public_url: None,
-            oauth_token_lifetime: None,
-            smtp_url: None,
-            mail_from: "roadlog@localhost".into(),
-        };
+        let settings = roadlog::config::Settings::new(roadlog::config::Environment::Sandbox, Some(app.database_url.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let second = roadlog::server::start(&settings, listener).await.unwrap();
         // Login and consent on the first instance…

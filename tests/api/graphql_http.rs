@@ -1,12 +1,10 @@
 //! GraphQL over HTTP: every row of the interface's error conventions, checked on the wire
 //! (status, exact body keys, `locations`, `path`, `extensions.code`) on both databases.
 
-mod common;
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use common::{TestApp, codes};
+use crate::support::{TestApp, codes};
 
 fn keys(value: &Value) -> Vec<&str> {
     let mut keys: Vec<&str> = value

@@ -2,20 +2,17 @@
 //! server serves is exactly `schema/roadlog.graphql`, every REST operation of the OpenAPI file is
 //! routed (with and without `/api`), and the migrations of both backends stay in lock-step.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::Arc;
 
 use async_graphql::parser::types::{BaseType, Type, TypeKind, TypeSystemDefinition};
 use reqwest::StatusCode;
 
-use common::{Backend, TestApp};
+use crate::support::{Backend, TestApp};
 
 const REFRESH: &str = "ROADLOG_REGENERATE=1 cargo build";
 
-#[test]
+tests! {
 fn generated_snapshot_is_fresh() {
     for name in ["graphql_server.rs", "rest_server.rs", "rest_client.rs"] {
         let built = std::fs::read_to_string(Path::new(env!("OUT_DIR")).join(name)).unwrap();
@@ -26,6 +23,7 @@ fn generated_snapshot_is_fresh() {
             "generated/{name} is stale: the contract changed since it was generated. Run `{REFRESH}` and commit generated/."
         );
     }
+}
 }
 
 fn type_string(ty: &Type) -> String {
@@ -119,16 +117,10 @@ fn facts(sdl: &str) -> BTreeSet<String> {
     facts
 }
 
-#[tokio::test]
+tests! {
 async fn served_schema_is_the_published_sdl() {
     let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
-    let api = Arc::new(roadlog::graphql::Api {
-        db: app.server.db.clone(),
-        environment: roadlog::config::Environment::Sandbox,
-        public_url: app.url(""),
-        oauth_token_lifetime: None,
-    });
-    let served = roadlog::graphql::build_schema(api).sdl();
+    let served = roadlog::graphql::build_schema(app.server.api.clone()).sdl();
     let published =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/roadlog.graphql")).unwrap();
     let (served, published) = (facts(&served), facts(&published));
@@ -140,8 +132,9 @@ async fn served_schema_is_the_published_sdl() {
     );
     app.cleanup().await;
 }
+}
 
-#[tokio::test]
+tests! {
 async fn every_rest_operation_is_routed_with_and_without_the_api_prefix() {
     let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
     for (operation, method, path) in roadlog::http::contract::ROUTES {
@@ -167,6 +160,7 @@ async fn every_rest_operation_is_routed_with_and_without_the_api_prefix() {
     assert_eq!(body["error_code"], "NOT_FOUND");
     app.cleanup().await;
 }
+}
 
 on_both_backends! {
     async fn health_through_the_generated_rest_client(app) {
@@ -177,7 +171,7 @@ on_both_backends! {
     }
 }
 
-#[test]
+tests! {
 fn migrations_stay_in_lock_step_and_portable() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/storage/migrations");
     let list = |backend: &str| -> BTreeSet<String> {
@@ -206,19 +200,16 @@ fn migrations_stay_in_lock_step_and_portable() {
         }
     }
 }
+}
 
-#[tokio::test]
+tests! {
 async fn a_database_serves_one_environment_only() {
-    let dir = std::env::temp_dir().join(format!("roadlog-env-{}", std::process::id()));
+    let dir = crate::support::cleanup::new_dir();
     let url = format!("sqlite://{}/db.sqlite?mode=rwc", dir.display());
-    let settings = |environment| roadlog::config::Settings {
-        environment,
-        database_url: Some(url.clone()),
-        bind: "127.0.0.1:0".parse().unwrap(),
-        public_url: None,
-        oauth_token_lifetime: None,
-        smtp_url: None,
-        mail_from: "roadlog@localhost".into(),
+    let settings = |environment| {
+        let mut args = roadlog::config::DatabaseArgs::new(environment, Some(url.clone()));
+        args.allow_sqlite_in_production = true;
+        args
     };
     let db = roadlog::server::open_database(&settings(roadlog::config::Environment::Sandbox))
         .await
@@ -227,6 +218,9 @@ async fn a_database_serves_one_environment_only() {
     let error = roadlog::server::open_database(&settings(roadlog::config::Environment::Production))
         .await
         .unwrap_err();
-    assert!(error.to_string().contains("holds sandbox data"), "{error}");
+    // The whole chain names the database and the reason.
+    let message = format!("{error:#}");
+    assert!(message.contains("db.sqlite") && message.contains("holds sandbox data"), "{message}");
     let _ = std::fs::remove_dir_all(dir);
+}
 }

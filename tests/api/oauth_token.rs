@@ -3,13 +3,11 @@
 //! database here, exactly as the authorization endpoint stores them (hashed, bound to client,
 //! redirect URI and user, 5 minutes, optional S256 challenge).
 
-mod common;
-
 use base64::Engine;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use common::{TestApp, TestUser};
+use crate::support::{TestApp, TestUser};
 
 const REDIRECT: &str = "https://fleet.example.com/callback";
 
@@ -19,9 +17,14 @@ struct Client {
 }
 
 async fn client(app: &TestApp, name: &str) -> Client {
-    let created = roadlog::oauth::clients::create(&app.server.db, name, &[REDIRECT.to_string()])
-        .await
-        .unwrap();
+    let created = roadlog::oauth::clients::create(
+        &app.server.db,
+        roadlog::config::Environment::Sandbox,
+        name,
+        &[REDIRECT.to_string()],
+    )
+    .await
+    .unwrap();
     Client {
         id: created.client_id,
         secret: created.client_secret,

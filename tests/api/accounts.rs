@@ -1,8 +1,6 @@
 //! Accounts over the real HTTP API: sign-up, login, `me`, refresh rotation, logout, the lock
 //! after wrong passwords, who may read whom, and what is stored (hashes only).
 
-mod common;
-
 use cynic::http::ReqwestExt;
 use cynic::{MutationBuilder, QueryBuilder};
 use reqwest::StatusCode;
@@ -10,7 +8,7 @@ use roadlog::sdk::scalars::Email;
 use roadlog::sdk::schema;
 use serde_json::{Value, json};
 
-use common::{TestApp, codes};
+use crate::support::{TestApp, codes};
 
 #[derive(cynic::QueryVariables, Debug)]
 struct SignUpVariables {

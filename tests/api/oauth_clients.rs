@@ -1,17 +1,17 @@
 //! The OAuth client registry (`roadlog client create | list | revoke`) against the server's own
 //! database, and OAuth access tokens acting as their user on the API, on both databases.
 
-mod common;
-
 use serde_json::{Value, json};
 
-use common::{TestApp, codes};
+use crate::support::{TestApp, codes};
 
 fn roadlog(app: &TestApp, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_roadlog"))
         .args(args)
         .env("DATABASE_URL", &app.database_url)
-        .env("RUST_LOG", "warn")
+        // Logs at their most talkative level: they go to standard error, never into the
+        // command's output on standard output.
+        .env("RUST_LOG", "debug")
         .output()
         .unwrap()
 }
@@ -29,7 +29,7 @@ on_both_backends! {
         let (hash,): (String,) = sqlx::query_as("SELECT secret_hash FROM oauth_clients").fetch_one(&app.server.db.pool).await.unwrap();
         assert!(hash.starts_with("$argon2id$") && !hash.contains(&secret));
 
-        let output = roadlog(app, &["client", "list"]);
+        let output = roadlog(app, &["client", "list", "--json"]);
         let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(listed[0]["client_id"], id.as_str());
         assert_eq!(listed[0]["redirect_uris"], json!(["http://127.0.0.1:9000/cb", "https://fleet.example.com/cb"]));
@@ -46,14 +46,14 @@ on_both_backends! {
 
         let output = roadlog(app, &["client", "revoke", &id]);
         assert!(output.status.success());
-        let listed: Value = serde_json::from_slice(&roadlog(app, &["client", "list"]).stdout).unwrap();
+        let listed: Value = serde_json::from_slice(&roadlog(app, &["client", "list", "--json"]).stdout).unwrap();
         assert!(listed[0]["revoked_at"].is_i64());
         assert!(!roadlog(app, &["client", "revoke", &id]).status.success(), "already revoked");
     }
 
     async fn oauth_access_tokens_act_as_their_user_until_revoked(app) {
         let user = app.new_user("driver@example.com").await;
-        let created = roadlog::oauth::clients::create(&app.server.db, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
+        let created = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
         let client: i64 = created.client_id.parse().unwrap();
         let token = roadlog::oauth::tokens::issue(&app.server.db, client, user.id, None).await.unwrap();
         let (_, body) = app.graphql("{ me { id } checkAuth { userId } }", json!({}), Some(&token)).await;
@@ -66,7 +66,7 @@ on_both_backends! {
         let (_, body) = app.graphql("{ me { id } }", json!({}), Some(&token)).await;
         assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
         // An expired token is refused.
-        let created = roadlog::oauth::clients::create(&app.server.db, "Other", &["https://other.example.com/cb".into()]).await.unwrap();
+        let created = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Other", &["https://other.example.com/cb".into()]).await.unwrap();
         let token = roadlog::oauth::tokens::issue(&app.server.db, created.client_id.parse().unwrap(), user.id, Some(-1)).await.unwrap();
         let (_, body) = app.graphql("{ me { id } }", json!({}), Some(&token)).await;
         assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
@@ -75,8 +75,8 @@ on_both_backends! {
     async fn users_see_and_revoke_the_applications_they_authorized(app) {
         let user = app.new_user("driver@example.com").await;
         let other = app.new_user("other@example.com").await;
-        let fleet = roadlog::oauth::clients::create(&app.server.db, "Fleet Manager", &["https://fleet.example.com/cb".into()]).await.unwrap();
-        let payroll = roadlog::oauth::clients::create(&app.server.db, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
+        let fleet = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Fleet Manager", &["https://fleet.example.com/cb".into()]).await.unwrap();
+        let payroll = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
         let (fleet_id, payroll_id): (i64, i64) = (fleet.client_id.parse().unwrap(), payroll.client_id.parse().unwrap());
         let fleet_token = roadlog::oauth::tokens::issue(&app.server.db, fleet_id, user.id, None).await.unwrap();
         roadlog::oauth::tokens::issue(&app.server.db, payroll_id, user.id, None).await.unwrap();

@@ -1,13 +1,15 @@
-//! Test harness: starts the real server on a random port with a fresh database (a SQLite file,
-//! or a new PostgreSQL database when `TEST_DATABASE_URL` is set) and talks to it over HTTP.
-#![allow(dead_code)]
+//! The test application: the real server on a random port with a fresh database (a SQLite file,
+//! or a new PostgreSQL database), and helpers that talk to it over HTTP.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::panic::AssertUnwindSafe;
 
+use futures::FutureExt;
 use reqwest::StatusCode;
 use roadlog::config::{Environment, Settings};
 use roadlog::server::RunningServer;
 use serde_json::{Value, json};
+
+use super::cleanup;
 
 /// Which database a test runs against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,17 +31,6 @@ pub struct TestApp {
 enum Cleanup {
     Dir(std::path::PathBuf),
     Database { admin_url: String, name: String },
-}
-
-fn unique_name() -> String {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
-    let mut bytes = [0u8; 4];
-    getrandom::fill(&mut bytes).unwrap();
-    format!(
-        "roadlog_test_{}_{:08x}",
-        nanos % 1_000_000_000,
-        u32::from_le_bytes(bytes)
-    )
 }
 
 /// The local PostgreSQL server of the development and CI machines.
@@ -65,6 +56,31 @@ fn with_database(url: &str, name: &str) -> String {
     parsed.to_string()
 }
 
+/// A fresh, empty database of `backend`, registered for removal; `None` without PostgreSQL.
+async fn new_database(backend: Backend) -> Option<(String, Cleanup)> {
+    Some(match backend {
+        Backend::Sqlite => {
+            let dir = cleanup::new_dir();
+            (
+                format!("sqlite://{}/roadlog.db?mode=rwc", dir.display()),
+                Cleanup::Dir(dir),
+            )
+        }
+        Backend::Postgres => {
+            let admin_url = postgres_url()?;
+            let name = cleanup::unique_name();
+            sqlx::any::install_default_drivers();
+            let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin_url)
+                .await
+                .expect("TEST_DATABASE_URL must be reachable");
+            let create = sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"));
+            sqlx::query(create).execute(&mut conn).await.unwrap();
+            cleanup::register_database(&admin_url, &name);
+            (with_database(&admin_url, &name), Cleanup::Database { admin_url, name })
+        }
+    })
+}
+
 impl TestApp {
     /// Starts a server on a fresh database of `backend`; `None` when PostgreSQL is not configured.
     pub async fn spawn(backend: Backend) -> Option<TestApp> {
@@ -72,60 +88,58 @@ impl TestApp {
     }
 
     pub async fn spawn_in(backend: Backend, environment: Environment) -> Option<TestApp> {
-        Self::spawn_with(backend, |settings| settings.environment = environment).await
+        Self::spawn_with(backend, |settings| {
+            settings.database.environment = environment;
+            // A test that asks for SQLite in production knows what it asks for.
+            settings.database.allow_sqlite_in_production = true;
+        })
+        .await
     }
 
     /// Starts a server whose settings `adjust` changes first.
     pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Settings)) -> Option<TestApp> {
-        // Server logs in test output when asked for: `RUST_LOG=roadlog=debug cargo test`.
+        let (database_url, cleanup) = new_database(backend).await?;
+        Some(Self::start_on(backend, database_url, cleanup, adjust).await)
+    }
+
+    /// Starts a server on a database that `seed` filled first (through the service's own
+    /// library, before any server runs on it).
+    pub async fn spawn_seeded<F, Fut>(backend: Backend, adjust: impl FnOnce(&mut Settings), seed: F) -> Option<TestApp>
+    where
+        F: FnOnce(roadlog::storage::Db) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        let (database_url, cleanup) = new_database(backend).await?;
+        let args = roadlog::config::DatabaseArgs::new(Environment::Sandbox, Some(database_url.clone()));
+        let db = roadlog::server::open_database(&args).await.expect("the database opens");
+        seed(db.clone()).await;
+        db.pool.close().await;
+        Some(Self::start_on(backend, database_url, cleanup, adjust).await)
+    }
+
+    async fn start_on(
+        backend: Backend,
+        database_url: String,
+        cleanup: Cleanup,
+        adjust: impl FnOnce(&mut Settings),
+    ) -> TestApp {
         if std::env::var_os("RUST_LOG").is_some() {
-            let _ = tracing_subscriber::fmt()
-                .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-                .with_test_writer()
-                .try_init();
+            super::statements::install();
         }
-        let name = unique_name();
-        let (database_url, cleanup) = match backend {
-            Backend::Sqlite => {
-                let dir = std::env::temp_dir().join(&name);
-                std::fs::create_dir_all(&dir).unwrap();
-                (
-                    format!("sqlite://{}/roadlog.db?mode=rwc", dir.display()),
-                    Cleanup::Dir(dir),
-                )
-            }
-            Backend::Postgres => {
-                let admin_url = postgres_url()?;
-                sqlx::any::install_default_drivers();
-                let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin_url)
-                    .await
-                    .expect("TEST_DATABASE_URL must be reachable");
-                let create = sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"));
-                sqlx::query(create).execute(&mut conn).await.unwrap();
-                (with_database(&admin_url, &name), Cleanup::Database { admin_url, name })
-            }
-        };
-        let mut settings = Settings {
-            environment: Environment::Sandbox,
-            database_url: Some(database_url.clone()),
-            bind: "127.0.0.1:0".parse().unwrap(),
-            public_url: None,
-            oauth_token_lifetime: None,
-            smtp_url: None,
-            mail_from: "roadlog@localhost".into(),
-        };
+        let mut settings = Settings::new(Environment::Sandbox, Some(database_url.clone()));
+        settings.bind = "127.0.0.1:0".parse().unwrap();
         adjust(&mut settings);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let server = roadlog::server::start(&settings, listener)
             .await
             .expect("server starts");
-        Some(TestApp {
+        TestApp {
             server,
             database_url,
             client: reqwest::Client::new(),
             backend,
             cleanup,
-        })
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -142,10 +156,8 @@ impl TestApp {
                 let _ = std::fs::remove_dir_all(dir);
             }
             Cleanup::Database { admin_url, name } => {
-                if let Ok(mut conn) = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin_url).await {
-                    let drop = sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
-                    let _ = sqlx::query(drop).execute(&mut conn).await;
-                }
+                cleanup::drop_database(&admin_url, &name).await;
+                cleanup::forget_database(&name);
             }
         }
     }
@@ -197,35 +209,20 @@ pub fn codes(body: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Runs each test body once on SQLite and once on PostgreSQL (when `TEST_DATABASE_URL` is set):
-/// `name::sqlite` and `name::postgres`.
-#[macro_export]
-macro_rules! on_both_backends {
-    ($(async fn $name:ident($app:ident) $body:block)*) => {$(
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            async fn run($app: &$crate::common::TestApp) $body
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                let app = $crate::common::TestApp::spawn($crate::common::Backend::Sqlite).await.unwrap();
-                run(&app).await;
-                app.cleanup().await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                let Some(app) = $crate::common::TestApp::spawn($crate::common::Backend::Postgres).await else {
-                    eprintln!("no PostgreSQL server (TEST_DATABASE_URL unset, nothing on 127.0.0.1:5432): run skipped");
-                    return;
-                };
-                run(&app).await;
-                app.cleanup().await;
-            }
-        }
-    )*};
+/// Runs `body` against a fresh server of `backend`, then removes the server and its database,
+/// also when `body` panics (the panic is passed on, so the test still fails).
+pub async fn with_app(
+    backend: Backend,
+    body: for<'a> fn(&'a TestApp) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>>,
+) {
+    let app = TestApp::spawn(backend)
+        .await
+        .expect("the harness runs this test only where its database exists");
+    let outcome = AssertUnwindSafe(body(&app)).catch_unwind().await;
+    app.cleanup().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
 }
 
 /// A signed-up user of a test.

@@ -2,11 +2,9 @@
 //! mutation's success path, each error code of the recording rules, the validation locks, the
 //! permissions, a partial result, the concurrency guarantee, and a driver's day as a scenario.
 
-mod common;
-
 use serde_json::{Value, json};
 
-use common::{TestApp, TestUser, codes};
+use crate::support::{TestApp, TestUser, codes};
 
 const HOUR: i64 = 3600;
 

@@ -2,14 +2,12 @@
 //! databases: every mutation's success path, every error code, the concurrent-creation rule and
 //! a cross-company (BOLA) sweep.
 
-mod common;
-
 use cynic::http::ReqwestExt;
 use cynic::{MutationBuilder, QueryBuilder};
 use roadlog::sdk::schema;
 use serde_json::{Value, json};
 
-use common::{Backend, TestApp, TestUser, codes};
+use crate::support::{Backend, TestApp, TestUser, codes};
 
 #[derive(cynic::QueryVariables, Debug)]
 struct CompanyVariables {
@@ -584,7 +582,7 @@ async fn snapshot(app: &TestApp) -> Vec<(i64, Option<i64>, String, Option<String
     .unwrap()
 }
 
-#[tokio::test]
+tests! {
 async fn outbox_is_not_served_in_production() {
     let app = TestApp::spawn_in(Backend::Sqlite, roadlog::config::Environment::Production)
         .await
@@ -594,4 +592,5 @@ async fn outbox_is_not_served_in_production() {
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error_code"], "NOT_FOUND");
     app.cleanup().await;
+}
 }

@@ -2,18 +2,16 @@
 //! signed, timed over HTTP with the peak memory of the process. Run it with
 //!
 //! ```sh
-//! cargo test --release --test export_benchmark -- --ignored --nocapture
+//! cargo test --release --test api -- --ignored export_benchmark
 //! ```
 //!
 //! It is ignored in the normal suite: it measures, it does not assert timings.
-
-mod common;
 
 use std::time::Instant;
 
 use serde_json::json;
 
-use common::{Backend, TestApp};
+use crate::support::{Backend, TestApp};
 
 const EMPLOYEES: i64 = 1000;
 const DAYS: i64 = 28;
@@ -34,8 +32,8 @@ fn reset_peak() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "benchmark: run with --ignored --nocapture, preferably with --release"]
+tests! {
+#[needs(OnDemand)]
 async fn export_a_thousand_drivers() {
     let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
     let admin = app.new_user("admin@example.com").await;
@@ -126,4 +124,5 @@ async fn export_a_thousand_drivers() {
         );
     }
     app.cleanup().await;
+}
 }

@@ -1,0 +1,25 @@
+//! Every black-box test of the service, in one binary (one link, one harness). Each module
+//! starts the real server on a random port, on SQLite and on PostgreSQL, and talks to it over
+//! HTTP or through the command line. See `support::harness` for how tests are registered and
+//! how tests that cannot run here are reported.
+
+#[macro_use]
+mod support;
+
+mod accounts;
+mod companies;
+mod contract;
+mod export;
+mod export_benchmark;
+mod graphql_http;
+mod mail;
+mod missions;
+mod oauth_browser;
+mod oauth_clients;
+mod oauth_flow;
+mod oauth_token;
+mod round_trips;
+
+fn main() -> std::process::ExitCode {
+    support::harness::main()
+}

@@ -1,0 +1,108 @@
+//! A query for many missions with their activities makes a bounded number of database round
+//! trips: the count is measured by counting the statements sqlx reports (target `sqlx::query`)
+//! while the server answers, for 10 and for 100 missions, on both databases.
+
+use serde_json::{Value, json};
+
+use crate::support::statements;
+use crate::support::{TestApp, TestUser};
+
+/// Runs a query as `user` with a request id of its own, and returns the answer and the number
+/// of statements the server ran for that request.
+async fn counted(app: &TestApp, user: &TestUser, query: &str, variables: Value, request_id: &str) -> (Value, usize) {
+    let response = app
+        .client
+        .post(app.url("/api/graphql"))
+        .bearer_auth(&user.token)
+        .header("x-request-id", request_id)
+        .json(&json!({ "query": query, "variables": variables }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.headers()["x-request-id"],
+        request_id,
+        "the server kept the request id"
+    );
+    let body: Value = response.json().await.unwrap();
+    (body, statements::count(request_id))
+}
+
+const QUERY: &str = "query($c: Int!, $n: Int) { company(id: $c) { missions(first: $n) { edges { node {
+    id name submitter { id } vehicle { id } company { name }
+    activities { id type startTime endTime user { id } versions { id submitter { id } } }
+    expenditures { id } validations { id } comments { id } startLocation { id } endLocation { id }
+} } } } }";
+
+/// Seeds `missions` missions of 3 activities each, directly in the database, and counts the
+/// statements of the query that reads them all.
+async fn statements_for(app: &TestApp, missions: i64) -> usize {
+    let admin = app.new_user(&format!("admin{missions}@example.com")).await;
+    let company = app.new_company(&admin, "Big").await;
+    let pool = &app.server.db.pool;
+    let base = 1_700_000_000 - 1_700_000_000 % 86_400;
+    for i in 0..missions {
+        let (mission,): (i64,) = sqlx::query_as(
+            "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ($1, $2, $3, $4, $4) RETURNING id",
+        )
+        .bind(format!("M{i}"))
+        .bind(company)
+        .bind(admin.id)
+        .bind(base)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        for k in 0..3 {
+            let start = base + i * 86_400 + k * 3600;
+            let (activity,): (i64,) = sqlx::query_as(
+                "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time)
+                 VALUES ($1, $2, $2, 'drive', $3, $3, $3, $4, $4) RETURNING id",
+            )
+            .bind(mission)
+            .bind(admin.id)
+            .bind(start)
+            .bind(start + 1800)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+            sqlx::query(
+                "INSERT INTO activity_versions (activity_id, version_number, reception_time, creation_time, start_time, end_time, submitter_id)
+                 VALUES ($1, 1, $2, $2, $2, $3, $4)",
+            )
+            .bind(activity)
+            .bind(start)
+            .bind(start + 1800)
+            .bind(admin.id)
+            .execute(pool)
+            .await
+            .unwrap();
+        }
+    }
+    let variables = json!({ "c": company, "n": missions });
+    let request_id = format!("round-trips-{}-{missions}-{:?}", std::process::id(), app.backend);
+    let (body, statements) = counted(app, &admin, QUERY, variables, &request_id).await;
+    assert!(body["errors"].is_null(), "{body}");
+    let edges = body["data"]["company"]["missions"]["edges"].as_array().unwrap();
+    assert_eq!(edges.len() as i64, missions);
+    assert!(
+        edges
+            .iter()
+            .all(|e| e["node"]["activities"].as_array().unwrap().len() == 3)
+    );
+    statements
+}
+
+on_both_backends! {
+    async fn a_hundred_missions_take_a_bounded_number_of_round_trips(app) {
+        statements::install();
+        let ten = statements_for(app, 10).await;
+        let hundred = statements_for(app, 100).await;
+        assert_eq!(
+            ten, hundred,
+            "the number of round trips must not grow with the number of missions"
+        );
+        assert!(ten >= 8, "the statements of the request are seen: {ten}");
+        println!("{:?}: {ten} statements for 10 missions, {hundred} for 100", app.backend);
+        assert!(hundred <= 16, "{hundred} statements for one query");
+    }
+}

@@ -1,0 +1,13 @@
+//! What every test module shares: the harness, the test application, the browser, the fake
+//! SMTP relay, the statement counter, and the cleanup of temporary data.
+#![allow(dead_code)]
+
+#[macro_use]
+pub mod harness;
+pub mod app;
+pub mod browser;
+pub mod cleanup;
+pub mod relay;
+pub mod statements;
+
+pub use app::{Backend, TestApp, TestUser, codes, with_app};
