@@ -11,7 +11,7 @@ use tokio::sync::watch;
 
 use crate::config::{DatabaseArgs, Settings, describe_database};
 use crate::graphql::{Api, build_schema};
-use crate::http::listener::{self, ConnectionLimits};
+use crate::http::listener::{self, ConnectionLimits, ListenerState};
 use crate::mail::sender::{MailEvent, Sender, Transport};
 use crate::storage::Db;
 use crate::telemetry::Metrics;
@@ -45,6 +45,7 @@ pub struct RunningServer {
     pub api: Arc<Api>,
     stop: watch::Sender<bool>,
     connections: watch::Receiver<usize>,
+    accepting: watch::Receiver<bool>,
     mail_events: tokio::sync::broadcast::Sender<MailEvent>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -58,6 +59,16 @@ impl RunningServer {
     /// Open client connections, as they change.
     pub fn connections(&self) -> watch::Receiver<usize> {
         self.connections.clone()
+    }
+
+    /// Whether the public listener accepts connections, as it changes.
+    pub fn accepting(&self) -> watch::Receiver<bool> {
+        self.accepting.clone()
+    }
+
+    /// Requests being answered, as they change.
+    pub fn requests_in_flight(&self) -> watch::Receiver<usize> {
+        self.metrics.in_flight_watch.subscribe()
     }
 
     /// Reports of the mail sender from now on.
@@ -180,6 +191,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     };
     let deadline = Duration::from_secs(settings.shutdown_timeout);
     let (open_tx, connections) = watch::channel(0usize);
+    let (accepting_tx, accepting) = watch::channel(true);
     let mut tasks = Vec::new();
     let until_stopped = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
@@ -194,7 +206,10 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
                 limits,
                 until_stopped(stopped),
                 deadline,
-                watch::channel(0).0,
+                ListenerState {
+                    open: watch::channel(0).0,
+                    accepting: watch::channel(false).0,
+                },
             )
             .await;
         }));
@@ -210,13 +225,17 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     }
     let stopped_public = stopped.clone();
     tasks.push(tokio::spawn(async move {
+        let state = ListenerState {
+            open: open_tx,
+            accepting: accepting_tx,
+        };
         listener::serve(
             listener,
             service,
             limits,
             until_stopped(stopped_public),
             deadline,
-            open_tx,
+            state,
         )
         .await;
         // The sender is stopped once requests are done: they may have queued mail.
@@ -230,6 +249,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         api,
         stop,
         connections,
+        accepting,
         mail_events,
         tasks,
     })

@@ -64,11 +64,17 @@ pub async fn generate(api: &Api, request: RestRequest) -> warp::reply::Response 
                 .map(|c| c.usual_name);
         }
     }
+    let started = std::time::Instant::now();
     let archive = match archive::build(&api.db, &parsed, company_name.as_deref().unwrap_or_default()).await {
         Ok(archive) => archive,
-        Err(_) => return internal(),
+        Err(error) => {
+            tracing::error!(?error, "C1B export failed");
+            api.metrics.export_finished("error", started.elapsed().as_secs_f64());
+            return internal();
+        }
     };
-    tracing::info!(actor, files = archive.files, bytes = archive.bytes.len(), "C1B export");
+    api.metrics.export_finished("ok", started.elapsed().as_secs_f64());
+    tracing::debug!(actor, files = archive.files, bytes = archive.bytes.len(), "C1B export");
     let length = archive.bytes.len();
     let mut response = warp::reply::Response::new(archive.bytes.into());
     let headers = response.headers_mut();

@@ -38,15 +38,22 @@ pub struct ConnectionLimits {
 #[derive(Clone, Copy, Debug)]
 pub struct PeerAddr(pub SocketAddr);
 
+/// What a listener reports while it runs (for metrics, a stopping server and tests).
+pub struct ListenerState {
+    /// Open connections.
+    pub open: watch::Sender<usize>,
+    /// Whether new connections are accepted (false from the moment the stop begins).
+    pub accepting: watch::Sender<bool>,
+}
+
 /// Serves `service` on `listener` until `stop` resolves, then drains for at most `deadline`.
-/// `open` follows the number of open connections (for metrics and tests).
 pub async fn serve<S, B>(
     listener: TcpListener,
     service: S,
     limits: ConnectionLimits,
     stop: impl Future<Output = ()>,
     deadline: Duration,
-    open: watch::Sender<usize>,
+    state: ListenerState,
 ) where
     S: tower::Service<http::Request<Incoming>, Response = http::Response<B>, Error = Infallible>
         + Clone
@@ -61,7 +68,8 @@ pub async fn serve<S, B>(
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut connections = JoinSet::new();
     let mut stop = std::pin::pin!(stop);
-    let open = Arc::new(open);
+    let open = Arc::new(state.open);
+    state.accepting.send_replace(true);
     loop {
         // A permit first: at the cap, connections wait in the accept queue, not in our memory.
         let permit = tokio::select! {
@@ -110,6 +118,7 @@ pub async fn serve<S, B>(
         while connections.try_join_next().is_some() {}
     }
     drop(listener);
+    state.accepting.send_replace(false);
     if tokio::time::timeout(deadline, graceful.shutdown()).await.is_err() {
         tracing::warn!(
             deadline_ms = deadline.as_millis() as u64,

@@ -89,14 +89,14 @@ struct InFlight(Arc<Metrics>);
 
 impl InFlight {
     fn new(metrics: Arc<Metrics>) -> InFlight {
-        metrics.in_flight.inc();
+        metrics.request_started();
         InFlight(metrics)
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.in_flight.dec();
+        self.0.request_ended();
     }
 }
 

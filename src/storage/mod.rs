@@ -50,6 +50,11 @@ impl Db {
             std::fs::create_dir_all(&parent)?;
         }
         let options = AnyConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
+        // One connection first, outside the pool: an unreachable server or an unopenable file
+        // fails here at once with the system's reason ("connection refused"), where the pool
+        // would retry until its timeout and report only that it timed out.
+        let probe = <sqlx::AnyConnection as sqlx::Connection>::connect_with(&options).await?;
+        sqlx::Connection::close(probe).await?;
         let pool = AnyPoolOptions::new()
             .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
             .acquire_timeout(Duration::from_secs(10))

@@ -21,6 +21,8 @@ pub struct Metrics {
     pub latency: HistogramVec,
     /// Requests being answered now.
     pub in_flight: IntGauge,
+    /// The same count, for code that waits on it (a stopping server, tests).
+    pub in_flight_watch: tokio::sync::watch::Sender<usize>,
     /// Open client connections.
     pub connections: IntGauge,
     /// Database connections held by the pool, and how many of them are idle.
@@ -85,6 +87,7 @@ impl Metrics {
             requests,
             latency,
             in_flight,
+            in_flight_watch: tokio::sync::watch::channel(0).0,
             connections,
             db_connections,
             db_idle_connections,
@@ -101,6 +104,18 @@ impl Metrics {
             .encode(&self.registry.gather(), &mut out)
             .expect("encoding into memory does not fail");
         String::from_utf8(out).expect("the text format is UTF-8")
+    }
+
+    /// A request starts being answered.
+    pub fn request_started(&self) {
+        self.in_flight.inc();
+        self.in_flight_watch.send_modify(|n| *n += 1);
+    }
+
+    /// A request is answered (or abandoned).
+    pub fn request_ended(&self) {
+        self.in_flight.dec();
+        self.in_flight_watch.send_modify(|n| *n = n.saturating_sub(1));
     }
 
     /// Records one export's duration.

@@ -18,6 +18,7 @@ mod oauth_browser;
 mod oauth_clients;
 mod oauth_flow;
 mod oauth_token;
+mod operator;
 mod round_trips;
 
 fn main() -> std::process::ExitCode {

@@ -10,82 +10,13 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::support::TestApp;
+use crate::support::forms::{self, Browser, field};
 
 const REDIRECT: &str = "https://fleet.example.com/callback";
 
-/// A browser: cookies kept by hand, redirects not followed (the application's server is not here).
-struct Browser {
-    http: reqwest::Client,
-    cookies: HashMap<String, String>,
-}
-
-struct Page {
-    status: StatusCode,
-    location: Option<String>,
-    body: String,
-    headers: reqwest::header::HeaderMap,
-}
-
-impl Browser {
-    fn new() -> Browser {
-        Browser {
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .unwrap(),
-            cookies: HashMap::new(),
-        }
-    }
-
-    fn cookie_header(&self) -> String {
-        self.cookies
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    async fn send(&mut self, request: reqwest::RequestBuilder) -> Page {
-        let response = request.header("cookie", self.cookie_header()).send().await.unwrap();
-        for value in response.headers().get_all("set-cookie") {
-            let text = value.to_str().unwrap();
-            let (pair, _) = text.split_once(';').unwrap_or((text, ""));
-            let (k, v) = pair.split_once('=').unwrap();
-            self.cookies.insert(k.to_string(), v.to_string());
-        }
-        Page {
-            status: response.status(),
-            location: response
-                .headers()
-                .get("location")
-                .map(|l| l.to_str().unwrap().to_string()),
-            headers: response.headers().clone(),
-            body: response.text().await.unwrap(),
-        }
-    }
-
-    async fn get(&mut self, url: &str) -> Page {
-        let request = self.http.get(url);
-        self.send(request).await
-    }
-
-    async fn post(&mut self, url: &str, form: &[(&str, &str)]) -> Page {
-        let request = self.http.post(url).form(form);
-        self.send(request).await
-    }
-}
-
-/// The value of a hidden field of a page.
-fn field(page: &str, name: &str) -> String {
-    let marker = format!("name=\"{name}\" value=\"");
-    let start = page.find(&marker).unwrap_or_else(|| panic!("no {name} in {page}")) + marker.len();
-    page[start..].split('"').next().unwrap().to_string()
-}
-
-/// The action URL of the page's form.
+/// The action URL of the page's form, on this server.
 fn action(app: &TestApp, page: &str) -> String {
-    let start = page.find("action=\"").unwrap() + "action=\"".len();
-    app.url(&page[start..].split('"').next().unwrap().replace("&amp;", "&"))
+    forms::action(&app.url(""), page)
 }
 
 fn query(location: &str) -> HashMap<String, String> {

@@ -7,6 +7,8 @@ pub mod harness;
 pub mod app;
 pub mod browser;
 pub mod cleanup;
+pub mod forms;
+pub mod process;
 pub mod relay;
 pub mod statements;
 
