@@ -257,6 +257,9 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
 
 /// `roadlog serve`: runs until Ctrl-C or SIGTERM, then stops gracefully.
 pub async fn run(settings: &Settings) -> anyhow::Result<()> {
+    // Listen for the signals before anything else: a SIGTERM that arrives while the server
+    // starts must stop it gracefully, not kill it.
+    let stop_requested = shutdown_signal()?;
     settings.database.check()?;
     let database = describe_database(&settings.database.database_url()?);
     tracing::info!(
@@ -275,7 +278,7 @@ pub async fn run(settings: &Settings) -> anyhow::Result<()> {
         metrics = %server.metrics_addr.map(|a| a.to_string()).unwrap_or_else(|| "/metrics".into()),
         "roadlog is serving: GraphQL at /api/graphql"
     );
-    shutdown_signal().await;
+    stop_requested.await;
     tracing::info!(
         deadline_secs = settings.shutdown_timeout,
         "stopping: finishing requests in flight"
@@ -285,23 +288,21 @@ pub async fn run(settings: &Settings) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves at the first Ctrl-C or SIGTERM; the handlers are installed when this is called.
+fn shutdown_signal() -> anyhow::Result<impl Future<Output = ()>> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot listen for SIGTERM")?;
+    #[cfg(unix)]
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("cannot listen for SIGINT")?;
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = terminate.recv() => {},
+            _ = interrupt.recv() => {},
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = terminate => {},
-    }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
