@@ -3,6 +3,7 @@
 
 mod api;
 mod exec_flag;
+pub mod guard;
 mod queries;
 pub mod scalars;
 
@@ -15,18 +16,26 @@ pub mod contract {
     include!(concat!(env!("OUT_DIR"), "/graphql_server.rs"));
 }
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
+
+/// The published contract, as served and as the code was generated from.
+pub const SDL: &str = include_str!("../../schema/roadlog.graphql");
+
+/// The schema as the request guard sees it.
+pub static GUARD_MODEL: LazyLock<guard::SchemaModel> = LazyLock::new(|| guard::SchemaModel::from_sdl(SDL));
 
 /// Deepest selection nesting accepted: deeper documents are refused before execution (400).
-pub const MAX_DEPTH: usize = 15;
+pub const MAX_DEPTH: usize = guard::Limits::DEFAULT.selection_depth;
 /// Largest query complexity (one per field) accepted before execution.
-pub const MAX_COMPLEXITY: usize = 5000;
+pub const MAX_COMPLEXITY: usize = guard::Limits::DEFAULT.cost;
 
 /// The executable schema: generated roots, our resolvers, the limits and the execution marker.
 pub fn build_schema(api: Arc<Api>) -> contract::ContractSchema {
     contract::schema_builder(contract::Resolvers::from_impl(api))
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
+        .limit_recursive_depth(guard::Limits::DEFAULT.nesting)
+        .limit_directives(guard::Limits::DEFAULT.directives)
         .extension(exec_flag::ExecutionFlag)
         .finish()
 }

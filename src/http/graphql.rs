@@ -25,7 +25,7 @@ use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use crate::auth::Caller;
 use crate::errors::Code;
 use crate::graphql::contract::ContractSchema;
-use crate::graphql::{Api, ExecutionStarted};
+use crate::graphql::{Api, ExecutionStarted, GUARD_MODEL, guard};
 
 use super::body::{MAX_BODY, read_limited};
 use super::media::{self, json_bytes_response};
@@ -205,6 +205,10 @@ fn from_query_string(query: &str, media: &str) -> Result<Batch, Rejected> {
 /// Whether the operation a GET would run is a mutation. A document that does not parse is left to
 /// the executor, which reports the syntax error.
 fn is_mutation(document: &str, operation_name: Option<&str>) -> bool {
+    // The guard's linear scan first: the parser recurses, and this runs before the guard.
+    if guard::prescan(document).is_err() {
+        return false;
+    }
     let Ok(doc) = async_graphql::parser::parse_query(document) else {
         return false;
     };
@@ -217,11 +221,109 @@ fn is_mutation(document: &str, operation_name: Option<&str>) -> bool {
     }
 }
 
+/// An operation ready to run, or refused before execution.
+enum Prepared {
+    Run(async_graphql::Request),
+    Refused(Value),
+}
+
+/// Runs the guard on every operation of the batch: a refused operation answers 400 without
+/// running; the fields that check a password count for the whole HTTP request.
+fn prepare(batch: Vec<Result<async_graphql::Request, String>>) -> (Vec<Prepared>, usize) {
+    let limits = &guard::Limits::DEFAULT;
+    let mut credential_fields = 0;
+    let prepared = batch
+        .into_iter()
+        .map(|operation| match operation {
+            Err(message) => Prepared::Refused(json!({ "errors": [{ "message": message }] })),
+            Ok(mut request) => {
+                let checked = guard::check(
+                    &GUARD_MODEL,
+                    limits,
+                    &request.query,
+                    &request.variables,
+                    request.operation_name.as_deref(),
+                );
+                match checked {
+                    Err(refusals) => Prepared::Refused(refused(&refusals)),
+                    Ok(checked) if credential_fields + checked.credential_fields > limits.credential_fields => {
+                        Prepared::Refused(refused(&[guard::Refusal::new(format!(
+                            "At most {} field that checks a password (such as auth.login or signUp.user) may be sent per HTTP request, batches included.",
+                            limits.credential_fields
+                        ))]))
+                    }
+                    Ok(checked) => {
+                        credential_fields += checked.credential_fields;
+                        request.set_parsed_query(checked.document);
+                        Prepared::Run(request)
+                    }
+                }
+            }
+        })
+        .collect();
+    (prepared, credential_fields)
+}
+
+fn refused(refusals: &[guard::Refusal]) -> Value {
+    let errors: Vec<Value> = refusals
+        .iter()
+        .map(|r| {
+            let mut error = r.to_json();
+            if let Some(message) = error["message"].as_str() {
+                error["message"] = Value::String(readable_syntax_message(message));
+            }
+            error
+        })
+        .collect();
+    json!({ "errors": errors })
+}
+
 async fn execute(
     api: &Api,
     schema: &ContractSchema,
     headers: &HeaderMap,
     batch: Batch,
+    media: &str,
+) -> warp::reply::Response {
+    let (prepared, credential_fields) = prepare(batch.operations);
+    // A password check costs a slow hash: take its permit before running anything, so that a
+    // request that cannot have one soon is refused whole (503) rather than half run.
+    let permit = if credential_fields > 0 {
+        match crate::auth::password::permit().await {
+            Ok(permit) => Some(permit),
+            Err(_) => {
+                let mut response = error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    media,
+                    "The service is busy checking passwords: retry in a moment.",
+                );
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return response;
+            }
+        }
+    } else {
+        None
+    };
+    let run = run_all(api, schema, headers, prepared, batch.is_batch, media);
+    let mut response = match permit {
+        Some(permit) => crate::auth::password::under_permit(permit, run).await,
+        None => run.await,
+    };
+    // Answers may carry tokens (login, sign-up, refresh): never kept by a cache.
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+async fn run_all(
+    api: &Api,
+    schema: &ContractSchema,
+    headers: &HeaderMap,
+    prepared: Vec<Prepared>,
+    is_batch: bool,
     media: &str,
 ) -> warp::reply::Response {
     let bearer = Caller::bearer(headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
@@ -231,11 +333,11 @@ async fn execute(
         Err(_) => return error(StatusCode::SERVICE_UNAVAILABLE, media, "The database is unavailable"),
     };
     let mut status = StatusCode::OK;
-    let mut bodies = Vec::with_capacity(batch.operations.len());
-    for operation in batch.operations {
+    let mut bodies = Vec::with_capacity(prepared.len());
+    for operation in prepared {
         let (op_status, body) = match operation {
-            Err(message) => (StatusCode::BAD_REQUEST, json!({ "errors": [{ "message": message }] })),
-            Ok(request) => {
+            Prepared::Refused(body) => (StatusCode::BAD_REQUEST, body),
+            Prepared::Run(request) => {
                 let started = ExecutionStarted::default();
                 let users = crate::users::loader::new_loader(&api.db);
                 let request = request
@@ -255,7 +357,7 @@ async fn execute(
                     (StatusCode::OK, body)
                 } else {
                     for error in &mut response.errors {
-                        readable_syntax_error(error);
+                        error.message = readable_syntax_message(&error.message);
                     }
                     (StatusCode::BAD_REQUEST, json!({ "errors": response.errors }))
                 }
@@ -264,7 +366,7 @@ async fn execute(
         status = status.max(op_status);
         bodies.push(body);
     }
-    let body = if batch.is_batch {
+    let body = if is_batch {
         Value::Array(bodies)
     } else {
         bodies.pop().unwrap_or(Value::Null)
@@ -324,11 +426,13 @@ fn null_parents_of_failed_non_null_fields(body: &mut Value) {
 
 /// async-graphql words syntax errors as a parser trace (` --> 1:9 … = expected …`); clients
 /// get the expectation, and the position stays in `locations`.
-fn readable_syntax_error(error: &mut ServerError) {
-    if error.message.trim_start().starts_with("-->")
-        && let Some((_, expected)) = error.message.rsplit_once("= ")
+fn readable_syntax_message(message: &str) -> String {
+    if message.trim_start().starts_with("-->")
+        && let Some((_, expected)) = message.rsplit_once("= ")
     {
-        error.message = format!("Syntax Error: {}", expected.trim());
+        format!("Syntax Error: {}", expected.trim())
+    } else {
+        message.to_string()
     }
 }
 

@@ -32,8 +32,6 @@ pub struct Metrics {
     pub outbox_backlog: IntGauge,
     /// C1B exports: duration, by outcome.
     pub export_seconds: HistogramVec,
-    /// Password hashes waiting for the hashing budget.
-    pub hash_queue: IntGauge,
 }
 
 fn registered<T: prometheus::core::Collector + Clone + 'static>(registry: &Registry, metric: T) -> T {
@@ -69,10 +67,6 @@ impl Metrics {
         let db_connections = gauge("db_pool_connections", "Database connections held by the pool");
         let db_idle_connections = gauge("db_pool_idle_connections", "Idle database connections of the pool");
         let outbox_backlog = gauge("outbox_backlog", "E-mails waiting for delivery");
-        let hash_queue = gauge(
-            "password_hash_waiting",
-            "Password hashes waiting for the hashing budget",
-        );
         let export_seconds = registered(
             &registry,
             HistogramVec::new(
@@ -93,7 +87,6 @@ impl Metrics {
             db_idle_connections,
             outbox_backlog,
             export_seconds,
-            hash_queue,
         }
     }
 

@@ -12,6 +12,7 @@ mod contract;
 mod export;
 mod export_benchmark;
 mod graphql_http;
+mod hostile;
 mod mail;
 mod missions;
 mod oauth_browser;
