@@ -109,6 +109,7 @@ pub mod defaults {
     pub const MAX_CONNECTIONS: usize = 4096;
     pub const HEADER_READ_TIMEOUT_SECS: u64 = 10;
     pub const BODY_TIMEOUT_SECS: u64 = 30;
+    pub const CLIENT_RATE_LIMIT: u32 = 3000;
 }
 
 /// Where the data is: every command that opens the database takes these.
@@ -219,6 +220,10 @@ pub struct Settings {
     /// Seconds a client has to send a request's body once its headers are in.
     #[arg(long, env = "ROADLOG_BODY_TIMEOUT", default_value_t = defaults::BODY_TIMEOUT_SECS)]
     pub body_timeout: u64,
+    /// Token requests each OAuth client may send per minute (in bursts of up to two seconds'
+    /// worth), whatever their outcome; 0 removes the limit.
+    #[arg(long, env = "ROADLOG_CLIENT_RATE_LIMIT", default_value_t = defaults::CLIENT_RATE_LIMIT)]
+    pub client_rate_limit: u32,
 }
 
 impl Settings {
@@ -236,6 +241,7 @@ impl Settings {
             max_connections: defaults::MAX_CONNECTIONS,
             header_read_timeout: defaults::HEADER_READ_TIMEOUT_SECS,
             body_timeout: defaults::BODY_TIMEOUT_SECS,
+            client_rate_limit: defaults::CLIENT_RATE_LIMIT,
         }
     }
 

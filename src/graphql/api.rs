@@ -23,6 +23,8 @@ pub struct Api {
     pub metrics_public: bool,
     /// Time a client has to send a request body.
     pub body_timeout: std::time::Duration,
+    /// Token requests per OAuth client (`None`: unlimited).
+    pub client_limiter: Option<crate::oauth::limits::ClientLimiter>,
 }
 
 /// The identity behind the current request (anonymous when the glue placed none).

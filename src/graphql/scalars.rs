@@ -211,6 +211,27 @@ string_enum_scalar!(
     }
 );
 
+/// Checks a variable's value against a custom scalar, with the scalar's own parser: the reason
+/// when it does not parse. Names that are not custom scalars of ours pass.
+pub fn validate(name: &str, value: &Value) -> Result<(), String> {
+    fn with<T: ScalarType + async_graphql::InputType>(value: &Value) -> Result<(), String> {
+        <T as async_graphql::InputType>::parse(Some(value.clone()))
+            .map(|_| ())
+            .map_err(|e| e.into_server_error(Default::default()).message)
+    }
+    match name {
+        "TimeStamp" => with::<TimeStamp>(value),
+        "Date" => with::<Date>(value),
+        "Email" => with::<Email>(value),
+        "GenericScalar" => with::<GenericScalar>(value),
+        "ActivityTypeEnum" => with::<ActivityTypeEnum>(value),
+        "ExpenditureTypeEnum" => with::<ExpenditureTypeEnum>(value),
+        "LocationEntryTypeEnum" => with::<LocationEntryTypeEnum>(value),
+        "OverValidationJustificationEnum" => with::<OverValidationJustificationEnum>(value),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,26 +284,5 @@ mod tests {
         assert!(<Date as ScalarType>::parse(Value::from("2026-11-22")).is_ok());
         assert!(<Date as ScalarType>::parse(Value::from("22/11/2026")).is_err());
         assert!(<Date as ScalarType>::parse(Value::from("2026-02-30")).is_err());
-    }
-}
-
-/// Checks a variable's value against a custom scalar, with the scalar's own parser: the reason
-/// when it does not parse. Names that are not custom scalars of ours pass.
-pub fn validate(name: &str, value: &Value) -> Result<(), String> {
-    fn with<T: ScalarType + async_graphql::InputType>(value: &Value) -> Result<(), String> {
-        <T as async_graphql::InputType>::parse(Some(value.clone()))
-            .map(|_| ())
-            .map_err(|e| e.into_server_error(Default::default()).message)
-    }
-    match name {
-        "TimeStamp" => with::<TimeStamp>(value),
-        "Date" => with::<Date>(value),
-        "Email" => with::<Email>(value),
-        "GenericScalar" => with::<GenericScalar>(value),
-        "ActivityTypeEnum" => with::<ActivityTypeEnum>(value),
-        "ExpenditureTypeEnum" => with::<ExpenditureTypeEnum>(value),
-        "LocationEntryTypeEnum" => with::<LocationEntryTypeEnum>(value),
-        "OverValidationJustificationEnum" => with::<OverValidationJustificationEnum>(value),
-        _ => Ok(()),
     }
 }

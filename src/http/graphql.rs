@@ -223,7 +223,7 @@ fn is_mutation(document: &str, operation_name: Option<&str>) -> bool {
 
 /// An operation ready to run, or refused before execution.
 enum Prepared {
-    Run(async_graphql::Request),
+    Run(Box<async_graphql::Request>),
     Refused(Value),
 }
 
@@ -255,7 +255,7 @@ fn prepare(batch: Vec<Result<async_graphql::Request, String>>) -> (Vec<Prepared>
                     Ok(checked) => {
                         credential_fields += checked.credential_fields;
                         request.set_parsed_query(checked.document);
-                        Prepared::Run(request)
+                        Prepared::Run(Box::new(request))
                     }
                 }
             }
@@ -338,6 +338,7 @@ async fn run_all(
         let (op_status, body) = match operation {
             Prepared::Refused(body) => (StatusCode::BAD_REQUEST, body),
             Prepared::Run(request) => {
+                let request = *request;
                 let started = ExecutionStarted::default();
                 let users = crate::users::loader::new_loader(&api.db);
                 let request = request

@@ -14,7 +14,7 @@ use oxide_auth::primitives::scope::Scope;
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use crate::auth::{password, tokens};
+use crate::auth::tokens;
 use crate::storage::{Db, now};
 
 /// Codes live 5 minutes (oxide-auth's own default is 10).
@@ -124,13 +124,10 @@ impl oxide_auth_async::primitives::Registrar for DbRegistrar {
                 .map_err(|_| RegistrarError::PrimitiveError)?;
         // Every client is confidential: a secret is required.
         let (Some((hash,)), Some(secret)) = (stored, passphrase) else {
-            if let Some(secret) = passphrase {
-                password::verify_against_nothing(String::from_utf8_lossy(secret).into_owned()).await;
-            }
             return Err(fail());
         };
-        let secret = String::from_utf8_lossy(secret).into_owned();
-        match password::verify(secret, hash).await {
+        let secret = String::from_utf8_lossy(secret);
+        match super::clients::secret_matches(&self.db, id, &secret, &hash).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(fail()),
             Err(_) => Err(RegistrarError::PrimitiveError),

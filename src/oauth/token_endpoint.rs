@@ -118,6 +118,19 @@ impl ClientForm {
             .map(|(id, _)| id.clone())
             .or_else(|| get("client_id"))
             .unwrap_or_default();
+        if let Some(limiter) = &api.client_limiter
+            && let Err(seconds) = limiter.check(&client_id)
+        {
+            let mut response = oauth_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "invalid_request",
+                "too many token requests for this client: retry later",
+            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            return Err(Box::new(response));
+        }
         let address = request.remote_addr.map(|a| a.ip().to_string()).unwrap_or_default();
         let subjects = vec![format!("client:{client_id}"), format!("client-address:{address}")];
         match limits::retry_after(&api.db, &subjects).await {

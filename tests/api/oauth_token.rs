@@ -272,3 +272,43 @@ mod revocation_and_metadata {
         }
     }
 }
+
+on_both_backends! {
+    async fn client_secrets_hashed_with_argon2_move_to_sha256_on_use(app) {
+        let client = client(app, "Legacy").await;
+        let id: i64 = client.id.parse().unwrap();
+        let argon2 = roadlog::auth::password::hash(client.secret.clone()).await.unwrap();
+        sqlx::query("UPDATE oauth_clients SET secret_hash = $1 WHERE id = $2").bind(&argon2).bind(id).execute(&app.server.db.pool).await.unwrap();
+        // A wrong secret changes nothing.
+        let wrong = Client { id: client.id.clone(), secret: "rl_cs_wrong".into() };
+        let (status, _, body) = post(app, &exchange("rl_code_junk", &wrong), None).await;
+        assert_eq!((status, body["error"].as_str()), (StatusCode::UNAUTHORIZED, Some("invalid_client")));
+        let (stored,): (String,) = sqlx::query_as("SELECT secret_hash FROM oauth_clients WHERE id = $1").bind(id).fetch_one(&app.server.db.pool).await.unwrap();
+        assert_eq!(stored, argon2);
+        // The right one authenticates (the junk code is then refused) and the hash moves.
+        let (status, _, body) = post(app, &exchange("rl_code_junk", &client), None).await;
+        assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+        let (stored,): (String,) = sqlx::query_as("SELECT secret_hash FROM oauth_clients WHERE id = $1").bind(id).fetch_one(&app.server.db.pool).await.unwrap();
+        assert_eq!(stored, roadlog::oauth::clients::secret_hash(&client.secret));
+        let (status, _, _) = post(app, &exchange("rl_code_junk", &client), None).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "still authenticates after the move");
+    }
+}
+
+for_both_backends! {
+    async fn each_client_has_a_request_rate(backend) {
+        // Two a minute, one at a time: the second request within 30 s is over the rate.
+        let Some(app) = TestApp::spawn_with(backend, |s| s.client_rate_limit = 2).await else { return };
+        let (fleet, payroll) = (client(&app, "Fleet").await, client(&app, "Payroll").await);
+        // Valid credentials with junk codes never fail client authentication: the rate stops them.
+        let (status, _, body) = post(&app, &exchange("rl_code_junk", &fleet), None).await;
+        assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+        let (status, headers, body) = post(&app, &exchange("rl_code_junk", &fleet), None).await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+        assert!(headers["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+        // Another client is not affected.
+        let (status, _, _) = post(&app, &exchange("rl_code_junk", &payroll), None).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        app.cleanup().await;
+    }
+}

@@ -81,7 +81,7 @@ pub fn walk<'a>(
         }
         walk.written(&operation.node.selection_set.node, &variable_types(operation));
     }
-    for (_, fragment) in &document.fragments {
+    for fragment in document.fragments.values() {
         walk.directives(&fragment.node.directives, &HashMap::new());
         walk.written(&fragment.node.selection_set.node, &HashMap::new());
     }
