@@ -794,7 +794,7 @@ mod rest {
              /// Every query parameter in order, repeated ones included.\npub query: Vec<(String, String)>,\n\
              /// The request headers.\npub headers: warp::http::HeaderMap,\n\
              /// The request body (empty for GET).\npub body: bytes::Bytes,\n\
-             /// The peer address, when known.\npub remote_addr: Option<std::net::SocketAddr>,\n}\n\n",
+             /// The client's address: the peer, or the address a trusted proxy forwarded.\npub client_ip: Option<std::net::IpAddr>,\n}\n\n",
         );
         for op in &ops {
             if op.query.is_empty() {
@@ -852,11 +852,11 @@ mod rest {
         }
         code.push_str("];\n\n");
         code.push_str(
-            "fn request_parts() -> impl Filter<Extract = (Vec<(String, String)>, warp::http::HeaderMap, Option<std::net::SocketAddr>), Error = std::convert::Infallible> + Clone {\n\
+            "fn request_parts() -> impl Filter<Extract = (Vec<(String, String)>, warp::http::HeaderMap, Option<std::net::IpAddr>), Error = std::convert::Infallible> + Clone {\n\
              warp::query::raw().or(warp::any().map(String::new)).unify()\n\
              .map(|query: String| url::form_urlencoded::parse(query.as_bytes()).into_owned().collect::<Vec<_>>())\n\
              .and(warp::header::headers_cloned())\n\
-             .and(warp::ext::optional::<crate::http::listener::PeerAddr>().map(|peer: Option<crate::http::listener::PeerAddr>| peer.map(|p| p.0)))\n}\n\n",
+             .and(warp::ext::optional::<crate::http::middleware::ClientIp>().map(|ip: Option<crate::http::middleware::ClientIp>| ip.map(|ip| ip.0)))\n}\n\n",
         );
         code.push_str(
             "/// The warp routes of every operation. Paths under `/api/` are also served without the\n\
@@ -882,9 +882,9 @@ mod rest {
             let _ = writeln!(
                 code,
                 "let api_{i} = api.clone();\nlet route_{i} = ({}).or({}).unify()\n.and(warp::{}())\n.and(request_parts())\n.and(crate::http::body::deadline())\n.and(warp::body::stream())\n\
-                 .then(move |query, headers, remote_addr, deadline, body| {{ let api = api_{i}.clone(); async move {{\n\
+                 .then(move |query, headers, client_ip, deadline, body| {{ let api = api_{i}.clone(); async move {{\n\
                  match crate::http::body::read_limited(body, {limit}, deadline).await {{\n\
-                 Ok(body) => api.{}(RestRequest {{ query, headers, body, remote_addr }}).await,\n\
+                 Ok(body) => api.{}(RestRequest {{ query, headers, body, client_ip }}).await,\n\
                  Err(error) => error.into_response(),\n}} }} }});",
                 path_filter(&["api"].iter().copied().chain(bare.iter().copied()).collect::<Vec<_>>()),
                 path_filter(&bare),

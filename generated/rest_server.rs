@@ -13,8 +13,8 @@ pub struct RestRequest {
     pub headers: warp::http::HeaderMap,
     /// The request body (empty for GET).
     pub body: bytes::Bytes,
-    /// The peer address, when known.
-    pub remote_addr: Option<std::net::SocketAddr>,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
 }
 ///The query parameters of `authorize`, each repeated as often as it was sent.
 #[derive(Debug, Default, Clone)]
@@ -119,11 +119,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("authorizationServerMetadata", "GET", "/.well-known/oauth-authorization-server"),
 ];
 fn request_parts() -> impl Filter<
-    Extract = (
-        Vec<(String, String)>,
-        warp::http::HeaderMap,
-        Option<std::net::SocketAddr>,
-    ),
+    Extract = (Vec<(String, String)>, warp::http::HeaderMap, Option<std::net::IpAddr>),
     Error = std::convert::Infallible,
 > + Clone {
     warp::query::raw()
@@ -136,8 +132,8 @@ fn request_parts() -> impl Filter<
         })
         .and(warp::header::headers_cloned())
         .and(
-            warp::ext::optional::<crate::http::listener::PeerAddr>()
-                .map(|peer: Option<crate::http::listener::PeerAddr>| peer.map(|p| p.0)),
+            warp::ext::optional::<crate::http::middleware::ClientIp>()
+                .map(|ip: Option<crate::http::middleware::ClientIp>| ip.map(|ip| ip.0)),
         )
 }
 /// The warp routes of every operation. Paths under `/api/` are also served without the
@@ -162,7 +158,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_0.clone();
             async move {
                 match crate::http::body::read_limited(body, 10485760, deadline).await {
@@ -171,7 +167,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -196,7 +192,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_1.clone();
             async move {
                 match crate::http::body::read_limited(body, 10485760, deadline).await {
@@ -205,7 +201,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -230,7 +226,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_2.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536, deadline).await {
@@ -239,7 +235,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -264,7 +260,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_3.clone();
             async move {
                 match crate::http::body::read_limited(body, 10485760, deadline).await {
@@ -273,7 +269,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -298,7 +294,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_4.clone();
             async move {
                 match crate::http::body::read_limited(body, 10485760, deadline).await {
@@ -307,7 +303,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -332,7 +328,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_5.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536, deadline).await {
@@ -341,7 +337,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -360,7 +356,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_6.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536, deadline).await {
@@ -369,7 +365,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -388,7 +384,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_7.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536, deadline).await {
@@ -397,7 +393,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -416,7 +412,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_8.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536, deadline).await {
@@ -425,7 +421,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -450,7 +446,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_9.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536, deadline).await {
@@ -459,7 +455,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }
@@ -484,7 +480,7 @@ pub fn routes<A: RestApi>(
         .and(request_parts())
         .and(crate::http::body::deadline())
         .and(warp::body::stream())
-        .then(move |query, headers, remote_addr, deadline, body| {
+        .then(move |query, headers, client_ip, deadline, body| {
             let api = api_10.clone();
             async move {
                 match crate::http::body::read_limited(body, 65536, deadline).await {
@@ -493,7 +489,7 @@ pub fn routes<A: RestApi>(
                                 query,
                                 headers,
                                 body,
-                                remote_addr,
+                                client_ip,
                             })
                             .await
                     }

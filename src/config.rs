@@ -224,6 +224,11 @@ pub struct Settings {
     /// worth), whatever their outcome; 0 removes the limit.
     #[arg(long, env = "ROADLOG_CLIENT_RATE_LIMIT", default_value_t = defaults::CLIENT_RATE_LIMIT)]
     pub client_rate_limit: u32,
+    /// A proxy (address or CIDR block) whose `X-Forwarded-For` / `Forwarded` headers tell the
+    /// client's address; repeat, or separate with commas in the variable. Without one, the
+    /// client's address is the connection's peer and those headers are ignored.
+    #[arg(long = "trusted-proxy", env = "ROADLOG_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Settings {
@@ -242,6 +247,7 @@ impl Settings {
             header_read_timeout: defaults::HEADER_READ_TIMEOUT_SECS,
             body_timeout: defaults::BODY_TIMEOUT_SECS,
             client_rate_limit: defaults::CLIENT_RATE_LIMIT,
+            trusted_proxies: Vec::new(),
         }
     }
 

@@ -103,6 +103,11 @@ impl AppError {
         Self::new(Code::InvalidResource, message)
     }
 
+    /// The value of a further `extensions` key.
+    pub fn extension(&self, key: &str) -> Option<&Value> {
+        self.extensions.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
     /// An unexpected failure. The cause is logged here, never sent to the client.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(%cause, "internal error");

@@ -171,6 +171,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         metrics_public: settings.metrics_bind.is_none(),
         body_timeout: Duration::from_secs(settings.body_timeout),
         client_limiter: crate::oauth::limits::ClientLimiter::new(settings.client_rate_limit),
+        trusted_proxies: settings.trusted_proxies.clone(),
     });
     let transport = match &settings.smtp_url {
         Some(url) => Transport::Smtp(Box::new(

@@ -23,6 +23,8 @@ pub struct Api {
     pub metrics_public: bool,
     /// Time a client has to send a request body.
     pub body_timeout: std::time::Duration,
+    /// Proxies whose forwarding headers name the client's address.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::oauth::limits::ClientLimiter>,
 }

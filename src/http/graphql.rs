@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
+use super::middleware::ClientIp;
 use crate::auth::Caller;
 use crate::errors::Code;
 use crate::graphql::contract::ContractSchema;
@@ -43,9 +44,10 @@ pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilt
     path.and(warp::method())
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .and(warp::header::headers_cloned())
+        .and(warp::ext::optional::<ClientIp>())
         .and(super::body::deadline())
         .and(warp::body::stream())
-        .then(move |method: Method, query: String, headers: HeaderMap, deadline, body| {
+        .then(move |method: Method, query: String, headers: HeaderMap, client_ip: Option<ClientIp>, deadline, body| {
             let api = api.clone();
             let schema = schema.clone();
             async move {
@@ -69,7 +71,7 @@ pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilt
                     }
                 };
                 match operations {
-                    Ok(batch) => execute(&api, &schema, &headers, batch, media).await,
+                    Ok(batch) => execute(&api, &schema, &headers, client_ip, batch, media).await,
                     Err(response) => *response,
                 }
             }
@@ -282,6 +284,7 @@ async fn execute(
     api: &Api,
     schema: &ContractSchema,
     headers: &HeaderMap,
+    client_ip: Option<ClientIp>,
     batch: Batch,
     media: &str,
 ) -> warp::reply::Response {
@@ -306,7 +309,7 @@ async fn execute(
     } else {
         None
     };
-    let run = run_all(api, schema, headers, prepared, batch.is_batch, media);
+    let run = run_all(api, schema, headers, client_ip, prepared, batch.is_batch, media);
     let mut response = match permit {
         Some(permit) => crate::auth::password::under_permit(permit, run).await,
         None => run.await,
@@ -322,6 +325,7 @@ async fn run_all(
     api: &Api,
     schema: &ContractSchema,
     headers: &HeaderMap,
+    client_ip: Option<ClientIp>,
     prepared: Vec<Prepared>,
     is_batch: bool,
     media: &str,
@@ -341,11 +345,14 @@ async fn run_all(
                 let request = *request;
                 let started = ExecutionStarted::default();
                 let users = crate::users::loader::new_loader(&api.db);
-                let request = request
+                let mut request = request
                     .data(caller.clone())
                     .data(bearer.clone())
                     .data(started.clone())
                     .data(users);
+                if let Some(ip) = client_ip {
+                    request = request.data(ip);
+                }
                 let viewer = caller.user_id().unwrap_or_default();
                 let request = crate::missions::loaders::attach(request, &api.db, viewer);
                 let mut response = schema.execute(request).await;

@@ -6,6 +6,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,6 +55,47 @@ impl RequestId {
     }
 }
 
+/// The client's address: the connection's peer, or, when the peer is a trusted proxy, the
+/// address it forwarded (`X-Forwarded-For`, else `Forwarded: for=`), read from the right: the
+/// right-most address that is not itself a trusted proxy. Rate limits count by this address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientIp(pub IpAddr);
+
+fn client_ip(peer: Option<IpAddr>, headers: &http::HeaderMap, trusted: &[ipnet::IpNet]) -> Option<IpAddr> {
+    let peer = peer?;
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<IpAddr> = if let Some(list) = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()) {
+        list.split(',').filter_map(|a| parse_ip(a.trim())).collect()
+    } else if let Some(list) = headers.get(header::FORWARDED).and_then(|v| v.to_str().ok()) {
+        list.split(',')
+            .flat_map(|element| element.split(';'))
+            .filter_map(|pair| {
+                pair.trim()
+                    .strip_prefix("for=")
+                    .or_else(|| pair.trim().strip_prefix("For="))
+            })
+            .filter_map(|value| parse_ip(value.trim_matches('"')))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some(forwarded.into_iter().rev().find(|ip| !is_trusted(ip)).unwrap_or(peer))
+}
+
+/// An address as forwarding headers write it: `1.2.3.4`, `1.2.3.4:567`, `[::1]`, `[::1]:567`.
+fn parse_ip(text: &str) -> Option<IpAddr> {
+    if let Ok(ip) = text.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Ok(socket) = text.parse::<std::net::SocketAddr>() {
+        return Some(socket.ip());
+    }
+    text.strip_prefix('[')?.split(']').next()?.parse().ok()
+}
+
 /// The routes named in metrics; any other path counts as `other`, so that random paths cannot
 /// grow the number of time series.
 fn route_label(path: &str) -> &'static str {
@@ -72,14 +114,21 @@ pub struct Observe<S> {
     inner: S,
     metrics: Arc<Metrics>,
     body_timeout: Duration,
+    trusted_proxies: Arc<Vec<ipnet::IpNet>>,
 }
 
 impl<S> Observe<S> {
-    pub fn new(inner: S, metrics: Arc<Metrics>, body_timeout: Duration) -> Observe<S> {
+    pub fn new(
+        inner: S,
+        metrics: Arc<Metrics>,
+        body_timeout: Duration,
+        trusted_proxies: Arc<Vec<ipnet::IpNet>>,
+    ) -> Observe<S> {
         Observe {
             inner,
             metrics,
             body_timeout,
+            trusted_proxies,
         }
     }
 }
@@ -125,6 +174,13 @@ where
             span.record("route", path.as_str());
         }
         request.extensions_mut().insert(id.clone());
+        let peer = request
+            .extensions()
+            .get::<super::listener::PeerAddr>()
+            .map(|p| p.0.ip());
+        if let Some(ip) = client_ip(peer, request.headers(), &self.trusted_proxies) {
+            request.extensions_mut().insert(ClientIp(ip));
+        }
         request
             .extensions_mut()
             .insert(super::body::BodyDeadline(Instant::now() + self.body_timeout));
@@ -199,6 +255,37 @@ mod tests {
         let long = HeaderValue::from_str(&"a".repeat(65)).unwrap();
         assert!(RequestId::from_header(Some(&long)).0.len() < 65);
         assert_ne!(RequestId::new(), RequestId::new());
+    }
+
+    #[test]
+    fn forwarded_addresses_count_only_behind_trusted_proxies() {
+        let proxy: IpAddr = "10.0.0.5".parse().unwrap();
+        let trusted: Vec<ipnet::IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let mut headers = http::HeaderMap::new();
+        headers.insert(
+            "x-forwarded-for",
+            HeaderValue::from_static("6.6.6.6, 203.0.113.7, 10.0.0.9"),
+        );
+        // From an untrusted peer the header is ignored.
+        let stranger: IpAddr = "198.51.100.1".parse().unwrap();
+        assert_eq!(client_ip(Some(stranger), &headers, &trusted), Some(stranger));
+        // Behind the proxies: the right-most address that is not a proxy (the left part is
+        // whatever the client wrote).
+        assert_eq!(
+            client_ip(Some(proxy), &headers, &trusted),
+            Some("203.0.113.7".parse().unwrap())
+        );
+        assert_eq!(client_ip(Some(proxy), &headers, &[]), Some(proxy), "no proxy trusted");
+        let mut forwarded = http::HeaderMap::new();
+        forwarded.insert(
+            header::FORWARDED,
+            HeaderValue::from_static("for=\"[2001:db8::1]:4711\";proto=https"),
+        );
+        assert_eq!(
+            client_ip(Some(proxy), &forwarded, &trusted),
+            Some("2001:db8::1".parse().unwrap())
+        );
+        assert_eq!(client_ip(Some(proxy), &http::HeaderMap::new(), &trusted), Some(proxy));
     }
 
     #[test]

@@ -61,7 +61,8 @@ pub fn service(
 + 'static {
     let metrics = api.metrics.clone();
     let body_timeout = api.body_timeout;
-    middleware::Observe::new(warp::service(routes(api, schema)), metrics, body_timeout)
+    let proxies = Arc::new(api.trusted_proxies.clone());
+    middleware::Observe::new(warp::service(routes(api, schema)), metrics, body_timeout, proxies)
 }
 
 /// The service of `--metrics-bind`: `GET /metrics` only.
@@ -86,5 +87,5 @@ pub fn metrics_service(
         })
         .recover(fallback::recover)
         .unify();
-    middleware::Observe::new(warp::service(route), metrics, body_timeout)
+    middleware::Observe::new(warp::service(route), metrics, body_timeout, Arc::new(Vec::new()))
 }

@@ -19,7 +19,6 @@ use crate::storage::{Db, now};
 use crate::users::sessions;
 
 use super::endpoint::FlowEndpoint;
-use super::limits;
 use super::pages;
 use super::primitives::{DbAuthorizer, DbRegistrar, SharedState};
 use super::web::{self, OAuthRequest, OAuthResponse};
@@ -187,35 +186,41 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
                 let email =
                     crate::graphql::scalars::normalize_email(form.get("email").map(String::as_str).unwrap_or(""))
                         .unwrap_or_default();
-                let address = request.remote_addr.map(|a| a.ip().to_string()).unwrap_or_default();
-                let subjects = vec![format!("login:{email}"), format!("login-address:{address}")];
-                match limits::retry_after(db, &subjects).await {
-                    Ok(Some(seconds)) => {
+                let address = request.client_ip.map(|ip| ip.to_string()).unwrap_or_default();
+                let password = form.get("password").cloned().unwrap_or_default();
+                // One password check at a time per core, as for the API: a page that cannot get
+                // its turn soon says so instead of queueing without end.
+                let Ok(permit) = crate::auth::password::permit().await else {
+                    return html_error(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "The service is busy. Retry in a moment.",
+                    );
+                };
+                let checked = crate::auth::password::under_permit(
+                    permit,
+                    sessions::verify_credentials(db, &email, password, &address),
+                )
+                .await;
+                match checked {
+                    Ok(user_id) => match open_session(db, user_id).await {
+                        Some(token) => {
+                            set_cookies.push(cookie(SESSION_COOKIE, &token, SESSION_SECONDS, api.environment));
+                            user = session_user(db, Some(&token)).await;
+                        }
+                        None => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),
+                    },
+                    Err(error) if error.extension("reason") == Some(&serde_json::json!("TOO_MANY_ATTEMPTS")) => {
+                        let minutes = error
+                            .extension("retryAfter")
+                            .and_then(serde_json::Value::as_i64)
+                            .map(|s| (s + 59) / 60)
+                            .unwrap_or(15);
                         login_error = Some((
                             StatusCode::TOO_MANY_REQUESTS,
-                            format!(
-                                "Too many failed attempts. Try again in {} minutes.",
-                                (seconds + 59) / 60
-                            ),
+                            format!("Too many failed attempts. Try again in {minutes} minutes."),
                         ));
                     }
-                    Ok(None) => {
-                        let password = form.get("password").cloned().unwrap_or_default();
-                        match sessions::verify_credentials(db, &email, password).await {
-                            Ok(user_id) => match open_session(db, user_id).await {
-                                Some(token) => {
-                                    set_cookies.push(cookie(SESSION_COOKIE, &token, SESSION_SECONDS, api.environment));
-                                    user = session_user(db, Some(&token)).await;
-                                }
-                                None => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),
-                            },
-                            Err(error) => {
-                                let _ = limits::record_failure(db, &subjects).await;
-                                login_error = Some((StatusCode::UNAUTHORIZED, error.message));
-                            }
-                        }
-                    }
-                    Err(_) => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),
+                    Err(error) => login_error = Some((StatusCode::UNAUTHORIZED, error.message)),
                 }
             }
             Some("allow") if user.is_some() => decision = Some(true),

@@ -131,7 +131,7 @@ impl ClientForm {
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
             return Err(Box::new(response));
         }
-        let address = request.remote_addr.map(|a| a.ip().to_string()).unwrap_or_default();
+        let address = request.client_ip.map(|ip| ip.to_string()).unwrap_or_default();
         let subjects = vec![format!("client:{client_id}"), format!("client-address:{address}")];
         match limits::retry_after(&api.db, &subjects).await {
             Ok(Some(seconds)) => {

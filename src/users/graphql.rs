@@ -33,11 +33,15 @@ impl From<TokenPair> for UserTokens {
 impl AuthResolver for Api {
     async fn login(
         &self,
-        _ctx: &Context<'_>,
+        ctx: &Context<'_>,
         email: Email,
         password: String,
     ) -> async_graphql::Result<Option<LoginOutput>> {
-        let pair = sessions::login(&self.db, self.environment, &email.0, password).await?;
+        let address = ctx
+            .data_opt::<crate::http::middleware::ClientIp>()
+            .map(|ip| ip.0.to_string())
+            .unwrap_or_default();
+        let pair = sessions::login(&self.db, self.environment, &email.0, password, &address).await?;
         Ok(Some(LoginOutput {
             access_token: Some(pair.access_token),
             refresh_token: Some(pair.refresh_token),

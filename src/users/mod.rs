@@ -4,5 +4,6 @@ pub mod accounts;
 mod graphql;
 pub mod loader;
 pub mod sessions;
+pub mod throttle;
 
 pub use loader::load_user;

@@ -1,5 +1,5 @@
-//! Login sessions: access and refresh tokens, rotation, logout, and the lock after repeated
-//! wrong passwords.
+//! Login sessions: access and refresh tokens, rotation, logout, and the password check under
+//! the login throttle.
 //!
 //! A session is the family of tokens that descend from one login. A refresh token is used once:
 //! using it again means it was stolen (or replayed), so the whole family is revoked (RFC 9700
@@ -11,10 +11,8 @@ use crate::config::Environment;
 use crate::errors::{AppError, AppResult};
 use crate::storage::{Db, now};
 
-/// Wrong passwords in a row that lock an account.
-pub const MAX_FAILED_LOGINS: i64 = 10;
-/// How long a locked account stays locked.
-pub const LOCK_SECONDS: i64 = 15 * 60;
+use super::throttle;
+
 /// Refresh tokens live 30 days, as the reference's.
 pub const REFRESH_TOKEN_SECONDS: i64 = 30 * 24 * 3600;
 
@@ -73,64 +71,41 @@ pub async fn open(db: &Db, environment: Environment, user_id: i64) -> AppResult<
     issue_pair(db, environment, user_id, session_id).await
 }
 
-fn wrong_credentials() -> AppError {
-    AppError::authentication("Wrong email/password combination").with("reason", "BAD_PASSWORD")
-}
-
 /// Checks an e-mail and password and opens a session.
-pub async fn login(db: &Db, environment: Environment, email: &str, given_password: String) -> AppResult<TokenPair> {
-    let user_id = verify_credentials(db, email, given_password).await?;
+pub async fn login(
+    db: &Db,
+    environment: Environment,
+    email: &str,
+    given_password: String,
+    address: &str,
+) -> AppResult<TokenPair> {
+    let user_id = verify_credentials(db, email, given_password, address).await?;
     open(db, environment, user_id).await
 }
 
-/// Checks an e-mail and password (the lock after repeated failures included) and answers the
-/// user; used by the API login and the OAuth login page alike.
-pub async fn verify_credentials(db: &Db, email: &str, given_password: String) -> AppResult<i64> {
-    let account: Option<(i64, String, Option<i64>)> =
-        sqlx::query_as("SELECT id, password_hash, locked_until FROM users WHERE email = $1")
-            .bind(email)
-            .fetch_optional(&db.pool)
-            .await?;
-    let Some((user_id, stored_hash, locked_until)) = account else {
-        password::verify_against_nothing(given_password).await;
-        return Err(wrong_credentials());
+/// Checks an e-mail and password from a client address under the login throttle (see
+/// [`super::throttle`]) and answers the user; used by the API login and the OAuth login page
+/// alike. An unknown e-mail costs the same hash and gets the same answer as a wrong password.
+pub async fn verify_credentials(db: &Db, email: &str, given_password: String, address: &str) -> AppResult<i64> {
+    throttle::check(db, email, address).await?;
+    let account: Option<(i64, String)> = sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
+        .bind(email)
+        .fetch_optional(&db.pool)
+        .await?;
+    let matched = match account {
+        Some((user_id, stored_hash)) => password::verify(given_password, stored_hash).await?.then_some(user_id),
+        None => {
+            password::verify_against_nothing(given_password).await;
+            None
+        }
     };
-    let current = now();
-    if let Some(until) = locked_until.filter(|until| *until > current) {
-        return Err(locked(until));
+    match matched {
+        Some(user_id) => {
+            throttle::succeeded(db, email, address).await?;
+            Ok(user_id)
+        }
+        None => Err(throttle::failed(db, email, address).await?),
     }
-    if password::verify(given_password, stored_hash).await? {
-        sqlx::query("UPDATE users SET failed_login_count = 0, locked_until = NULL WHERE id = $1")
-            .bind(user_id)
-            .execute(&db.pool)
-            .await?;
-        return Ok(user_id);
-    }
-    // Count the failure and lock at the threshold in one statement, so that concurrent guesses
-    // are all counted. The counter restarts once the lock is set.
-    let (count, until): (i64, Option<i64>) = sqlx::query_as(
-        "UPDATE users SET
-            locked_until = CASE WHEN failed_login_count + 1 >= $2 THEN $3 ELSE locked_until END,
-            failed_login_count = CASE WHEN failed_login_count + 1 >= $2 THEN 0 ELSE failed_login_count + 1 END
-         WHERE id = $1 RETURNING failed_login_count, locked_until",
-    )
-    .bind(user_id)
-    .bind(MAX_FAILED_LOGINS)
-    .bind(current + LOCK_SECONDS)
-    .fetch_one(&db.pool)
-    .await?;
-    match until {
-        Some(until) if until > current => Err(locked(until)),
-        _ => Err(wrong_credentials()
-            .with("nb_bad_tries", count)
-            .with("max_possible_tries", MAX_FAILED_LOGINS)),
-    }
-}
-
-fn locked(until: i64) -> AppError {
-    AppError::authentication("Account temporarily locked after too many wrong passwords")
-        .with("reason", "ACCOUNT_LOCKED")
-        .with("lockedUntil", until)
 }
 
 /// Exchanges a refresh token for a new pair; the old refresh token is spent.

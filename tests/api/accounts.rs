@@ -194,41 +194,6 @@ on_both_backends! {
         }
     }
 
-    async fn wrong_passwords_count_then_lock_the_account(app) {
-        app.sign_up("locked@example.com", "the right password").await;
-        let body = login(app, "locked@example.com", "wrong").await;
-        assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
-        assert_eq!(body["errors"][0]["extensions"]["nb_bad_tries"], 1);
-        assert_eq!(body["errors"][0]["extensions"]["max_possible_tries"], 10);
-        // An unknown account answers exactly like a wrong password.
-        let unknown = login(app, "nobody@example.com", "wrong").await;
-        assert_eq!(unknown["errors"][0]["message"], body["errors"][0]["message"]);
-
-        for _ in 2..10 {
-            login(app, "locked@example.com", "wrong").await;
-        }
-        let body = login(app, "locked@example.com", "wrong").await;
-        assert_eq!(body["errors"][0]["extensions"]["reason"], "ACCOUNT_LOCKED", "{body}");
-        // Locked: even the right password is refused until the lock expires.
-        let body = login(app, "locked@example.com", "the right password").await;
-        assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
-        assert_eq!(body["errors"][0]["extensions"]["reason"], "ACCOUNT_LOCKED");
-        assert!(body["errors"][0]["extensions"]["lockedUntil"].as_i64().unwrap() > chrono::Utc::now().timestamp());
-
-        // Once the lock has expired, the right password works and resets the counter.
-        sqlx::query("UPDATE users SET locked_until = 1 WHERE email = 'locked@example.com'")
-            .execute(&app.server.db.pool)
-            .await
-            .unwrap();
-        let body = login(app, "locked@example.com", "the right password").await;
-        assert!(body["data"]["auth"]["login"]["accessToken"].is_string(), "{body}");
-        let (count,): (i64,) = sqlx::query_as("SELECT failed_login_count FROM users WHERE email = 'locked@example.com'")
-            .fetch_one(&app.server.db.pool)
-            .await
-            .unwrap();
-        assert_eq!(count, 0);
-    }
-
     async fn refresh_tokens_rotate_and_reuse_revokes_the_session(app) {
         let (access, refresh) = app.sign_up("rotate@example.com", "long enough secret").await;
         let (_, body) = app.graphql(REFRESH, json!({}), Some(&refresh)).await;
@@ -322,5 +287,76 @@ on_both_backends! {
             assert!(token_hash != access && token_hash != refresh);
             assert!(!access.contains(&token_hash) && !refresh.contains(&token_hash));
         }
+    }
+}
+
+/// A login from a given client address (the test server trusts 127.0.0.1 as its proxy).
+async fn login_from(app: &TestApp, address: &str, email: &str, password: &str) -> Value {
+    app.client
+        .post(app.url("/api/graphql"))
+        .header("x-forwarded-for", address)
+        .json(&json!({ "query": LOGIN, "variables": { "e": email, "p": password } }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+fn reason(body: &Value) -> &str {
+    body["errors"][0]["extensions"]["reason"].as_str().unwrap_or("")
+}
+
+for_both_backends! {
+    async fn login_throttling_slows_guesses_without_locking_people_out(backend) {
+        let Some(app) = TestApp::spawn_with(backend, |s| s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]).await else { return };
+        app.sign_up("owner@example.com", "the right password").await;
+        app.sign_up("colleague@example.com", "another right password").await;
+        let (office, attacker) = ("203.0.113.10", "198.51.100.66");
+        // The owner logs in from the office once: a known address from now on.
+        let body = login_from(&app, office, "owner@example.com", "the right password").await;
+        assert!(body["data"]["auth"]["login"]["accessToken"].is_string(), "{body}");
+
+        // A wrong password and an unknown e-mail answer alike, extensions included.
+        let wrong = login_from(&app, attacker, "owner@example.com", "guess 1").await;
+        let unknown = login_from(&app, attacker, "nobody@example.com", "guess 1").await;
+        assert_eq!(codes(&wrong), ["AUTHENTICATION_ERROR"]);
+        assert_eq!(wrong["errors"][0]["message"], unknown["errors"][0]["message"]);
+        assert_eq!(wrong["errors"][0]["extensions"], unknown["errors"][0]["extensions"]);
+        assert_eq!(wrong["errors"][0]["extensions"]["nb_bad_tries"], 1);
+        assert_eq!(wrong["errors"][0]["extensions"]["max_possible_tries"], 10);
+
+        // Ten wrong passwords from one address: that address is refused for that account…
+        for n in 2..=10 {
+            let body = login_from(&app, attacker, "owner@example.com", &format!("guess {n}")).await;
+            assert_eq!(body["errors"][0]["extensions"]["nb_bad_tries"], n);
+        }
+        let refused = login_from(&app, attacker, "owner@example.com", "the right password").await;
+        assert_eq!(reason(&refused), "TOO_MANY_ATTEMPTS", "{refused}");
+        assert!(refused["errors"][0]["extensions"]["retryAfter"].as_i64().unwrap() > 0);
+        // …and so is an unknown e-mail after as many tries: it tells nothing either.
+        for n in 2..=10 {
+            login_from(&app, attacker, "nobody@example.com", &format!("guess {n}")).await;
+        }
+        assert_eq!(reason(&login_from(&app, attacker, "nobody@example.com", "x").await), "TOO_MANY_ATTEMPTS");
+        // Another account behind the same address is not blocked, nor the owner elsewhere.
+        let body = login_from(&app, attacker, "colleague@example.com", "another right password").await;
+        assert!(body["data"]["auth"]["login"]["accessToken"].is_string(), "{body}");
+        let body = login_from(&app, office, "owner@example.com", "the right password").await;
+        assert!(body["data"]["auth"]["login"]["accessToken"].is_string(), "{body}");
+
+        // Spread over many addresses: after 30 failures in the hour, unknown addresses are
+        // refused for this account, while the owner's known address still works.
+        for n in 0..20 {
+            let address = format!("192.0.2.{n}");
+            let body = login_from(&app, &address, "owner@example.com", "spread guess").await;
+            assert_eq!(reason(&body), "BAD_PASSWORD", "{n}: {body}");
+        }
+        let refused = login_from(&app, "192.0.2.200", "owner@example.com", "the right password").await;
+        assert_eq!(reason(&refused), "TOO_MANY_ATTEMPTS", "{refused}");
+        let body = login_from(&app, office, "owner@example.com", "the right password").await;
+        assert!(body["data"]["auth"]["login"]["accessToken"].is_string(), "the owner's known address: {body}");
+        app.cleanup().await;
     }
 }
