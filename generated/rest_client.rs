@@ -595,7 +595,7 @@ pub mod types {
     ///`TachographExportRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct TachographExportRequest {
-        ///Companies to export. The caller must be an admin, today, of each of them.
+        ///Companies to export (at most 100). The caller must be an admin, today, of each of them.
         pub company_ids: ::std::vec::Vec<i64>,
         ///Also produce, for each employee, a file of the data as the employee declared it, ending in `_employee.C1B`.
         #[serde(default)]
@@ -606,7 +606,7 @@ pub mod types {
         ///First day of the period. If absent, `max_date` minus 27 days.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub min_date: ::std::option::Option<::chrono::naive::NaiveDate>,
-        ///Users to export. If absent or empty, every employee with an accepted employment in those companies over the period is exported. Ids of other users are ignored.
+        ///Users to export (at most 5,000). If absent or empty, every employee with an accepted employment in those companies over the period is exported. Ids of other users are ignored.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub user_ids: ::std::vec::Vec<i64>,
         ///Sign the files with this environment's non-official key chain.
@@ -2182,7 +2182,8 @@ root public key from `GET /api/tachograph/root-public-key`.
 
 **Errors.** All errors use the `ApiError` shape. An ill-formed request is answered with **404**
 (`INVALID_INPUTS`). That covers invalid JSON, a missing or mistyped field, an empty `company_ids`,
-a bad date, `min_date` after `max_date`, and a period that is too long. This is where Roadlog
+more than 100 `company_ids` or 5,000 `user_ids`, a bad date, `min_date` after `max_date`, and a
+period that is too long. This is where Roadlog
 differs from the reference service, which answers 422.
 
 

@@ -7,7 +7,7 @@ use chrono::{Datelike, NaiveDate};
 
 use crate::errors::AppResult;
 use crate::missions::{date_of, day_start};
-use crate::storage::Db;
+use crate::storage::{Db, id_list};
 
 use super::c1b::{self, Activity, ActivityKind, DriverCard, Export, Place, PlaceEntryType, VehicleUse};
 
@@ -21,13 +21,6 @@ pub struct Employee {
     pub creation_time: i64,
 }
 
-fn list(start: usize, n: usize) -> String {
-    (start..start + n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Employees with an accepted employment in one of the companies over the period (restricted to
 /// `only` when it is not empty; other ids are ignored, never revealed).
 pub async fn employees(
@@ -37,23 +30,24 @@ pub async fn employees(
     min: NaiveDate,
     max: NaiveDate,
 ) -> AppResult<Vec<Employee>> {
-    let c = list(3, companies.len());
     let filter = if only.is_empty() {
         String::new()
     } else {
-        format!(" AND u.id IN ({})", list(3 + companies.len(), only.len()))
+        format!(" AND {}", db.ids_in("u.id", 4))
     };
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT u.id, u.first_name, u.last_name, u.birth_date, u.creation_time FROM users u
-         WHERE u.id IN (SELECT e.user_id FROM employments e WHERE e.company_id IN ({c}) AND e.validation_status = 'approved'
+         WHERE u.id IN (SELECT e.user_id FROM employments e WHERE {} AND e.validation_status = 'approved'
                           AND e.dismissed_at IS NULL AND e.start_date <= $2 AND (e.end_date IS NULL OR e.end_date >= $1)){filter}
-         ORDER BY u.id"
+         ORDER BY u.id",
+        db.ids_in("e.company_id", 3)
     ));
     let mut query = sqlx::query_as::<_, Employee>(sql)
         .bind(crate::companies::date_text(min))
-        .bind(crate::companies::date_text(max));
-    for id in companies.iter().chain(only) {
-        query = query.bind(*id);
+        .bind(crate::companies::date_text(max))
+        .bind(id_list(companies));
+    if !only.is_empty() {
+        query = query.bind(id_list(only));
     }
     Ok(query.fetch_all(&db.pool).await?)
 }
@@ -124,25 +118,30 @@ pub async fn chunk(
     let (from, until) = bounds(min, max);
     let users: Vec<i64> = employees.iter().map(|e| e.id).collect();
     let where_clause = format!(
-        "a.user_id IN ({}) AND m.company_id IN ({}) AND a.start_time < $1 AND COALESCE(a.end_time, $3) > $2",
-        list(4, users.len()),
-        list(4 + users.len(), companies.len())
+        "{} AND {} AND a.start_time < $1 AND COALESCE(a.end_time, $3) > $2",
+        db.ids_in("a.user_id", 4),
+        db.ids_in("m.company_id", 5)
     );
-    let binds: Vec<i64> = [until, from, generated_at]
-        .into_iter()
-        .chain(users.iter().copied())
-        .chain(companies.iter().copied())
-        .collect();
+    let (user_list, company_list) = (id_list(&users), id_list(companies));
+    // The same five parameters for every query of the chunk.
+    macro_rules! bind_window {
+        ($query:expr) => {
+            $query
+                .bind(until)
+                .bind(from)
+                .bind(generated_at)
+                .bind(&user_list)
+                .bind(&company_list)
+        };
+    }
 
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT a.id, a.mission_id, a.user_id, a.type, a.start_time, a.end_time, a.dismissed_at, a.dismiss_author_id
          FROM activities a JOIN missions m ON m.id = a.mission_id WHERE {where_clause} ORDER BY a.start_time, a.id"
     ));
-    let mut query = sqlx::query_as::<_, ActivityData>(sql);
-    for b in &binds {
-        query = query.bind(*b);
-    }
-    let activities = query.fetch_all(&db.pool).await?;
+    let activities = bind_window!(sqlx::query_as::<_, ActivityData>(sql))
+        .fetch_all(&db.pool)
+        .await?;
 
     let mut versions: HashMap<i64, Vec<VersionData>> = HashMap::new();
     if employee_version {
@@ -151,11 +150,10 @@ pub async fn chunk(
              FROM activity_versions v JOIN activities a ON a.id = v.activity_id JOIN missions m ON m.id = a.mission_id
              WHERE {where_clause} ORDER BY v.activity_id, v.version_number"
         ));
-        let mut query = sqlx::query_as::<_, VersionData>(sql);
-        for b in &binds {
-            query = query.bind(*b);
-        }
-        for v in query.fetch_all(&db.pool).await? {
+        for v in bind_window!(sqlx::query_as::<_, VersionData>(sql))
+            .fetch_all(&db.pool)
+            .await?
+        {
             versions.entry(v.activity_id).or_default().push(v);
         }
     }
@@ -167,11 +165,7 @@ pub async fn chunk(
          LEFT JOIN location_entries le ON le.mission_id = m.id AND le.type = 'mission_end_location'
          WHERE m.id IN (SELECT a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id WHERE {where_clause})"
     ));
-    let mut query = sqlx::query_as::<_, MissionData>(sql);
-    for b in &binds {
-        query = query.bind(*b);
-    }
-    let missions: HashMap<i64, MissionData> = query
+    let missions: HashMap<i64, MissionData> = bind_window!(sqlx::query_as::<_, MissionData>(sql))
         .fetch_all(&db.pool)
         .await?
         .into_iter()

@@ -108,17 +108,11 @@ pub async fn card_keys(db: &Db, user_ids: &[i64]) -> AppResult<HashMap<i64, Card
 async fn read_card_keys(db: &Db, user_ids: &[i64]) -> AppResult<HashMap<i64, CardKey>> {
     let mut keys = HashMap::new();
     for chunk in user_ids.chunks(500) {
-        let list = (1..=chunk.len())
-            .map(|i| format!("${i}"))
-            .collect::<Vec<_>>()
-            .join(", ");
         let sql = sqlx::AssertSqlSafe(format!(
-            "SELECT user_id, key_bytes FROM tachograph_card_keys WHERE user_id IN ({list})"
+            "SELECT user_id, key_bytes FROM tachograph_card_keys WHERE {}",
+            db.ids_in("user_id", 1)
         ));
-        let mut query = sqlx::query_as::<_, (i64, Vec<u8>)>(sql);
-        for id in chunk {
-            query = query.bind(*id);
-        }
+        let query = sqlx::query_as::<_, (i64, Vec<u8>)>(sql).bind(crate::storage::id_list(chunk));
         for (user_id, bytes) in query.fetch_all(&db.pool).await? {
             keys.insert(
                 user_id,

@@ -10,6 +10,10 @@ use serde_json::Value;
 pub const MAX_PERIOD_DAYS: i64 = 64;
 /// Default period: `max_date` and the 27 days before it (four weeks).
 pub const DEFAULT_PERIOD_DAYS: i64 = 27;
+/// Most companies in one export.
+pub const MAX_COMPANIES: usize = 100;
+/// Most users named in one export.
+pub const MAX_USERS: usize = 5_000;
 
 /// A well-formed export request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,13 +30,17 @@ pub struct ExportRequest {
 /// Field → messages, for the 404 answer.
 pub type Details = BTreeMap<String, Vec<String>>;
 
-fn ids(value: Option<&Value>, field: &str, required: bool, details: &mut Details) -> Vec<i64> {
+fn ids(value: Option<&Value>, field: &str, required: bool, most: usize, details: &mut Details) -> Vec<i64> {
     let mut complain = |m: &str| details.entry(field.to_string()).or_default().push(m.to_string());
     match value {
         None | Some(Value::Null) => {
             if required {
                 complain("Missing data for required field.");
             }
+            Vec::new()
+        }
+        Some(Value::Array(items)) if items.len() > most => {
+            complain(&format!("Must contain at most {most} ids."));
             Vec::new()
         }
         Some(Value::Array(items)) => {
@@ -107,8 +115,14 @@ pub fn parse(body: &[u8], today: NaiveDate) -> Result<ExportRequest, Details> {
         details.insert("json".into(), vec!["The body must be a JSON object.".into()]);
         return Err(details);
     };
-    let company_ids = ids(fields.get("company_ids"), "company_ids", true, &mut details);
-    let user_ids = ids(fields.get("user_ids"), "user_ids", false, &mut details);
+    let company_ids = ids(
+        fields.get("company_ids"),
+        "company_ids",
+        true,
+        MAX_COMPANIES,
+        &mut details,
+    );
+    let user_ids = ids(fields.get("user_ids"), "user_ids", false, MAX_USERS, &mut details);
     let max = date(fields.get("max_date"), "max_date", &mut details);
     let min = date(fields.get("min_date"), "min_date", &mut details);
     let with_digital_signatures = flag(
@@ -180,6 +194,14 @@ mod tests {
         assert!(parse(br#"{}"#, today()).unwrap_err().contains_key("company_ids"));
         assert!(parse(b"{nope", today()).unwrap_err().contains_key("json"));
         assert!(parse(b"[1]", today()).unwrap_err().contains_key("json"));
+        let many: Vec<i64> = (0..5001).collect();
+        let body = serde_json::json!({ "company_ids": [1], "user_ids": many }).to_string();
+        assert_eq!(
+            parse(body.as_bytes(), today()).unwrap_err()["user_ids"],
+            ["Must contain at most 5000 ids."]
+        );
+        let body = serde_json::json!({ "company_ids": (0..101).collect::<Vec<i64>>() }).to_string();
+        assert!(parse(body.as_bytes(), today()).unwrap_err().contains_key("company_ids"));
     }
 
     #[test]

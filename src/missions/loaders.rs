@@ -28,13 +28,16 @@ async fn grouped<T>(
 where
     T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
 {
-    let list = (1..=ids.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
-    let sql = sqlx::AssertSqlSafe(select.replace("{ids}", &list));
-    let mut query = sqlx::query_as::<_, T>(sql);
-    for id in ids {
-        query = query.bind(*id);
-    }
-    let rows = query.fetch_all(&db.pool).await?;
+    // `column IN ({ids})` becomes the database's form of "column is one of the ids bound as $1".
+    let (head, tail) = select
+        .split_once(" IN ({ids})")
+        .expect("a loader's query has `column IN ({ids})`");
+    let (before, column) = head.rsplit_once(' ').unwrap_or(("", head));
+    let sql = sqlx::AssertSqlSafe(format!("{before} {}{tail}", db.ids_in(column, 1)));
+    let rows = sqlx::query_as::<_, T>(sql)
+        .bind(crate::storage::id_list(ids))
+        .fetch_all(&db.pool)
+        .await?;
     let mut map: HashMap<i64, Vec<T>> = HashMap::new();
     for row in rows {
         map.entry(key(&row)).or_default().push(row);

@@ -64,16 +64,14 @@ pub async fn scope(db: &Db, viewer: i64, user_id: i64, field: &str) -> AppResult
     Ok(Some(rows.into_iter().map(|r| r.0).collect()))
 }
 
-fn company_filter(scope: &Option<Vec<i64>>, column: &str, next_placeholder: usize) -> (String, Vec<i64>) {
+/// The viewer's company scope as a condition on `column` (parameter `$param`) and its value.
+fn company_filter(db: &Db, scope: &Option<Vec<i64>>, column: &str, param: usize) -> (String, Option<String>) {
     match scope {
-        None => (String::new(), Vec::new()),
-        Some(ids) => {
-            let list = (0..ids.len())
-                .map(|i| format!("${}", next_placeholder + i))
-                .collect::<Vec<_>>()
-                .join(", ");
-            (format!(" AND {column} IN ({list})"), ids.clone())
-        }
+        None => (String::new(), None),
+        Some(ids) => (
+            format!(" AND {}", db.ids_in(column, param)),
+            Some(crate::storage::id_list(ids)),
+        ),
     }
 }
 
@@ -110,8 +108,13 @@ impl Window {
         })
     }
 
-    fn binds(&self, extra: &[i64]) -> Vec<i64> {
-        let mut values = vec![
+    /// Binds `$1`…`$7`, then the company scope as `$8` when there is one.
+    fn bind<'q, O>(
+        &self,
+        mut query: sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments>,
+        scope: Option<String>,
+    ) -> sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+        for value in [
             self.owner,
             self.until,
             OPEN,
@@ -119,9 +122,13 @@ impl Window {
             self.cursor.0,
             self.cursor.1,
             self.fetch,
-        ];
-        values.extend_from_slice(extra);
-        values
+        ] {
+            query = query.bind(value);
+        }
+        match scope {
+            Some(list) => query.bind(list),
+            None => query,
+        }
     }
 }
 
@@ -164,7 +171,7 @@ pub async fn user_missions(
 ) -> AppResult<MissionConnection> {
     let scope = scope(db, viewer, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (filter, companies) = company_filter(&scope, "m.company_id", 8);
+    let (filter, companies) = company_filter(db, &scope, "m.company_id", 8);
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT MIN(a.start_time) AS start, a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id
          WHERE a.user_id = $1 AND a.dismissed_at IS NULL{filter}
@@ -173,10 +180,7 @@ pub async fn user_missions(
             AND (MIN(a.start_time) < $5 OR (MIN(a.start_time) = $5 AND a.mission_id < $6))
          ORDER BY start DESC, a.mission_id DESC LIMIT $7"
     ));
-    let mut query = sqlx::query_as::<_, (i64, i64)>(sql);
-    for value in Window::new(user_id, from, until, after, limit)?.binds(&companies) {
-        query = query.bind(value);
-    }
+    let query = Window::new(user_id, from, until, after, limit)?.bind(sqlx::query_as::<_, (i64, i64)>(sql), companies);
     let keys = query.fetch_all(&db.pool).await?;
     mission_page(db, keys, limit, viewer).await
 }
@@ -213,10 +217,7 @@ pub async fn company_missions(
                  OR (COALESCE(MIN(a.start_time), m.reception_time) = $5 AND m.id < $6))
          ORDER BY start DESC, m.id DESC LIMIT $7"
     ));
-    let mut query = sqlx::query_as::<_, (i64, i64)>(sql);
-    for value in Window::new(company_id, from, until, after, limit)?.binds(&[]) {
-        query = query.bind(value);
-    }
+    let query = Window::new(company_id, from, until, after, limit)?.bind(sqlx::query_as::<_, (i64, i64)>(sql), None);
     let keys = query.fetch_all(&db.pool).await?;
     mission_page(db, keys, limit, viewer).await
 }
@@ -234,7 +235,7 @@ pub async fn user_activities(
 ) -> AppResult<(ActivityConnection, Vec<ActivityRow>)> {
     let scope = scope(db, viewer, user_id, "activities").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (filter, companies) = company_filter(&scope, "m.company_id", 8);
+    let (filter, companies) = company_filter(db, &scope, "m.company_id", 8);
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT {} FROM activities a JOIN missions m ON m.id = a.mission_id
          WHERE a.user_id = $1 AND a.dismissed_at IS NULL{filter}
@@ -243,10 +244,7 @@ pub async fn user_activities(
          ORDER BY a.start_time DESC, a.id DESC LIMIT $7",
         activity_store::COLUMNS
     ));
-    let mut query = sqlx::query_as::<_, ActivityRow>(sql);
-    for value in Window::new(user_id, from, until, after, limit)?.binds(&companies) {
-        query = query.bind(value);
-    }
+    let query = Window::new(user_id, from, until, after, limit)?.bind(sqlx::query_as::<_, ActivityRow>(sql), companies);
     let mut rows = query.fetch_all(&db.pool).await?;
     let has_next_page = rows.len() as i64 > limit;
     rows.truncate(limit as usize);

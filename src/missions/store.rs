@@ -65,31 +65,24 @@ pub async fn insert(conn: &mut AnyConnection, new: &NewMission<'_>) -> AppResult
     Ok(id)
 }
 
-fn placeholders(n: usize) -> String {
-    (1..=n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
-}
-
 /// Builds the API objects of several missions for `viewer` in three queries, whatever their
 /// number: the missions, who ended them, and whether all their activities are cancelled.
 pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i64, Mission>> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
-    let list = placeholders(ids.len());
-    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE m.id IN ({list})"));
-    let mut query = sqlx::query_as::<_, MissionRow>(sql);
-    for id in ids {
-        query = query.bind(*id);
-    }
-    let rows = query.fetch_all(&db.pool).await?;
+    let list = crate::storage::id_list(ids);
+    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE {}", db.ids_in("m.id", 1)));
+    let rows = sqlx::query_as::<_, MissionRow>(sql)
+        .bind(&list)
+        .fetch_all(&db.pool)
+        .await?;
 
     let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT mission_id, user_id FROM mission_ends WHERE mission_id IN ({list})"
+        "SELECT mission_id, user_id FROM mission_ends WHERE {}",
+        db.ids_in("mission_id", 1)
     ));
-    let mut query = sqlx::query_as::<_, (i64, i64)>(sql);
-    for id in ids {
-        query = query.bind(*id);
-    }
+    let query = sqlx::query_as::<_, (i64, i64)>(sql).bind(&list);
     let mut ended: HashMap<i64, Vec<i64>> = HashMap::new();
     for (mission_id, user_id) in query.fetch_all(&db.pool).await? {
         ended.entry(mission_id).or_default().push(user_id);
@@ -98,12 +91,10 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
     // A mission is deleted when it has activities and all of them are cancelled.
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT mission_id, COUNT(*), COUNT(dismissed_at), MAX(dismissed_at) FROM activities
-         WHERE mission_id IN ({list}) GROUP BY mission_id"
+         WHERE {} GROUP BY mission_id",
+        db.ids_in("mission_id", 1)
     ));
-    let mut query = sqlx::query_as::<_, (i64, i64, i64, Option<i64>)>(sql);
-    for id in ids {
-        query = query.bind(*id);
-    }
+    let query = sqlx::query_as::<_, (i64, i64, i64, Option<i64>)>(sql).bind(&list);
     let mut deleted: HashMap<i64, i64> = HashMap::new();
     for (mission_id, total, dismissed, last) in query.fetch_all(&db.pool).await? {
         if total > 0 && total == dismissed {

@@ -132,6 +132,21 @@ impl Db {
         }
     }
 
+    /// `column IN (…the ids bound as parameter $param…)`: a list of ids is one parameter, a JSON
+    /// array bound with [`id_list`], unpacked by the database, so that no query binds one
+    /// parameter per id (bind-parameter limits: 32,766 on SQLite, 65,535 on PostgreSQL) and the
+    /// statement text is the same whatever the number of ids.
+    pub fn ids_in(&self, column: &str, param: usize) -> String {
+        match self.backend {
+            Backend::Sqlite => format!("{column} IN (SELECT value FROM json_each(${param}))"),
+            Backend::Postgres => {
+                format!(
+                    "{column} IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(${param} AS json)))"
+                )
+            }
+        }
+    }
+
     /// Whether the database answers (for `GET /health`).
     pub async fn ping(&self) -> bool {
         sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
@@ -142,6 +157,20 @@ fn sqlite_file(url: &str) -> Option<&str> {
     let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
     let path = rest.split('?').next().unwrap_or("");
     (!path.is_empty() && path != ":memory:").then_some(path)
+}
+
+/// The parameter of [`Db::ids_in`]: the ids as a JSON array.
+pub fn id_list(ids: &[i64]) -> String {
+    let mut text = String::with_capacity(ids.len() * 8 + 2);
+    text.push('[');
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&id.to_string());
+    }
+    text.push(']');
+    text
 }
 
 /// The current time in Unix seconds.
@@ -161,6 +190,12 @@ pub fn is_unique_violation(error: &sqlx::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn id_lists_are_json_arrays() {
+        assert_eq!(super::id_list(&[]), "[]");
+        assert_eq!(super::id_list(&[3, -1, 42]), "[3,-1,42]");
+    }
+
     #[test]
     fn sqlite_paths_are_found() {
         assert_eq!(super::sqlite_file("sqlite://data/x.db?mode=rwc"), Some("data/x.db"));

@@ -206,14 +206,9 @@ pub async fn find_many(db: &Db, ids: &[i64]) -> AppResult<Vec<UserRow>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {USER_COLUMNS} FROM users WHERE id IN ({})",
-        placeholders.join(", ")
-    ));
-    let mut query = sqlx::query_as::<_, UserRow>(sql);
-    for id in ids {
-        query = query.bind(*id);
-    }
-    Ok(query.fetch_all(&db.pool).await?)
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE {}", db.ids_in("id", 1)));
+    Ok(sqlx::query_as::<_, UserRow>(sql)
+        .bind(crate::storage::id_list(ids))
+        .fetch_all(&db.pool)
+        .await?)
 }

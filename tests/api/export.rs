@@ -339,3 +339,26 @@ async fn inspect_command_reads_files_and_refuses_broken_ones() {
     app.cleanup().await;
 }
 }
+
+on_both_backends! {
+    async fn id_lists_are_capped_and_bound_as_one_parameter(app) {
+        let s = setup(app).await;
+        // Far over the cap: the documented 404 shape, at once, before any query.
+        let many: Vec<i64> = (1..=40_000).collect();
+        let response = export(app, Some(&s.admin), json!({ "company_ids": [s.company], "user_ids": many })).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error_code"], "INVALID_INPUTS");
+        assert_eq!(body["details"]["user_ids"], json!(["Must contain at most 5000 ids."]));
+        let companies: Vec<i64> = (1..=101).collect();
+        let response = export(app, Some(&s.admin), json!({ "company_ids": companies })).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        // At the cap: one parameter whatever the number of ids, on both databases.
+        let mut at_cap: Vec<i64> = (1_000_000..1_004_999).collect();
+        at_cap.push(s.worker.id);
+        let response = export(app, Some(&s.admin), json!({ "company_ids": [s.company], "user_ids": at_cap })).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let files = unzip(&response.bytes().await.unwrap());
+        assert_eq!(files.len(), 1, "only the employee among the ids is exported");
+    }
+}

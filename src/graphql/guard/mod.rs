@@ -42,6 +42,8 @@ pub struct Limits {
     pub cost: usize,
     /// Most fields that check a password, in one HTTP request (a batch included).
     pub credential_fields: usize,
+    /// Most items in a list argument or list variable (id lists included).
+    pub list_items: usize,
 }
 
 impl Limits {
@@ -57,6 +59,7 @@ impl Limits {
         fragment_spreads: 500,
         cost: 5_000,
         credential_fields: 1,
+        list_items: 1_000,
     };
 }
 

@@ -74,6 +74,11 @@ pub(super) fn check(model: &SchemaModel, ty: &Type, value: &ConstValue) -> Resul
     }
     match &ty.base {
         BaseType::List(inner) => match value {
+            ConstValue::List(items) if items.len() > super::Limits::DEFAULT.list_items => Err(format!(
+                "Lists hold at most {} items; this one has {}.",
+                super::Limits::DEFAULT.list_items,
+                items.len()
+            )),
             ConstValue::List(items) => {
                 for (index, item) in items.iter().enumerate() {
                     check(model, inner, item).map_err(|reason| format!("at index {index}: {reason}"))?;
@@ -228,6 +233,14 @@ mod tests {
         assert!(
             run("query($l: [Int!]) { a(l: $l) }", serde_json::json!({ "l": 1 })).is_ok(),
             "one value is a list of one"
+        );
+        let long: Vec<i64> = (0..1001).collect();
+        let refused = run("query($l: [Int!]) { a(l: $l) }", serde_json::json!({ "l": long })).unwrap_err();
+        assert!(
+            refused[0]
+                .message
+                .ends_with("Lists hold at most 1000 items; this one has 1001."),
+            "{refused:?}"
         );
         let inner_null = run("query($l: [Int!]) { a(l: $l) }", serde_json::json!({ "l": [1, null] })).unwrap_err();
         assert!(inner_null[0].message.contains("at index 1"), "{inner_null:?}");
