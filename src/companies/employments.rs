@@ -40,7 +40,10 @@ pub struct EmploymentRow {
 pub const INACTIVE_AFTER_SECONDS: i64 = 90 * 24 * 3600;
 
 /// The columns of [`EmploymentRow`], for `FROM employments e LEFT JOIN users u ON u.id = e.user_id`.
-pub const SELECT: &str = "SELECT e.id, e.user_id, e.company_id, COALESCE(e.email, u.email) AS email, e.submitter_id, \
+/// The e-mail is the one the company typed; the account's own address shows only once the user
+/// accepted the employment (privacy before consent).
+pub const SELECT: &str = "SELECT e.id, e.user_id, e.company_id, \
+     CASE WHEN e.email IS NOT NULL THEN e.email WHEN e.validation_status = 'approved' THEN u.email END AS email, e.submitter_id, \
      e.reception_time, e.validation_status, e.start_date, e.end_date, e.has_admin_rights, e.is_primary, e.dismissed_at, \
      COALESCE((SELECT MAX(a.start_time) FROM activities a JOIN missions m ON m.id = a.mission_id \
                WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL), \

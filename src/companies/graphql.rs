@@ -188,7 +188,9 @@ impl CompanyResolver for Api {
         }
         let from = from_date.map(|d| date_text(d.0)).unwrap_or_else(|| "0000-01-01".into());
         let to = to_date.map(|d| date_text(d.0)).unwrap_or_else(|| "9999-12-31".into());
-        let users = accounts::of_company(&self.db, parent.id.into(), &from, &to, false).await?;
+        // Accepted employments only: until a user accepts, the company sees only what it typed
+        // in the invitation (Employment.userId and .email), never the account.
+        let users = accounts::of_company(&self.db, parent.id.into(), &from, &to, true).await?;
         Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
     }
 
@@ -288,10 +290,15 @@ impl EmploymentResolver for Api {
     }
 
     async fn user(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {
-        match parent.user_id {
-            Some(id) => Ok(crate::users::load_user(ctx, id.into()).await?),
-            None => Ok(None),
+        let Some(id) = parent.user_id else {
+            return Ok(None);
+        };
+        // Privacy before consent: a pending employment shows its user to that user only.
+        let accepted = parent.validation_status.as_deref() == Some("approved");
+        if !accepted && caller(ctx).user_id().ok() != Some(i64::from(id)) {
+            return Ok(None);
         }
+        Ok(crate::users::load_user(ctx, id.into()).await?)
     }
 
     async fn submitter(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {

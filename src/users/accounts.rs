@@ -145,9 +145,11 @@ pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
         .await?)
 }
 
-/// Whether `viewer` may read `target`: oneself, or a co-worker, that is a user with an employment
-/// (not rejected nor dismissed, at any time) in a company where the viewer is employed today
-/// with an accepted employment (the reference's `self_or_have_common_company`).
+/// Whether `viewer` may read `target`: oneself, or a co-worker, that is a user with an accepted
+/// employment (not dismissed, at any time) in a company where the viewer is employed today with
+/// an accepted employment. The reference's `self_or_have_common_company` also counts the
+/// target's pending employments; Roadlog does not, so that a company cannot read an account by
+/// attaching an employment to its id before the user accepted anything.
 pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
     if viewer == target {
         return Ok(true);
@@ -157,7 +159,7 @@ pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
         "SELECT 1 FROM employments mine JOIN employments theirs ON theirs.company_id = mine.company_id
          WHERE mine.user_id = $1 AND mine.validation_status = 'approved' AND mine.dismissed_at IS NULL
            AND mine.start_date <= $3 AND (mine.end_date IS NULL OR mine.end_date >= $3)
-           AND theirs.user_id = $2 AND theirs.validation_status <> 'rejected' AND theirs.dismissed_at IS NULL
+           AND theirs.user_id = $2 AND theirs.validation_status = 'approved' AND theirs.dismissed_at IS NULL
          LIMIT 1",
     )
     .bind(viewer)

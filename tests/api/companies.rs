@@ -492,10 +492,10 @@ on_both_backends! {
             assert_eq!(body["data"], json!({ "company": null }));
             assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"]);
         }
-        // Own attachments are readable by oneself only.
+        // A user whose employment is still pending is not readable by the company (privacy
+        // before consent), unlike in the reference.
         let body = app.as_user(&admin, "query($u: Int!) { user(id: $u) { id currentEmployments { id } } }", json!({ "u": worker.id })).await;
-        assert_eq!(body["data"]["user"]["id"], worker.id);
-        assert_eq!(body["data"]["user"]["currentEmployments"], Value::Null);
+        assert_eq!(body["data"]["user"], Value::Null);
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"]);
     }
 
@@ -593,4 +593,50 @@ async fn outbox_is_not_served_in_production() {
     assert_eq!(body["error_code"], "NOT_FOUND");
     app.cleanup().await;
 }
+}
+
+on_both_backends! {
+    async fn a_company_sees_only_what_it_typed_until_the_user_accepts(app) {
+        let admin = app.new_user("admin@example.com").await;
+        let company = app.new_company(&admin, "Curious").await;
+        let target = app.new_user("private.person@example.com").await;
+        sqlx::query("UPDATE users SET first_name = 'Secret', last_name = 'Name' WHERE id = $1")
+            .bind(target.id)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        // Attached by id, and by the e-mail of an existing account (written differently).
+        app.employ(&admin, company, target.id, "").await;
+        let query = "query($c: Int!) { company(id: $c) { users { id email firstName } employments { userId email validationStatus user { id email firstName lastName } } } }";
+        let body = app.as_user(&admin, query, json!({ "c": company })).await;
+        let employments = body["data"]["company"]["employments"].as_array().unwrap().clone();
+        let pending: Vec<&Value> = employments.iter().filter(|e| e["validationStatus"] == "pending").collect();
+        assert_eq!(pending.len(), 1, "{body}");
+        assert_eq!(pending[0]["userId"], target.id, "the id the company typed");
+        assert_eq!(pending[0]["email"], Value::Null, "not the account's e-mail: {body}");
+        assert_eq!(pending[0]["user"], Value::Null, "not the account: {body}");
+        let users = body["data"]["company"]["users"].as_array().unwrap();
+        assert!(users.iter().all(|u| u["id"] != target.id), "not among the users: {body}");
+        let text = body.to_string();
+        assert!(!text.contains("private.person@example.com") && !text.contains("Secret"), "{text}");
+        let body = app.as_user(&admin, "query($u: Int!) { user(id: $u) { email firstName } }", json!({ "u": target.id })).await;
+        assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"], "{body}");
+
+        // Once the user accepts, the company sees the account.
+        let id = pending[0]["userId"].as_i64().unwrap();
+        assert_eq!(id, target.id);
+        let employment = employments.iter().find(|e| e["validationStatus"] == "pending").unwrap();
+        let employment_id: i64 = sqlx::query_as::<_, (i64,)>("SELECT id FROM employments WHERE user_id = $1")
+            .bind(target.id)
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap()
+            .0;
+        assert_eq!(employment["userId"], target.id);
+        let accepted = app.as_user(&target, "mutation($e: Int!) { employments { validateEmployment(employmentId: $e) { id } } }", json!({ "e": employment_id })).await;
+        assert!(accepted["errors"].is_null(), "{accepted}");
+        let body = app.as_user(&admin, query, json!({ "c": company })).await;
+        let text = body.to_string();
+        assert!(text.contains("private.person@example.com") && text.contains("Secret"), "{text}");
+    }
 }
