@@ -2260,16 +2260,18 @@ let response = client.metrics()
     pub fn metrics(&self) -> builder::Metrics<'_> {
         builder::Metrics::new(self)
     }
-    /**The e-mails the sandbox has sent (invitations), newest first
+    /**The invitation e-mails a company sent in the sandbox, newest first
 
-Only in the sandbox environment: integrators read here the invitation e-mails (and their tokens) that their tests caused, since sandbox e-mails reach no real mailbox. Answers 404 in production. At most the 100 latest messages.
+Only in the sandbox environment (404 in production): a company admin reads here the invitation e-mails (and their tokens) that the company sent, since sandbox e-mails reach no real mailbox. Only mail to addresses the company typed is listed: notifications sent to an account's own address are not. At most the 100 latest messages. The operator reads every message with `roadlog outbox list`.
 
 Sends a `GET` request to `/sandbox/outbox`
 
 Arguments:
+- `company_id`: Only this company's messages (default, every company the caller administers).
 - `to`: Only the messages sent to this address (lower case).
 ```ignore
 let response = client.sandbox_outbox()
+    .company_id(company_id)
     .to(to)
     .send()
     .await;
@@ -3047,14 +3049,26 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct SandboxOutbox<'a> {
         client: &'a super::Client,
+        company_id: Result<Option<i64>, String>,
         to: Result<Option<::std::string::String>, String>,
     }
     impl<'a> SandboxOutbox<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
+                company_id: Ok(None),
                 to: Ok(None),
             }
+        }
+        pub fn company_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.company_id = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for company_id failed".to_string());
+            self
         }
         pub fn to<V>(mut self, value: V) -> Self
         where
@@ -3076,7 +3090,8 @@ pub mod builder {
             ResponseValue<::std::vec::Vec<types::OutboxEmail>>,
             Error<types::ApiError>,
         > {
-            let Self { client, to } = self;
+            let Self { client, company_id, to } = self;
+            let company_id = company_id.map_err(Error::InvalidRequest)?;
             let to = to.map_err(Error::InvalidRequest)?;
             let url = format!("{}/sandbox/outbox", client.baseurl,);
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -3095,6 +3110,7 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("company_id", &company_id))
                 .query(&progenitor_client::QueryParam::new("to", &to))
                 .headers(header_map)
                 .build()?;
@@ -3107,6 +3123,20 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                403u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(

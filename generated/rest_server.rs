@@ -55,6 +55,8 @@ impl AuthorizeQuery {
 pub struct SandboxOutboxQuery {
     ///`to`
     pub to: Vec<String>,
+    ///`company_id`
+    pub company_id: Vec<String>,
 }
 impl SandboxOutboxQuery {
     /// Picks the declared parameters out of a request's query string.
@@ -63,6 +65,7 @@ impl SandboxOutboxQuery {
         for (k, v) in &req.query {
             match k.as_str() {
                 "to" => q.to.push(v.clone()),
+                "company_id" => q.company_id.push(v.clone()),
                 _ => {}
             }
         }
@@ -96,7 +99,7 @@ pub trait RestApi: Send + Sync + 'static {
     async fn ready(&self, request: RestRequest) -> warp::reply::Response;
     ///`GET /metrics`: Metrics in the Prometheus text format
     async fn metrics(&self, request: RestRequest) -> warp::reply::Response;
-    ///`GET /sandbox/outbox`: The e-mails the sandbox has sent (invitations), newest first
+    ///`GET /sandbox/outbox`: The invitation e-mails a company sent in the sandbox, newest first
     async fn sandbox_outbox(&self, request: RestRequest) -> warp::reply::Response;
     ///`GET /.well-known/oauth-authorization-server`: OAuth 2.0 authorization server metadata (RFC 8414)
     async fn authorization_server_metadata(

@@ -53,6 +53,13 @@ pub enum Command {
         #[command(subcommand)]
         command: ClientCommand,
     },
+    /// The sandbox's outgoing e-mail (invitations, notifications), for integrators and tests.
+    Outbox {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(subcommand)]
+        command: OutboxCommand,
+    },
     /// Tachograph driver-card (C1B) files.
     C1b {
         #[command(subcommand)]
@@ -83,6 +90,23 @@ pub enum ClientCommand {
     Revoke {
         /// The client_id.
         id: String,
+    },
+}
+
+/// `roadlog outbox …`
+#[derive(Subcommand, Debug, Clone)]
+pub enum OutboxCommand {
+    /// Every e-mail of the sandbox, newest first (refused in production: real mail holds secrets).
+    List {
+        /// Only the messages sent to this address.
+        #[arg(long)]
+        to: Option<String>,
+        /// One JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Most messages shown.
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
     },
 }
 

@@ -5,7 +5,9 @@
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
-use roadlog::config::{C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Settings, describe_database};
+use roadlog::config::{
+    C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, Settings, describe_database,
+};
 
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
@@ -42,6 +44,10 @@ fn main() -> ExitCode {
             Command::Client { database, command } => {
                 roadlog::telemetry::logging::init(database.log_format);
                 client(&database, command).await
+            }
+            Command::Outbox { database, command } => {
+                roadlog::telemetry::logging::init(database.log_format);
+                outbox(&database, command).await
             }
             Command::C1b {
                 command: C1bCommand::Inspect { file, root_key },
@@ -172,6 +178,35 @@ async fn client(database: &DatabaseArgs, command: ClientCommand) -> anyhow::Resu
                 anyhow::bail!("no active client {id}");
             }
             println!("client {id} revoked");
+        }
+    }
+    Ok(())
+}
+
+/// `roadlog outbox list`: the sandbox's e-mails, for the operator (and the tests).
+async fn outbox(database: &DatabaseArgs, command: OutboxCommand) -> anyhow::Result<()> {
+    let OutboxCommand::List { to, json, limit } = command;
+    if database.environment != Environment::Sandbox {
+        anyhow::bail!("the outbox is listed only in the sandbox: production mail holds real invitations");
+    }
+    let db = roadlog::server::open_database(database).await?;
+    let to = to.map(|t| t.trim().to_lowercase());
+    let entries = roadlog::mail::outbox::latest(&db, to.as_deref(), limit.clamp(1, 10_000))
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&entries)?);
+    } else {
+        for entry in entries {
+            let sent = if entry.sent_at.is_some() { "sent" } else { "queued" };
+            println!(
+                "#{} {} to {}: {}\n{}\n",
+                entry.id,
+                sent,
+                entry.to,
+                entry.subject,
+                entry.body.trim_end()
+            );
         }
     }
     Ok(())

@@ -472,6 +472,14 @@ pub async fn create_in(
          Accept the employment (employments.validateEmployment, employment {id}) or refuse it\n\
          (employments.rejectEmployment). Service: {public_url}\n"
     );
-    crate::mail::outbox::enqueue(conn, &email, &format!("{company_name} added you as an employee"), &body).await?;
+    // The account's own address: not the company's to read, even in the sandbox.
+    crate::mail::outbox::enqueue(
+        conn,
+        &email,
+        &format!("{company_name} added you as an employee"),
+        &body,
+        None,
+    )
+    .await?;
     Ok(id)
 }

@@ -54,7 +54,14 @@ pub async fn invite(
          if you already have one, redeem it once logged in (signUp.redeemInvite):\n\n    {token}\n\n\
          The invitation is valid for 14 days. Service: {public_url}\n"
     );
-    outbox::enqueue(conn, email, &format!("Invitation from {company_name}"), &body).await?;
+    outbox::enqueue(
+        conn,
+        email,
+        &format!("Invitation from {company_name}"),
+        &body,
+        Some(new.company_id),
+    )
+    .await?;
     Ok(id)
 }
 

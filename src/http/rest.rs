@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use warp::http::StatusCode;
+use warp::http::{StatusCode, header};
 
+use crate::auth::Caller;
 use crate::config::Environment;
 use crate::graphql::Api;
 use crate::mail::outbox;
@@ -86,14 +87,50 @@ impl RestApi for RestHandlers {
                 &json!({ "error": "The outbox is only readable in the sandbox environment", "error_code": "NOT_FOUND" }),
             );
         }
-        let query = SandboxOutboxQuery::from_request(&request);
-        let to = query.to.first().map(|t| t.trim().to_lowercase());
-        match outbox::latest(&self.api.db, to.as_deref(), 100).await {
-            Ok(entries) => json_response(StatusCode::OK, &json!(entries)),
-            Err(_) => json_response(
+        let unavailable = || {
+            json_response(
                 StatusCode::SERVICE_UNAVAILABLE,
                 &json!({ "error": "The database is unreachable", "error_code": "INTERNAL_ERROR" }),
-            ),
+            )
+        };
+        let bearer = Caller::bearer(request.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
+        let actor = match Caller::resolve(&self.api.db, &bearer).await.map(|c| c.user_id()) {
+            Ok(Ok(actor)) => actor,
+            Ok(Err(e)) => {
+                return json_response(
+                    StatusCode::UNAUTHORIZED,
+                    &json!({ "error": e.message, "error_code": "AUTHENTICATION_ERROR" }),
+                );
+            }
+            Err(_) => return unavailable(),
+        };
+        let Ok(admined) = crate::companies::company::admined_by(&self.api.db, actor).await else {
+            return unavailable();
+        };
+        let mut companies: Vec<i64> = admined.iter().map(|c| c.id).collect();
+        let query = SandboxOutboxQuery::from_request(&request);
+        if let Some(wanted) = query.company_id.first() {
+            let wanted = wanted.trim().parse::<i64>().ok().filter(|id| companies.contains(id));
+            match wanted {
+                Some(id) => companies = vec![id],
+                None => {
+                    return json_response(
+                        StatusCode::FORBIDDEN,
+                        &json!({ "error": "Actor is not an admin of that company", "error_code": "AUTHORIZATION_ERROR" }),
+                    );
+                }
+            }
+        }
+        if companies.is_empty() {
+            return json_response(
+                StatusCode::FORBIDDEN,
+                &json!({ "error": "Actor is not an admin of any company", "error_code": "AUTHORIZATION_ERROR" }),
+            );
+        }
+        let to = query.to.first().map(|t| t.trim().to_lowercase());
+        match outbox::latest_of_companies(&self.api.db, &companies, to.as_deref(), 100).await {
+            Ok(entries) => json_response(StatusCode::OK, &json!(entries)),
+            Err(_) => unavailable(),
         }
     }
 

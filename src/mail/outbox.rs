@@ -10,13 +10,21 @@ use crate::storage::{Db, now};
 /// Gives up on a message after this many failed attempts (it stays in the outbox with its error).
 pub const MAX_ATTEMPTS: i64 = 10;
 
-/// Queues a message, inside the caller's transaction.
-pub async fn enqueue(conn: &mut AnyConnection, recipient: &str, subject: &str, body: &str) -> AppResult<()> {
-    sqlx::query("INSERT INTO emails (recipient, subject, body, created_at) VALUES ($1, $2, $3, $4)")
+/// Queues a message, inside the caller's transaction. `company` is the company that typed the
+/// recipient's address (an invitation), if any: its admins see the message in the sandbox.
+pub async fn enqueue(
+    conn: &mut AnyConnection,
+    recipient: &str,
+    subject: &str,
+    body: &str,
+    company: Option<i64>,
+) -> AppResult<()> {
+    sqlx::query("INSERT INTO emails (recipient, subject, body, created_at, company_id) VALUES ($1, $2, $3, $4, $5)")
         .bind(recipient)
         .bind(subject)
         .bind(body)
         .bind(now())
+        .bind(company)
         .execute(conn)
         .await?;
     Ok(())
@@ -35,7 +43,7 @@ pub struct OutboxEntry {
     pub sent_at: Option<i64>,
 }
 
-/// The latest messages, newest first, optionally for one recipient.
+/// The latest messages, newest first, optionally for one recipient (the operator's view).
 pub async fn latest(db: &Db, recipient: Option<&str>, limit: i64) -> AppResult<Vec<OutboxEntry>> {
     let rows = sqlx::query_as::<_, OutboxEntry>(
         "SELECT id, recipient, subject, body, created_at, sent_at FROM emails
@@ -46,6 +54,27 @@ pub async fn latest(db: &Db, recipient: Option<&str>, limit: i64) -> AppResult<V
     .fetch_all(&db.pool)
     .await?;
     Ok(rows)
+}
+
+/// The latest messages of some companies, newest first, optionally for one recipient (a
+/// company admin's view).
+pub async fn latest_of_companies(
+    db: &Db,
+    companies: &[i64],
+    recipient: Option<&str>,
+    limit: i64,
+) -> AppResult<Vec<OutboxEntry>> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT id, recipient, subject, body, created_at, sent_at FROM emails
+         WHERE {} AND ($2 IS NULL OR recipient = $2) ORDER BY id DESC LIMIT $3",
+        db.ids_in("company_id", 1)
+    ));
+    Ok(sqlx::query_as::<_, OutboxEntry>(sql)
+        .bind(crate::storage::id_list(companies))
+        .bind(recipient)
+        .bind(limit)
+        .fetch_all(&db.pool)
+        .await?)
 }
 
 /// Messages still to deliver (metrics).

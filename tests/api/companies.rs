@@ -117,16 +117,16 @@ const CANCEL: &str = "mutation($e: Int!) { employments { cancelEmployment(employ
 const TERMINATE: &str = "mutation($e: Int!, $d: Date) { employments { terminateEmployment(employmentId: $e, endDate: $d) { id endDate status } } }";
 const ROLE: &str = "mutation($e: Int!, $a: Boolean!) { employments { changeEmployeeRole(employmentId: $e, hasAdminRights: $a) { id } } }";
 
+/// The sandbox's mail to `to`, read as the operator does (`roadlog outbox list`).
 async fn outbox(app: &TestApp, to: &str) -> Vec<Value> {
-    let response = app
-        .client
-        .get(app.url("/sandbox/outbox"))
-        .query(&[("to", to)])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    response.json::<Vec<Value>>().await.unwrap()
+    let output = crate::support::process::command(
+        &["outbox", "list", "--json", "--to", to],
+        &[("DATABASE_URL", &app.database_url)],
+    )
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
 }
 
 fn invitation_token(body: &str) -> String {
@@ -591,6 +591,10 @@ async fn outbox_is_not_served_in_production() {
     assert_eq!(response.status(), 404);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error_code"], "NOT_FOUND");
+    let env = [("DATABASE_URL", app.database_url.as_str()), ("ROADLOG_ENV", "production"), ("ROADLOG_ALLOW_SQLITE_IN_PRODUCTION", "true")];
+    let output = crate::support::process::command(&["outbox", "list"], &env).output().unwrap();
+    assert!(!output.status.success(), "the operator command refuses production");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("only in the sandbox"));
     app.cleanup().await;
 }
 }
@@ -638,5 +642,37 @@ on_both_backends! {
         let body = app.as_user(&admin, query, json!({ "c": company })).await;
         let text = body.to_string();
         assert!(text.contains("private.person@example.com") && text.contains("Secret"), "{text}");
+    }
+}
+
+on_both_backends! {
+    async fn the_sandbox_outbox_shows_an_admin_only_the_company_mail(app) {
+        let admin = app.new_user("admin@example.com").await;
+        let other_admin = app.new_user("other.admin@example.com").await;
+        let existing = app.new_user("existing@example.com").await;
+        let company = app.new_company(&admin, "Mine").await;
+        let other = app.new_company(&other_admin, "Theirs").await;
+        invite(app, &admin, company, "invited@example.com").await;
+        invite(app, &other_admin, other, "elsewhere@example.com").await;
+        // A notification to an existing account's own address is not the company's to read.
+        app.employ(&admin, company, existing.id, "").await;
+
+        let anonymous = app.client.get(app.url("/sandbox/outbox")).send().await.unwrap();
+        assert_eq!(anonymous.status(), 401);
+        let body: Value = anonymous.json().await.unwrap();
+        assert_eq!(body["error_code"], "AUTHENTICATION_ERROR");
+        let mine = app.client.get(app.url("/sandbox/outbox")).bearer_auth(&admin.token).send().await.unwrap();
+        assert_eq!(mine.status(), 200);
+        let mails: Vec<Value> = mine.json().await.unwrap();
+        let recipients: Vec<&str> = mails.iter().map(|m| m["to"].as_str().unwrap()).collect();
+        assert_eq!(recipients, ["invited@example.com"]);
+        assert!(mails[0]["body"].as_str().unwrap().contains("rl_inv_"), "the token, for integrators");
+        let foreign = app.client.get(app.url("/sandbox/outbox")).query(&[("company_id", other)]).bearer_auth(&admin.token).send().await.unwrap();
+        assert_eq!(foreign.status(), 403);
+        let nobody = app.client.get(app.url("/sandbox/outbox")).bearer_auth(&existing.token).send().await.unwrap();
+        assert_eq!(nobody.status(), 403, "an account that administers no company");
+        // The operator sees every message.
+        assert_eq!(outbox(app, "existing@example.com").await.len(), 1);
+        assert_eq!(outbox(app, "elsewhere@example.com").await.len(), 1);
     }
 }

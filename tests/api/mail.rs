@@ -98,7 +98,7 @@ for_both_backends! {
         // (its lease has run out by the time the new server starts).
         let seed = |db: roadlog::storage::Db| async move {
             let mut tx = db.begin_write().await.unwrap();
-            outbox::enqueue(&mut tx, "orphan@example.com", "Orphan", "claimed, never sent").await.unwrap();
+            outbox::enqueue(&mut tx, "orphan@example.com", "Orphan", "claimed, never sent", None).await.unwrap();
             tx.commit().await.unwrap();
             let claimed = outbox::claim(&db, "dead-instance", 10, 300).await.unwrap();
             assert_eq!(claimed.len(), 1);
@@ -126,7 +126,7 @@ for_both_backends! {
         let seed = |db: roadlog::storage::Db| async move {
             let mut tx = db.begin_write().await.unwrap();
             for n in 0..3 {
-                outbox::enqueue(&mut tx, &format!("r{n}@example.com"), "Held", "body").await.unwrap();
+                outbox::enqueue(&mut tx, &format!("r{n}@example.com"), "Held", "body", None).await.unwrap();
             }
             tx.commit().await.unwrap();
             let sender = Sender::new(db.clone(), Transport::Log);
