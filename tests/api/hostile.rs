@@ -142,3 +142,23 @@ on_both_backends! {
         assert_eq!(count(app, "SELECT COUNT(*) FROM users").await, users, "nothing stored");
     }
 }
+
+on_both_backends! {
+    async fn every_answer_carries_the_protective_headers(app) {
+        let header = |r: &reqwest::Response, name: &str| r.headers().get(name).map(|v| v.to_str().unwrap().to_string());
+        let graphql = app.client.post(app.url("/api/graphql")).json(&json!({ "query": "{ __typename }" })).send().await.unwrap();
+        let token = app.client.post(app.url("/api/oauth/token")).form(&[("grant_type", "authorization_code")]).send().await.unwrap();
+        let page = app.client.get(app.url("/oauth/authorize?client_id=1&response_type=code")).send().await.unwrap();
+        let missing = app.client.get(app.url("/no/such/thing")).send().await.unwrap();
+        let health = app.client.get(app.url("/health")).send().await.unwrap();
+        for response in [&graphql, &token, &page, &missing, &health] {
+            assert_eq!(header(response, "x-content-type-options").as_deref(), Some("nosniff"), "{}", response.url());
+            assert!(header(response, "x-request-id").is_some());
+        }
+        for response in [&graphql, &token] {
+            assert!(header(response, "cache-control").unwrap().contains("no-store"), "{}", response.url());
+        }
+        assert_eq!(header(&page, "referrer-policy").as_deref(), Some("no-referrer"));
+        assert_eq!(header(&page, "x-frame-options").as_deref(), Some("DENY"));
+    }
+}
