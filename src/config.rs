@@ -253,6 +253,11 @@ pub struct Settings {
     /// client's address is the connection's peer and those headers are ignored.
     #[arg(long = "trusted-proxy", env = "ROADLOG_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Base64 of 32 random bytes (`openssl rand -base64 32`): the C1B signing keys are stored
+    /// encrypted with it (those stored in clear are encrypted at start). Best given through the
+    /// environment, not the command line.
+    #[arg(long, env = "ROADLOG_KEY_ENCRYPTION_KEY", hide_env_values = true)]
+    pub key_encryption_key: Option<String>,
 }
 
 impl Settings {
@@ -272,6 +277,7 @@ impl Settings {
             body_timeout: defaults::BODY_TIMEOUT_SECS,
             client_rate_limit: defaults::CLIENT_RATE_LIMIT,
             trusted_proxies: Vec::new(),
+            key_encryption_key: None,
         }
     }
 

@@ -105,8 +105,11 @@ fn print_config(settings: &Settings, matches: &clap::ArgMatches) -> anyhow::Resu
     Ok(())
 }
 
-/// URLs with credentials are shown without their password.
+/// Secrets are never printed: URLs lose their password, keys their value.
 fn mask_secrets(id: &str, value: &str) -> String {
+    if id.contains("key") {
+        return "(set, hidden)".to_string();
+    }
     if !id.ends_with("url") {
         return value.to_string();
     }

@@ -157,6 +157,16 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     };
     let metrics_addr = metrics_listener.as_ref().map(|l| l.local_addr()).transpose()?;
     let metrics = Arc::new(Metrics::new());
+    let key_sealer = match &settings.key_encryption_key {
+        Some(key) => crate::export::sealing::Sealer::from_base64(key).context("ROADLOG_KEY_ENCRYPTION_KEY")?,
+        None => crate::export::sealing::Sealer::none(),
+    };
+    let sealed = crate::export::keys_store::seal_stored_keys(&db, &key_sealer)
+        .await
+        .map_err(|_| anyhow::anyhow!("the stored signing keys cannot be read: they are encrypted and ROADLOG_KEY_ENCRYPTION_KEY is missing or wrong"))?;
+    if sealed > 0 {
+        tracing::info!(sealed, "signing keys stored in clear are now encrypted");
+    }
     let api = Arc::new(Api {
         db: db.clone(),
         environment: settings.environment(),
@@ -172,6 +182,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         body_timeout: Duration::from_secs(settings.body_timeout),
         client_limiter: crate::oauth::limits::ClientLimiter::new(settings.client_rate_limit),
         trusted_proxies: settings.trusted_proxies.clone(),
+        key_sealer,
     });
     let transport = match &settings.smtp_url {
         Some(url) => Transport::Smtp(Box::new(

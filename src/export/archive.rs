@@ -14,6 +14,7 @@ use super::c1b::{self, CaKey, CardKey, CardSigner, Export};
 use super::data::{self, Employee};
 use super::keys_store;
 use super::request::ExportRequest;
+use super::sealing::Sealer;
 
 /// Employees read and encoded together.
 const CHUNK: usize = 100;
@@ -57,7 +58,7 @@ fn encode_all(exports: Vec<FileInput>, ca: Option<&CaKey>) -> Vec<(String, Vec<u
 }
 
 /// Writes every employee's file(s) into a ZIP archive.
-pub async fn build(db: &Db, request: &ExportRequest, company_name: &str) -> AppResult<Archive> {
+pub async fn build(db: &Db, sealer: &Sealer, request: &ExportRequest, company_name: &str) -> AppResult<Archive> {
     let generated_at = now();
     let employees = data::employees(
         db,
@@ -68,14 +69,14 @@ pub async fn build(db: &Db, request: &ExportRequest, company_name: &str) -> AppR
     )
     .await?;
     let ca: Option<CaKey> = if request.with_digital_signatures {
-        Some(keys_store::ca(db).await?)
+        Some(keys_store::ca(db, sealer).await?)
     } else {
         None
     };
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let mut files = 0;
     for employees in employees.chunks(CHUNK) {
-        let inputs = chunk_inputs(db, request, company_name, employees, generated_at, ca.as_ref()).await?;
+        let inputs = chunk_inputs(db, sealer, request, company_name, employees, generated_at, ca.as_ref()).await?;
         files += inputs.len();
         let ca = ca.clone();
         zip = tokio::task::spawn_blocking(move || -> AppResult<_> {
@@ -98,6 +99,7 @@ pub async fn build(db: &Db, request: &ExportRequest, company_name: &str) -> AppR
 
 async fn chunk_inputs(
     db: &Db,
+    sealer: &Sealer,
     request: &ExportRequest,
     company_name: &str,
     employees: &[Employee],
@@ -117,7 +119,7 @@ async fn chunk_inputs(
     )
     .await?;
     let card_keys = match ca {
-        Some(_) => keys_store::card_keys(db, &employees.iter().map(|e| e.id).collect::<Vec<_>>()).await?,
+        Some(_) => keys_store::card_keys(db, sealer, &employees.iter().map(|e| e.id).collect::<Vec<_>>()).await?,
         None => Default::default(),
     };
     let mut inputs = Vec::with_capacity(chunk.current.len() + chunk.declared.len());

@@ -65,7 +65,14 @@ pub async fn generate(api: &Api, request: RestRequest) -> warp::reply::Response 
         }
     }
     let started = std::time::Instant::now();
-    let archive = match archive::build(&api.db, &parsed, company_name.as_deref().unwrap_or_default()).await {
+    let archive = match archive::build(
+        &api.db,
+        &api.key_sealer,
+        &parsed,
+        company_name.as_deref().unwrap_or_default(),
+    )
+    .await
+    {
         Ok(archive) => archive,
         Err(error) => {
             tracing::error!(?error, "C1B export failed");
@@ -90,7 +97,7 @@ pub async fn generate(api: &Api, request: RestRequest) -> warp::reply::Response 
 /// The environment's root public key in the 144-byte `EC_PK.bin` layout, so that anyone can
 /// verify signed files.
 pub async fn root_public_key(api: &Api) -> warp::reply::Response {
-    match keys_store::root(&api.db).await {
+    match keys_store::root(&api.db, &api.key_sealer).await {
         Ok(root) => {
             let mut response = warp::reply::Response::new(c1b::root_public_key_ec_pk(&root).to_vec().into());
             *response.status_mut() = StatusCode::OK;

@@ -7,3 +7,4 @@ mod data;
 pub mod endpoint;
 pub mod keys_store;
 pub mod request;
+pub mod sealing;

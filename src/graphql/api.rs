@@ -25,6 +25,8 @@ pub struct Api {
     pub body_timeout: std::time::Duration,
     /// Proxies whose forwarding headers name the client's address.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// How the C1B signing keys are stored (encrypted when a key-encryption key is configured).
+    pub key_sealer: crate::export::sealing::Sealer,
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::oauth::limits::ClientLimiter>,
 }

@@ -46,8 +46,11 @@ impl Db {
         if backend == Backend::Sqlite
             && let Some(parent) = sqlite_file(url).and_then(|p| std::path::Path::new(p).parent().map(|d| d.to_owned()))
             && !parent.as_os_str().is_empty()
+            && !parent.exists()
         {
+            // A folder we create holds secrets (signing keys, token hashes): the service's only.
             std::fs::create_dir_all(&parent)?;
+            set_mode(&parent, 0o700)?;
         }
         let options = AnyConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
         // One connection first, outside the pool: an unreachable server or an unopenable file
@@ -55,6 +58,11 @@ impl Db {
         // would retry until its timeout and report only that it timed out.
         let probe = <sqlx::AnyConnection as sqlx::Connection>::connect_with(&options).await?;
         sqlx::Connection::close(probe).await?;
+        if let Some(file) = sqlite_file(url) {
+            // Readable by the service only; SQLite gives its WAL and shared-memory files the
+            // same mode as the database file.
+            set_mode(std::path::Path::new(file), 0o600)?;
+        }
         let pool = AnyPoolOptions::new()
             .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
             .acquire_timeout(Duration::from_secs(10))
@@ -151,6 +159,17 @@ impl Db {
     pub async fn ping(&self) -> bool {
         sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
     }
+}
+
+#[cfg(unix)]
+fn set_mode(path: &std::path::Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_: &std::path::Path, _: u32) -> std::io::Result<()> {
+    Ok(())
 }
 
 fn sqlite_file(url: &str) -> Option<&str> {

@@ -362,3 +362,54 @@ on_both_backends! {
         assert_eq!(files.len(), 1, "only the employee among the ids is exported");
     }
 }
+
+for_both_backends! {
+    async fn signing_keys_are_encrypted_at_rest_when_a_key_is_configured(backend) {
+        use base64::Engine;
+        let key = base64::engine::general_purpose::STANDARD.encode([42u8; 32]);
+        // First without a key: keys in clear, as before.
+        let Some(app) = TestApp::spawn(backend).await else { return };
+        let s = setup(&app).await;
+        let signed = json!({ "company_ids": [s.company], "with_digital_signatures": true });
+        assert_eq!(export(&app, Some(&s.admin), signed.clone()).await.status(), StatusCode::OK);
+        let before = root_key(&app).await;
+        let count_sealed = |db: roadlog::storage::Db| async move {
+            let rows: Vec<(Vec<u8>,)> = sqlx::query_as("SELECT key_bytes FROM tachograph_keys UNION ALL SELECT key_bytes FROM tachograph_card_keys")
+                .fetch_all(&db.pool)
+                .await
+                .unwrap();
+            (rows.len(), rows.iter().filter(|r| r.0.starts_with(b"RLK1")).count())
+        };
+        let (all, sealed) = count_sealed(app.server.db.clone()).await;
+        assert!(all >= 3 && sealed == 0, "{all} keys, {sealed} sealed");
+        let url = app.database_url.clone();
+        app.server.begin_stop();
+        // A server with a key encrypts them at start, and signs with the same keys.
+        let mut settings = roadlog::config::Settings::new(roadlog::config::Environment::Sandbox, Some(url.clone()));
+        settings.key_encryption_key = Some(key.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let second = roadlog::server::start(&settings, listener).await.unwrap();
+        let (all, sealed) = count_sealed(second.db.clone()).await;
+        assert_eq!(sealed, all, "every key is encrypted");
+        let root = reqwest::get(format!("{}/api/tachograph/root-public-key", second.url())).await.unwrap();
+        assert_eq!(root.bytes().await.unwrap().to_vec(), before, "the same root");
+        let response = reqwest::Client::new()
+            .post(format!("{}/companies/generate_tachograph_files", second.url()))
+            .bearer_auth(&s.admin.token)
+            .json(&signed)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        second.stop().await;
+        // Without the key, or with another, the server refuses to start: it names the problem.
+        for wrong in [None, Some(base64::engine::general_purpose::STANDARD.encode([1u8; 32]))] {
+            let mut settings = roadlog::config::Settings::new(roadlog::config::Environment::Sandbox, Some(url.clone()));
+            settings.key_encryption_key = wrong;
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let error = roadlog::server::start(&settings, listener).await.err().expect("refused");
+            assert!(format!("{error:#}").contains("ROADLOG_KEY_ENCRYPTION_KEY"), "{error:#}");
+        }
+        app.cleanup().await;
+    }
+}

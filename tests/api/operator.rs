@@ -296,7 +296,11 @@ tests! {
         let listed = command(&["client", "list", "--json"], &env).current_dir(&second).output().unwrap();
         let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
         assert_eq!(listed.as_array().map(Vec::len), Some(1), "the client created from another folder is found");
-        assert!(data_home.join("roadlog/roadlog-sandbox.db").exists());
+        let file = data_home.join("roadlog/roadlog-sandbox.db");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&file), 0o600, "the database (signing keys, token hashes) is the service's only");
+        assert_eq!(mode(&data_home.join("roadlog")), 0o700);
         assert!(!first.join("data").exists() && !second.join("data").exists(), "nothing relative to the folder");
     }
 
