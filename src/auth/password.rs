@@ -7,13 +7,18 @@
 //! permit first with [`permit`] (bounded wait, then 503) and runs the request under it with
 //! [`under_permit`], inside which hashes use that permit instead of queueing again. Memory is
 //! therefore bounded by the number of cores whatever the traffic.
+//!
+//! The 19 MiB of argon2 memory are allocated once per concurrent hash and reused: allocating
+//! them afresh for each hash costs page faults, and the C allocator keeps such blocks once it
+//! has raised its own threshold, so the process grew by the number of threads that ever hashed.
 
 use std::future::Future;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
+use subtle::ConstantTimeEq;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::errors::AppError;
@@ -66,20 +71,44 @@ async fn hashing<T: Send + 'static>(job: impl FnOnce() -> Result<T, AppError> + 
     }
 }
 
-fn hasher() -> Argon2<'static> {
-    Argon2::new(Algorithm::Argon2id, Version::V0x13, Params::DEFAULT)
+/// Argon2 working memory, kept for reuse (at most one per concurrent hash, so one per core).
+static MEMORY: std::sync::Mutex<Vec<Vec<Block>>> = std::sync::Mutex::new(Vec::new());
+
+/// Runs argon2id with `params` into `out`, on a reused memory area.
+fn argon2id(params: Params, password: &[u8], salt: &[u8], out: &mut [u8]) -> Result<(), AppError> {
+    let blocks = params.block_count();
+    let mut memory = MEMORY
+        .lock()
+        .map_err(AppError::internal)?
+        .pop()
+        .filter(|m| m.len() == blocks)
+        .unwrap_or_else(|| vec![Block::default(); blocks]);
+    let result = Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+        .hash_password_into_with_memory(password, salt, out, &mut memory)
+        .map_err(AppError::internal);
+    if let Ok(mut pool) = MEMORY.lock() {
+        pool.push(memory);
+    }
+    result
 }
 
-/// Hashes a password into a PHC string.
+/// Hashes a password into a PHC string (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`).
 pub async fn hash(password: String) -> Result<String, AppError> {
     hashing(move || {
         let mut salt = [0u8; 16];
         getrandom::fill(&mut salt).map_err(AppError::internal)?;
+        let params = Params::DEFAULT;
+        let mut out = [0u8; Params::DEFAULT_OUTPUT_LEN];
+        argon2id(params.clone(), password.as_bytes(), &salt, &mut out)?;
         let salt = SaltString::encode_b64(&salt).map_err(AppError::internal)?;
-        hasher()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .map_err(AppError::internal)
+        let phc = PasswordHash {
+            algorithm: Algorithm::Argon2id.ident(),
+            version: Some(Version::V0x13.into()),
+            params: ParamsString::try_from(&params).map_err(AppError::internal)?,
+            salt: Some(salt.as_salt()),
+            hash: Some(Output::new(&out).map_err(AppError::internal)?),
+        };
+        Ok(phc.to_string())
     })
     .await
 }
@@ -88,7 +117,22 @@ pub async fn hash(password: String) -> Result<String, AppError> {
 pub async fn verify(password: String, stored: String) -> Result<bool, AppError> {
     hashing(move || {
         let parsed = PasswordHash::new(&stored).map_err(AppError::internal)?;
-        Ok(hasher().verify_password(password.as_bytes(), &parsed).is_ok())
+        if parsed.algorithm != Algorithm::Argon2id.ident() {
+            return Err(AppError::internal("a stored password hash is not argon2id"));
+        }
+        let expected = parsed
+            .hash
+            .ok_or_else(|| AppError::internal("a stored password hash has no hash"))?;
+        let params = Params::try_from(&parsed).map_err(AppError::internal)?;
+        let mut salt = [0u8; 64];
+        let salt = parsed
+            .salt
+            .ok_or_else(|| AppError::internal("a stored password hash has no salt"))?
+            .decode_b64(&mut salt)
+            .map_err(AppError::internal)?;
+        let mut out = vec![0u8; expected.len()];
+        argon2id(params, password.as_bytes(), salt, &mut out)?;
+        Ok(out.ct_eq(expected.as_bytes()).into())
     })
     .await
 }
@@ -115,6 +159,18 @@ mod tests {
         assert!(h.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{h}");
         assert!(super::verify("correct horse".into(), h.clone()).await.unwrap());
         assert!(!super::verify("wrong horse".into(), h).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn hashes_of_the_argon2_crate_verify_too() {
+        use argon2::password_hash::{PasswordHasher, SaltString};
+        let salt = SaltString::encode_b64(b"sixteen byte slt").unwrap();
+        let theirs = argon2::Argon2::default()
+            .hash_password(b"correct horse", &salt)
+            .unwrap()
+            .to_string();
+        assert!(super::verify("correct horse".into(), theirs.clone()).await.unwrap());
+        assert!(!super::verify("wrong".into(), theirs).await.unwrap());
     }
 
     #[tokio::test]

@@ -21,6 +21,7 @@ mod oauth_flow;
 mod oauth_token;
 mod operator;
 mod round_trips;
+mod stress;
 
 fn main() -> std::process::ExitCode {
     support::harness::main()

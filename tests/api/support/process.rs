@@ -31,9 +31,35 @@ impl ServerProcess {
     /// Starts `roadlog serve --bind 127.0.0.1:0 ARGS…` and waits for the line that says it
     /// serves (read as it is written, no timer).
     pub fn start(args: &[&str], envs: &[(&str, &str)]) -> ServerProcess {
+        Self::start_limited(args, envs, None)
+    }
+
+    /// The same, the process started with this soft limit of open files (as a shell with
+    /// `ulimit -Sn` would start it).
+    pub fn start_limited(args: &[&str], envs: &[(&str, &str)], soft_file_limit: Option<u64>) -> ServerProcess {
         let mut all = vec!["serve", "--bind", "127.0.0.1:0"];
         all.extend_from_slice(args);
-        let mut child = command(&all, envs)
+        let mut command = command(&all, envs);
+        if let Some(limit) = soft_file_limit {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    let mut current = libc::rlimit {
+                        rlim_cur: 0,
+                        rlim_max: 0,
+                    };
+                    libc::getrlimit(libc::RLIMIT_NOFILE, &mut current);
+                    let lowered = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: current.rlim_max,
+                    };
+                    libc::setrlimit(libc::RLIMIT_NOFILE, &lowered);
+                    Ok(())
+                });
+            }
+        }
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -81,6 +107,20 @@ impl ServerProcess {
         format!("http://{}{path}", self.addr)
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The process's peak resident memory so far, in MiB (Linux `VmHWM`).
+    pub fn peak_mib(&self) -> f64 {
+        status_kib(self.pid(), "VmHWM:") / 1024.0
+    }
+
+    /// The process's resident memory now, in MiB.
+    pub fn resident_mib(&self) -> f64 {
+        status_kib(self.pid(), "VmRSS:") / 1024.0
+    }
+
     /// Sends SIGTERM and waits for the process: its exit status.
     pub fn terminate(mut self) -> (std::process::ExitStatus, Vec<String>, Vec<u8>) {
         // SAFETY: kill(2) on our own child's pid.
@@ -117,4 +157,14 @@ fn address_in(line: &str) -> Option<String> {
     }
     let start = line.find("address=")? + "address=".len();
     Some(line[start..].split_whitespace().next()?.to_string())
+}
+
+fn status_kib(pid: u32, field: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
 }
