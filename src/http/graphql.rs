@@ -106,23 +106,23 @@ fn from_post(headers: &HeaderMap, body: Bytes, media: &str) -> Result<Batch, Rej
             "Unsupported Content-Type: send the request as application/json",
         ));
     }
-    let Ok(value) = serde_json::from_slice::<Value>(&body) else {
-        return Err(reject(StatusCode::BAD_REQUEST, media, "POST body sent invalid JSON."));
+    parse_body(&body).map_err(|(status, message)| reject(status, media, &message))
+}
+
+/// A JSON body: one operation or a batch of at most [`MAX_BATCH`].
+fn parse_body(body: &[u8]) -> Result<Batch, (StatusCode, String)> {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return Err((StatusCode::BAD_REQUEST, "POST body sent invalid JSON.".into()));
     };
     match value {
         Value::Array(items) => {
             if items.is_empty() {
-                return Err(reject(
-                    StatusCode::BAD_REQUEST,
-                    media,
-                    "Batch request contains no operation.",
-                ));
+                return Err((StatusCode::BAD_REQUEST, "Batch request contains no operation.".into()));
             }
             if items.len() > MAX_BATCH {
-                return Err(reject(
+                return Err((
                     StatusCode::BAD_REQUEST,
-                    media,
-                    &format!("Batch request contains too many operations. Maximum allowed is {MAX_BATCH}."),
+                    format!("Batch request contains too many operations. Maximum allowed is {MAX_BATCH}."),
                 ));
             }
             Ok(Batch {
@@ -135,6 +135,15 @@ fn from_post(headers: &HeaderMap, body: Bytes, media: &str) -> Result<Batch, Rej
             operations: vec![operation_from_json(other)],
         }),
     }
+}
+
+/// What a JSON POST body leads to before anything executes: refused whole (the status), or, per
+/// operation, whether it would run. Needs no database: the fuzz target and the property test
+/// of the suite drive it with arbitrary bytes.
+pub fn preflight(body: &[u8]) -> Result<Vec<bool>, StatusCode> {
+    let batch = parse_body(body).map_err(|(status, _)| status)?;
+    let (prepared, _) = prepare(batch.operations);
+    Ok(prepared.iter().map(|p| matches!(p, Prepared::Run(_))).collect())
 }
 
 /// Reads `{"query", "variables", "operationName"}`. As in the reference, `variables` may also be

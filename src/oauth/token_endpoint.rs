@@ -52,9 +52,94 @@ pub struct ClientForm {
     pub subjects: Vec<String>,
 }
 
+/// Why a token-endpoint form is refused: status, OAuth `error`, description.
+pub type FormRefusal = (StatusCode, &'static str, String);
+
+/// The parameters of a token-endpoint form (the body `client_id` dropped when Basic names the
+/// same client), its Basic credentials if any, and the client it names. Pure: media type,
+/// repeated parameters, NUL characters, one authentication method (fuzzed in `fuzz/`).
+pub fn parse_form(content_type: &str, body: &[u8], authorization: Option<&str>) -> Result<ParsedForm, FormRefusal> {
+    let refuse = |status, error: &'static str, description: &str| Err((status, error, description.to_string()));
+    if !content_type
+        .to_ascii_lowercase()
+        .starts_with("application/x-www-form-urlencoded")
+    {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "send the request as application/x-www-form-urlencoded",
+        );
+    }
+    let mut pairs: Vec<(String, String)> = url::form_urlencoded::parse(body).into_owned().collect();
+    if pairs.iter().any(|(k, v)| k.contains('\0') || v.contains('\0')) {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "parameters must not contain the NUL character",
+        );
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some((key, _)) = pairs.iter().find(|(k, _)| !seen.insert(k.clone())) {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            &format!("parameter {key} is repeated"),
+        );
+    }
+    let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let basic = authorization.and_then(basic_credentials);
+    if authorization.is_some() && basic.is_none() {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "the Authorization header must use the Basic scheme",
+        );
+    }
+    if let Some((id, _)) = &basic {
+        if get("client_secret").is_some() {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "use one client authentication method, not two",
+            );
+        }
+        match get("client_id") {
+            Some(body_id) if &body_id != id => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_request",
+                    "client_id differs from the Basic credentials",
+                );
+            }
+            // The same client named twice: oxide-auth would refuse it as duplicate credentials.
+            Some(_) => pairs.retain(|(k, _)| k != "client_id"),
+            None => {}
+        }
+    }
+    let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let client_id = basic
+        .as_ref()
+        .map(|(id, _)| id.clone())
+        .or_else(|| get("client_id"))
+        .unwrap_or_default();
+    Ok(ParsedForm {
+        pairs,
+        basic,
+        client_id,
+    })
+}
+
+/// A well-formed token-endpoint form.
+#[derive(Debug)]
+pub struct ParsedForm {
+    pub pairs: Vec<(String, String)>,
+    pub basic: Option<(String, String)>,
+    pub client_id: String,
+}
+
 impl ClientForm {
-    /// Reads and checks the form: media type, repeated parameters, one authentication method,
-    /// and the rate limit of failed client authentications (429).
+    /// Reads and checks the form ([`parse_form`]), then the per-client request rate and the rate
+    /// limit of failed client authentications (429).
     pub async fn read(api: &Api, request: &RestRequest) -> Result<ClientForm, Box<warp::reply::Response>> {
         let refuse = |status, error: &str, description: &str| Err(Box::new(oauth_error(status, error, description)));
         let content_type = request
@@ -62,62 +147,13 @@ impl ClientForm {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        if !content_type
-            .to_ascii_lowercase()
-            .starts_with("application/x-www-form-urlencoded")
-        {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                "send the request as application/x-www-form-urlencoded",
-            );
-        }
-        let mut pairs: Vec<(String, String)> = url::form_urlencoded::parse(&request.body).into_owned().collect();
-        let mut seen = std::collections::HashSet::new();
-        if let Some((key, _)) = pairs.iter().find(|(k, _)| !seen.insert(k.clone())) {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                &format!("parameter {key} is repeated"),
-            );
-        }
-        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         let authorization = request.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-        let basic = authorization.and_then(basic_credentials);
-        if authorization.is_some() && basic.is_none() {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                "the Authorization header must use the Basic scheme",
-            );
-        }
-        if let Some((id, _)) = &basic {
-            if get("client_secret").is_some() {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_request",
-                    "use one client authentication method, not two",
-                );
-            }
-            match get("client_id") {
-                Some(body_id) if &body_id != id => {
-                    return refuse(
-                        StatusCode::BAD_REQUEST,
-                        "invalid_request",
-                        "client_id differs from the Basic credentials",
-                    );
-                }
-                // The same client named twice: oxide-auth would refuse it as duplicate credentials.
-                Some(_) => pairs.retain(|(k, _)| k != "client_id"),
-                None => {}
-            }
-        }
-        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-        let client_id = basic
-            .as_ref()
-            .map(|(id, _)| id.clone())
-            .or_else(|| get("client_id"))
-            .unwrap_or_default();
+        let ParsedForm {
+            pairs,
+            basic,
+            client_id,
+        } = parse_form(content_type, &request.body, authorization)
+            .map_err(|(status, error, description)| Box::new(oauth_error(status, error, &description)))?;
         if let Some(limiter) = &api.client_limiter
             && let Err(seconds) = limiter.check(&client_id)
         {

@@ -20,6 +20,7 @@ mod oauth_clients;
 mod oauth_flow;
 mod oauth_token;
 mod operator;
+mod property;
 mod round_trips;
 mod stress;
 
