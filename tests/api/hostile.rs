@@ -162,3 +162,36 @@ on_both_backends! {
         assert_eq!(header(&page, "x-frame-options").as_deref(), Some("DENY"));
     }
 }
+
+for_both_backends! {
+    async fn silent_and_slow_clients_are_cut_off(backend) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let Some(app) = TestApp::spawn_with(backend, |s| {
+            s.header_read_timeout = 1;
+            s.body_timeout = 1;
+        })
+        .await else { return };
+        let addr = app.server.addr;
+        // A connection that sends nothing is closed by the server (the read sees the end).
+        let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut buffer = [0u8; 256];
+        assert_eq!(silent.read(&mut buffer).await.unwrap_or(0), 0, "closed without an answer");
+        // So is one that never finishes its request head.
+        let mut partial = tokio::net::TcpStream::connect(addr).await.unwrap();
+        partial.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+        let mut answer = Vec::new();
+        let _ = partial.read_to_end(&mut answer).await;
+        assert!(!String::from_utf8_lossy(&answer).contains("200 OK"), "{}", String::from_utf8_lossy(&answer));
+        // A body that does not arrive in time: 408, in the documented shape.
+        let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+        slow.write_all(b"POST /api/graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"query\":").await.unwrap();
+        let mut answer = Vec::new();
+        let _ = slow.read_to_end(&mut answer).await;
+        let text = String::from_utf8_lossy(&answer);
+        assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+        assert!(text.contains("did not arrive in time"), "{text}");
+        // Meanwhile, and after, others are served.
+        alive(&app).await;
+        app.cleanup().await;
+    }
+}
