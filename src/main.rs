@@ -130,7 +130,7 @@ fn inspect(file: &std::path::Path, root_key: Option<&std::path::Path>) -> anyhow
     let root = root_key
         .map(|path| std::fs::read(path).with_context(|| format!("cannot read {}", path.display())))
         .transpose()?;
-    match roadlog::export::c1b::inspect(&bytes, root.as_deref()) {
+    match roadlog::domain::export::c1b::inspect(&bytes, root.as_deref()) {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(())

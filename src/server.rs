@@ -10,10 +10,10 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::config::{DatabaseArgs, Settings, describe_database};
+use crate::db::Db;
 use crate::graphql::{Api, build_schema};
 use crate::http::listener::{self, ConnectionLimits, ListenerState};
 use crate::mail::sender::{MailEvent, Sender, Transport};
-use crate::storage::Db;
 use crate::telemetry::Metrics;
 
 /// Opens the database of the configured environment and brings its schema up to date; an error
@@ -158,10 +158,10 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let metrics_addr = metrics_listener.as_ref().map(|l| l.local_addr()).transpose()?;
     let metrics = Arc::new(Metrics::new());
     let key_sealer = match &settings.key_encryption_key {
-        Some(key) => crate::export::sealing::Sealer::from_base64(key).context("ROADLOG_KEY_ENCRYPTION_KEY")?,
-        None => crate::export::sealing::Sealer::none(),
+        Some(key) => crate::domain::export::sealing::Sealer::from_base64(key).context("ROADLOG_KEY_ENCRYPTION_KEY")?,
+        None => crate::domain::export::sealing::Sealer::none(),
     };
-    let sealed = crate::export::keys_store::seal_stored_keys(&db, &key_sealer)
+    let sealed = crate::domain::export::keys_store::seal_stored_keys(&db, &key_sealer)
         .await
         .map_err(|_| anyhow::anyhow!("the stored signing keys cannot be read: they are encrypted and ROADLOG_KEY_ENCRYPTION_KEY is missing or wrong"))?;
     if sealed > 0 {

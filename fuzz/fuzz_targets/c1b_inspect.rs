@@ -2,5 +2,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|file: &[u8]| {
-    let _ = roadlog::export::c1b::inspect(file, None);
+    let _ = roadlog::domain::export::c1b::inspect(file, None);
 });

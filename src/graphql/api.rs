@@ -3,9 +3,9 @@
 
 use async_graphql::Context;
 
-use crate::auth::Caller;
 use crate::config::Environment;
-use crate::storage::Db;
+use crate::db::Db;
+use crate::domain::auth::Caller;
 use crate::telemetry::Metrics;
 
 /// The services behind the resolvers.
@@ -26,7 +26,7 @@ pub struct Api {
     /// Proxies whose forwarding headers name the client's address.
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// How the C1B signing keys are stored (encrypted when a key-encryption key is configured).
-    pub key_sealer: crate::export::sealing::Sealer,
+    pub key_sealer: crate::domain::export::sealing::Sealer,
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::oauth::limits::ClientLimiter>,
 }

@@ -2,11 +2,11 @@
 
 use async_graphql::Context;
 
-use crate::companies::{company, permissions};
+use crate::domain::companies::{company, permissions};
+use crate::domain::missions;
+use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
-use crate::missions;
-use crate::users::accounts;
 
 use super::{Api, caller};
 

@@ -23,7 +23,7 @@ use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
 use super::middleware::ClientIp;
-use crate::auth::Caller;
+use crate::domain::auth::Caller;
 use crate::errors::Code;
 use crate::graphql::contract::ContractSchema;
 use crate::graphql::{Api, ExecutionStarted, GUARD_MODEL, guard};
@@ -301,7 +301,7 @@ async fn execute(
     // A password check costs a slow hash: take its permit before running anything, so that a
     // request that cannot have one soon is refused whole (503) rather than half run.
     let permit = if credential_fields > 0 {
-        match crate::auth::password::permit().await {
+        match crate::domain::auth::password::permit().await {
             Ok(permit) => Some(permit),
             Err(_) => {
                 let mut response = error(
@@ -320,7 +320,7 @@ async fn execute(
     };
     let run = run_all(api, schema, headers, client_ip, prepared, batch.is_batch, media);
     let mut response = match permit {
-        Some(permit) => crate::auth::password::under_permit(permit, run).await,
+        Some(permit) => crate::domain::auth::password::under_permit(permit, run).await,
         None => run.await,
     };
     // Answers may carry tokens (login, sign-up, refresh): never kept by a cache.
@@ -353,7 +353,7 @@ async fn run_all(
             Prepared::Run(request) => {
                 let request = *request;
                 let started = ExecutionStarted::default();
-                let users = crate::users::loader::new_loader(&api.db);
+                let users = crate::domain::users::loader::new_loader(&api.db);
                 let mut request = request
                     .data(caller.clone())
                     .data(bearer.clone())
@@ -363,7 +363,7 @@ async fn run_all(
                     request = request.data(ip);
                 }
                 let viewer = caller.user_id().unwrap_or_default();
-                let request = crate::missions::loaders::attach(request, &api.db, viewer);
+                let request = crate::domain::missions::loaders::attach(request, &api.db, viewer);
                 let mut response = schema.execute(request).await;
                 if started.get() {
                     for error in &mut response.errors {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde_json::json;
 use warp::http::{StatusCode, header};
 
-use crate::auth::Caller;
 use crate::config::Environment;
+use crate::domain::auth::Caller;
 use crate::graphql::Api;
 use crate::mail::outbox;
 
@@ -37,11 +37,11 @@ impl RestApi for RestHandlers {
     }
 
     async fn generate_tachograph_files(&self, request: RestRequest) -> warp::reply::Response {
-        crate::export::endpoint::generate(&self.api, request).await
+        crate::domain::export::endpoint::generate(&self.api, request).await
     }
 
     async fn tachograph_root_public_key(&self, _request: RestRequest) -> warp::reply::Response {
-        crate::export::endpoint::root_public_key(&self.api).await
+        crate::domain::export::endpoint::root_public_key(&self.api).await
     }
 
     async fn health(&self, _request: RestRequest) -> warp::reply::Response {
@@ -104,7 +104,7 @@ impl RestApi for RestHandlers {
             }
             Err(_) => return unavailable(),
         };
-        let Ok(admined) = crate::companies::company::admined_by(&self.api.db, actor).await else {
+        let Ok(admined) = crate::domain::companies::company::admined_by(&self.api.db, actor).await else {
             return unavailable();
         };
         let mut companies: Vec<i64> = admined.iter().map(|c| c.id).collect();

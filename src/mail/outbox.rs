@@ -4,8 +4,8 @@
 use serde::Serialize;
 use sqlx::AnyConnection;
 
+use crate::db::{Db, now};
 use crate::errors::AppResult;
-use crate::storage::{Db, now};
 
 /// Gives up on a message after this many failed attempts (it stays in the outbox with its error).
 pub const MAX_ATTEMPTS: i64 = 10;
@@ -70,7 +70,7 @@ pub async fn latest_of_companies(
         db.ids_in("company_id", 1)
     ));
     Ok(sqlx::query_as::<_, OutboxEntry>(sql)
-        .bind(crate::storage::id_list(companies))
+        .bind(crate::db::id_list(companies))
         .bind(recipient)
         .bind(limit)
         .fetch_all(&db.pool)

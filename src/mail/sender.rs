@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::{broadcast, watch};
 
 use super::outbox::{self, Claimed};
-use crate::storage::Db;
+use crate::db::Db;
 
 /// How often the outbox is polled.
 const POLL: Duration = Duration::from_secs(1);

@@ -11,12 +11,12 @@ use oxide_auth_async::endpoint::OwnerSolicitor;
 use oxide_auth_async::endpoint::authorization::AuthorizationFlow;
 use warp::http::{HeaderValue, StatusCode, header};
 
-use crate::auth::tokens;
 use crate::config::Environment;
+use crate::db::{Db, now};
+use crate::domain::auth::tokens;
+use crate::domain::users::sessions;
 use crate::graphql::Api;
 use crate::http::contract::RestRequest;
-use crate::storage::{Db, now};
-use crate::users::sessions;
 
 use super::endpoint::FlowEndpoint;
 use super::pages;
@@ -190,13 +190,13 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
                 let password = form.get("password").cloned().unwrap_or_default();
                 // One password check at a time per core, as for the API: a page that cannot get
                 // its turn soon says so instead of queueing without end.
-                let Ok(permit) = crate::auth::password::permit().await else {
+                let Ok(permit) = crate::domain::auth::password::permit().await else {
                     return html_error(
                         StatusCode::SERVICE_UNAVAILABLE,
                         "The service is busy. Retry in a moment.",
                     );
                 };
-                let checked = crate::auth::password::under_permit(
+                let checked = crate::domain::auth::password::under_permit(
                     permit,
                     sessions::verify_credentials(db, &email, password, &address),
                 )

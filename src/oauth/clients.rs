@@ -10,10 +10,10 @@ use serde::Serialize;
 
 use subtle::ConstantTimeEq;
 
-use crate::auth::{password, tokens};
 use crate::config::Environment;
+use crate::db::{Db, is_unique_violation, now};
+use crate::domain::auth::{password, tokens};
 use crate::errors::{AppError, AppResult};
-use crate::storage::{Db, is_unique_violation, now};
 
 /// Checks a redirect URI: absolute, without fragment (RFC 6749 §3.1.2), and kept exactly as given
 /// since it is matched by exact string comparison. In production, `http://` is accepted only for

@@ -3,8 +3,8 @@
 //! database so that every server instance sees the same failures; a flood from one address
 //! cannot lock out everyone, and one account under attack does not block other accounts.
 
+use crate::db::{Db, now};
 use crate::errors::AppResult;
-use crate::storage::{Db, now};
 
 /// Failures counted in the window before refusing.
 pub const MAX_FAILURES: i64 = 10;

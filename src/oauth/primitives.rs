@@ -14,8 +14,8 @@ use oxide_auth::primitives::scope::Scope;
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use crate::auth::tokens;
-use crate::storage::{Db, now};
+use crate::db::{Db, now};
+use crate::domain::auth::tokens;
 
 /// Codes live 5 minutes (oxide-auth's own default is 10).
 pub const CODE_SECONDS: i64 = 5 * 60;

@@ -5,10 +5,10 @@ use oxide_auth_async::primitives::Registrar;
 use serde_json::json;
 use warp::http::{HeaderValue, StatusCode, header};
 
-use crate::auth::tokens;
+use crate::db::now;
+use crate::domain::auth::tokens;
 use crate::graphql::Api;
 use crate::http::contract::RestRequest;
-use crate::storage::now;
 
 use super::limits;
 use super::primitives::{DbRegistrar, SharedState};

@@ -215,7 +215,7 @@ pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
     {
         let stored: Option<(String, i64)> =
             sqlx::query_as("SELECT redirect_uri, redirect_uri_given FROM oauth_codes WHERE code_hash = $1")
-                .bind(crate::auth::tokens::hash(&code))
+                .bind(crate::domain::auth::tokens::hash(&code))
                 .fetch_optional(&api.db.pool)
                 .await
                 .unwrap_or_default();

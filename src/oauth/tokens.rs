@@ -1,9 +1,9 @@
 //! Access tokens issued to OAuth clients: random, stored as SHA-256 hashes, acting as the user
 //! with the user's rights, until they expire (never by default) or are revoked.
 
-use crate::auth::tokens;
+use crate::db::{Db, now};
+use crate::domain::auth::tokens;
 use crate::errors::AppResult;
-use crate::storage::{Db, now};
 
 /// The user and client behind a valid OAuth access token.
 pub async fn resolve(db: &Db, token: &str) -> AppResult<Option<(i64, i64)>> {

@@ -173,7 +173,7 @@ on_both_backends! {
 
 tests! {
 fn migrations_stay_in_lock_step_and_portable() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/storage/migrations");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/db/migrations");
     let list = |backend: &str| -> BTreeSet<String> {
         std::fs::read_dir(root.join(backend))
             .unwrap()

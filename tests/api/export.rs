@@ -6,7 +6,7 @@
 use std::io::Read;
 
 use reqwest::StatusCode;
-use roadlog::export::c1b::{self, ActivityKind, SignatureStatus};
+use roadlog::domain::export::c1b::{self, ActivityKind, SignatureStatus};
 use serde_json::{Value, json};
 
 use crate::support::{TestApp, TestUser, codes};
@@ -373,7 +373,7 @@ for_both_backends! {
         let signed = json!({ "company_ids": [s.company], "with_digital_signatures": true });
         assert_eq!(export(&app, Some(&s.admin), signed.clone()).await.status(), StatusCode::OK);
         let before = root_key(&app).await;
-        let count_sealed = |db: roadlog::storage::Db| async move {
+        let count_sealed = |db: roadlog::db::Db| async move {
             let rows: Vec<(Vec<u8>,)> = sqlx::query_as("SELECT key_bytes FROM tachograph_keys UNION ALL SELECT key_bytes FROM tachograph_card_keys")
                 .fetch_all(&db.pool)
                 .await

@@ -96,7 +96,7 @@ for_both_backends! {
         let mut relay = Relay::start().await;
         // Before any server runs: a message is queued and claimed by a sender that then dies
         // (its lease has run out by the time the new server starts).
-        let seed = |db: roadlog::storage::Db| async move {
+        let seed = |db: roadlog::db::Db| async move {
             let mut tx = db.begin_write().await.unwrap();
             outbox::enqueue(&mut tx, "orphan@example.com", "Orphan", "claimed, never sent", None).await.unwrap();
             tx.commit().await.unwrap();
@@ -123,7 +123,7 @@ for_both_backends! {
     async fn a_stopping_sender_gives_back_what_it_claimed(backend) {
         // Before any server runs, so that no other sender takes the messages: a sender asked to
         // stop before it sends anything claims a batch, then gives all of it back.
-        let seed = |db: roadlog::storage::Db| async move {
+        let seed = |db: roadlog::db::Db| async move {
             let mut tx = db.begin_write().await.unwrap();
             for n in 0..3 {
                 outbox::enqueue(&mut tx, &format!("r{n}@example.com"), "Held", "body", None).await.unwrap();

@@ -27,7 +27,7 @@ on_both_backends! {
         assert!(secret.starts_with("rl_cs_") && secret.len() > 40);
         // Only a SHA-256 hash of the (256-bit random) secret is stored.
         let (hash,): (String,) = sqlx::query_as("SELECT secret_hash FROM oauth_clients").fetch_one(&app.server.db.pool).await.unwrap();
-        assert_eq!(hash, format!("sha256:{}", roadlog::auth::tokens::hash(&secret)));
+        assert_eq!(hash, format!("sha256:{}", roadlog::domain::auth::tokens::hash(&secret)));
 
         let output = roadlog(app, &["client", "list", "--json"]);
         let listed: Value = serde_json::from_slice(&output.stdout).unwrap();

@@ -39,7 +39,7 @@ async fn code(app: &TestApp, client: &Client, user: &TestUser, challenge: Option
         "INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
-    .bind(roadlog::auth::tokens::hash(&code))
+    .bind(roadlog::domain::auth::tokens::hash(&code))
     .bind(client.id.parse::<i64>().unwrap())
     .bind(user.id)
     .bind(REDIRECT)
@@ -53,7 +53,7 @@ async fn code(app: &TestApp, client: &Client, user: &TestUser, challenge: Option
 }
 
 fn rand_suffix() -> String {
-    let (token, _) = roadlog::auth::tokens::generate("").unwrap();
+    let (token, _) = roadlog::domain::auth::tokens::generate("").unwrap();
     token
 }
 
@@ -277,7 +277,7 @@ on_both_backends! {
     async fn client_secrets_hashed_with_argon2_move_to_sha256_on_use(app) {
         let client = client(app, "Legacy").await;
         let id: i64 = client.id.parse().unwrap();
-        let argon2 = roadlog::auth::password::hash(client.secret.clone()).await.unwrap();
+        let argon2 = roadlog::domain::auth::password::hash(client.secret.clone()).await.unwrap();
         sqlx::query("UPDATE oauth_clients SET secret_hash = $1 WHERE id = $2").bind(&argon2).bind(id).execute(&app.server.db.pool).await.unwrap();
         // A wrong secret changes nothing.
         let wrong = Client { id: client.id.clone(), secret: "rl_cs_wrong".into() };

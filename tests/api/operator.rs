@@ -319,7 +319,7 @@ on_both_backends! {
     async fn readiness_and_metrics(app) {
         let ready: Value = reqwest::get(app.url("/ready")).await.unwrap().json().await.unwrap();
         assert_eq!(ready["status"], "ready");
-        let known = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/storage/migrations/sqlite")).unwrap().count();
+        let known = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/db/migrations/sqlite")).unwrap().count();
         assert_eq!(ready["migrations"], known, "every migration applied");
         for _ in 0..3 {
             assert_eq!(reqwest::get(app.url("/health")).await.unwrap().status(), 200);

@@ -106,7 +106,7 @@ impl TestApp {
     /// library, before any server runs on it).
     pub async fn spawn_seeded<F, Fut>(backend: Backend, adjust: impl FnOnce(&mut Settings), seed: F) -> Option<TestApp>
     where
-        F: FnOnce(roadlog::storage::Db) -> Fut,
+        F: FnOnce(roadlog::db::Db) -> Fut,
         Fut: Future<Output = ()>,
     {
         let (database_url, cleanup) = new_database(backend).await?;

@@ -1,0 +1,223 @@
+//! The database: one code path over sqlx's `Any` driver for SQLite (embedded default) and
+//! PostgreSQL (production, shared by several server instances).
+//!
+//! Portable schema rules, because the `Any` driver knows only a few value kinds: flags are
+//! `INTEGER` 0/1, times are `BIGINT` Unix seconds, dates are `TEXT` `YYYY-MM-DD` (which sorts
+//! like the date), identifiers are 64-bit integers. Invariants live in the database (unique keys,
+//! checks, foreign keys), never only in memory, so that concurrent requests cannot break them.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::migrate::Migrator;
+use sqlx::{AnyPool, ConnectOptions};
+
+use crate::config::Environment;
+
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("src/db/migrations/sqlite");
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("src/db/migrations/postgres");
+
+/// Which database server is behind the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection pool and the backend it talks to.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pub pool: AnyPool,
+    pub backend: Backend,
+}
+
+impl Db {
+    /// Opens the database at `url`, creating a SQLite file (and its folder) if needed.
+    pub async fn connect(url: &str) -> anyhow::Result<Db> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            anyhow::bail!("unsupported database URL: use sqlite://… or postgres://…");
+        };
+        if backend == Backend::Sqlite
+            && let Some(parent) = sqlite_file(url).and_then(|p| std::path::Path::new(p).parent().map(|d| d.to_owned()))
+            && !parent.as_os_str().is_empty()
+            && !parent.exists()
+        {
+            // A folder we create holds secrets (signing keys, token hashes): the service's only.
+            std::fs::create_dir_all(&parent)?;
+            set_mode(&parent, 0o700)?;
+        }
+        let options = AnyConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
+        // One connection first, outside the pool: an unreachable server or an unopenable file
+        // fails here at once with the system's reason ("connection refused"), where the pool
+        // would retry until its timeout and report only that it timed out.
+        let probe = <sqlx::AnyConnection as sqlx::Connection>::connect_with(&options).await?;
+        sqlx::Connection::close(probe).await?;
+        if let Some(file) = sqlite_file(url) {
+            // Readable by the service only; SQLite gives its WAL and shared-memory files the
+            // same mode as the database file.
+            set_mode(std::path::Path::new(file), 0o600)?;
+        }
+        let pool = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL lets readers run beside the writer; the busy timeout makes
+                        // concurrent writers wait for each other instead of failing at once.
+                        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA busy_timeout = 10000").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await?;
+        Ok(Db { pool, backend })
+    }
+
+    fn migrator(&self) -> &'static Migrator {
+        match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        }
+    }
+
+    /// Applies the migrations of this backend (both sets are kept in lock-step).
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        self.migrator().run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Whether the database answers and holds every migration this version knows: the number
+    /// applied, or why it is not ready.
+    pub async fn readiness(&self) -> Result<i64, String> {
+        let known = self.migrator().iter().count() as i64;
+        let applied: Result<(i64,), _> = sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&self.pool)
+            .await;
+        match applied {
+            Ok((applied,)) if applied >= known => Ok(applied),
+            Ok((applied,)) => Err(format!("The database lacks migrations: {applied} of {known} applied")),
+            Err(_) => Err("The database is unreachable".to_string()),
+        }
+    }
+
+    /// Binds the database to one environment the first time, and refuses afterwards to serve it
+    /// as the other one: sandbox data must never be served as production data, or the reverse.
+    pub async fn claim_environment(&self, environment: Environment) -> anyhow::Result<()> {
+        sqlx::query("INSERT INTO environment (id, name) VALUES (1, $1) ON CONFLICT (id) DO NOTHING")
+            .bind(environment.as_str())
+            .execute(&self.pool)
+            .await?;
+        let (stored,): (String,) = sqlx::query_as("SELECT name FROM environment WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await?;
+        if stored != environment.as_str() {
+            anyhow::bail!(
+                "this database holds {stored} data and cannot be served as {}: use the database of that environment",
+                environment.as_str()
+            );
+        }
+        Ok(())
+    }
+
+    /// Starts a transaction that will write. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`): a deferred transaction that reads first cannot wait for the lock
+    /// later and fails with "database is locked" under concurrency. On PostgreSQL writers
+    /// serialise on the row locks they take, so a plain `BEGIN` is right.
+    pub async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+
+    /// `column IN (…the ids bound as parameter $param…)`: a list of ids is one parameter, a JSON
+    /// array bound with [`id_list`], unpacked by the database, so that no query binds one
+    /// parameter per id (bind-parameter limits: 32,766 on SQLite, 65,535 on PostgreSQL) and the
+    /// statement text is the same whatever the number of ids.
+    pub fn ids_in(&self, column: &str, param: usize) -> String {
+        match self.backend {
+            Backend::Sqlite => format!("{column} IN (SELECT value FROM json_each(${param}))"),
+            Backend::Postgres => {
+                format!(
+                    "{column} IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(${param} AS json)))"
+                )
+            }
+        }
+    }
+
+    /// Whether the database answers (for `GET /health`).
+    pub async fn ping(&self) -> bool {
+        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+    }
+}
+
+#[cfg(unix)]
+fn set_mode(path: &std::path::Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_: &std::path::Path, _: u32) -> std::io::Result<()> {
+    Ok(())
+}
+
+fn sqlite_file(url: &str) -> Option<&str> {
+    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next().unwrap_or("");
+    (!path.is_empty() && path != ":memory:").then_some(path)
+}
+
+/// The parameter of [`Db::ids_in`]: the ids as a JSON array.
+pub fn id_list(ids: &[i64]) -> String {
+    let mut text = String::with_capacity(ids.len() * 8 + 2);
+    text.push('[');
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&id.to_string());
+    }
+    text.push(']');
+    text
+}
+
+/// The current time in Unix seconds.
+pub fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// Whether an error is the violation of a unique key (both backends).
+pub fn is_unique_violation(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Database(db) => {
+            db.is_unique_violation() || db.code().is_some_and(|c| c == "23505" || c == "2067" || c == "1555")
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn id_lists_are_json_arrays() {
+        assert_eq!(super::id_list(&[]), "[]");
+        assert_eq!(super::id_list(&[3, -1, 42]), "[3,-1,42]");
+    }
+
+    #[test]
+    fn sqlite_paths_are_found() {
+        assert_eq!(super::sqlite_file("sqlite://data/x.db?mode=rwc"), Some("data/x.db"));
+        assert_eq!(super::sqlite_file("sqlite::memory:"), None);
+    }
+}

@@ -1,0 +1,48 @@
+//! Resolvers of `Activity` and `ActivityVersion`.
+
+use async_graphql::Context;
+
+use crate::domain::missions::loaders::{self, MissionsById, VersionsByActivity};
+use crate::domain::users::load_user;
+use crate::graphql::Api;
+use crate::graphql::contract::{Activity, ActivityResolver, ActivityVersion, ActivityVersionResolver, Mission, User};
+
+#[async_trait::async_trait]
+impl ActivityResolver for Api {
+    async fn mission(&self, ctx: &Context<'_>, parent: &Activity) -> async_graphql::Result<Option<Mission>> {
+        Ok(loaders::load::<MissionsById, _>(ctx, parent.mission_id.into()).await?)
+    }
+
+    async fn user(&self, ctx: &Context<'_>, parent: &Activity) -> async_graphql::Result<Option<User>> {
+        Ok(load_user(ctx, parent.user_id.into()).await?)
+    }
+
+    async fn submitter(&self, ctx: &Context<'_>, parent: &Activity) -> async_graphql::Result<Option<User>> {
+        Ok(load_user(ctx, parent.submitter_id.into()).await?)
+    }
+
+    async fn dismiss_author(&self, ctx: &Context<'_>, parent: &Activity) -> async_graphql::Result<Option<User>> {
+        match parent.dismiss_author_id {
+            Some(id) => Ok(load_user(ctx, id.into()).await?),
+            None => Ok(None),
+        }
+    }
+
+    async fn versions(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Activity,
+    ) -> async_graphql::Result<Option<Vec<Option<ActivityVersion>>>> {
+        let rows = loaders::load::<VersionsByActivity, _>(ctx, parent.id.into())
+            .await?
+            .unwrap_or_default();
+        Ok(Some(rows.iter().map(|v| Some(v.to_graphql())).collect()))
+    }
+}
+
+#[async_trait::async_trait]
+impl ActivityVersionResolver for Api {
+    async fn submitter(&self, ctx: &Context<'_>, parent: &ActivityVersion) -> async_graphql::Result<Option<User>> {
+        Ok(load_user(ctx, parent.submitter_id.into()).await?)
+    }
+}

@@ -1,0 +1,289 @@
+//! Recording, correcting and cancelling activities. Each function runs inside the caller's
+//! write transaction, in which the worker's user row is locked first (see [`lock_users`]), so the
+//! cross-row checks that follow every write cannot be raced.
+
+use sqlx::AnyConnection;
+
+use crate::db::now;
+use crate::domain::missions::permissions;
+use crate::errors::{AppError, AppResult, Code};
+use crate::graphql::scalars::{ActivityTypeEnum, GenericScalar};
+
+use super::checks;
+use super::rules::{not_in_future, positive_duration, to_minute};
+use super::store::{self, ActivityRow, add_version};
+
+/// Locks the rows of these users, in id order so that two transactions never wait on each other
+/// in a cycle. Unknown users are left out (the permission checks refuse them).
+pub async fn lock_users(conn: &mut AnyConnection, users: &mut Vec<i64>) -> AppResult<()> {
+    users.sort_unstable();
+    users.dedup();
+    for user in users.iter() {
+        crate::domain::companies::employments::lock_user(conn, *user).await?;
+    }
+    Ok(())
+}
+
+fn forbidden() -> AppError {
+    AppError::authorization("Forbidden access")
+}
+
+/// What `logActivity` receives.
+#[derive(Clone, Debug)]
+pub struct NewActivity {
+    pub mission_id: i64,
+    pub user_id: Option<i64>,
+    pub kind: ActivityTypeEnum,
+    pub start: i64,
+    pub end: Option<i64>,
+    pub switch: bool,
+    pub context: Option<GenericScalar>,
+    pub creation_time: Option<i64>,
+}
+
+/// Reopens the worker's mission: an open activity means the mission is not over for them.
+async fn reopen(conn: &mut AnyConnection, mission_id: i64, user_id: i64) -> AppResult<()> {
+    sqlx::query("DELETE FROM mission_ends WHERE mission_id = $1 AND user_id = $2")
+        .bind(mission_id)
+        .bind(user_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// `logActivity`. In switch mode (the default) the worker's current activity in the mission is
+/// closed at the new start; logging the type already running changes nothing.
+/// `owner_only`: as a mutation of its own, only the worker or the mission's submitter logs; a
+/// correction inside `validateMission` only needs the mission-level write access.
+pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_only: bool) -> AppResult<ActivityRow> {
+    let received = now();
+    let start = to_minute(new.start);
+    let end = new.end.map(to_minute);
+    if new.switch && end.is_some() {
+        return Err(AppError::invalid_inputs(
+            "Specifying an end time is not authorized in switch mode",
+        ));
+    }
+    if new.kind == ActivityTypeEnum::Off {
+        return Err(AppError::invalid_inputs(
+            "Activities of type off are holidays, which are not recorded in missions",
+        ));
+    }
+    not_in_future(start, received, "Start")?;
+    if let Some(end) = end {
+        not_in_future(end, received, "End")?;
+    }
+    positive_duration(start, end)?;
+    let for_user = new.user_id.unwrap_or(actor);
+    let access = permissions::writable(conn, actor, new.mission_id, for_user, start, end).await?;
+    if owner_only && for_user != actor && access.mission.submitter_id != actor {
+        return Err(AppError::authorization("Actor is not authorized to log in the mission"));
+    }
+    if new.switch {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT {} FROM activities a WHERE a.user_id = $1 AND a.mission_id = $2 AND a.dismissed_at IS NULL
+               AND a.start_time <= $3 AND (a.end_time IS NULL OR a.end_time > $3) ORDER BY a.start_time DESC LIMIT 1",
+            store::COLUMNS
+        ));
+        let current = sqlx::query_as::<_, ActivityRow>(sql)
+            .bind(for_user)
+            .bind(new.mission_id)
+            .bind(start)
+            .fetch_optional(&mut *conn)
+            .await?;
+        if let Some(current) = current {
+            if current.end_time.is_some() {
+                return Err(AppError::new(
+                    Code::InvalidActivitySwitch,
+                    "Invalid time for switch mode because there is a current activity with an end time",
+                )
+                .with("currentActivityId", current.id));
+            }
+            if current.kind == new.kind.as_str() {
+                return Ok(current);
+            }
+            if current.start_time == start {
+                return Err(AppError::invalid_inputs(
+                    "The current activity started at this very minute: edit its type by cancelling it instead",
+                )
+                .with("reason", "EMPTY_ACTIVITY_DURATION"));
+            }
+            sqlx::query(
+                "UPDATE activities SET end_time = $2, last_update_time = $3, last_submitter_id = $4 WHERE id = $1",
+            )
+            .bind(current.id)
+            .bind(start)
+            .bind(received)
+            .bind(actor)
+            .execute(&mut *conn)
+            .await?;
+            add_version(conn, current.id, actor, new.context.as_ref(), new.creation_time).await?;
+        }
+    }
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time,
+                                 end_time, last_update_time, last_submitter_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $5, $3) RETURNING id",
+    )
+    .bind(new.mission_id)
+    .bind(for_user)
+    .bind(actor)
+    .bind(new.kind.as_str())
+    .bind(received)
+    .bind(new.creation_time.unwrap_or(received))
+    .bind(start)
+    .bind(end)
+    .fetch_one(&mut *conn)
+    .await?;
+    add_version(conn, id, actor, new.context.as_ref(), new.creation_time).await?;
+    if end.is_none() {
+        reopen(conn, new.mission_id, for_user).await?;
+    }
+    checks::no_overlap(conn, for_user, id, start, end).await?;
+    checks::no_interleaving(conn, for_user, new.mission_id).await?;
+    store::find(conn, id)
+        .await?
+        .ok_or_else(|| AppError::internal("activity vanished"))
+}
+
+/// What `editActivity` receives.
+#[derive(Clone, Debug, Default)]
+pub struct ActivityEdit {
+    pub activity_id: i64,
+    pub start: Option<i64>,
+    pub end: Option<i64>,
+    pub remove_end: bool,
+    pub context: Option<GenericScalar>,
+    pub creation_time: Option<i64>,
+}
+
+/// An activity that may be changed: by its submitter or its worker when `owner_only` (an unknown
+/// id looks forbidden).
+async fn own_activity(
+    conn: &mut AnyConnection,
+    actor: i64,
+    activity_id: i64,
+    owner_only: bool,
+) -> AppResult<ActivityRow> {
+    let activity = store::find(conn, activity_id).await?.ok_or_else(forbidden)?;
+    if owner_only && actor != activity.submitter_id && actor != activity.user_id {
+        return Err(AppError::authorization("Actor is not authorized to edit the activity"));
+    }
+    if activity.dismissed_at.is_some() {
+        return Err(AppError::invalid_resource("Activity already dismissed."));
+    }
+    Ok(activity)
+}
+
+/// The worker of an activity, read before the writing transaction to know whom to lock.
+pub async fn worker_of(conn: &mut AnyConnection, activity_id: i64) -> AppResult<Option<i64>> {
+    let row: Option<(i64,)> = sqlx::query_as("SELECT user_id FROM activities WHERE id = $1")
+        .bind(activity_id)
+        .fetch_optional(conn)
+        .await?;
+    Ok(row.map(|r| r.0))
+}
+
+/// `editActivity`: new times, one more version.
+pub async fn edit(
+    conn: &mut AnyConnection,
+    actor: i64,
+    edit: &ActivityEdit,
+    owner_only: bool,
+) -> AppResult<ActivityRow> {
+    if edit.start.is_none() && edit.end.is_none() && !edit.remove_end {
+        return Err(AppError::invalid_inputs(
+            "At least one of startTime or endTime or removeEndTime should be set",
+        ));
+    }
+    if edit.end.is_some() && edit.remove_end {
+        return Err(AppError::invalid_inputs(
+            "Either endTime or removeEndTime should be set but not both",
+        ));
+    }
+    let activity = own_activity(conn, actor, edit.activity_id, owner_only).await?;
+    let received = now();
+    let start = edit.start.map(to_minute).unwrap_or(activity.start_time);
+    let end = if edit.remove_end {
+        None
+    } else {
+        edit.end.map(to_minute).or(activity.end_time)
+    };
+    if edit.start.is_some() {
+        not_in_future(start, received, "Start")?;
+    }
+    if let (Some(end), Some(_)) = (end, edit.end) {
+        not_in_future(end, received, "End")?;
+    }
+    positive_duration(start, end)?;
+    let first = start.min(activity.start_time);
+    let last = end.unwrap_or(received).max(activity.end_time.unwrap_or(received));
+    permissions::writable(conn, actor, activity.mission_id, activity.user_id, first, Some(last)).await?;
+    if start == activity.start_time && end == activity.end_time {
+        return Ok(activity);
+    }
+    sqlx::query(
+        "UPDATE activities SET start_time = $2, end_time = $3, last_update_time = $4, last_submitter_id = $5 WHERE id = $1",
+    )
+    .bind(activity.id)
+    .bind(start)
+    .bind(end)
+    .bind(received)
+    .bind(actor)
+    .execute(&mut *conn)
+    .await?;
+    add_version(conn, activity.id, actor, edit.context.as_ref(), edit.creation_time).await?;
+    if end.is_none() {
+        reopen(conn, activity.mission_id, activity.user_id).await?;
+    }
+    checks::no_overlap(conn, activity.user_id, activity.id, start, end).await?;
+    checks::no_interleaving(conn, activity.user_id, activity.mission_id).await?;
+    store::find(conn, activity.id)
+        .await?
+        .ok_or_else(|| AppError::internal("activity vanished"))
+}
+
+/// `cancelActivity`: a soft delete, kept in the history.
+pub async fn cancel(
+    conn: &mut AnyConnection,
+    actor: i64,
+    activity_id: i64,
+    context: Option<&GenericScalar>,
+    owner_only: bool,
+) -> AppResult<()> {
+    let activity = own_activity(conn, actor, activity_id, owner_only).await?;
+    permissions::writable(
+        conn,
+        actor,
+        activity.mission_id,
+        activity.user_id,
+        activity.start_time,
+        activity.end_time,
+    )
+    .await?;
+    dismiss(conn, actor, activity.id, context).await
+}
+
+/// Marks an activity cancelled; INVALID_RESOURCE when it already is.
+pub async fn dismiss(
+    conn: &mut AnyConnection,
+    actor: i64,
+    activity_id: i64,
+    context: Option<&GenericScalar>,
+) -> AppResult<()> {
+    let received = now();
+    let done = sqlx::query(
+        "UPDATE activities SET dismissed_at = $2, dismiss_author_id = $3, dismiss_context = $4, last_update_time = $2
+         WHERE id = $1 AND dismissed_at IS NULL",
+    )
+    .bind(activity_id)
+    .bind(received)
+    .bind(actor)
+    .bind(context.map(|c| c.0.to_string()))
+    .execute(conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Err(AppError::invalid_resource("Activity already dismissed."));
+    }
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! Activities: the working time itself (driving, work, support, transfer), their history, and
+//! the rules that keep a worker's time consistent.
+
+pub mod checks;
+mod graphql;
+pub mod log;
+pub mod rules;
+pub mod store;
+
+use chrono::NaiveDate;
+
+use crate::db::Db;
+use crate::errors::{AppError, AppResult};
+
+/// Refuses to end an employment on `end` while the worker has recorded activity in that company
+/// after that day: the recorded time would lose the employment that covers it.
+pub async fn ensure_none_after(db: &Db, user_id: i64, company_id: i64, end: NaiveDate) -> AppResult<()> {
+    let next_day = end
+        .succ_opt()
+        .unwrap_or(end)
+        .and_hms_opt(0, 0, 0)
+        .map(|t| t.and_utc().timestamp())
+        .unwrap_or(i64::MAX);
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT a.id FROM activities a JOIN missions m ON m.id = a.mission_id
+         WHERE a.user_id = $1 AND m.company_id = $2 AND a.dismissed_at IS NULL
+           AND (a.start_time >= $3 OR a.end_time IS NULL OR a.end_time > $3) LIMIT 1",
+    )
+    .bind(user_id)
+    .bind(company_id)
+    .bind(next_day)
+    .fetch_optional(&db.pool)
+    .await?;
+    match row {
+        None => Ok(()),
+        Some((activity_id,)) => Err(AppError::invalid_inputs(
+            "The user has activities after the requested end date of the employment",
+        )
+        .with("reason", "ACTIVITY_EXIST_AFTER_EMPLOYMENT_END_DATE")
+        .with("activityId", activity_id)),
+    }
+}

@@ -1,0 +1,173 @@
+//! Companies: creation at sign-up and reading.
+
+use sqlx::AnyConnection;
+
+use crate::db::{Db, now};
+use crate::errors::{AppError, AppResult};
+use crate::graphql::contract::{Company, CompanySettings};
+
+/// A company as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct CompanyRow {
+    pub id: i64,
+    pub usual_name: String,
+    pub siren: String,
+    pub phone_number: Option<String>,
+    pub has_ceased_activity: i64,
+    pub allow_team_mode: i64,
+    pub allow_transfers: i64,
+    pub require_kilometer_data: i64,
+    pub require_expenditures: i64,
+    pub require_support_activity: i64,
+    pub require_mission_name: i64,
+}
+
+pub const COMPANY_COLUMNS: &str = "id, usual_name, siren, phone_number, has_ceased_activity, allow_team_mode, \
+     allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name";
+
+impl From<&CompanyRow> for Company {
+    fn from(row: &CompanyRow) -> Company {
+        Company {
+            id: row.id as i32,
+            name: Some(row.usual_name.clone()),
+            // The legal name comes from the national company register, which is not consulted.
+            legal_name: None,
+            siren: Some(row.siren.clone()),
+            phone_number: row.phone_number.clone(),
+            has_ceased_activity: row.has_ceased_activity == 1,
+        }
+    }
+}
+
+impl From<&CompanyRow> for CompanySettings {
+    fn from(row: &CompanyRow) -> CompanySettings {
+        CompanySettings {
+            allow_team_mode: Some(row.allow_team_mode == 1),
+            allow_transfers: Some(row.allow_transfers == 1),
+            require_kilometer_data: Some(row.require_kilometer_data == 1),
+            require_expenditures: Some(row.require_expenditures == 1),
+            require_support_activity: Some(row.require_support_activity == 1),
+            require_mission_name: Some(row.require_mission_name == 1),
+        }
+    }
+}
+
+/// Checks a SIREN (the 9-digit French company number), with the reference's messages.
+pub fn validate_siren(raw: &str) -> AppResult<String> {
+    let siren: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
+    if siren.chars().count() != 9 {
+        return Err(AppError::invalid_inputs(format!(
+            "SIREN must be exactly 9 characters (received: {})",
+            siren.chars().count()
+        ))
+        .with("field", "siren"));
+    }
+    if !siren.chars().all(|c| c.is_ascii_digit()) {
+        return Err(AppError::invalid_inputs("SIREN must contain only digits").with("field", "siren"));
+    }
+    Ok(siren)
+}
+
+/// Checks the name shown for a company.
+pub fn validate_name(raw: &str) -> AppResult<String> {
+    let name = raw.trim();
+    if name.is_empty() || name.chars().count() > 255 {
+        return Err(
+            AppError::invalid_inputs("usualName must be between 1 and 255 characters").with("field", "usualName"),
+        );
+    }
+    Ok(name.to_string())
+}
+
+/// Inserts a company, inside the caller's transaction.
+pub async fn insert(
+    conn: &mut AnyConnection,
+    usual_name: &str,
+    siren: &str,
+    phone_number: Option<&str>,
+) -> AppResult<i64> {
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO companies (usual_name, siren, phone_number, creation_time) VALUES ($1, $2, $3, $4) RETURNING id",
+    )
+    .bind(usual_name)
+    .bind(siren)
+    .bind(phone_number)
+    .bind(now())
+    .fetch_one(conn)
+    .await?;
+    Ok(id)
+}
+
+/// Reads a company.
+pub async fn find(db: &Db, id: i64) -> AppResult<Option<CompanyRow>> {
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {COMPANY_COLUMNS} FROM companies WHERE id = $1"));
+    Ok(sqlx::query_as::<_, CompanyRow>(sql)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?)
+}
+
+/// `signUp.company`: creates the company and makes the caller its admin (an accepted employment
+/// from today, primary unless the caller already has a primary employment), in one transaction.
+pub async fn sign_up(
+    db: &Db,
+    actor: i64,
+    usual_name: &str,
+    siren: &str,
+    phone_number: Option<&str>,
+) -> AppResult<(i64, i64)> {
+    let usual_name = validate_name(usual_name)?;
+    let siren = validate_siren(siren)?;
+    let phone_number = phone_number.map(str::trim).filter(|p| !p.is_empty());
+    let mut tx = db.begin_write().await?;
+    let company_id = insert(&mut tx, &usual_name, &siren, phone_number).await?;
+    let new = super::employments::NewEmployment {
+        company_id,
+        period: super::rules::Period {
+            start: super::today(),
+            end: None,
+        },
+        has_admin_rights: true,
+        is_primary: None,
+        status: "approved",
+    };
+    let employment_id = super::employments::insert_for_user(&mut tx, actor, actor, &new).await?;
+    tx.commit().await?;
+    Ok((company_id, employment_id))
+}
+
+/// The companies the user administers today.
+pub async fn admined_by(db: &Db, user_id: i64) -> AppResult<Vec<CompanyRow>> {
+    let columns = COMPANY_COLUMNS
+        .split(", ")
+        .map(|c| format!("c.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {columns} FROM companies c WHERE c.id IN (
+            SELECT company_id FROM employments WHERE user_id = $1 AND validation_status = 'approved'
+              AND dismissed_at IS NULL AND has_admin_rights = 1 AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2))
+         ORDER BY c.id"
+    ));
+    Ok(sqlx::query_as::<_, CompanyRow>(sql)
+        .bind(user_id)
+        .bind(super::date_text(super::today()))
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sirens_are_nine_digits() {
+        assert_eq!(validate_siren("123 456 789").unwrap(), "123456789");
+        let e = validate_siren("12345").unwrap_err();
+        assert_eq!(e.message, "SIREN must be exactly 9 characters (received: 5)");
+        assert_eq!(
+            validate_siren("12345678A").unwrap_err().message,
+            "SIREN must contain only digits"
+        );
+    }
+}

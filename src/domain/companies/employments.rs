@@ -1,0 +1,485 @@
+//! Employments: creating them under the primary/overlap rules, their life cycle (pending →
+//! approved or rejected, cancelled, terminated), and listing them.
+//!
+//! Every change that can break a rule runs in a transaction that first locks the user's row
+//! (`UPDATE users SET id = id`): on PostgreSQL this is a row lock that serialises concurrent
+//! requests for one user across server instances; on SQLite the first write of a transaction
+//! takes the database write lock. The rules then read committed state and cannot be raced.
+
+use chrono::NaiveDate;
+use sqlx::AnyConnection;
+
+use crate::db::{Db, now};
+use crate::errors::{AppError, AppResult, Code};
+use crate::graphql::contract::Employment;
+use crate::graphql::scalars::TimeStamp;
+
+use super::rules::{self, Held, Period};
+use super::{date_text, parse_date, permissions, today};
+
+/// An employment as stored (with the user's e-mail when the employment has none of its own).
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct EmploymentRow {
+    pub id: i64,
+    pub user_id: Option<i64>,
+    pub company_id: i64,
+    pub email: Option<String>,
+    pub submitter_id: Option<i64>,
+    pub reception_time: i64,
+    pub validation_status: String,
+    pub start_date: String,
+    pub end_date: Option<String>,
+    pub has_admin_rights: i64,
+    pub is_primary: Option<i64>,
+    pub dismissed_at: Option<i64>,
+    /// The worker's last activity in the company, or when the employment began to count.
+    pub last_active_at: i64,
+}
+
+/// A worker without activity for this long is INACTIVE (the reference's rule).
+pub const INACTIVE_AFTER_SECONDS: i64 = 90 * 24 * 3600;
+
+/// The columns of [`EmploymentRow`], for `FROM employments e LEFT JOIN users u ON u.id = e.user_id`.
+/// The e-mail is the one the company typed; the account's own address shows only once the user
+/// accepted the employment (privacy before consent).
+pub const SELECT: &str = "SELECT e.id, e.user_id, e.company_id, \
+     CASE WHEN e.email IS NOT NULL THEN e.email WHEN e.validation_status = 'approved' THEN u.email END AS email, e.submitter_id, \
+     e.reception_time, e.validation_status, e.start_date, e.end_date, e.has_admin_rights, e.is_primary, e.dismissed_at, \
+     COALESCE((SELECT MAX(a.start_time) FROM activities a JOIN missions m ON m.id = a.mission_id \
+               WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL), \
+              e.validation_time, e.reception_time) AS last_active_at \
+     FROM employments e LEFT JOIN users u ON u.id = e.user_id";
+
+impl EmploymentRow {
+    /// The reference's computed status.
+    pub fn status(&self, today: &str) -> &'static str {
+        if self.dismissed_at.is_some() {
+            "DISMISSED"
+        } else if self.validation_status == "rejected" {
+            "REJECTED"
+        } else if self.validation_status == "pending" {
+            "PENDING"
+        } else if self.end_date.as_deref().is_some_and(|end| end < today) {
+            "TERMINATED"
+        } else if self.has_admin_rights == 0 && self.last_active_at < now() - INACTIVE_AFTER_SECONDS {
+            "INACTIVE"
+        } else {
+            "ACTIVE"
+        }
+    }
+
+    pub fn to_graphql(&self) -> Employment {
+        let today = date_text(today());
+        Employment {
+            id: self.id as i32,
+            reception_time: TimeStamp(self.reception_time),
+            dismissed_at: self.dismissed_at.map(TimeStamp),
+            validation_status: Some(self.validation_status.clone()),
+            start_date: self.start_date.clone(),
+            end_date: self.end_date.clone(),
+            company_id: self.company_id as i32,
+            has_admin_rights: Some(self.has_admin_rights == 1),
+            user_id: self.user_id.map(|id| id as i32),
+            email: self.email.clone(),
+            submitter_id: self.submitter_id.map(|id| id as i32),
+            is_primary: self.is_primary.map(|p| p == 1),
+            is_acknowledged: Some(self.validation_status == "approved" && self.dismissed_at.is_none()),
+            status: Some(self.status(&today).to_string()),
+        }
+    }
+
+    fn period(&self) -> Option<Period> {
+        Some(Period {
+            start: parse_date(&self.start_date)?,
+            end: self.end_date.as_deref().and_then(parse_date),
+        })
+    }
+}
+
+fn forbidden() -> AppError {
+    AppError::authorization("Forbidden access")
+}
+
+/// Reads an employment.
+pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<EmploymentRow>> {
+    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE e.id = $1"));
+    Ok(sqlx::query_as::<_, EmploymentRow>(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// Locks the user's row for the rest of the transaction; false when there is no such user.
+pub async fn lock_user(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
+    let done = sqlx::query("UPDATE users SET id = id WHERE id = $1")
+        .bind(user_id)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// `(id, company_id, start_date, end_date, is_primary)` of an employment, for the rules.
+pub(super) type HeldRow = (i64, i64, String, Option<String>, Option<i64>);
+
+/// The user's employments that count for the rules: neither rejected nor dismissed.
+pub(super) async fn held(conn: &mut AnyConnection, user_id: i64) -> AppResult<Vec<Held>> {
+    let rows: Vec<HeldRow> = sqlx::query_as(
+        "SELECT id, company_id, start_date, end_date, is_primary FROM employments
+         WHERE user_id = $1 AND validation_status <> 'rejected' AND dismissed_at IS NULL",
+    )
+    .bind(user_id)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, company_id, start, end, primary)| {
+            Some(Held {
+                id,
+                company_id,
+                period: Period {
+                    start: parse_date(&start)?,
+                    end: end.as_deref().and_then(parse_date),
+                },
+                is_primary: primary == Some(1),
+            })
+        })
+        .collect())
+}
+
+/// What a new employment is made of.
+#[derive(Clone, Debug)]
+pub struct NewEmployment {
+    pub company_id: i64,
+    pub period: Period,
+    pub has_admin_rights: bool,
+    pub is_primary: Option<bool>,
+    pub status: &'static str,
+}
+
+/// Checks a requested period.
+pub fn period(start: Option<NaiveDate>, end: Option<NaiveDate>) -> AppResult<Period> {
+    let start = start.unwrap_or_else(today);
+    if end.is_some_and(|end| end < start) {
+        return Err(AppError::invalid_inputs("endDate must not be before startDate").with("field", "endDate"));
+    }
+    Ok(Period { start, end })
+}
+
+/// Creates an employment of an existing user, inside the caller's transaction, under the rules.
+pub async fn insert_for_user(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    submitter_id: i64,
+    new: &NewEmployment,
+) -> AppResult<i64> {
+    if !lock_user(conn, user_id).await? {
+        return Err(AppError::invalid_resource("Invalid user id").with("field", "userId"));
+    }
+    let existing = held(conn, user_id).await?;
+    let primary = rules::admit(&existing, new.company_id, new.period, new.is_primary)?;
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO employments (user_id, company_id, submitter_id, reception_time, validation_time, validation_status,
+                                  start_date, end_date, has_admin_rights, is_primary)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+    )
+    .bind(user_id)
+    .bind(new.company_id)
+    .bind(submitter_id)
+    .bind(now())
+    .bind((new.status == "approved").then(now))
+    .bind(new.status)
+    .bind(date_text(new.period.start))
+    .bind(new.period.end.map(date_text))
+    .bind(i64::from(new.has_admin_rights))
+    .bind(i64::from(primary))
+    .fetch_one(conn)
+    .await?;
+    Ok(id)
+}
+
+/// Lists by a SQL condition on `e`.
+async fn list(db: &Db, condition: &str, binds: Vec<BindValue>) -> AppResult<Vec<EmploymentRow>> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE {condition} ORDER BY e.start_date DESC, e.id DESC"
+    ));
+    let mut query = sqlx::query_as::<_, EmploymentRow>(sql);
+    for bind in binds {
+        query = match bind {
+            BindValue::Int(v) => query.bind(v),
+            BindValue::Text(v) => query.bind(v),
+        };
+    }
+    Ok(query.fetch_all(&db.pool).await?)
+}
+
+enum BindValue {
+    Int(i64),
+    Text(String),
+}
+
+/// The company's employments, dismissed ones excluded; `latest_per_user` keeps each person's
+/// most recent one.
+pub async fn of_company(db: &Db, company_id: i64, latest_per_user: bool) -> AppResult<Vec<EmploymentRow>> {
+    let rows = list(
+        db,
+        "e.company_id = $1 AND e.dismissed_at IS NULL",
+        vec![BindValue::Int(company_id)],
+    )
+    .await?;
+    if !latest_per_user {
+        return Ok(rows);
+    }
+    let mut seen = std::collections::HashSet::new();
+    Ok(rows
+        .into_iter()
+        .filter(|r| seen.insert(r.user_id.map(|u| u.to_string()).or_else(|| r.email.clone())))
+        .collect())
+}
+
+/// The user's employments covering today, pending invitations included.
+pub async fn current_of_user(db: &Db, user_id: i64) -> AppResult<Vec<EmploymentRow>> {
+    list(
+        db,
+        "e.user_id = $1 AND e.validation_status <> 'rejected' AND e.dismissed_at IS NULL
+         AND e.start_date <= $2 AND (e.end_date IS NULL OR e.end_date >= $2)",
+        vec![BindValue::Int(user_id), BindValue::Text(date_text(today()))],
+    )
+    .await
+}
+
+/// The user's accepted (and optionally pending) employments overlapping a period.
+pub async fn of_user(
+    db: &Db,
+    user_id: i64,
+    from: Option<NaiveDate>,
+    until: Option<NaiveDate>,
+    include_pending: bool,
+) -> AppResult<Vec<EmploymentRow>> {
+    let statuses = if include_pending {
+        "('approved', 'pending')"
+    } else {
+        "('approved')"
+    };
+    list(
+        db,
+        &format!(
+            "e.user_id = $1 AND e.dismissed_at IS NULL AND e.validation_status IN {statuses}
+             AND e.start_date <= $3 AND (e.end_date IS NULL OR e.end_date >= $2)"
+        ),
+        vec![
+            BindValue::Int(user_id),
+            BindValue::Text(from.map(date_text).unwrap_or_else(|| "0000-01-01".into())),
+            BindValue::Text(until.map(date_text).unwrap_or_else(|| "9999-12-31".into())),
+        ],
+    )
+    .await
+}
+
+/// Loads an employment for an admin action: AUTHORIZATION_ERROR unless the actor is an admin of
+/// its company today (an unknown id looks the same).
+async fn for_admin(conn: &mut AnyConnection, db: &Db, actor: i64, employment_id: i64) -> AppResult<EmploymentRow> {
+    let row = find(conn, employment_id).await?.ok_or_else(forbidden)?;
+    if !permissions::is_admin(db, actor, row.company_id).await? {
+        return Err(forbidden());
+    }
+    Ok(row)
+}
+
+fn state_error(row: &EmploymentRow) -> AppError {
+    let message = if row.dismissed_at.is_some() {
+        "Employment is already dismissed"
+    } else if row.validation_status == "rejected" {
+        "Employment is already rejected"
+    } else {
+        "Employment is already validated"
+    };
+    AppError::invalid_resource(message).with("status", row.status(&date_text(today())))
+}
+
+/// `validateEmployment` / `rejectEmployment`: the employment's own user answers a pending one.
+pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> AppResult<EmploymentRow> {
+    let mut conn = db.pool.acquire().await?;
+    let row = find(&mut conn, employment_id).await?.ok_or_else(forbidden)?;
+    if row.user_id != Some(actor) {
+        return Err(forbidden());
+    }
+    let (status, time) = if accept {
+        ("approved", Some(now()))
+    } else {
+        ("rejected", None)
+    };
+    let done = sqlx::query(
+        "UPDATE employments SET validation_status = $3, validation_time = $4
+         WHERE id = $1 AND user_id = $2 AND validation_status = 'pending' AND dismissed_at IS NULL",
+    )
+    .bind(employment_id)
+    .bind(actor)
+    .bind(status)
+    .bind(time)
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Err(state_error(&row));
+    }
+    find(&mut conn, employment_id)
+        .await?
+        .ok_or_else(|| AppError::internal("employment vanished"))
+}
+
+/// `cancelEmployment`: an admin withdraws a pending employment (its invitation stops working).
+pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
+    let mut conn = db.pool.acquire().await?;
+    let row = for_admin(&mut conn, db, actor, employment_id).await?;
+    let done = sqlx::query(
+        "UPDATE employments SET dismissed_at = $2, dismiss_author_id = $3, invite_token_hash = NULL
+         WHERE id = $1 AND validation_status = 'pending' AND dismissed_at IS NULL",
+    )
+    .bind(employment_id)
+    .bind(now())
+    .bind(actor)
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        let message = if row.validation_status == "approved" && row.dismissed_at.is_none() {
+            "Only a pending employment can be cancelled: this one is accepted, terminate it instead"
+        } else {
+            "Only a pending employment can be cancelled"
+        };
+        return Err(AppError::invalid_resource(message).with("status", row.status(&date_text(today()))));
+    }
+    Ok(())
+}
+
+/// `terminateEmployment`: an admin ends an accepted employment of someone else.
+pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<NaiveDate>) -> AppResult<EmploymentRow> {
+    let mut conn = db.pool.acquire().await?;
+    let row = for_admin(&mut conn, db, actor, employment_id).await?;
+    if row.user_id == Some(actor) {
+        return Err(
+            AppError::authorization("An admin cannot terminate their own employment")
+                .with("reason", "USER_SELF_TERMINATE_EMPLOYMENT"),
+        );
+    }
+    if row.validation_status != "approved" || row.dismissed_at.is_some() {
+        return Err(
+            AppError::invalid_resource(format!("Could not find valid employment with id {employment_id}"))
+                .with("status", row.status(&date_text(today()))),
+        );
+    }
+    let today = today();
+    let end = end.unwrap_or(today);
+    let period = row
+        .period()
+        .ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
+    if period.end.is_some_and(|current| current < today) {
+        return Err(AppError::invalid_resource("Employment is already terminated")
+            .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
+    }
+    if end < period.start {
+        return Err(
+            AppError::invalid_inputs("End date must not be before the start date of the employment")
+                .with("field", "endDate"),
+        );
+    }
+    if period.end.is_some_and(|current| end > current) {
+        return Err(
+            AppError::invalid_inputs("Termination cannot extend an employment beyond its end date")
+                .with("field", "endDate"),
+        );
+    }
+    if let Some(user_id) = row.user_id {
+        super::super::activities::ensure_none_after(db, user_id, row.company_id, end).await?;
+    }
+    sqlx::query("UPDATE employments SET end_date = $2 WHERE id = $1")
+        .bind(employment_id)
+        .bind(date_text(end))
+        .execute(&mut *conn)
+        .await?;
+    find(&mut conn, employment_id)
+        .await?
+        .ok_or_else(|| AppError::internal("employment vanished"))
+}
+
+/// `changeEmployeeRole`: an admin grants or removes admin rights of someone else; returns the
+/// company id.
+pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_rights: bool) -> AppResult<i64> {
+    let mut conn = db.pool.acquire().await?;
+    let row = for_admin(&mut conn, db, actor, employment_id).await?;
+    if row.user_id == Some(actor) {
+        return Err(
+            AppError::authorization("An admin cannot change their own role").with("reason", "USER_SELF_CHANGE_ROLE")
+        );
+    }
+    if row.validation_status == "rejected" || row.dismissed_at.is_some() {
+        return Err(state_error(&row));
+    }
+    sqlx::query("UPDATE employments SET has_admin_rights = $2 WHERE id = $1")
+        .bind(employment_id)
+        .bind(i64::from(has_admin_rights))
+        .execute(&mut *conn)
+        .await?;
+    Ok(row.company_id)
+}
+
+/// Maps a rules error of one item of a batch so that the client knows which item failed.
+pub fn for_item(error: AppError, index: usize) -> AppError {
+    if error.code == Code::InternalError {
+        error
+    } else {
+        error.with("itemIndex", index as i64)
+    }
+}
+
+/// Whom a new employment is for.
+#[derive(Clone, Debug)]
+pub enum Target {
+    User(i64),
+    Email(String),
+}
+
+/// Creates a pending employment for a user or an e-mail and queues the message that tells them,
+/// inside the caller's transaction. An e-mail that belongs to an account becomes an employment of
+/// that account; any other gets an invitation.
+pub async fn create_in(
+    conn: &mut AnyConnection,
+    actor: i64,
+    company_name: &str,
+    target: Target,
+    new: &NewEmployment,
+    public_url: &str,
+) -> AppResult<i64> {
+    let user = match target {
+        Target::User(id) => Some(id),
+        Target::Email(email) => {
+            let found: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+                .bind(&email)
+                .fetch_optional(&mut *conn)
+                .await?;
+            match found {
+                Some((id,)) => Some(id),
+                None => return super::invitations::invite(conn, &email, company_name, actor, new, public_url).await,
+            }
+        }
+    };
+    let user_id = user.unwrap_or_default();
+    let id = insert_for_user(conn, user_id, actor, new).await?;
+    let (email,): (String,) = sqlx::query_as("SELECT email FROM users WHERE id = $1")
+        .bind(user_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    let body = format!(
+        "{company_name} added you as an employee on Roadlog.\n\n\
+         Accept the employment (employments.validateEmployment, employment {id}) or refuse it\n\
+         (employments.rejectEmployment). Service: {public_url}\n"
+    );
+    // The account's own address: not the company's to read, even in the sandbox.
+    crate::mail::outbox::enqueue(
+        conn,
+        &email,
+        &format!("{company_name} added you as an employee"),
+        &body,
+        None,
+    )
+    .await?;
+    Ok(id)
+}

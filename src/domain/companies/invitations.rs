@@ -1,0 +1,109 @@
+//! Invitations by e-mail: a pending employment with a single-use token, sent through the outbox.
+//! The token is random, stored only as a hash, and expires; redeeming it attaches the employment
+//! to the account that presents it and accepts it.
+
+use sqlx::AnyConnection;
+
+use crate::db::now;
+use crate::domain::auth::tokens;
+use crate::errors::{AppError, AppResult, Code};
+use crate::mail::outbox;
+
+use super::date_text;
+use super::employments::{self, NewEmployment};
+use super::rules;
+
+/// How long an invitation can be redeemed.
+pub const VALIDITY_SECONDS: i64 = 14 * 24 * 3600;
+
+fn invalid_token() -> AppError {
+    AppError::new(Code::InvalidToken, "Token does not match a valid employment")
+}
+
+/// Creates the pending employment of an invited e-mail and queues the invitation, inside the
+/// caller's transaction. The primary choice, if any, is applied when the invitation is redeemed.
+pub async fn invite(
+    conn: &mut AnyConnection,
+    email: &str,
+    company_name: &str,
+    submitter_id: i64,
+    new: &NewEmployment,
+    public_url: &str,
+) -> AppResult<i64> {
+    let (token, token_hash) = tokens::generate("rl_inv_")?;
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO employments (email, company_id, submitter_id, reception_time, validation_status, start_date,
+                                  end_date, has_admin_rights, is_primary, invite_token_hash, invite_expires_at)
+         VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10) RETURNING id",
+    )
+    .bind(email)
+    .bind(new.company_id)
+    .bind(submitter_id)
+    .bind(now())
+    .bind(date_text(new.period.start))
+    .bind(new.period.end.map(date_text))
+    .bind(i64::from(new.has_admin_rights))
+    .bind(new.is_primary.map(i64::from))
+    .bind(&token_hash)
+    .bind(now() + VALIDITY_SECONDS)
+    .fetch_one(&mut *conn)
+    .await?;
+    let body = format!(
+        "{company_name} invites you to record your working time on Roadlog.\n\n\
+         If you have no account yet, sign up with this invitation token (signUp.user, argument inviteToken);\n\
+         if you already have one, redeem it once logged in (signUp.redeemInvite):\n\n    {token}\n\n\
+         The invitation is valid for 14 days. Service: {public_url}\n"
+    );
+    outbox::enqueue(
+        conn,
+        email,
+        &format!("Invitation from {company_name}"),
+        &body,
+        Some(new.company_id),
+    )
+    .await?;
+    Ok(id)
+}
+
+/// Attaches the invitation to `user_id` and accepts it, under the employment rules, inside the
+/// caller's transaction. Unknown, used, cancelled or expired tokens are INVALID_TOKEN.
+pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppResult<i64> {
+    let found: Option<employments::HeldRow> = sqlx::query_as(
+        "SELECT id, company_id, start_date, end_date, is_primary FROM employments
+         WHERE invite_token_hash = $1 AND user_id IS NULL AND validation_status = 'pending'
+           AND dismissed_at IS NULL AND invite_expires_at > $2",
+    )
+    .bind(tokens::hash(token.trim()))
+    .bind(now())
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((id, company_id, start, end, requested_primary)) = found else {
+        return Err(invalid_token());
+    };
+    if !employments::lock_user(conn, user_id).await? {
+        return Err(AppError::internal("the redeeming user does not exist"));
+    }
+    let period = rules::Period {
+        start: super::parse_date(&start).ok_or_else(|| AppError::internal("stored date is invalid"))?,
+        end: end.as_deref().and_then(super::parse_date),
+    };
+    let held = employments::held(conn, user_id).await?;
+    let primary = rules::admit(&held, company_id, period, requested_primary.map(|p| p == 1))?;
+    // The conditions repeat those of the lookup, so that two redemptions of one token cannot both
+    // succeed: the second updates nothing.
+    let done = sqlx::query(
+        "UPDATE employments SET user_id = $2, is_primary = $3, validation_status = 'approved', validation_time = $4,
+                                invite_token_hash = NULL
+         WHERE id = $1 AND user_id IS NULL AND validation_status = 'pending' AND dismissed_at IS NULL",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(i64::from(primary))
+    .bind(now())
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Err(invalid_token());
+    }
+    Ok(id)
+}

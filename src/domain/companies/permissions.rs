@@ -1,0 +1,79 @@
+//! Who may read or manage a company (reference §3.3): the predicates every resolver asks before
+//! it touches company data. Unknown ids and forbidden ones give the same answer, so ids cannot be
+//! probed.
+
+use sqlx::AnyConnection;
+
+use crate::db::Db;
+use crate::errors::{AppError, AppResult};
+
+use super::{date_text, today};
+
+/// Admin of the company today: an accepted, not dismissed employment covering today, with admin
+/// rights.
+pub async fn is_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
+    let mut conn = db.pool.acquire().await?;
+    is_admin_on(&mut conn, user_id, company_id).await
+}
+
+/// [`is_admin`] on a given connection (inside a transaction).
+pub async fn is_admin_on(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status = 'approved'
+           AND dismissed_at IS NULL AND has_admin_rights = 1
+           AND start_date <= $3 AND (end_date IS NULL OR end_date >= $3) LIMIT 1",
+    )
+    .bind(user_id)
+    .bind(company_id)
+    .bind(date_text(today()))
+    .fetch_optional(conn)
+    .await?;
+    Ok(row.is_some())
+}
+
+/// Employed by the company today, an invitation still pending included (the reference's
+/// `is_employed_by_company_over_period`).
+pub async fn is_employed(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status <> 'rejected'
+           AND dismissed_at IS NULL AND start_date <= $3 AND (end_date IS NULL OR end_date >= $3) LIMIT 1",
+    )
+    .bind(user_id)
+    .bind(company_id)
+    .bind(date_text(today()))
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(row.is_some())
+}
+
+/// AUTHORIZATION_ERROR unless the user is an admin of the company today.
+pub async fn require_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<()> {
+    if is_admin(db, user_id, company_id).await? {
+        Ok(())
+    } else {
+        Err(AppError::authorization(
+            "Actor is not authorized to perform the operation: company admin rights are needed",
+        ))
+    }
+}
+
+/// The denial of an admin-only field, worded as the reference.
+pub fn admin_only_field(field: &str) -> AppError {
+    AppError::authorization(format!(
+        "Forbidden access to field '{field}' of company object. Actor must be company admin."
+    ))
+}
+
+/// Has, or had, an employment in the company that was neither rejected nor dismissed (the
+/// reference's rule for vehicles and known addresses).
+pub async fn has_any_employment(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status <> 'rejected'
+           AND dismissed_at IS NULL LIMIT 1",
+    )
+    .bind(user_id)
+    .bind(company_id)
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(row.is_some())
+}

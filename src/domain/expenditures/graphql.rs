@@ -1,0 +1,31 @@
+//! Resolvers of `Expenditure`.
+
+use async_graphql::Context;
+
+use crate::domain::missions::store;
+use crate::domain::users::load_user;
+use crate::graphql::contract::{Expenditure, ExpenditureResolver, Mission, User};
+use crate::graphql::{Api, caller};
+
+#[async_trait::async_trait]
+impl ExpenditureResolver for Api {
+    async fn mission(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<Mission>> {
+        let viewer = caller(ctx).user_id()?;
+        Ok(Some(store::load_one(&self.db, parent.mission_id.into(), viewer).await?))
+    }
+
+    async fn user(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<User>> {
+        Ok(load_user(ctx, parent.user_id.into()).await?)
+    }
+
+    async fn submitter(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<User>> {
+        Ok(load_user(ctx, parent.submitter_id.into()).await?)
+    }
+
+    async fn dismiss_author(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<User>> {
+        match parent.dismiss_author_id {
+            Some(id) => Ok(load_user(ctx, id.into()).await?),
+            None => Ok(None),
+        }
+    }
+}

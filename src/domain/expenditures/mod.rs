@@ -1,0 +1,161 @@
+//! Expenditures: the meals and nights away that workers declare on a mission, one of a type per
+//! day, inside the days of the mission.
+
+mod graphql;
+
+use chrono::NaiveDate;
+use sqlx::AnyConnection;
+
+use crate::db::{is_unique_violation, now};
+use crate::domain::missions::{date_of, permissions};
+use crate::errors::{AppError, AppResult, Code};
+use crate::graphql::contract::Expenditure;
+use crate::graphql::scalars::{Date, ExpenditureTypeEnum, TimeStamp};
+
+/// An expenditure as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct ExpenditureRow {
+    pub id: i64,
+    pub mission_id: i64,
+    pub user_id: i64,
+    pub submitter_id: i64,
+    #[sqlx(rename = "type")]
+    pub kind: String,
+    pub spending_date: String,
+    pub reception_time: i64,
+    pub dismissed_at: Option<i64>,
+    pub dismiss_author_id: Option<i64>,
+}
+
+pub const COLUMNS: &str = "e.id, e.mission_id, e.user_id, e.submitter_id, e.type, e.spending_date, e.reception_time, \
+     e.dismissed_at, e.dismiss_author_id";
+
+impl ExpenditureRow {
+    pub fn to_graphql(&self) -> Expenditure {
+        Expenditure {
+            id: self.id as i32,
+            r#type: ExpenditureTypeEnum::from_str_opt(&self.kind).unwrap_or(ExpenditureTypeEnum::Snack),
+            spending_date: Date(crate::domain::companies::parse_date(&self.spending_date).unwrap_or_default()),
+            mission_id: self.mission_id as i32,
+            user_id: self.user_id as i32,
+            submitter_id: self.submitter_id as i32,
+            reception_time: TimeStamp(self.reception_time),
+            dismissed_at: self.dismissed_at.map(TimeStamp),
+            dismiss_author_id: self.dismiss_author_id.map(|id| id as i32),
+        }
+    }
+}
+
+async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<ExpenditureRow>> {
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM expenditures e WHERE e.id = $1"));
+    Ok(sqlx::query_as::<_, ExpenditureRow>(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// What `logExpenditure` receives.
+#[derive(Clone, Debug)]
+pub struct NewExpenditure {
+    pub mission_id: i64,
+    pub user_id: Option<i64>,
+    pub kind: ExpenditureTypeEnum,
+    pub spending_date: NaiveDate,
+    pub creation_time: Option<i64>,
+}
+
+/// `logExpenditure`, inside the caller's write transaction.
+pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewExpenditure) -> AppResult<ExpenditureRow> {
+    let for_user = new.user_id.unwrap_or(actor);
+    let day = crate::domain::missions::day_start(new.spending_date);
+    let access = permissions::writable(conn, actor, new.mission_id, for_user, day, None).await?;
+    let (enabled,): (i64,) = sqlx::query_as("SELECT require_expenditures FROM companies WHERE id = $1")
+        .bind(access.mission.company_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    if enabled != 1 {
+        return Err(AppError::authorization(
+            "Expenditures have been disabled for this company",
+        ));
+    }
+    // The date must fall within the worker's days in the mission.
+    let span: (Option<i64>, Option<i64>) = sqlx::query_as(
+        "SELECT MIN(start_time), MAX(COALESCE(end_time, $3)) FROM activities
+         WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL",
+    )
+    .bind(for_user)
+    .bind(new.mission_id)
+    .bind(now())
+    .fetch_one(&mut *conn)
+    .await?;
+    let inside = match span {
+        (Some(first), Some(last)) => date_of(first) <= new.spending_date && new.spending_date <= date_of(last),
+        _ => false,
+    };
+    if !inside {
+        return Err(
+            AppError::invalid_inputs("The spending date is not within the days of the user's mission")
+                .with("reason", "EXPENDITURE_DATE_NOT_INCLUDED_IN_MISSION_RANGE"),
+        );
+    }
+    let received = now();
+    let inserted: Result<(i64,), sqlx::Error> = sqlx::query_as(
+        "INSERT INTO expenditures (mission_id, user_id, submitter_id, type, spending_date, reception_time, creation_time)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+    )
+    .bind(new.mission_id)
+    .bind(for_user)
+    .bind(actor)
+    .bind(new.kind.as_str())
+    .bind(crate::domain::companies::date_text(new.spending_date))
+    .bind(received)
+    .bind(new.creation_time.unwrap_or(received))
+    .fetch_one(&mut *conn)
+    .await;
+    let id = match inserted {
+        Ok((id,)) => id,
+        // The unique index guarantees it even when two requests race.
+        Err(e) if is_unique_violation(&e) => {
+            return Err(AppError::new(
+                Code::DuplicateExpenditures,
+                "An expenditure of that type and that date is already logged for the user on the mission",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    find(conn, id)
+        .await?
+        .ok_or_else(|| AppError::internal("expenditure vanished"))
+}
+
+/// The worker of an expenditure, read before the writing transaction to know whom to lock.
+pub async fn worker_of(conn: &mut AnyConnection, id: i64) -> AppResult<Option<i64>> {
+    let row: Option<(i64,)> = sqlx::query_as("SELECT user_id FROM expenditures WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+    Ok(row.map(|r| r.0))
+}
+
+/// `cancelExpenditure`, inside the caller's write transaction.
+pub async fn cancel(conn: &mut AnyConnection, actor: i64, id: i64) -> AppResult<()> {
+    let row = find(conn, id)
+        .await?
+        .ok_or_else(|| AppError::authorization("Forbidden access"))?;
+    let day = crate::domain::missions::day_start(
+        crate::domain::companies::parse_date(&row.spending_date).unwrap_or_default(),
+    );
+    permissions::writable(conn, actor, row.mission_id, row.user_id, day, None).await?;
+    let done = sqlx::query(
+        "UPDATE expenditures SET dismissed_at = $2, dismiss_author_id = $3 WHERE id = $1 AND dismissed_at IS NULL",
+    )
+    .bind(id)
+    .bind(now())
+    .bind(actor)
+    .execute(conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Err(AppError::invalid_resource("Expenditure already dismissed"));
+    }
+    Ok(())
+}

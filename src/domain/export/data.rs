@@ -1,0 +1,320 @@
+//! Turns the database into the C1B input model, a chunk of employees at a time, so that memory
+//! does not grow with the number of employees.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{Datelike, NaiveDate};
+
+use crate::db::{Db, id_list};
+use crate::domain::missions::{date_of, day_start};
+use crate::errors::AppResult;
+
+use super::c1b::{self, Activity, ActivityKind, DriverCard, Export, Place, PlaceEntryType, VehicleUse};
+
+/// An employee to export.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct Employee {
+    pub id: i64,
+    pub first_name: String,
+    pub last_name: String,
+    pub birth_date: Option<String>,
+    pub creation_time: i64,
+}
+
+/// Employees with an accepted employment in one of the companies over the period (restricted to
+/// `only` when it is not empty; other ids are ignored, never revealed).
+pub async fn employees(
+    db: &Db,
+    companies: &[i64],
+    only: &[i64],
+    min: NaiveDate,
+    max: NaiveDate,
+) -> AppResult<Vec<Employee>> {
+    let filter = if only.is_empty() {
+        String::new()
+    } else {
+        format!(" AND {}", db.ids_in("u.id", 4))
+    };
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT u.id, u.first_name, u.last_name, u.birth_date, u.creation_time FROM users u
+         WHERE u.id IN (SELECT e.user_id FROM employments e WHERE {} AND e.validation_status = 'approved'
+                          AND e.dismissed_at IS NULL AND e.start_date <= $2 AND (e.end_date IS NULL OR e.end_date >= $1)){filter}
+         ORDER BY u.id",
+        db.ids_in("e.company_id", 3)
+    ));
+    let mut query = sqlx::query_as::<_, Employee>(sql)
+        .bind(crate::domain::companies::date_text(min))
+        .bind(crate::domain::companies::date_text(max))
+        .bind(id_list(companies));
+    if !only.is_empty() {
+        query = query.bind(id_list(only));
+    }
+    Ok(query.fetch_all(&db.pool).await?)
+}
+
+#[derive(sqlx::FromRow, Debug, Clone)]
+struct ActivityData {
+    id: i64,
+    mission_id: i64,
+    user_id: i64,
+    #[sqlx(rename = "type")]
+    kind: String,
+    start_time: i64,
+    end_time: Option<i64>,
+    dismissed_at: Option<i64>,
+    dismiss_author_id: Option<i64>,
+}
+
+#[derive(sqlx::FromRow, Debug, Clone)]
+struct VersionData {
+    activity_id: i64,
+    version_number: i64,
+    start_time: i64,
+    end_time: Option<i64>,
+    submitter_id: i64,
+}
+
+#[derive(sqlx::FromRow, Debug, Clone)]
+struct MissionData {
+    id: i64,
+    registration_number: Option<String>,
+    start_km: Option<i64>,
+    end_km: Option<i64>,
+}
+
+/// The period as Unix seconds `[start, end)`.
+pub fn bounds(min: NaiveDate, max: NaiveDate) -> (i64, i64) {
+    (day_start(min), day_start(max.succ_opt().unwrap_or(max)))
+}
+
+fn kind(text: &str) -> Option<ActivityKind> {
+    match text {
+        "drive" => Some(ActivityKind::Drive),
+        "work" => Some(ActivityKind::Work),
+        "support" => Some(ActivityKind::Support),
+        "transfer" => Some(ActivityKind::Transfer),
+        _ => None,
+    }
+}
+
+/// The files of one chunk of employees: the current data and, when asked, the data as each
+/// employee declared it (the latest version of each activity that they submitted themselves).
+pub struct Chunk {
+    pub current: Vec<Export>,
+    pub declared: Vec<Export>,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub async fn chunk(
+    db: &Db,
+    companies: &[i64],
+    company_name: &str,
+    employees: &[Employee],
+    min: NaiveDate,
+    max: NaiveDate,
+    employee_version: bool,
+    generated_at: i64,
+) -> AppResult<Chunk> {
+    let (from, until) = bounds(min, max);
+    let users: Vec<i64> = employees.iter().map(|e| e.id).collect();
+    let where_clause = format!(
+        "{} AND {} AND a.start_time < $1 AND COALESCE(a.end_time, $3) > $2",
+        db.ids_in("a.user_id", 4),
+        db.ids_in("m.company_id", 5)
+    );
+    let (user_list, company_list) = (id_list(&users), id_list(companies));
+    // The same five parameters for every query of the chunk.
+    macro_rules! bind_window {
+        ($query:expr) => {
+            $query
+                .bind(until)
+                .bind(from)
+                .bind(generated_at)
+                .bind(&user_list)
+                .bind(&company_list)
+        };
+    }
+
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT a.id, a.mission_id, a.user_id, a.type, a.start_time, a.end_time, a.dismissed_at, a.dismiss_author_id
+         FROM activities a JOIN missions m ON m.id = a.mission_id WHERE {where_clause} ORDER BY a.start_time, a.id"
+    ));
+    let activities = bind_window!(sqlx::query_as::<_, ActivityData>(sql))
+        .fetch_all(&db.pool)
+        .await?;
+
+    let mut versions: HashMap<i64, Vec<VersionData>> = HashMap::new();
+    if employee_version {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT v.activity_id, v.version_number, v.start_time, v.end_time, v.submitter_id
+             FROM activity_versions v JOIN activities a ON a.id = v.activity_id JOIN missions m ON m.id = a.mission_id
+             WHERE {where_clause} ORDER BY v.activity_id, v.version_number"
+        ));
+        for v in bind_window!(sqlx::query_as::<_, VersionData>(sql))
+            .fetch_all(&db.pool)
+            .await?
+        {
+            versions.entry(v.activity_id).or_default().push(v);
+        }
+    }
+
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT m.id, v.registration_number, ls.kilometer_reading AS start_km, le.kilometer_reading AS end_km
+         FROM missions m LEFT JOIN vehicles v ON v.id = m.vehicle_id
+         LEFT JOIN location_entries ls ON ls.mission_id = m.id AND ls.type = 'mission_start_location'
+         LEFT JOIN location_entries le ON le.mission_id = m.id AND le.type = 'mission_end_location'
+         WHERE m.id IN (SELECT a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id WHERE {where_clause})"
+    ));
+    let missions: HashMap<i64, MissionData> = bind_window!(sqlx::query_as::<_, MissionData>(sql))
+        .fetch_all(&db.pool)
+        .await?
+        .into_iter()
+        .map(|m| (m.id, m))
+        .collect();
+
+    let mut by_user: HashMap<i64, Vec<ActivityData>> = HashMap::new();
+    for a in activities {
+        by_user.entry(a.user_id).or_default().push(a);
+    }
+    let mut chunk = Chunk {
+        current: Vec::with_capacity(employees.len()),
+        declared: Vec::new(),
+    };
+    for employee in employees {
+        let mine = by_user.remove(&employee.id).unwrap_or_default();
+        let current: Vec<(i64, Activity)> = mine
+            .iter()
+            .filter(|a| a.dismissed_at.is_none())
+            .filter_map(|a| {
+                Some((
+                    a.mission_id,
+                    Activity {
+                        kind: kind(&a.kind)?,
+                        start: a.start_time,
+                        end: a.end_time.unwrap_or(generated_at),
+                    },
+                ))
+            })
+            .filter(|(_, a)| a.end > a.start)
+            .collect();
+        let card = card(employee, company_name);
+        chunk
+            .current
+            .push(export(card.clone(), &current, &missions, min, max, generated_at));
+        if employee_version {
+            let declared: Vec<(i64, Activity)> = mine
+                .iter()
+                // Cancelled by the employee: not declared any more. Cancelled by someone else: the
+                // employee's declaration stands.
+                .filter(|a| a.dismiss_author_id != Some(employee.id))
+                .filter_map(|a| {
+                    let own = versions
+                        .get(&a.id)?
+                        .iter()
+                        .filter(|v| v.submitter_id == employee.id)
+                        .max_by_key(|v| v.version_number)?;
+                    Some((
+                        a.mission_id,
+                        Activity {
+                            kind: kind(&a.kind)?,
+                            start: own.start_time,
+                            end: own.end_time.unwrap_or(generated_at),
+                        },
+                    ))
+                })
+                .filter(|(_, a)| a.end > a.start)
+                .collect();
+            chunk
+                .declared
+                .push(export(card, &declared, &missions, min, max, generated_at));
+        }
+    }
+    Ok(chunk)
+}
+
+fn card(employee: &Employee, company_name: &str) -> DriverCard {
+    let issue = date_of(employee.creation_time);
+    DriverCard {
+        card_number: c1b::roadlog_card_number(employee.id as u64, 0).unwrap_or_default(),
+        surname: employee.last_name.clone(),
+        first_names: employee.first_name.clone(),
+        birth_date: employee
+            .birth_date
+            .as_deref()
+            .and_then(crate::domain::companies::parse_date),
+        company_name: company_name.to_string(),
+        issuing_authority: c1b::DEFAULT_ISSUING_AUTHORITY.to_string(),
+        card_issue: issue,
+        card_validity_begin: issue,
+        // Driver cards are valid five years.
+        card_expiry: issue.with_year(issue.year() + 5).unwrap_or(issue),
+    }
+}
+
+/// Builds one file's input: activities, then per mission its vehicle use (split at midnight
+/// UTC, one record per day as the specification wants), its begin and end places, and the
+/// distance of its odometer readings, counted on its first day.
+fn export(
+    card: DriverCard,
+    activities: &[(i64, Activity)],
+    missions: &HashMap<i64, MissionData>,
+    min: NaiveDate,
+    max: NaiveDate,
+    generated_at: i64,
+) -> Export {
+    let mut spans: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    for (mission, a) in activities {
+        let span = spans.entry(*mission).or_insert((a.start, a.end));
+        span.0 = span.0.min(a.start);
+        span.1 = span.1.max(a.end);
+    }
+    let mut vehicles = Vec::new();
+    let mut places = Vec::new();
+    let mut day_distances: BTreeMap<NaiveDate, u16> = BTreeMap::new();
+    for (mission_id, (first, last)) in &spans {
+        let data = missions.get(mission_id);
+        let km = |v: Option<i64>| v.and_then(|k| u32::try_from(k).ok());
+        let (start_km, end_km) = data.map(|d| (km(d.start_km), km(d.end_km))).unwrap_or((None, None));
+        places.push(Place {
+            time: *first,
+            entry_type: PlaceEntryType::Begin,
+            odometer: start_km,
+        });
+        places.push(Place {
+            time: *last,
+            entry_type: PlaceEntryType::End,
+            odometer: end_km,
+        });
+        if let (Some(s), Some(e)) = (start_km, end_km)
+            && e >= s
+        {
+            let day = day_distances.entry(date_of(*first)).or_default();
+            *day = day.saturating_add(u16::try_from(e - s).unwrap_or(u16::MAX)).min(9999);
+        }
+        if let Some(registration) = data.and_then(|d| d.registration_number.clone()) {
+            let mut day_start_time = *first;
+            while day_start_time < *last {
+                let midnight = day_start(date_of(day_start_time)) + 86_400;
+                let day_end = midnight.min(*last);
+                vehicles.push(VehicleUse {
+                    registration: registration.clone(),
+                    first_use: day_start_time,
+                    last_use: day_end,
+                    odometer_begin: if day_start_time == *first { start_km } else { None },
+                    odometer_end: if day_end == *last { end_km } else { None },
+                });
+                day_start_time = day_end;
+            }
+        }
+    }
+    Export {
+        card,
+        period_start: min,
+        period_end: max,
+        activities: activities.iter().map(|(_, a)| *a).collect(),
+        vehicles,
+        places,
+        day_distances,
+        generated_at,
+    }
+}

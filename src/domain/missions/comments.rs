@@ -1,0 +1,82 @@
+//! Comments on a mission: anyone who reads the mission may comment; only the author cancels.
+
+use sqlx::AnyConnection;
+
+use crate::db::now;
+use crate::errors::{AppError, AppResult};
+use crate::graphql::contract::Comment;
+use crate::graphql::scalars::TimeStamp;
+
+use super::permissions;
+
+/// A comment as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct CommentRow {
+    pub id: i64,
+    pub mission_id: i64,
+    pub submitter_id: i64,
+    pub text: String,
+    pub reception_time: i64,
+}
+
+impl CommentRow {
+    pub fn to_graphql(&self) -> Comment {
+        Comment {
+            id: self.id as i32,
+            text: self.text.clone(),
+            mission_id: self.mission_id as i32,
+            submitter_id: self.submitter_id as i32,
+            reception_time: TimeStamp(self.reception_time),
+        }
+    }
+}
+
+/// Longest comment accepted.
+pub const MAX_LENGTH: usize = 10_000;
+
+/// `logComment`.
+pub async fn log(conn: &mut AnyConnection, actor: i64, mission_id: i64, text: &str) -> AppResult<CommentRow> {
+    permissions::readable(conn, actor, mission_id).await?;
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > MAX_LENGTH {
+        return Err(AppError::invalid_inputs(format!(
+            "A comment has between 1 and {MAX_LENGTH} characters"
+        )));
+    }
+    let row: CommentRow = sqlx::query_as(
+        "INSERT INTO comments (mission_id, submitter_id, text, reception_time) VALUES ($1, $2, $3, $4)
+         RETURNING id, mission_id, submitter_id, text, reception_time",
+    )
+    .bind(mission_id)
+    .bind(actor)
+    .bind(text)
+    .bind(now())
+    .fetch_one(conn)
+    .await?;
+    Ok(row)
+}
+
+/// `cancelComment`: by its author only.
+pub async fn cancel(conn: &mut AnyConnection, actor: i64, comment_id: i64) -> AppResult<()> {
+    let row: Option<(i64, Option<i64>)> =
+        sqlx::query_as("SELECT submitter_id, dismissed_at FROM comments WHERE id = $1")
+            .bind(comment_id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    match row {
+        Some((author, _)) if author != actor => Err(AppError::authorization("Forbidden access")),
+        None => Err(AppError::authorization("Forbidden access")),
+        Some((_, Some(_))) => Err(AppError::invalid_resource("Comment already dismissed")),
+        Some((_, None)) => {
+            sqlx::query(
+                "UPDATE comments SET dismissed_at = $2, dismiss_author_id = $3 WHERE id = $1 AND dismissed_at IS NULL",
+            )
+            .bind(comment_id)
+            .bind(now())
+            .bind(actor)
+            .execute(conn)
+            .await?;
+            Ok(())
+        }
+    }
+}

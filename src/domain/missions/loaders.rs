@@ -1,0 +1,317 @@
+//! Per-request batch loaders for what hangs off missions and activities: a query for a hundred
+//! missions with their activities, versions and users makes one database round trip per kind of
+//! object, not one per object.
+
+use std::collections::{HashMap, HashSet};
+
+use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
+use async_graphql::{Context, Lookahead};
+
+use crate::db::Db;
+use crate::domain::activities::store::{self as activity_store, ActivityRow, VersionRow};
+use crate::domain::expenditures::{self, ExpenditureRow};
+use crate::errors::AppError;
+use crate::graphql::contract::{Mission, User};
+
+use super::comments::CommentRow;
+use super::locations::{self, LocationRow};
+use super::store;
+use super::vehicles::VehicleRow;
+
+/// Rows whose `column` is one of `ids`, grouped by that column.
+async fn grouped<T>(
+    db: &Db,
+    select: &str,
+    ids: &[i64],
+    key: impl Fn(&T) -> i64,
+) -> Result<HashMap<i64, Vec<T>>, AppError>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
+{
+    // `column IN ({ids})` becomes the database's form of "column is one of the ids bound as $1".
+    let (head, tail) = select
+        .split_once(" IN ({ids})")
+        .expect("a loader's query has `column IN ({ids})`");
+    let (before, column) = head.rsplit_once(' ').unwrap_or(("", head));
+    let sql = sqlx::AssertSqlSafe(format!("{before} {}{tail}", db.ids_in(column, 1)));
+    let rows = sqlx::query_as::<_, T>(sql)
+        .bind(crate::db::id_list(ids))
+        .fetch_all(&db.pool)
+        .await?;
+    let mut map: HashMap<i64, Vec<T>> = HashMap::new();
+    for row in rows {
+        map.entry(key(&row)).or_default().push(row);
+    }
+    Ok(map)
+}
+
+macro_rules! grouped_loader {
+    ($(#[$doc:meta])* $name:ident, $row:ty, $select:expr, $key:expr) => {
+        $(#[$doc])*
+        pub struct $name(pub Db);
+
+        impl $name {
+            /// The query, with `{ids}` standing for the keys.
+            pub fn select() -> String {
+                $select
+            }
+        }
+
+        impl Loader<i64> for $name {
+            type Value = Vec<$row>;
+            type Error = async_graphql::Error;
+
+            async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Vec<$row>>, Self::Error> {
+                Ok(grouped(&self.0, &Self::select(), keys, $key).await?)
+            }
+        }
+    };
+}
+
+grouped_loader!(
+    /// Every activity of each mission (cancelled ones included), in time order.
+    ActivitiesByMission,
+    ActivityRow,
+    format!("SELECT {} FROM activities a WHERE a.mission_id IN ({{ids}}) ORDER BY a.start_time, a.id", activity_store::COLUMNS),
+    |r: &ActivityRow| r.mission_id
+);
+grouped_loader!(
+    /// The versions of each activity, oldest first.
+    VersionsByActivity,
+    VersionRow,
+    "SELECT id, activity_id, reception_time, start_time, end_time, context, submitter_id FROM activity_versions
+     WHERE activity_id IN ({ids}) ORDER BY version_number".to_string(),
+    |r: &VersionRow| r.activity_id
+);
+grouped_loader!(
+    /// Every expenditure of each mission (cancelled ones included).
+    ExpendituresByMission,
+    ExpenditureRow,
+    format!("SELECT {} FROM expenditures e WHERE e.mission_id IN ({{ids}}) ORDER BY e.spending_date, e.id", expenditures::COLUMNS),
+    |r: &ExpenditureRow| r.mission_id
+);
+grouped_loader!(
+    /// The comments of each mission that were not cancelled.
+    CommentsByMission,
+    CommentRow,
+    "SELECT id, mission_id, submitter_id, text, reception_time FROM comments
+     WHERE mission_id IN ({ids}) AND dismissed_at IS NULL ORDER BY id".to_string(),
+    |r: &CommentRow| r.mission_id
+);
+grouped_loader!(
+    /// The start and end locations of each mission.
+    LocationsByMission,
+    LocationRow,
+    format!("SELECT {} FROM location_entries WHERE mission_id IN ({{ids}})", locations::COLUMNS),
+    |r: &LocationRow| r.mission_id
+);
+grouped_loader!(
+    /// The validations of each mission.
+    ValidationsByMission,
+    super::graphql::ValidationRow,
+    "SELECT id, mission_id, is_admin, is_auto, justification, context, user_id, submitter_id, reception_time
+     FROM mission_validations WHERE mission_id IN ({ids}) ORDER BY id".to_string(),
+    |r: &super::graphql::ValidationRow| r.mission_id
+);
+grouped_loader!(
+    /// Vehicles by id.
+    VehiclesById,
+    VehicleRow,
+    "SELECT id, company_id, registration_number, alias, last_kilometer_reading FROM vehicles WHERE id IN ({ids})".to_string(),
+    |r: &VehicleRow| r.id
+);
+
+grouped_loader!(
+    /// Companies by id.
+    CompaniesById,
+    crate::domain::companies::company::CompanyRow,
+    format!("SELECT {} FROM companies WHERE id IN ({{ids}})", crate::domain::companies::company::COMPANY_COLUMNS),
+    |r: &crate::domain::companies::company::CompanyRow| r.id
+);
+
+/// Missions as API objects for the viewer of the request.
+pub struct MissionsById {
+    pub db: Db,
+    pub viewer: i64,
+}
+
+impl Loader<i64> for MissionsById {
+    type Value = Mission;
+    type Error = async_graphql::Error;
+
+    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Mission>, Self::Error> {
+        Ok(store::load_many(&self.db, keys, self.viewer).await?)
+    }
+}
+
+/// How long a loader gathers keys before it queries. The resolvers of a list's items ask within
+/// this window even in unoptimised builds, so a list makes one query per kind of object.
+pub const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// The loaders cache what they load for the request, which also lets list resolvers feed them
+/// ahead of time (see [`prefetch_missions`]).
+pub type CachedLoader<T> = DataLoader<T, HashMapCache>;
+
+fn loader<T: Loader<i64>>(loader: T) -> CachedLoader<T> {
+    DataLoader::with_cache(loader, crate::telemetry::spawn_in_span, HashMapCache::default()).delay(BATCH_WINDOW)
+}
+
+/// Adds every loader of this module to a request.
+pub fn attach(request: async_graphql::Request, db: &Db, viewer: i64) -> async_graphql::Request {
+    request
+        .data(loader(ActivitiesByMission(db.clone())))
+        .data(loader(VersionsByActivity(db.clone())))
+        .data(loader(ExpendituresByMission(db.clone())))
+        .data(loader(CommentsByMission(db.clone())))
+        .data(loader(LocationsByMission(db.clone())))
+        .data(loader(ValidationsByMission(db.clone())))
+        .data(loader(VehiclesById(db.clone())))
+        .data(loader(CompaniesById(db.clone())))
+        .data(loader(MissionsById { db: db.clone(), viewer }))
+}
+
+/// Loads through a loader of the request.
+pub async fn load<L, V>(ctx: &async_graphql::Context<'_>, key: i64) -> Result<Option<V>, AppError>
+where
+    L: Loader<i64, Value = V, Error = async_graphql::Error>,
+    V: Clone + Send + Sync + 'static,
+{
+    match ctx.data_opt::<CachedLoader<L>>() {
+        Some(loader) => loader.load_one(key).await.map_err(|e| AppError::internal(e.message)),
+        None => Err(AppError::internal("a loader is missing from the request")),
+    }
+}
+
+/// Feeds a loader of the request with rows grouped by key (keys without rows get an empty list).
+async fn feed<L, T>(ctx: &Context<'_>, keys: &[i64], mut rows: HashMap<i64, Vec<T>>)
+where
+    L: Loader<i64, Value = Vec<T>, Error = async_graphql::Error>,
+    T: Clone + Send + Sync + 'static,
+{
+    if let Some(loader) = ctx.data_opt::<CachedLoader<L>>() {
+        loader
+            .feed_many(keys.iter().map(|k| (*k, rows.remove(k).unwrap_or_default())))
+            .await;
+    }
+}
+
+/// A list of missions is about to be resolved: what its selection asks for below each mission
+/// is loaded now, one query per kind of object, and fed to the loaders. Batching by the
+/// loaders' time window alone depends on how fast the resolvers run; this does not.
+pub async fn prefetch_missions(
+    ctx: &Context<'_>,
+    db: &Db,
+    missions: &[&Mission],
+    node: Lookahead<'_>,
+) -> Result<(), AppError> {
+    if missions.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = missions.iter().map(|m| i64::from(m.id)).collect();
+    let mut users: HashSet<i64> = HashSet::new();
+    if node.field("submitter").exists() {
+        users.extend(missions.iter().map(|m| i64::from(m.submitter_id)));
+    }
+    let activities = node.field("activities");
+    if activities.exists() {
+        let rows = grouped::<ActivityRow>(db, &ActivitiesByMission::select(), &ids, |r| r.mission_id).await?;
+        let all: Vec<ActivityRow> = rows.values().flatten().cloned().collect();
+        prefetch_activity_children(ctx, db, &all, activities, &mut users).await?;
+        feed::<ActivitiesByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("expenditures").exists() {
+        let rows = grouped::<ExpenditureRow>(db, &ExpendituresByMission::select(), &ids, |r| r.mission_id).await?;
+        feed::<ExpendituresByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("comments").exists() {
+        let rows = grouped::<CommentRow>(db, &CommentsByMission::select(), &ids, |r| r.mission_id).await?;
+        feed::<CommentsByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("validations").exists() {
+        let rows =
+            grouped::<super::graphql::ValidationRow>(db, &ValidationsByMission::select(), &ids, |r| r.mission_id)
+                .await?;
+        feed::<ValidationsByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("startLocation").exists() || node.field("endLocation").exists() {
+        let rows = grouped::<LocationRow>(db, &LocationsByMission::select(), &ids, |r| r.mission_id).await?;
+        feed::<LocationsByMission, _>(ctx, &ids, rows).await;
+    }
+    if node.field("vehicle").exists() {
+        let vehicle_ids: Vec<i64> = missions
+            .iter()
+            .filter_map(|m| m.vehicle_id.map(i64::from))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        if !vehicle_ids.is_empty() {
+            let rows = grouped::<VehicleRow>(db, &VehiclesById::select(), &vehicle_ids, |r| r.id).await?;
+            feed::<VehiclesById, _>(ctx, &vehicle_ids, rows).await;
+        }
+    }
+    if node.field("company").exists() {
+        let company_ids: Vec<i64> = missions
+            .iter()
+            .map(|m| i64::from(m.company_id))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        let rows =
+            grouped::<crate::domain::companies::company::CompanyRow>(db, &CompaniesById::select(), &company_ids, |r| {
+                r.id
+            })
+            .await?;
+        feed::<CompaniesById, _>(ctx, &company_ids, rows).await;
+    }
+    feed_users(ctx, db, users).await
+}
+
+/// The same for a list of activities (a user's activities, or the activities of missions).
+pub async fn prefetch_activity_children(
+    ctx: &Context<'_>,
+    db: &Db,
+    activities: &[ActivityRow],
+    node: Lookahead<'_>,
+    users: &mut HashSet<i64>,
+) -> Result<(), AppError> {
+    if node.field("user").exists() {
+        users.extend(activities.iter().map(|a| a.user_id));
+    }
+    if node.field("submitter").exists() {
+        users.extend(activities.iter().map(|a| a.submitter_id));
+    }
+    if node.field("dismissAuthor").exists() {
+        users.extend(activities.iter().filter_map(|a| a.dismiss_author_id));
+    }
+    let versions = node.field("versions");
+    if versions.exists() && !activities.is_empty() {
+        let ids: Vec<i64> = activities.iter().map(|a| a.id).collect();
+        let rows = grouped::<VersionRow>(db, &VersionsByActivity::select(), &ids, |r| r.activity_id).await?;
+        if versions.field("submitter").exists() {
+            users.extend(rows.values().flatten().map(|v| v.submitter_id));
+        }
+        feed::<VersionsByActivity, _>(ctx, &ids, rows).await;
+    }
+    Ok(())
+}
+
+/// Loads users in one query and feeds the user loader.
+pub async fn feed_users(ctx: &Context<'_>, db: &Db, users: HashSet<i64>) -> Result<(), AppError> {
+    if users.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = users.into_iter().collect();
+    let rows = crate::domain::users::accounts::find_many(db, &ids).await?;
+    if let Some(loader) = ctx.data_opt::<DataLoader<crate::domain::users::loader::UserLoader, HashMapCache>>() {
+        loader
+            .feed_many(rows.into_iter().map(|row| (row.id, User::from(row))))
+            .await;
+    }
+    Ok(())
+}
+
+/// A company mentioned by an object the caller may already read.
+pub async fn company(ctx: &Context<'_>, id: i64) -> Result<Option<crate::graphql::contract::Company>, AppError> {
+    let rows = load::<CompaniesById, _>(ctx, id).await?.unwrap_or_default();
+    Ok(rows.first().map(crate::graphql::contract::Company::from))
+}

@@ -1,0 +1,209 @@
+//! Where a mission starts and ends, with the odometer reading (used by the C1B export for the
+//! distance driven).
+
+use sqlx::AnyConnection;
+
+use crate::db::{is_unique_violation, now};
+use crate::errors::{AppError, AppResult};
+use crate::graphql::contract::LocationEntry;
+use crate::graphql::scalars::{GenericScalar, LocationEntryTypeEnum, TimeStamp};
+
+use super::permissions;
+
+/// A location entry as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct LocationRow {
+    pub id: i64,
+    pub mission_id: i64,
+    #[sqlx(rename = "type")]
+    pub kind: String,
+    pub submitter_id: i64,
+    pub reception_time: i64,
+    pub name: String,
+    pub city: Option<String>,
+    pub postal_code: Option<String>,
+    pub kilometer_reading: Option<i64>,
+}
+
+pub const COLUMNS: &str =
+    "id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading";
+
+impl LocationRow {
+    pub fn to_graphql(&self) -> LocationEntry {
+        LocationEntry {
+            id: Some(self.id as i32),
+            mission_id: self.mission_id as i32,
+            name: self.name.clone(),
+            city: self.city.clone(),
+            postal_code: self.postal_code.clone(),
+            alias: None,
+            kilometer_reading: self.kilometer_reading.map(|k| k as i32),
+            submitter_id: self.submitter_id as i32,
+            reception_time: TimeStamp(self.reception_time),
+        }
+    }
+}
+
+/// An address as given: a typed-in text, or a feature of the national address API.
+pub struct Address {
+    pub name: String,
+    pub city: Option<String>,
+    pub postal_code: Option<String>,
+}
+
+/// Reads `manualAddress | geoApiData | companyKnownAddressId` (exactly one).
+pub fn address(manual: Option<String>, geo: Option<GenericScalar>, known: Option<i32>) -> AppResult<Address> {
+    match (manual, geo, known) {
+        (Some(manual), None, None) => {
+            let name = manual.trim().to_string();
+            if name.is_empty() || name.chars().count() > 500 {
+                return Err(AppError::invalid_inputs(
+                    "manualAddress must have between 1 and 500 characters",
+                ));
+            }
+            Ok(Address {
+                name,
+                city: None,
+                postal_code: None,
+            })
+        }
+        (None, Some(GenericScalar(geo)), None) => {
+            let properties = geo.get("properties").unwrap_or(&geo);
+            let text = |key: &str| properties.get(key).and_then(|v| v.as_str()).map(str::to_string);
+            let name = text("label").or_else(|| text("name")).ok_or_else(|| {
+                AppError::invalid_inputs("geoApiData must be an address feature with properties.label")
+            })?;
+            Ok(Address {
+                name,
+                city: text("city"),
+                postal_code: text("postcode"),
+            })
+        }
+        (None, None, Some(_)) => Err(AppError::invalid_inputs(
+            "companyKnownAddressId is not supported: this service keeps no company address book; send manualAddress or geoApiData",
+        )),
+        _ => Err(AppError::invalid_inputs(
+            "Exactly one of companyKnownAddressId or geoApiData or manualAddress should be set",
+        )),
+    }
+}
+
+async fn of_type(conn: &mut AnyConnection, mission_id: i64, kind: &str) -> AppResult<Option<LocationRow>> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM location_entries WHERE mission_id = $1 AND type = $2"
+    ));
+    Ok(sqlx::query_as::<_, LocationRow>(sql)
+        .bind(mission_id)
+        .bind(kind)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// `logLocation`.
+pub async fn log(
+    conn: &mut AnyConnection,
+    actor: i64,
+    mission_id: i64,
+    kind: LocationEntryTypeEnum,
+    address: Address,
+    kilometer_reading: Option<i32>,
+    override_existing: bool,
+) -> AppResult<LocationRow> {
+    let access = permissions::writable(conn, actor, mission_id, actor, now(), None).await?;
+    if override_existing && !access.actor_is_admin {
+        return Err(AppError::authorization("Only a company admin may override a location"));
+    }
+    let km = kilometer_reading.map(i64::from);
+    if let Some(km) = km {
+        if km < 0 {
+            return Err(AppError::invalid_inputs("kilometerReading must not be negative"));
+        }
+        if access.mission.vehicle_id.is_none() {
+            return Err(AppError::invalid_inputs(
+                "kilometerReading can only be specified if the mission has an associated vehicle",
+            ));
+        }
+        let other = match kind {
+            LocationEntryTypeEnum::MissionStartLocation => "mission_end_location",
+            LocationEntryTypeEnum::MissionEndLocation => "mission_start_location",
+        };
+        if let Some(other_km) = of_type(conn, mission_id, other)
+            .await?
+            .and_then(|o| o.kilometer_reading)
+        {
+            let (start, end) = if other == "mission_start_location" {
+                (other_km, km)
+            } else {
+                (km, other_km)
+            };
+            if end < start {
+                return Err(AppError::invalid_inputs(
+                    "Kilometer reading at end of mission should be superior to kilometer reading at start",
+                ));
+            }
+        }
+    }
+    let received = now();
+    match of_type(conn, mission_id, kind.as_str()).await? {
+        Some(existing) if existing.name == address.name || override_existing => {
+            sqlx::query(
+                "UPDATE location_entries SET name = $2, city = $3, postal_code = $4,
+                        kilometer_reading = COALESCE($5, kilometer_reading), submitter_id = $6, reception_time = $7
+                 WHERE id = $1",
+            )
+            .bind(existing.id)
+            .bind(&address.name)
+            .bind(&address.city)
+            .bind(&address.postal_code)
+            .bind(km)
+            .bind(actor)
+            .bind(received)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Some(_) => {
+            return Err(
+                AppError::invalid_resource("A different location is already set for this end of the mission")
+                    .with("reason", "LOCATION_ALREADY_SET"),
+            );
+        }
+        None => {
+            let inserted = sqlx::query(
+                "INSERT INTO location_entries (mission_id, type, submitter_id, reception_time, creation_time, name, city,
+                                               postal_code, kilometer_reading)
+                 VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)",
+            )
+            .bind(mission_id)
+            .bind(kind.as_str())
+            .bind(actor)
+            .bind(received)
+            .bind(&address.name)
+            .bind(&address.city)
+            .bind(&address.postal_code)
+            .bind(km)
+            .execute(&mut *conn)
+            .await;
+            if let Err(e) = inserted {
+                return Err(if is_unique_violation(&e) {
+                    AppError::invalid_resource("A location is already set for this end of the mission")
+                        .with("reason", "LOCATION_ALREADY_SET")
+                } else {
+                    e.into()
+                });
+            }
+        }
+    }
+    if let (Some(km), Some(vehicle)) = (km, access.mission.vehicle_id) {
+        sqlx::query(
+            "UPDATE vehicles SET last_kilometer_reading = $2
+             WHERE id = $1 AND (last_kilometer_reading IS NULL OR last_kilometer_reading < $2)",
+        )
+        .bind(vehicle)
+        .bind(km)
+        .execute(&mut *conn)
+        .await?;
+    }
+    of_type(conn, mission_id, kind.as_str())
+        .await?
+        .ok_or_else(|| AppError::internal("location vanished"))
+}

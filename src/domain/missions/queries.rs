@@ -1,0 +1,287 @@
+//! The paginated lists: a user's missions and activities, a company's missions. Relay-style
+//! connections with `first`/`after`, most recent first, opaque cursors, capped page sizes.
+
+use base64::Engine;
+
+use crate::db::Db;
+use crate::domain::activities::rules::OPEN;
+use crate::domain::activities::store::{self as activity_store, ActivityRow};
+use crate::domain::companies::{date_text, today};
+use crate::errors::{AppError, AppResult};
+use crate::graphql::contract::{ActivityConnection, ActivityEdge, MissionConnection, MissionEdge, PageInfo};
+use crate::graphql::scalars::TimeStamp;
+
+use super::store;
+
+/// Largest page of a user's missions or activities (the reference's cap).
+pub const USER_PAGE_CAP: i64 = 200;
+/// Largest page of a company's missions.
+pub const COMPANY_PAGE_CAP: i64 = 1000;
+
+/// An opaque cursor: the sort time and the id of the last row of a page.
+pub fn encode_cursor(time: i64, id: i64) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{time},{id}"))
+}
+
+/// Reads a cursor; INVALID_INPUTS when it is not one of ours.
+pub fn decode_cursor(cursor: &str) -> AppResult<(i64, i64)> {
+    let invalid = || AppError::invalid_inputs("Invalid pagination cursor").with("field", "after");
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor.trim())
+        .map_err(|_| invalid())?;
+    let text = String::from_utf8(bytes).map_err(|_| invalid())?;
+    let (time, id) = text.split_once(',').ok_or_else(invalid)?;
+    Ok((time.parse().map_err(|_| invalid())?, id.parse().map_err(|_| invalid())?))
+}
+
+fn page_size(first: Option<i32>, cap: i64) -> AppResult<i64> {
+    match first {
+        None => Ok(cap),
+        Some(n) if n < 0 => Err(AppError::invalid_inputs("first must not be negative").with("field", "first")),
+        Some(n) => Ok(i64::from(n).min(cap)),
+    }
+}
+
+/// Which companies' data a viewer sees of a user: everything of themselves, otherwise only what
+/// belongs to companies they administer today. `None` = no restriction.
+pub async fn scope(db: &Db, viewer: i64, user_id: i64, field: &str) -> AppResult<Option<Vec<i64>>> {
+    if viewer == user_id {
+        return Ok(None);
+    }
+    let rows: Vec<(i64,)> = sqlx::query_as(
+        "SELECT company_id FROM employments WHERE user_id = $1 AND validation_status = 'approved' AND dismissed_at IS NULL
+           AND has_admin_rights = 1 AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2)",
+    )
+    .bind(viewer)
+    .bind(date_text(today()))
+    .fetch_all(&db.pool)
+    .await?;
+    if rows.is_empty() {
+        return Err(AppError::authorization(format!(
+            "Forbidden access to field '{field}' of user object. The field is only accessible to the user himself or company admins."
+        )));
+    }
+    Ok(Some(rows.into_iter().map(|r| r.0).collect()))
+}
+
+/// The viewer's company scope as a condition on `column` (parameter `$param`) and its value.
+fn company_filter(db: &Db, scope: &Option<Vec<i64>>, column: &str, param: usize) -> (String, Option<String>) {
+    match scope {
+        None => (String::new(), None),
+        Some(ids) => (
+            format!(" AND {}", db.ids_in(column, param)),
+            Some(crate::db::id_list(ids)),
+        ),
+    }
+}
+
+/// What every list query binds as `$1`…`$7`, in this order: the owner (a user or a company),
+/// the end and start of the time window (with `$3` standing for "still running"), the cursor,
+/// and the page size plus one (to know whether more rows follow). Extra values (the companies
+/// of a viewer's scope) come after, from `$8`.
+struct Window {
+    owner: i64,
+    until: i64,
+    from: i64,
+    cursor: (i64, i64),
+    fetch: i64,
+}
+
+impl Window {
+    fn new(
+        owner: i64,
+        from: Option<TimeStamp>,
+        until: Option<TimeStamp>,
+        after: Option<String>,
+        limit: i64,
+    ) -> AppResult<Window> {
+        let cursor = match after {
+            Some(c) => decode_cursor(&c)?,
+            None => (OPEN, OPEN),
+        };
+        Ok(Window {
+            owner,
+            until: until.map(|t| t.0).unwrap_or(OPEN),
+            from: from.map(|t| t.0).unwrap_or(i64::MIN),
+            cursor,
+            fetch: limit + 1,
+        })
+    }
+
+    /// Binds `$1`…`$7`, then the company scope as `$8` when there is one.
+    fn bind<'q, O>(
+        &self,
+        mut query: sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments>,
+        scope: Option<String>,
+    ) -> sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+        for value in [
+            self.owner,
+            self.until,
+            OPEN,
+            self.from,
+            self.cursor.0,
+            self.cursor.1,
+            self.fetch,
+        ] {
+            query = query.bind(value);
+        }
+        match scope {
+            Some(list) => query.bind(list),
+            None => query,
+        }
+    }
+}
+
+/// Builds a mission page from `(sort time, mission id)` rows, `limit + 1` of them at most.
+async fn mission_page(db: &Db, mut keys: Vec<(i64, i64)>, limit: i64, viewer: i64) -> AppResult<MissionConnection> {
+    let has_next_page = keys.len() as i64 > limit;
+    keys.truncate(limit as usize);
+    let ids: Vec<i64> = keys.iter().map(|k| k.1).collect();
+    let mut missions = store::load_many(db, &ids, viewer).await?;
+    let edges: Vec<Option<MissionEdge>> = keys
+        .iter()
+        .map(|(time, id)| {
+            Some(MissionEdge {
+                node: missions.remove(id),
+                cursor: encode_cursor(*time, *id),
+            })
+        })
+        .collect();
+    Ok(MissionConnection {
+        page_info: PageInfo {
+            has_next_page,
+            has_previous_page: false,
+            start_cursor: keys.first().map(|(t, i)| encode_cursor(*t, *i)),
+            end_cursor: keys.last().map(|(t, i)| encode_cursor(*t, *i)),
+        },
+        edges,
+    })
+}
+
+/// `User.missions`: the missions the user worked in, by start of their first activity, newest
+/// first.
+pub async fn user_missions(
+    db: &Db,
+    viewer: i64,
+    user_id: i64,
+    from: Option<TimeStamp>,
+    until: Option<TimeStamp>,
+    first: Option<i32>,
+    after: Option<String>,
+) -> AppResult<MissionConnection> {
+    let scope = scope(db, viewer, user_id, "missions").await?;
+    let limit = page_size(first, USER_PAGE_CAP)?;
+    let (filter, companies) = company_filter(db, &scope, "m.company_id", 8);
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT MIN(a.start_time) AS start, a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id
+         WHERE a.user_id = $1 AND a.dismissed_at IS NULL{filter}
+         GROUP BY a.mission_id
+         HAVING MIN(a.start_time) < $2 AND MAX(COALESCE(a.end_time, $3)) > $4
+            AND (MIN(a.start_time) < $5 OR (MIN(a.start_time) = $5 AND a.mission_id < $6))
+         ORDER BY start DESC, a.mission_id DESC LIMIT $7"
+    ));
+    let query = Window::new(user_id, from, until, after, limit)?.bind(sqlx::query_as::<_, (i64, i64)>(sql), companies);
+    let keys = query.fetch_all(&db.pool).await?;
+    mission_page(db, keys, limit, viewer).await
+}
+
+/// `Company.missions` (admins): the company's missions, newest first.
+#[allow(clippy::too_many_arguments)]
+pub async fn company_missions(
+    db: &Db,
+    viewer: i64,
+    company_id: i64,
+    from: Option<TimeStamp>,
+    until: Option<TimeStamp>,
+    after: Option<String>,
+    first: Option<i32>,
+    only_ended: bool,
+) -> AppResult<MissionConnection> {
+    let limit = page_size(first, COMPANY_PAGE_CAP)?;
+    // A mission is ended when it has activities and every worker in it ended it.
+    let ended = if only_ended {
+        " AND EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL)
+          AND NOT EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL
+                          AND NOT EXISTS (SELECT 1 FROM mission_ends e WHERE e.mission_id = m.id AND e.user_id = x.user_id))"
+    } else {
+        ""
+    };
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT COALESCE(MIN(a.start_time), m.reception_time) AS start, m.id FROM missions m
+         LEFT JOIN activities a ON a.mission_id = m.id AND a.dismissed_at IS NULL
+         WHERE m.company_id = $1{ended}
+         GROUP BY m.id, m.reception_time
+         HAVING COALESCE(MIN(a.start_time), m.reception_time) < $2
+            AND COALESCE(MAX(COALESCE(a.end_time, $3)), m.reception_time) >= $4
+            AND (COALESCE(MIN(a.start_time), m.reception_time) < $5
+                 OR (COALESCE(MIN(a.start_time), m.reception_time) = $5 AND m.id < $6))
+         ORDER BY start DESC, m.id DESC LIMIT $7"
+    ));
+    let query = Window::new(company_id, from, until, after, limit)?.bind(sqlx::query_as::<_, (i64, i64)>(sql), None);
+    let keys = query.fetch_all(&db.pool).await?;
+    mission_page(db, keys, limit, viewer).await
+}
+
+/// `User.activities`: the user's activities that were not cancelled, newest first (with the
+/// rows, for prefetching what the selection asks below them).
+pub async fn user_activities(
+    db: &Db,
+    viewer: i64,
+    user_id: i64,
+    from: Option<TimeStamp>,
+    until: Option<TimeStamp>,
+    first: Option<i32>,
+    after: Option<String>,
+) -> AppResult<(ActivityConnection, Vec<ActivityRow>)> {
+    let scope = scope(db, viewer, user_id, "activities").await?;
+    let limit = page_size(first, USER_PAGE_CAP)?;
+    let (filter, companies) = company_filter(db, &scope, "m.company_id", 8);
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {} FROM activities a JOIN missions m ON m.id = a.mission_id
+         WHERE a.user_id = $1 AND a.dismissed_at IS NULL{filter}
+           AND a.start_time < $2 AND COALESCE(a.end_time, $3) > $4
+           AND (a.start_time < $5 OR (a.start_time = $5 AND a.id < $6))
+         ORDER BY a.start_time DESC, a.id DESC LIMIT $7",
+        activity_store::COLUMNS
+    ));
+    let query = Window::new(user_id, from, until, after, limit)?.bind(sqlx::query_as::<_, ActivityRow>(sql), companies);
+    let mut rows = query.fetch_all(&db.pool).await?;
+    let has_next_page = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let connection = ActivityConnection {
+        page_info: PageInfo {
+            has_next_page,
+            has_previous_page: false,
+            start_cursor: rows.first().map(|r| encode_cursor(r.start_time, r.id)),
+            end_cursor: rows.last().map(|r| encode_cursor(r.start_time, r.id)),
+        },
+        edges: rows
+            .iter()
+            .map(|r| {
+                Some(ActivityEdge {
+                    node: Some(r.to_graphql()),
+                    cursor: encode_cursor(r.start_time, r.id),
+                })
+            })
+            .collect(),
+    };
+    Ok((connection, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_garbage() {
+        let cursor = encode_cursor(1_700_000_000, 42);
+        assert_eq!(decode_cursor(&cursor).unwrap(), (1_700_000_000, 42));
+        for bad in [
+            "",
+            "not base64!",
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("12"),
+        ] {
+            assert_eq!(decode_cursor(bad).unwrap_err().message, "Invalid pagination cursor");
+        }
+    }
+}

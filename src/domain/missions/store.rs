@@ -1,0 +1,136 @@
+//! Missions as stored, and turning them into API objects in a bounded number of queries.
+
+use std::collections::HashMap;
+
+use sqlx::AnyConnection;
+
+use crate::db::{Db, now};
+use crate::errors::{AppError, AppResult};
+use crate::graphql::contract::Mission;
+use crate::graphql::scalars::{GenericScalar, TimeStamp};
+
+/// A mission as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct MissionRow {
+    pub id: i64,
+    pub name: Option<String>,
+    pub company_id: i64,
+    pub submitter_id: i64,
+    pub reception_time: i64,
+    pub context: Option<String>,
+    pub vehicle_id: Option<i64>,
+    pub past_registration_justification: Option<String>,
+}
+
+pub const SELECT: &str = "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, m.vehicle_id, \
+     m.past_registration_justification FROM missions m";
+
+/// Reads a mission.
+pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<MissionRow>> {
+    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE m.id = $1"));
+    Ok(sqlx::query_as::<_, MissionRow>(sql)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// What `createMission` stores.
+pub struct NewMission<'a> {
+    pub company_id: i64,
+    pub submitter_id: i64,
+    pub name: Option<&'a str>,
+    pub context: Option<&'a GenericScalar>,
+    pub vehicle_id: Option<i64>,
+    pub creation_time: Option<i64>,
+    pub past_registration_justification: Option<&'a str>,
+}
+
+pub async fn insert(conn: &mut AnyConnection, new: &NewMission<'_>) -> AppResult<i64> {
+    let received = now();
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time, context, vehicle_id,
+                               past_registration_justification)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+    )
+    .bind(new.name)
+    .bind(new.company_id)
+    .bind(new.submitter_id)
+    .bind(received)
+    .bind(new.creation_time.unwrap_or(received))
+    .bind(new.context.map(|c| c.0.to_string()))
+    .bind(new.vehicle_id)
+    .bind(new.past_registration_justification)
+    .fetch_one(conn)
+    .await?;
+    Ok(id)
+}
+
+/// Builds the API objects of several missions for `viewer` in three queries, whatever their
+/// number: the missions, who ended them, and whether all their activities are cancelled.
+pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i64, Mission>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let list = crate::db::id_list(ids);
+    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE {}", db.ids_in("m.id", 1)));
+    let rows = sqlx::query_as::<_, MissionRow>(sql)
+        .bind(&list)
+        .fetch_all(&db.pool)
+        .await?;
+
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT mission_id, user_id FROM mission_ends WHERE {}",
+        db.ids_in("mission_id", 1)
+    ));
+    let query = sqlx::query_as::<_, (i64, i64)>(sql).bind(&list);
+    let mut ended: HashMap<i64, Vec<i64>> = HashMap::new();
+    for (mission_id, user_id) in query.fetch_all(&db.pool).await? {
+        ended.entry(mission_id).or_default().push(user_id);
+    }
+
+    // A mission is deleted when it has activities and all of them are cancelled.
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT mission_id, COUNT(*), COUNT(dismissed_at), MAX(dismissed_at) FROM activities
+         WHERE {} GROUP BY mission_id",
+        db.ids_in("mission_id", 1)
+    ));
+    let query = sqlx::query_as::<_, (i64, i64, i64, Option<i64>)>(sql).bind(&list);
+    let mut deleted: HashMap<i64, i64> = HashMap::new();
+    for (mission_id, total, dismissed, last) in query.fetch_all(&db.pool).await? {
+        if total > 0 && total == dismissed {
+            deleted.insert(mission_id, last.unwrap_or_default());
+        }
+    }
+
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let ended_users = ended.remove(&row.id).unwrap_or_default();
+            let mission = Mission {
+                id: row.id as i32,
+                reception_time: TimeStamp(row.reception_time),
+                name: row.name,
+                company_id: row.company_id as i32,
+                context: row
+                    .context
+                    .and_then(|c| serde_json::from_str(&c).ok())
+                    .map(GenericScalar),
+                vehicle_id: row.vehicle_id.map(|v| v as i32),
+                past_registration_justification: row.past_registration_justification,
+                submitter_id: row.submitter_id as i32,
+                is_ended_for_self: Some(ended_users.contains(&viewer)),
+                deleted_at: deleted.get(&row.id).copied().map(TimeStamp),
+                ended_user_ids: Some(ended_users.iter().map(|u| Some(*u as i32)).collect()),
+            };
+            (row.id, mission)
+        })
+        .collect())
+}
+
+/// One mission as an API object.
+pub async fn load_one(db: &Db, id: i64, viewer: i64) -> AppResult<Mission> {
+    load_many(db, &[id], viewer)
+        .await?
+        .remove(&id)
+        .ok_or_else(|| AppError::internal("mission vanished"))
+}

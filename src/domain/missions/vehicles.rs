@@ -1,0 +1,136 @@
+//! Company vehicles, found or created from a registration number.
+
+use sqlx::AnyConnection;
+
+use crate::db::{Db, is_unique_violation, now};
+use crate::errors::{AppError, AppResult};
+use crate::graphql::contract::Vehicle;
+
+/// A vehicle as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct VehicleRow {
+    pub id: i64,
+    pub company_id: i64,
+    pub registration_number: String,
+    pub alias: Option<String>,
+    pub last_kilometer_reading: Option<i64>,
+}
+
+const SELECT: &str = "SELECT id, company_id, registration_number, alias, last_kilometer_reading FROM vehicles";
+
+impl VehicleRow {
+    pub fn to_graphql(&self) -> Vehicle {
+        Vehicle {
+            id: Some(self.id as i32),
+            registration_number: self.registration_number.clone(),
+            alias: self.alias.clone(),
+            name: Some(self.alias.clone().unwrap_or_else(|| self.registration_number.clone())),
+            company_id: self.company_id as i32,
+            last_kilometer_reading: self.last_kilometer_reading.map(|k| k as i32),
+        }
+    }
+}
+
+/// Upper case without spaces or dashes: "ab-123 cd" and "AB123CD" are the same plate.
+pub fn normalize(registration: &str) -> Option<String> {
+    let plate: String = registration
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .flat_map(char::to_uppercase)
+        .collect();
+    (!plate.is_empty() && plate.chars().count() <= 32).then_some(plate)
+}
+
+/// The company's vehicle with this id, if it is the company's.
+pub async fn of_company_by_id(conn: &mut AnyConnection, company_id: i64, id: i64) -> AppResult<Option<VehicleRow>> {
+    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE id = $1 AND company_id = $2"));
+    Ok(sqlx::query_as::<_, VehicleRow>(sql)
+        .bind(id)
+        .bind(company_id)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// Finds the company's vehicle with this registration, or creates it.
+pub async fn find_or_create(conn: &mut AnyConnection, company_id: i64, registration: &str) -> AppResult<VehicleRow> {
+    let plate = normalize(registration).ok_or_else(|| {
+        AppError::invalid_inputs("Invalid vehicle registration number").with("field", "vehicleRegistrationNumber")
+    })?;
+    let sql = format!("{SELECT} WHERE company_id = $1 AND registration_number = $2");
+    if let Some(found) = sqlx::query_as::<_, VehicleRow>(sqlx::AssertSqlSafe(sql.clone()))
+        .bind(company_id)
+        .bind(&plate)
+        .fetch_optional(&mut *conn)
+        .await?
+    {
+        return Ok(found);
+    }
+    let inserted = sqlx::query(
+        "INSERT INTO vehicles (company_id, registration_number, creation_time) VALUES ($1, $2, $3)
+         ON CONFLICT (company_id, registration_number) DO NOTHING",
+    )
+    .bind(company_id)
+    .bind(&plate)
+    .bind(now())
+    .execute(&mut *conn)
+    .await;
+    if let Err(e) = inserted
+        && !is_unique_violation(&e)
+    {
+        return Err(e.into());
+    }
+    sqlx::query_as::<_, VehicleRow>(sqlx::AssertSqlSafe(sql))
+        .bind(company_id)
+        .bind(&plate)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or_else(|| AppError::internal("vehicle vanished"))
+}
+
+/// Resolves `vehicleId | vehicleRegistrationNumber` for a company. An id of another company
+/// gives no vehicle, as in the reference.
+pub async fn resolve(
+    conn: &mut AnyConnection,
+    company_id: i64,
+    vehicle_id: Option<i32>,
+    registration: Option<&str>,
+) -> AppResult<Option<VehicleRow>> {
+    match (vehicle_id, registration) {
+        (Some(_), Some(_)) => Err(AppError::invalid_inputs(
+            "Either vehicleId or vehicleRegistrationNumber should be set, not both",
+        )),
+        (Some(id), None) => of_company_by_id(conn, company_id, id.into()).await,
+        (None, Some(plate)) => Ok(Some(find_or_create(conn, company_id, plate).await?)),
+        (None, None) => Ok(None),
+    }
+}
+
+/// The company's vehicles still in service.
+pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Vec<Vehicle>> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE company_id = $1 AND terminated_at IS NULL ORDER BY registration_number"
+    ));
+    let rows = sqlx::query_as::<_, VehicleRow>(sql)
+        .bind(company_id)
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(rows.iter().map(VehicleRow::to_graphql).collect())
+}
+
+/// Reads a vehicle.
+pub async fn find(db: &Db, id: i64) -> AppResult<Option<VehicleRow>> {
+    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE id = $1"));
+    Ok(sqlx::query_as::<_, VehicleRow>(sql)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plates_are_normalised() {
+        assert_eq!(super::normalize("ab-123 cd").as_deref(), Some("AB123CD"));
+        assert_eq!(super::normalize(" - "), None);
+    }
+}

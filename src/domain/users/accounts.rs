@@ -1,0 +1,216 @@
+//! Creating and reading accounts.
+
+use crate::db::{Db, is_unique_violation, now};
+use crate::domain::auth::{password, tokens};
+use crate::errors::{AppError, AppResult};
+use crate::graphql::contract::User;
+use crate::graphql::scalars::TimeStamp;
+
+/// A user as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct UserRow {
+    pub id: i64,
+    pub email: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub timezone_name: String,
+    pub phone_number: Option<String>,
+    pub birth_date: Option<String>,
+    pub creation_time: i64,
+}
+
+const USER_COLUMNS: &str = "id, email, first_name, last_name, timezone_name, phone_number, birth_date, creation_time";
+
+impl From<UserRow> for User {
+    fn from(row: UserRow) -> User {
+        User {
+            id: row.id as i32,
+            creation_time: Some(TimeStamp(row.creation_time)),
+            email: Some(row.email),
+            first_name: row.first_name,
+            last_name: row.last_name,
+            phone_number: row.phone_number,
+            timezone_name: Some(row.timezone_name),
+            // This release has no e-mail activation step: an account can act as soon as it exists.
+            has_confirmed_email: true,
+            has_activated_email: true,
+            // `admin` is the reference's flag for the service's own staff; no API user has it.
+            admin: false,
+            birth_date: row.birth_date,
+        }
+    }
+}
+
+/// What `signUp.user` receives.
+pub struct NewUser {
+    pub email: String,
+    pub password: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub timezone_name: Option<String>,
+    /// An invitation to redeem with the new account.
+    pub invite_token: Option<String>,
+}
+
+fn required_name(value: &str, field: &str) -> AppResult<String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(AppError::invalid_inputs(format!("{field} must not be empty")).with("field", field));
+    }
+    if value.chars().count() > 255 {
+        return Err(AppError::invalid_inputs(format!("{field} must be at most 255 characters")).with("field", field));
+    }
+    Ok(value.to_string())
+}
+
+fn timezone(value: Option<String>) -> AppResult<String> {
+    let value = value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    match value {
+        None => Ok("Europe/Paris".to_string()),
+        Some(v) if v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c)) => Ok(v),
+        Some(v) => Err(AppError::invalid_inputs(format!("Invalid time zone name {v:?}")).with("field", "timezoneName")),
+    }
+}
+
+/// Creates an account. The e-mail is already normalised by the `Email` scalar; a second account
+/// with the same e-mail is refused by the database's unique key, even under concurrent sign-ups.
+pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
+    let first_name = required_name(&new.first_name, "firstName")?;
+    let last_name = required_name(&new.last_name, "lastName")?;
+    let timezone_name = timezone(new.timezone_name)?;
+    let length = new.password.chars().count();
+    if length < password::MIN_LENGTH || new.password.len() > password::MAX_LENGTH {
+        return Err(AppError::invalid_inputs(format!(
+            "Password must be between {} and {} characters long",
+            password::MIN_LENGTH,
+            password::MAX_LENGTH
+        ))
+        .with("field", "password"));
+    }
+    let password_hash = password::hash(new.password).await?;
+    // Random identifiers can collide; try again with another one in that rare case.
+    for _ in 0..5 {
+        let id = tokens::random_in(100_000_000, 999_999_999)?;
+        // The account and the redemption of its invitation succeed or fail together.
+        let mut tx = db.begin_write().await?;
+        let inserted = sqlx::query(
+            "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(id)
+        .bind(&new.email)
+        .bind(&password_hash)
+        .bind(&first_name)
+        .bind(&last_name)
+        .bind(&timezone_name)
+        .bind(now())
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Ok(_) => {
+                if let Some(token) = &new.invite_token {
+                    crate::domain::companies::invitations::redeem(&mut tx, id, token).await?;
+                }
+                tx.commit().await?;
+                return Ok(id);
+            }
+            Err(e) if is_unique_violation(&e) => {
+                drop(tx);
+                if email_taken(db, &new.email).await? {
+                    return Err(
+                        AppError::invalid_inputs("A user is already registered with this email").with("field", "email")
+                    );
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(AppError::internal("could not allocate a user id"))
+}
+
+async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
+    let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+        .bind(email)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(row.is_some())
+}
+
+/// Reads a user.
+pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"));
+    Ok(sqlx::query_as::<_, UserRow>(sql)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?)
+}
+
+/// Whether `viewer` may read `target`: oneself, or a co-worker, that is a user with an accepted
+/// employment (not dismissed, at any time) in a company where the viewer is employed today with
+/// an accepted employment. The reference's `self_or_have_common_company` also counts the
+/// target's pending employments; Roadlog does not, so that a company cannot read an account by
+/// attaching an employment to its id before the user accepted anything.
+pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
+    if viewer == target {
+        return Ok(true);
+    }
+    let today = chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string();
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM employments mine JOIN employments theirs ON theirs.company_id = mine.company_id
+         WHERE mine.user_id = $1 AND mine.validation_status = 'approved' AND mine.dismissed_at IS NULL
+           AND mine.start_date <= $3 AND (mine.end_date IS NULL OR mine.end_date >= $3)
+           AND theirs.user_id = $2 AND theirs.validation_status = 'approved' AND theirs.dismissed_at IS NULL
+         LIMIT 1",
+    )
+    .bind(viewer)
+    .bind(target)
+    .bind(today)
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(row.is_some())
+}
+
+/// Users with an employment in the company overlapping `[from, to]` (dates as stored): any that
+/// is neither rejected nor dismissed, or only accepted ones when `accepted_only`.
+pub async fn of_company(
+    db: &Db,
+    company_id: i64,
+    from: &str,
+    to: &str,
+    accepted_only: bool,
+) -> AppResult<Vec<UserRow>> {
+    let status = if accepted_only {
+        "e.validation_status = 'approved'"
+    } else {
+        "e.validation_status <> 'rejected'"
+    };
+    let columns = USER_COLUMNS
+        .split(", ")
+        .map(|c| format!("u.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {columns} FROM users u WHERE u.id IN (
+            SELECT e.user_id FROM employments e WHERE e.company_id = $1 AND {status} AND e.dismissed_at IS NULL
+              AND e.start_date <= $3 AND (e.end_date IS NULL OR e.end_date >= $2))
+         ORDER BY u.last_name, u.first_name, u.id"
+    ));
+    Ok(sqlx::query_as::<_, UserRow>(sql)
+        .bind(company_id)
+        .bind(from)
+        .bind(to)
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+/// Reads several users at once (for the per-request loader).
+pub async fn find_many(db: &Db, ids: &[i64]) -> AppResult<Vec<UserRow>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE {}", db.ids_in("id", 1)));
+    Ok(sqlx::query_as::<_, UserRow>(sql)
+        .bind(crate::db::id_list(ids))
+        .fetch_all(&db.pool)
+        .await?)
+}

@@ -1,0 +1,47 @@
+//! Loads the users that a response mentions (submitters, employees, authors) in one query per
+//! batch instead of one per object.
+
+use std::collections::HashMap;
+
+use async_graphql::Context;
+use async_graphql::dataloader::{DataLoader, Loader};
+
+use crate::db::Db;
+use crate::errors::AppError;
+use crate::graphql::contract::User;
+
+use super::accounts;
+
+/// Batches user reads within one request.
+pub struct UserLoader {
+    pub db: Db,
+}
+
+impl Loader<i64> for UserLoader {
+    type Value = User;
+    type Error = async_graphql::Error;
+
+    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, User>, Self::Error> {
+        let rows = accounts::find_many(&self.db, keys).await?;
+        Ok(rows.into_iter().map(|row| (row.id, User::from(row))).collect())
+    }
+}
+
+/// A loader for one request. Users repeat across a response (the same driver on every
+/// activity), so loaded ones are cached for the request.
+pub fn new_loader(db: &Db) -> DataLoader<UserLoader, async_graphql::dataloader::HashMapCache> {
+    DataLoader::with_cache(
+        UserLoader { db: db.clone() },
+        crate::telemetry::spawn_in_span,
+        async_graphql::dataloader::HashMapCache::default(),
+    )
+    .delay(crate::domain::missions::loaders::BATCH_WINDOW)
+}
+
+/// A user mentioned by an object the caller may already read.
+pub async fn load_user(ctx: &Context<'_>, id: i64) -> Result<Option<User>, AppError> {
+    match ctx.data_opt::<DataLoader<UserLoader, async_graphql::dataloader::HashMapCache>>() {
+        Some(loader) => loader.load_one(id).await.map_err(|e| AppError::internal(e.message)),
+        None => Err(AppError::internal("the user loader is missing from the request")),
+    }
+}
