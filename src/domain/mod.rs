@@ -7,5 +7,6 @@ pub mod auth;
 pub mod companies;
 pub mod expenditures;
 pub mod export;
+pub mod kinds;
 pub mod missions;
 pub mod users;

@@ -2,9 +2,11 @@
 //! hand-written resolvers, and the schema assembled with its limits.
 
 mod api;
+pub mod convert;
 mod exec_flag;
 pub mod guard;
-mod queries;
+pub mod loaders;
+mod resolvers;
 pub mod scalars;
 
 pub use api::{Api, caller};

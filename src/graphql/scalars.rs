@@ -124,38 +124,23 @@ impl ScalarType for GenericScalar {
     }
 }
 
-/// Declares a reference-style "enum": a custom string scalar whose values are lower-case strings,
-/// accepted only as strings (the reference's literal form), rejected at validation otherwise.
+/// Serves a domain word list as a reference-style "enum": a custom string scalar whose values
+/// are lower-case strings, accepted only as strings (the reference's literal form), rejected at
+/// validation otherwise.
 macro_rules! string_enum_scalar {
-    ($(#[$doc:meta])* $name:ident, $graphql:literal, { $($variant:ident => $text:literal),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident = $domain:ty, $graphql:literal) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum $name { $($variant),+ }
-
-        impl $name {
-            /// Every value, in the order of the contract.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The wire (and database) spelling.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-
-            /// Reads the wire spelling.
-            pub fn from_str_opt(text: &str) -> Option<Self> {
-                match text { $($text => Some($name::$variant),)+ _ => None }
-            }
-        }
+        pub type $name = $domain;
 
         #[Scalar(name = $graphql, use_type_description)]
-        impl ScalarType for $name {
+        impl ScalarType for $domain {
             fn parse(value: Value) -> InputValueResult<Self> {
                 match &value {
                     Value::String(s) => Self::from_str_opt(s).ok_or_else(|| {
                         InputValueError::custom(format!(
                             "Expected type \"{}\", found {value}; one of: {}",
                             $graphql,
-                            [$($text),+].join(", ")
+                            Self::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
                         ))
                     }),
                     _ => Err(InputValueError::expected_type(value)),
@@ -175,40 +160,22 @@ macro_rules! string_enum_scalar {
 
 string_enum_scalar!(
     /// Kind of a working-time activity.
-    ActivityTypeEnum, "ActivityTypeEnum", {
-        Drive => "drive",
-        Work => "work",
-        Support => "support",
-        Transfer => "transfer",
-        Off => "off",
-    }
+    ActivityTypeEnum = crate::domain::kinds::ActivityType, "ActivityTypeEnum"
 );
 
 string_enum_scalar!(
     /// Kind of a professional expense.
-    ExpenditureTypeEnum, "ExpenditureTypeEnum", {
-        DayMeal => "day_meal",
-        NightMeal => "night_meal",
-        SleepOver => "sleep_over",
-        Snack => "snack",
-    }
+    ExpenditureTypeEnum = crate::domain::kinds::ExpenditureType, "ExpenditureTypeEnum"
 );
 
 string_enum_scalar!(
     /// Which end of a mission a location entry describes.
-    LocationEntryTypeEnum, "LocationEntryTypeEnum", {
-        MissionStartLocation => "mission_start_location",
-        MissionEndLocation => "mission_end_location",
-    }
+    LocationEntryTypeEnum = crate::domain::kinds::LocationEntryType, "LocationEntryTypeEnum"
 );
 
 string_enum_scalar!(
     /// Why a mission is validated late.
-    OverValidationJustificationEnum, "OverValidationJustificationEnum", {
-        Personal => "personal",
-        Professional => "professional",
-        TimeOff => "time_off",
-    }
+    OverValidationJustificationEnum = crate::domain::kinds::ValidationJustification, "OverValidationJustificationEnum"
 );
 
 /// Checks a variable's value against a custom scalar, with the scalar's own parser: the reason

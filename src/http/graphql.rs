@@ -353,7 +353,7 @@ async fn run_all(
             Prepared::Run(request) => {
                 let request = *request;
                 let started = ExecutionStarted::default();
-                let users = crate::domain::users::loader::new_loader(&api.db);
+                let users = crate::graphql::loaders::users::new_loader(&api.db);
                 let mut request = request
                     .data(caller.clone())
                     .data(bearer.clone())
@@ -363,7 +363,7 @@ async fn run_all(
                     request = request.data(ip);
                 }
                 let viewer = caller.user_id().unwrap_or_default();
-                let request = crate::domain::missions::loaders::attach(request, &api.db, viewer);
+                let request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);
                 let mut response = schema.execute(request).await;
                 if started.get() {
                     for error in &mut response.errors {

@@ -2,6 +2,7 @@
 //! answers for requests that match no route, and the middleware and listener around them.
 
 pub mod body;
+pub mod export;
 mod fallback;
 pub mod graphql;
 pub mod listener;

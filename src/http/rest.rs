@@ -37,11 +37,11 @@ impl RestApi for RestHandlers {
     }
 
     async fn generate_tachograph_files(&self, request: RestRequest) -> warp::reply::Response {
-        crate::domain::export::endpoint::generate(&self.api, request).await
+        crate::http::export::generate(&self.api, request).await
     }
 
     async fn tachograph_root_public_key(&self, _request: RestRequest) -> warp::reply::Response {
-        crate::domain::export::endpoint::root_public_key(&self.api).await
+        crate::http::export::root_public_key(&self.api).await
     }
 
     async fn health(&self, _request: RestRequest) -> warp::reply::Response {

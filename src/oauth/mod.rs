@@ -9,5 +9,4 @@ mod pages;
 pub mod primitives;
 pub mod revoke;
 pub mod token_endpoint;
-pub mod tokens;
 pub mod web;

@@ -245,7 +245,7 @@ impl oxide_auth_async::primitives::Issuer for DbIssuer {
     async fn issue(&mut self, grant: Grant) -> Result<IssuedToken, ()> {
         let client_id: i64 = grant.client_id.parse().map_err(|_| ())?;
         let user_id: i64 = grant.owner_id.parse().map_err(|_| ())?;
-        let (token, id) = super::tokens::issue_with_id(&self.db, client_id, user_id, self.lifetime)
+        let (token, id) = crate::domain::auth::oauth_tokens::issue_with_id(&self.db, client_id, user_id, self.lifetime)
             .await
             .map_err(|_| ())?;
         let code_hash = self.state.lock().map_err(|_| ())?.code_hash.clone();

@@ -55,7 +55,7 @@ on_both_backends! {
         let user = app.new_user("driver@example.com").await;
         let created = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
         let client: i64 = created.client_id.parse().unwrap();
-        let token = roadlog::oauth::tokens::issue(&app.server.db, client, user.id, None).await.unwrap();
+        let token = roadlog::domain::auth::oauth_tokens::issue(&app.server.db, client, user.id, None).await.unwrap();
         let (_, body) = app.graphql("{ me { id } checkAuth { userId } }", json!({}), Some(&token)).await;
         assert_eq!(body["data"], json!({ "me": { "id": user.id }, "checkAuth": { "userId": user.id } }));
         // Stored as a hash only.
@@ -67,7 +67,7 @@ on_both_backends! {
         assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
         // An expired token is refused.
         let created = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Other", &["https://other.example.com/cb".into()]).await.unwrap();
-        let token = roadlog::oauth::tokens::issue(&app.server.db, created.client_id.parse().unwrap(), user.id, Some(-1)).await.unwrap();
+        let token = roadlog::domain::auth::oauth_tokens::issue(&app.server.db, created.client_id.parse().unwrap(), user.id, Some(-1)).await.unwrap();
         let (_, body) = app.graphql("{ me { id } }", json!({}), Some(&token)).await;
         assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"]);
     }
@@ -78,9 +78,9 @@ on_both_backends! {
         let fleet = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Fleet Manager", &["https://fleet.example.com/cb".into()]).await.unwrap();
         let payroll = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
         let (fleet_id, payroll_id): (i64, i64) = (fleet.client_id.parse().unwrap(), payroll.client_id.parse().unwrap());
-        let fleet_token = roadlog::oauth::tokens::issue(&app.server.db, fleet_id, user.id, None).await.unwrap();
-        roadlog::oauth::tokens::issue(&app.server.db, payroll_id, user.id, None).await.unwrap();
-        let others = roadlog::oauth::tokens::issue(&app.server.db, fleet_id, other.id, None).await.unwrap();
+        let fleet_token = roadlog::domain::auth::oauth_tokens::issue(&app.server.db, fleet_id, user.id, None).await.unwrap();
+        roadlog::domain::auth::oauth_tokens::issue(&app.server.db, payroll_id, user.id, None).await.unwrap();
+        let others = roadlog::domain::auth::oauth_tokens::issue(&app.server.db, fleet_id, other.id, None).await.unwrap();
 
         let body = app.as_user(&user, "{ me { authorizedClients { id name } } }", json!({})).await;
         assert_eq!(

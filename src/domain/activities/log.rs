@@ -5,9 +5,9 @@
 use sqlx::AnyConnection;
 
 use crate::db::now;
+use crate::domain::kinds::ActivityType;
 use crate::domain::missions::permissions;
 use crate::errors::{AppError, AppResult, Code};
-use crate::graphql::scalars::{ActivityTypeEnum, GenericScalar};
 
 use super::checks;
 use super::rules::{not_in_future, positive_duration, to_minute};
@@ -33,11 +33,11 @@ fn forbidden() -> AppError {
 pub struct NewActivity {
     pub mission_id: i64,
     pub user_id: Option<i64>,
-    pub kind: ActivityTypeEnum,
+    pub kind: ActivityType,
     pub start: i64,
     pub end: Option<i64>,
     pub switch: bool,
-    pub context: Option<GenericScalar>,
+    pub context: Option<serde_json::Value>,
     pub creation_time: Option<i64>,
 }
 
@@ -64,7 +64,7 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
             "Specifying an end time is not authorized in switch mode",
         ));
     }
-    if new.kind == ActivityTypeEnum::Off {
+    if new.kind == ActivityType::Off {
         return Err(AppError::invalid_inputs(
             "Activities of type off are holidays, which are not recorded in missions",
         ));
@@ -153,7 +153,7 @@ pub struct ActivityEdit {
     pub start: Option<i64>,
     pub end: Option<i64>,
     pub remove_end: bool,
-    pub context: Option<GenericScalar>,
+    pub context: Option<serde_json::Value>,
     pub creation_time: Option<i64>,
 }
 
@@ -248,7 +248,7 @@ pub async fn cancel(
     conn: &mut AnyConnection,
     actor: i64,
     activity_id: i64,
-    context: Option<&GenericScalar>,
+    context: Option<&serde_json::Value>,
     owner_only: bool,
 ) -> AppResult<()> {
     let activity = own_activity(conn, actor, activity_id, owner_only).await?;
@@ -269,7 +269,7 @@ pub async fn dismiss(
     conn: &mut AnyConnection,
     actor: i64,
     activity_id: i64,
-    context: Option<&GenericScalar>,
+    context: Option<&serde_json::Value>,
 ) -> AppResult<()> {
     let received = now();
     let done = sqlx::query(
@@ -279,7 +279,7 @@ pub async fn dismiss(
     .bind(activity_id)
     .bind(received)
     .bind(actor)
-    .bind(context.map(|c| c.0.to_string()))
+    .bind(context.map(|c| c.to_string()))
     .execute(conn)
     .await?;
     if done.rows_affected() != 1 {

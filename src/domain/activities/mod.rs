@@ -2,7 +2,6 @@
 //! the rules that keep a worker's time consistent.
 
 pub mod checks;
-mod graphql;
 pub mod log;
 pub mod rules;
 pub mod store;

@@ -4,8 +4,6 @@ use sqlx::AnyConnection;
 
 use crate::db::now;
 use crate::errors::AppResult;
-use crate::graphql::contract::{Activity, ActivityVersion};
-use crate::graphql::scalars::{ActivityTypeEnum, GenericScalar, TimeStamp};
 
 /// An activity as stored.
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -29,30 +27,6 @@ pub struct ActivityRow {
 pub const COLUMNS: &str = "a.id, a.mission_id, a.user_id, a.submitter_id, a.type, a.reception_time, a.start_time, \
      a.end_time, a.last_update_time, a.last_submitter_id, a.dismissed_at, a.dismiss_author_id, a.dismiss_context";
 
-impl ActivityRow {
-    pub fn to_graphql(&self) -> Activity {
-        Activity {
-            id: self.id as i32,
-            r#type: ActivityTypeEnum::from_str_opt(&self.kind).unwrap_or(ActivityTypeEnum::Work),
-            mission_id: self.mission_id as i32,
-            user_id: self.user_id as i32,
-            submitter_id: self.submitter_id as i32,
-            start_time: TimeStamp(self.start_time),
-            end_time: self.end_time.map(TimeStamp),
-            reception_time: TimeStamp(self.reception_time),
-            last_update_time: TimeStamp(self.last_update_time),
-            last_submitter_id: self.last_submitter_id.map(|id| id as i32),
-            dismissed_at: self.dismissed_at.map(TimeStamp),
-            dismiss_author_id: self.dismiss_author_id.map(|id| id as i32),
-            dismiss_context: self
-                .dismiss_context
-                .as_deref()
-                .and_then(|c| serde_json::from_str(c).ok())
-                .map(GenericScalar),
-        }
-    }
-}
-
 /// Reads an activity.
 pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<ActivityRow>> {
     let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM activities a WHERE a.id = $1"));
@@ -74,29 +48,12 @@ pub struct VersionRow {
     pub submitter_id: i64,
 }
 
-impl VersionRow {
-    pub fn to_graphql(&self) -> ActivityVersion {
-        ActivityVersion {
-            id: self.id as i32,
-            reception_time: TimeStamp(self.reception_time),
-            start_time: TimeStamp(self.start_time),
-            end_time: self.end_time.map(TimeStamp),
-            context: self
-                .context
-                .as_deref()
-                .and_then(|c| serde_json::from_str(c).ok())
-                .map(GenericScalar),
-            submitter_id: self.submitter_id as i32,
-        }
-    }
-}
-
 /// Appends a version with the activity's times as they are now.
 pub async fn add_version(
     conn: &mut AnyConnection,
     activity_id: i64,
     submitter_id: i64,
-    context: Option<&GenericScalar>,
+    context: Option<&serde_json::Value>,
     creation_time: Option<i64>,
 ) -> AppResult<()> {
     let received = now();
@@ -110,7 +67,7 @@ pub async fn add_version(
     .bind(activity_id)
     .bind(received)
     .bind(creation_time.unwrap_or(received))
-    .bind(context.map(|c| c.0.to_string()))
+    .bind(context.map(|c| c.to_string()))
     .bind(submitter_id)
     .execute(conn)
     .await?;

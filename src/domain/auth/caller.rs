@@ -45,7 +45,7 @@ impl Caller {
         .await?;
         Ok(match row {
             // Not a login token: perhaps an access token that an OAuth client holds for the user.
-            None => match crate::oauth::tokens::resolve(db, token).await? {
+            None => match crate::domain::auth::oauth_tokens::resolve(db, token).await? {
                 Some((user_id, _client_id)) => Caller::User {
                     user_id,
                     session_id: None,

@@ -4,7 +4,6 @@ use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
 use crate::errors::{AppError, AppResult};
-use crate::graphql::contract::{Company, CompanySettings};
 
 /// A company as stored.
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -24,33 +23,6 @@ pub struct CompanyRow {
 
 pub const COMPANY_COLUMNS: &str = "id, usual_name, siren, phone_number, has_ceased_activity, allow_team_mode, \
      allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name";
-
-impl From<&CompanyRow> for Company {
-    fn from(row: &CompanyRow) -> Company {
-        Company {
-            id: row.id as i32,
-            name: Some(row.usual_name.clone()),
-            // The legal name comes from the national company register, which is not consulted.
-            legal_name: None,
-            siren: Some(row.siren.clone()),
-            phone_number: row.phone_number.clone(),
-            has_ceased_activity: row.has_ceased_activity == 1,
-        }
-    }
-}
-
-impl From<&CompanyRow> for CompanySettings {
-    fn from(row: &CompanyRow) -> CompanySettings {
-        CompanySettings {
-            allow_team_mode: Some(row.allow_team_mode == 1),
-            allow_transfers: Some(row.allow_transfers == 1),
-            require_kilometer_data: Some(row.require_kilometer_data == 1),
-            require_expenditures: Some(row.require_expenditures == 1),
-            require_support_activity: Some(row.require_support_activity == 1),
-            require_mission_name: Some(row.require_mission_name == 1),
-        }
-    }
-}
 
 /// Checks a SIREN (the 9-digit French company number), with the reference's messages.
 pub fn validate_siren(raw: &str) -> AppResult<String> {

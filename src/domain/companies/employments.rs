@@ -11,8 +11,6 @@ use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
 use crate::errors::{AppError, AppResult, Code};
-use crate::graphql::contract::Employment;
-use crate::graphql::scalars::TimeStamp;
 
 use super::rules::{self, Held, Period};
 use super::{date_text, parse_date, permissions, today};
@@ -65,26 +63,6 @@ impl EmploymentRow {
             "INACTIVE"
         } else {
             "ACTIVE"
-        }
-    }
-
-    pub fn to_graphql(&self) -> Employment {
-        let today = date_text(today());
-        Employment {
-            id: self.id as i32,
-            reception_time: TimeStamp(self.reception_time),
-            dismissed_at: self.dismissed_at.map(TimeStamp),
-            validation_status: Some(self.validation_status.clone()),
-            start_date: self.start_date.clone(),
-            end_date: self.end_date.clone(),
-            company_id: self.company_id as i32,
-            has_admin_rights: Some(self.has_admin_rights == 1),
-            user_id: self.user_id.map(|id| id as i32),
-            email: self.email.clone(),
-            submitter_id: self.submitter_id.map(|id| id as i32),
-            is_primary: self.is_primary.map(|p| p == 1),
-            is_acknowledged: Some(self.validation_status == "approved" && self.dismissed_at.is_none()),
-            status: Some(self.status(&today).to_string()),
         }
     }
 

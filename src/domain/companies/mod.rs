@@ -3,7 +3,6 @@
 
 pub mod company;
 pub mod employments;
-mod graphql;
 pub mod invitations;
 pub mod permissions;
 pub mod rules;

@@ -1,16 +1,13 @@
 //! Expenditures: the meals and nights away that workers declare on a mission, one of a type per
 //! day, inside the days of the mission.
 
-mod graphql;
-
 use chrono::NaiveDate;
 use sqlx::AnyConnection;
 
 use crate::db::{is_unique_violation, now};
+use crate::domain::kinds::ExpenditureType;
 use crate::domain::missions::{date_of, permissions};
 use crate::errors::{AppError, AppResult, Code};
-use crate::graphql::contract::Expenditure;
-use crate::graphql::scalars::{Date, ExpenditureTypeEnum, TimeStamp};
 
 /// An expenditure as stored.
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -30,22 +27,6 @@ pub struct ExpenditureRow {
 pub const COLUMNS: &str = "e.id, e.mission_id, e.user_id, e.submitter_id, e.type, e.spending_date, e.reception_time, \
      e.dismissed_at, e.dismiss_author_id";
 
-impl ExpenditureRow {
-    pub fn to_graphql(&self) -> Expenditure {
-        Expenditure {
-            id: self.id as i32,
-            r#type: ExpenditureTypeEnum::from_str_opt(&self.kind).unwrap_or(ExpenditureTypeEnum::Snack),
-            spending_date: Date(crate::domain::companies::parse_date(&self.spending_date).unwrap_or_default()),
-            mission_id: self.mission_id as i32,
-            user_id: self.user_id as i32,
-            submitter_id: self.submitter_id as i32,
-            reception_time: TimeStamp(self.reception_time),
-            dismissed_at: self.dismissed_at.map(TimeStamp),
-            dismiss_author_id: self.dismiss_author_id.map(|id| id as i32),
-        }
-    }
-}
-
 async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<ExpenditureRow>> {
     let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM expenditures e WHERE e.id = $1"));
     Ok(sqlx::query_as::<_, ExpenditureRow>(sql)
@@ -59,7 +40,7 @@ async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<Expenditure
 pub struct NewExpenditure {
     pub mission_id: i64,
     pub user_id: Option<i64>,
-    pub kind: ExpenditureTypeEnum,
+    pub kind: ExpenditureType,
     pub spending_date: NaiveDate,
     pub creation_time: Option<i64>,
 }

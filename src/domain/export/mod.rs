@@ -1,10 +1,9 @@
 //! Exports of recorded working time. `c1b` is the EU driver-card file format (pure logic);
 //! the rest turns the database into its input, keeps the signing keys, and serves the endpoint.
 
-mod archive;
+pub mod archive;
 pub mod c1b;
 mod data;
-pub mod endpoint;
 pub mod keys_store;
 pub mod request;
 pub mod sealing;

@@ -4,8 +4,6 @@ use sqlx::AnyConnection;
 
 use crate::db::now;
 use crate::errors::{AppError, AppResult};
-use crate::graphql::contract::Comment;
-use crate::graphql::scalars::TimeStamp;
 
 use super::permissions;
 
@@ -17,18 +15,6 @@ pub struct CommentRow {
     pub submitter_id: i64,
     pub text: String,
     pub reception_time: i64,
-}
-
-impl CommentRow {
-    pub fn to_graphql(&self) -> Comment {
-        Comment {
-            id: self.id as i32,
-            text: self.text.clone(),
-            mission_id: self.mission_id as i32,
-            submitter_id: self.submitter_id as i32,
-            reception_time: TimeStamp(self.reception_time),
-        }
-    }
 }
 
 /// Longest comment accepted.

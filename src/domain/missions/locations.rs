@@ -4,9 +4,8 @@
 use sqlx::AnyConnection;
 
 use crate::db::{is_unique_violation, now};
+use crate::domain::kinds::LocationEntryType;
 use crate::errors::{AppError, AppResult};
-use crate::graphql::contract::LocationEntry;
-use crate::graphql::scalars::{GenericScalar, LocationEntryTypeEnum, TimeStamp};
 
 use super::permissions;
 
@@ -28,22 +27,6 @@ pub struct LocationRow {
 pub const COLUMNS: &str =
     "id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading";
 
-impl LocationRow {
-    pub fn to_graphql(&self) -> LocationEntry {
-        LocationEntry {
-            id: Some(self.id as i32),
-            mission_id: self.mission_id as i32,
-            name: self.name.clone(),
-            city: self.city.clone(),
-            postal_code: self.postal_code.clone(),
-            alias: None,
-            kilometer_reading: self.kilometer_reading.map(|k| k as i32),
-            submitter_id: self.submitter_id as i32,
-            reception_time: TimeStamp(self.reception_time),
-        }
-    }
-}
-
 /// An address as given: a typed-in text, or a feature of the national address API.
 pub struct Address {
     pub name: String,
@@ -52,7 +35,7 @@ pub struct Address {
 }
 
 /// Reads `manualAddress | geoApiData | companyKnownAddressId` (exactly one).
-pub fn address(manual: Option<String>, geo: Option<GenericScalar>, known: Option<i32>) -> AppResult<Address> {
+pub fn address(manual: Option<String>, geo: Option<serde_json::Value>, known: Option<i32>) -> AppResult<Address> {
     match (manual, geo, known) {
         (Some(manual), None, None) => {
             let name = manual.trim().to_string();
@@ -67,7 +50,7 @@ pub fn address(manual: Option<String>, geo: Option<GenericScalar>, known: Option
                 postal_code: None,
             })
         }
-        (None, Some(GenericScalar(geo)), None) => {
+        (None, Some(geo), None) => {
             let properties = geo.get("properties").unwrap_or(&geo);
             let text = |key: &str| properties.get(key).and_then(|v| v.as_str()).map(str::to_string);
             let name = text("label").or_else(|| text("name")).ok_or_else(|| {
@@ -104,7 +87,7 @@ pub async fn log(
     conn: &mut AnyConnection,
     actor: i64,
     mission_id: i64,
-    kind: LocationEntryTypeEnum,
+    kind: LocationEntryType,
     address: Address,
     kilometer_reading: Option<i32>,
     override_existing: bool,
@@ -124,8 +107,8 @@ pub async fn log(
             ));
         }
         let other = match kind {
-            LocationEntryTypeEnum::MissionStartLocation => "mission_end_location",
-            LocationEntryTypeEnum::MissionEndLocation => "mission_start_location",
+            LocationEntryType::MissionStartLocation => "mission_end_location",
+            LocationEntryType::MissionEndLocation => "mission_start_location",
         };
         if let Some(other_km) = of_type(conn, mission_id, other)
             .await?

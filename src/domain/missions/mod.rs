@@ -2,8 +2,6 @@
 //! comments, who may read and write it, and its end and validation.
 
 pub mod comments;
-mod graphql;
-pub mod loaders;
 pub mod locations;
 pub mod permissions;
 pub mod queries;

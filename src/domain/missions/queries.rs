@@ -8,10 +8,26 @@ use crate::domain::activities::rules::OPEN;
 use crate::domain::activities::store::{self as activity_store, ActivityRow};
 use crate::domain::companies::{date_text, today};
 use crate::errors::{AppError, AppResult};
-use crate::graphql::contract::{ActivityConnection, ActivityEdge, MissionConnection, MissionEdge, PageInfo};
-use crate::graphql::scalars::TimeStamp;
 
-use super::store;
+use super::store::{self, MissionView};
+
+/// One page of a list, most recent first: each item with its opaque cursor, and whether more
+/// follow.
+#[derive(Debug)]
+pub struct Page<T> {
+    pub items: Vec<(String, T)>,
+    pub has_next_page: bool,
+}
+
+impl<T> Page<T> {
+    pub fn start_cursor(&self) -> Option<String> {
+        self.items.first().map(|(c, _)| c.clone())
+    }
+
+    pub fn end_cursor(&self) -> Option<String> {
+        self.items.last().map(|(c, _)| c.clone())
+    }
+}
 
 /// Largest page of a user's missions or activities (the reference's cap).
 pub const USER_PAGE_CAP: i64 = 200;
@@ -88,21 +104,15 @@ struct Window {
 }
 
 impl Window {
-    fn new(
-        owner: i64,
-        from: Option<TimeStamp>,
-        until: Option<TimeStamp>,
-        after: Option<String>,
-        limit: i64,
-    ) -> AppResult<Window> {
+    fn new(owner: i64, from: Option<i64>, until: Option<i64>, after: Option<String>, limit: i64) -> AppResult<Window> {
         let cursor = match after {
             Some(c) => decode_cursor(&c)?,
             None => (OPEN, OPEN),
         };
         Ok(Window {
             owner,
-            until: until.map(|t| t.0).unwrap_or(OPEN),
-            from: from.map(|t| t.0).unwrap_or(i64::MIN),
+            until: until.unwrap_or(OPEN),
+            from: from.unwrap_or(i64::MIN),
             cursor,
             fetch: limit + 1,
         })
@@ -132,30 +142,23 @@ impl Window {
     }
 }
 
-/// Builds a mission page from `(sort time, mission id)` rows, `limit + 1` of them at most.
-async fn mission_page(db: &Db, mut keys: Vec<(i64, i64)>, limit: i64, viewer: i64) -> AppResult<MissionConnection> {
+/// Builds a mission page from `(sort time, mission id)` rows, `limit + 1` of them at most (a
+/// mission that vanished meanwhile is `None`).
+async fn mission_page(
+    db: &Db,
+    mut keys: Vec<(i64, i64)>,
+    limit: i64,
+    viewer: i64,
+) -> AppResult<Page<Option<MissionView>>> {
     let has_next_page = keys.len() as i64 > limit;
     keys.truncate(limit as usize);
     let ids: Vec<i64> = keys.iter().map(|k| k.1).collect();
     let mut missions = store::load_many(db, &ids, viewer).await?;
-    let edges: Vec<Option<MissionEdge>> = keys
+    let items = keys
         .iter()
-        .map(|(time, id)| {
-            Some(MissionEdge {
-                node: missions.remove(id),
-                cursor: encode_cursor(*time, *id),
-            })
-        })
+        .map(|(time, id)| (encode_cursor(*time, *id), missions.remove(id)))
         .collect();
-    Ok(MissionConnection {
-        page_info: PageInfo {
-            has_next_page,
-            has_previous_page: false,
-            start_cursor: keys.first().map(|(t, i)| encode_cursor(*t, *i)),
-            end_cursor: keys.last().map(|(t, i)| encode_cursor(*t, *i)),
-        },
-        edges,
-    })
+    Ok(Page { items, has_next_page })
 }
 
 /// `User.missions`: the missions the user worked in, by start of their first activity, newest
@@ -164,11 +167,11 @@ pub async fn user_missions(
     db: &Db,
     viewer: i64,
     user_id: i64,
-    from: Option<TimeStamp>,
-    until: Option<TimeStamp>,
+    from: Option<i64>,
+    until: Option<i64>,
     first: Option<i32>,
     after: Option<String>,
-) -> AppResult<MissionConnection> {
+) -> AppResult<Page<Option<MissionView>>> {
     let scope = scope(db, viewer, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
     let (filter, companies) = company_filter(db, &scope, "m.company_id", 8);
@@ -191,12 +194,12 @@ pub async fn company_missions(
     db: &Db,
     viewer: i64,
     company_id: i64,
-    from: Option<TimeStamp>,
-    until: Option<TimeStamp>,
+    from: Option<i64>,
+    until: Option<i64>,
     after: Option<String>,
     first: Option<i32>,
     only_ended: bool,
-) -> AppResult<MissionConnection> {
+) -> AppResult<Page<Option<MissionView>>> {
     let limit = page_size(first, COMPANY_PAGE_CAP)?;
     // A mission is ended when it has activities and every worker in it ended it.
     let ended = if only_ended {
@@ -228,11 +231,11 @@ pub async fn user_activities(
     db: &Db,
     viewer: i64,
     user_id: i64,
-    from: Option<TimeStamp>,
-    until: Option<TimeStamp>,
+    from: Option<i64>,
+    until: Option<i64>,
     first: Option<i32>,
     after: Option<String>,
-) -> AppResult<(ActivityConnection, Vec<ActivityRow>)> {
+) -> AppResult<Page<ActivityRow>> {
     let scope = scope(db, viewer, user_id, "activities").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
     let (filter, companies) = company_filter(db, &scope, "m.company_id", 8);
@@ -248,24 +251,11 @@ pub async fn user_activities(
     let mut rows = query.fetch_all(&db.pool).await?;
     let has_next_page = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
-    let connection = ActivityConnection {
-        page_info: PageInfo {
-            has_next_page,
-            has_previous_page: false,
-            start_cursor: rows.first().map(|r| encode_cursor(r.start_time, r.id)),
-            end_cursor: rows.last().map(|r| encode_cursor(r.start_time, r.id)),
-        },
-        edges: rows
-            .iter()
-            .map(|r| {
-                Some(ActivityEdge {
-                    node: Some(r.to_graphql()),
-                    cursor: encode_cursor(r.start_time, r.id),
-                })
-            })
-            .collect(),
-    };
-    Ok((connection, rows))
+    let items = rows
+        .into_iter()
+        .map(|row| (encode_cursor(row.start_time, row.id), row))
+        .collect();
+    Ok(Page { items, has_next_page })
 }
 
 #[cfg(test)]

@@ -6,8 +6,6 @@ use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
 use crate::errors::{AppError, AppResult};
-use crate::graphql::contract::Mission;
-use crate::graphql::scalars::{GenericScalar, TimeStamp};
 
 /// A mission as stored.
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -39,7 +37,7 @@ pub struct NewMission<'a> {
     pub company_id: i64,
     pub submitter_id: i64,
     pub name: Option<&'a str>,
-    pub context: Option<&'a GenericScalar>,
+    pub context: Option<&'a serde_json::Value>,
     pub vehicle_id: Option<i64>,
     pub creation_time: Option<i64>,
     pub past_registration_justification: Option<&'a str>,
@@ -57,7 +55,7 @@ pub async fn insert(conn: &mut AnyConnection, new: &NewMission<'_>) -> AppResult
     .bind(new.submitter_id)
     .bind(received)
     .bind(new.creation_time.unwrap_or(received))
-    .bind(new.context.map(|c| c.0.to_string()))
+    .bind(new.context.map(|c| c.to_string()))
     .bind(new.vehicle_id)
     .bind(new.past_registration_justification)
     .fetch_one(conn)
@@ -65,9 +63,19 @@ pub async fn insert(conn: &mut AnyConnection, new: &NewMission<'_>) -> AppResult
     Ok(id)
 }
 
-/// Builds the API objects of several missions for `viewer` in three queries, whatever their
-/// number: the missions, who ended them, and whether all their activities are cancelled.
-pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i64, Mission>> {
+/// A mission as a viewer sees it: the stored row, who ended it, whether it ended for the
+/// viewer, and when it was deleted (all its activities cancelled).
+#[derive(Debug, Clone)]
+pub struct MissionView {
+    pub row: MissionRow,
+    pub ended_user_ids: Vec<i64>,
+    pub is_ended_for_self: bool,
+    pub deleted_at: Option<i64>,
+}
+
+/// Builds the views of several missions for `viewer` in three queries, whatever their number:
+/// the missions, who ended them, and whether all their activities are cancelled.
+pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i64, MissionView>> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
@@ -105,30 +113,20 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
     Ok(rows
         .into_iter()
         .map(|row| {
-            let ended_users = ended.remove(&row.id).unwrap_or_default();
-            let mission = Mission {
-                id: row.id as i32,
-                reception_time: TimeStamp(row.reception_time),
-                name: row.name,
-                company_id: row.company_id as i32,
-                context: row
-                    .context
-                    .and_then(|c| serde_json::from_str(&c).ok())
-                    .map(GenericScalar),
-                vehicle_id: row.vehicle_id.map(|v| v as i32),
-                past_registration_justification: row.past_registration_justification,
-                submitter_id: row.submitter_id as i32,
-                is_ended_for_self: Some(ended_users.contains(&viewer)),
-                deleted_at: deleted.get(&row.id).copied().map(TimeStamp),
-                ended_user_ids: Some(ended_users.iter().map(|u| Some(*u as i32)).collect()),
+            let ended_user_ids = ended.remove(&row.id).unwrap_or_default();
+            let view = MissionView {
+                is_ended_for_self: ended_user_ids.contains(&viewer),
+                deleted_at: deleted.get(&row.id).copied(),
+                ended_user_ids,
+                row,
             };
-            (row.id, mission)
+            (view.row.id, view)
         })
         .collect())
 }
 
-/// One mission as an API object.
-pub async fn load_one(db: &Db, id: i64, viewer: i64) -> AppResult<Mission> {
+/// One mission as `viewer` sees it.
+pub async fn load_one(db: &Db, id: i64, viewer: i64) -> AppResult<MissionView> {
     load_many(db, &[id], viewer)
         .await?
         .remove(&id)

@@ -7,10 +7,24 @@ use sqlx::AnyConnection;
 use crate::db::{is_unique_violation, now};
 use crate::domain::activities::rules::{not_in_future, to_minute};
 use crate::domain::activities::store::add_version;
+use crate::domain::kinds::ValidationJustification;
 use crate::errors::{AppError, AppResult, Code};
-use crate::graphql::scalars::OverValidationJustificationEnum;
 
 use super::permissions;
+
+/// A validation as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct ValidationRow {
+    pub id: i64,
+    pub mission_id: i64,
+    pub is_admin: i64,
+    pub is_auto: i64,
+    pub justification: Option<String>,
+    pub context: Option<String>,
+    pub user_id: Option<i64>,
+    pub submitter_id: Option<i64>,
+    pub reception_time: i64,
+}
 
 /// `endMission`: closes the worker's running activity at `end` and records the end.
 pub async fn end_mission(
@@ -122,7 +136,7 @@ pub async fn validate(
     actor: i64,
     mission_id: i64,
     users: &[i64],
-    justification: Option<OverValidationJustificationEnum>,
+    justification: Option<ValidationJustification>,
     creation_time: Option<i64>,
 ) -> AppResult<()> {
     let mission = permissions::readable(conn, actor, mission_id).await?;

@@ -4,7 +4,6 @@ use sqlx::AnyConnection;
 
 use crate::db::{Db, is_unique_violation, now};
 use crate::errors::{AppError, AppResult};
-use crate::graphql::contract::Vehicle;
 
 /// A vehicle as stored.
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -17,19 +16,6 @@ pub struct VehicleRow {
 }
 
 const SELECT: &str = "SELECT id, company_id, registration_number, alias, last_kilometer_reading FROM vehicles";
-
-impl VehicleRow {
-    pub fn to_graphql(&self) -> Vehicle {
-        Vehicle {
-            id: Some(self.id as i32),
-            registration_number: self.registration_number.clone(),
-            alias: self.alias.clone(),
-            name: Some(self.alias.clone().unwrap_or_else(|| self.registration_number.clone())),
-            company_id: self.company_id as i32,
-            last_kilometer_reading: self.last_kilometer_reading.map(|k| k as i32),
-        }
-    }
-}
 
 /// Upper case without spaces or dashes: "ab-123 cd" and "AB123CD" are the same plate.
 pub fn normalize(registration: &str) -> Option<String> {
@@ -106,15 +92,14 @@ pub async fn resolve(
 }
 
 /// The company's vehicles still in service.
-pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Vec<Vehicle>> {
+pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Vec<VehicleRow>> {
     let sql = sqlx::AssertSqlSafe(format!(
         "{SELECT} WHERE company_id = $1 AND terminated_at IS NULL ORDER BY registration_number"
     ));
-    let rows = sqlx::query_as::<_, VehicleRow>(sql)
+    Ok(sqlx::query_as::<_, VehicleRow>(sql)
         .bind(company_id)
         .fetch_all(&db.pool)
-        .await?;
-    Ok(rows.iter().map(VehicleRow::to_graphql).collect())
+        .await?)
 }
 
 /// Reads a vehicle.

@@ -3,8 +3,6 @@
 use crate::db::{Db, is_unique_violation, now};
 use crate::domain::auth::{password, tokens};
 use crate::errors::{AppError, AppResult};
-use crate::graphql::contract::User;
-use crate::graphql::scalars::TimeStamp;
 
 /// A user as stored.
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -20,26 +18,6 @@ pub struct UserRow {
 }
 
 const USER_COLUMNS: &str = "id, email, first_name, last_name, timezone_name, phone_number, birth_date, creation_time";
-
-impl From<UserRow> for User {
-    fn from(row: UserRow) -> User {
-        User {
-            id: row.id as i32,
-            creation_time: Some(TimeStamp(row.creation_time)),
-            email: Some(row.email),
-            first_name: row.first_name,
-            last_name: row.last_name,
-            phone_number: row.phone_number,
-            timezone_name: Some(row.timezone_name),
-            // This release has no e-mail activation step: an account can act as soon as it exists.
-            has_confirmed_email: true,
-            has_activated_email: true,
-            // `admin` is the reference's flag for the service's own staff; no API user has it.
-            admin: false,
-            birth_date: row.birth_date,
-        }
-    }
-}
 
 /// What `signUp.user` receives.
 pub struct NewUser {

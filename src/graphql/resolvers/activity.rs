@@ -2,10 +2,11 @@
 
 use async_graphql::Context;
 
-use crate::domain::missions::loaders::{self, MissionsById, VersionsByActivity};
-use crate::domain::users::load_user;
 use crate::graphql::Api;
 use crate::graphql::contract::{Activity, ActivityResolver, ActivityVersion, ActivityVersionResolver, Mission, User};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::loaders::missions::{self as loaders, MissionsById, VersionsByActivity};
+use crate::graphql::loaders::users::load_user;
 
 #[async_trait::async_trait]
 impl ActivityResolver for Api {

@@ -6,63 +6,25 @@ use async_graphql::Context;
 
 use crate::domain::activities::log::{self, ActivityEdit, NewActivity, lock_users};
 use crate::domain::expenditures::{self, NewExpenditure};
-use crate::domain::users::load_user;
 use crate::errors::{AppError, AppResult};
 use crate::graphql::contract::{
     ActivitiesResolver, Activity, BulkActivityItem, BulkExpenditureItem, Comment, CommentResolver, Company,
     Expenditure, LocationEntry, LocationEntryResolver, Mission, MissionResolver, MissionValidation,
-    MissionValidationResolver, OverValidationJustification, User, Vehicle, VehicleResolver, Void,
+    MissionValidationResolver, User, Vehicle, VehicleResolver, Void,
 };
+use crate::graphql::loaders::users::load_user;
 use crate::graphql::scalars::{
     ActivityTypeEnum, Date, ExpenditureTypeEnum, GenericScalar, LocationEntryTypeEnum, OverValidationJustificationEnum,
     TimeStamp,
 };
 use crate::graphql::{Api, caller};
 
-use super::loaders::{
-    self, ActivitiesByMission, CommentsByMission, ExpendituresByMission, LocationsByMission, MissionsById,
+use crate::domain::missions::{comments, locations, permissions, store, validation, vehicles};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::loaders::missions::{
+    self as loaders, ActivitiesByMission, CommentsByMission, ExpendituresByMission, LocationsByMission, MissionsById,
     ValidationsByMission, VehiclesById,
 };
-use super::{comments, locations, permissions, store, validation, vehicles};
-
-/// A validation as stored.
-#[derive(sqlx::FromRow, Debug, Clone)]
-pub struct ValidationRow {
-    pub id: i64,
-    pub mission_id: i64,
-    pub is_admin: i64,
-    pub is_auto: i64,
-    pub justification: Option<String>,
-    pub context: Option<String>,
-    pub user_id: Option<i64>,
-    pub submitter_id: Option<i64>,
-    pub reception_time: i64,
-}
-
-impl ValidationRow {
-    fn to_graphql(&self) -> MissionValidation {
-        MissionValidation {
-            id: self.id as i32,
-            mission_id: self.mission_id as i32,
-            is_admin: self.is_admin == 1,
-            is_auto: self.is_auto == 1,
-            justification: self.justification.as_deref().and_then(|j| match j {
-                "personal" => Some(OverValidationJustification::Personal),
-                "professional" => Some(OverValidationJustification::Professional),
-                "time_off" => Some(OverValidationJustification::TimeOff),
-                _ => None,
-            }),
-            context: self
-                .context
-                .as_deref()
-                .and_then(|c| serde_json::from_str(c).ok())
-                .map(GenericScalar),
-            user_id: self.user_id.map(|id| id as i32),
-            submitter_id: self.submitter_id.map(|id| id as i32),
-            reception_time: TimeStamp(self.reception_time),
-        }
-    }
-}
 
 fn name(raw: &str) -> AppResult<String> {
     let name = raw.trim();
@@ -74,7 +36,7 @@ fn name(raw: &str) -> AppResult<String> {
 
 impl Api {
     async fn mission_object(&self, id: i64, viewer: i64) -> AppResult<Mission> {
-        store::load_one(&self.db, id, viewer).await
+        Ok(store::load_one(&self.db, id, viewer).await?.to_graphql())
     }
 
     /// Runs `work` in a write transaction with the rows of `users` locked first.
@@ -116,7 +78,7 @@ impl ActivitiesResolver for Api {
                         company_id,
                         submitter_id: actor,
                         name: name.as_deref(),
-                        context: context.as_ref(),
+                        context: context.as_ref().map(|c| &c.0),
                         vehicle_id: vehicle.map(|v| v.id),
                         creation_time: creation_time.map(|t| t.0),
                         past_registration_justification: past_registration_justification.as_deref(),
@@ -148,7 +110,7 @@ impl ActivitiesResolver for Api {
             start: start_time.0,
             end: end_time.map(|t| t.0),
             switch: switch.unwrap_or(true),
-            context,
+            context: context.map(|c| c.0),
             creation_time: creation_time.map(|t| t.0),
         };
         let worker = new.user_id.unwrap_or(actor);
@@ -176,7 +138,7 @@ impl ActivitiesResolver for Api {
             start: start_time.map(|t| t.0),
             end: end_time.map(|t| t.0),
             remove_end: remove_end_time.unwrap_or(false),
-            context,
+            context: context.map(|c| c.0),
             creation_time: creation_time.map(|t| t.0),
         };
         let worker = self.worker_of_activity(edit.activity_id).await?;
@@ -199,7 +161,7 @@ impl ActivitiesResolver for Api {
         let id = i64::from(activity_id);
         let worker = self.worker_of_activity(id).await?;
         self.write(worker, move |conn| {
-            Box::pin(async move { log::cancel(conn, actor, id, context.as_ref(), true).await })
+            Box::pin(async move { log::cancel(conn, actor, id, context.as_ref().map(|c| &c.0), true).await })
         })
         .await?;
         Ok(Some(Void { success: true }))
@@ -374,7 +336,7 @@ impl ActivitiesResolver for Api {
         r#type: LocationEntryTypeEnum,
     ) -> async_graphql::Result<Option<LocationEntry>> {
         let actor = caller(ctx).user_id()?;
-        let address = locations::address(manual_address, geo_api_data, company_known_address_id)?;
+        let address = locations::address(manual_address, geo_api_data.map(|g| g.0), company_known_address_id)?;
         let mission = i64::from(mission_id);
         let row = self
             .write(vec![actor], move |conn| {
@@ -535,7 +497,7 @@ async fn bulk_item(
             start: new.start_time.0,
             end: new.end_time.map(|t| t.0),
             switch: new.switch.unwrap_or(new.end_time.is_none()),
-            context: new.context.clone(),
+            context: new.context.clone().map(|c| c.0),
             creation_time: new.creation_time.map(|t| t.0),
         };
         log::log(conn, actor, &new, false).await?;
@@ -546,7 +508,7 @@ async fn bulk_item(
             start: edit.start_time.map(|t| t.0),
             end: edit.end_time.map(|t| t.0),
             remove_end: edit.remove_end_time.unwrap_or(false),
-            context: edit.context.clone(),
+            context: edit.context.clone().map(|c| c.0),
             creation_time: edit.creation_time.map(|t| t.0),
         };
         ensure_in_mission(conn, edit.activity_id, mission_id).await?;
@@ -554,7 +516,14 @@ async fn bulk_item(
     }
     if let Some(cancel) = &item.cancel {
         ensure_in_mission(conn, cancel.activity_id.into(), mission_id).await?;
-        log::cancel(conn, actor, cancel.activity_id.into(), cancel.context.as_ref(), false).await?;
+        log::cancel(
+            conn,
+            actor,
+            cancel.activity_id.into(),
+            cancel.context.as_ref().map(|c| &c.0),
+            false,
+        )
+        .await?;
     }
     Ok(())
 }
@@ -582,7 +551,7 @@ impl Api {
 #[async_trait::async_trait]
 impl MissionResolver for Api {
     async fn company(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Company>> {
-        Ok(crate::domain::missions::loaders::company(ctx, parent.company_id.into()).await?)
+        Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
     }
 
     async fn vehicle(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Vehicle>> {
@@ -683,7 +652,7 @@ impl MissionResolver for Api {
 #[async_trait::async_trait]
 impl VehicleResolver for Api {
     async fn company(&self, ctx: &Context<'_>, parent: &Vehicle) -> async_graphql::Result<Option<Company>> {
-        Ok(crate::domain::missions::loaders::company(ctx, parent.company_id.into()).await?)
+        Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
     }
 }
 

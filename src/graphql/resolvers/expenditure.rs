@@ -3,15 +3,20 @@
 use async_graphql::Context;
 
 use crate::domain::missions::store;
-use crate::domain::users::load_user;
 use crate::graphql::contract::{Expenditure, ExpenditureResolver, Mission, User};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::loaders::users::load_user;
 use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
 impl ExpenditureResolver for Api {
     async fn mission(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<Mission>> {
         let viewer = caller(ctx).user_id()?;
-        Ok(Some(store::load_one(&self.db, parent.mission_id.into(), viewer).await?))
+        Ok(Some(
+            store::load_one(&self.db, parent.mission_id.into(), viewer)
+                .await?
+                .to_graphql(),
+        ))
     }
 
     async fn user(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<User>> {

@@ -8,7 +8,8 @@ use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
 
-use super::{Api, caller};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
 impl QueriesResolver for Api {
@@ -44,7 +45,11 @@ impl QueriesResolver for Api {
         let mut conn = self.db.pool.acquire().await?;
         missions::permissions::readable(&mut conn, viewer, id.into()).await?;
         drop(conn);
-        Ok(Some(missions::store::load_one(&self.db, id.into(), viewer).await?))
+        Ok(Some(
+            missions::store::load_one(&self.db, id.into(), viewer)
+                .await?
+                .to_graphql(),
+        ))
     }
 
     async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput> {

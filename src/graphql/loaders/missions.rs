@@ -13,10 +13,12 @@ use crate::domain::expenditures::{self, ExpenditureRow};
 use crate::errors::AppError;
 use crate::graphql::contract::{Mission, User};
 
-use super::comments::CommentRow;
-use super::locations::{self, LocationRow};
-use super::store;
-use super::vehicles::VehicleRow;
+use crate::domain::missions::comments::CommentRow;
+use crate::domain::missions::locations::{self, LocationRow};
+use crate::domain::missions::store::{self, MissionView};
+use crate::domain::missions::validation::ValidationRow;
+use crate::domain::missions::vehicles::VehicleRow;
+use crate::graphql::convert::ToGraphql;
 
 /// Rows whose `column` is one of `ids`, grouped by that column.
 async fn grouped<T>(
@@ -108,10 +110,10 @@ grouped_loader!(
 grouped_loader!(
     /// The validations of each mission.
     ValidationsByMission,
-    super::graphql::ValidationRow,
+    ValidationRow,
     "SELECT id, mission_id, is_admin, is_auto, justification, context, user_id, submitter_id, reception_time
      FROM mission_validations WHERE mission_id IN ({ids}) ORDER BY id".to_string(),
-    |r: &super::graphql::ValidationRow| r.mission_id
+    |r: &ValidationRow| r.mission_id
 );
 grouped_loader!(
     /// Vehicles by id.
@@ -140,7 +142,8 @@ impl Loader<i64> for MissionsById {
     type Error = async_graphql::Error;
 
     async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Mission>, Self::Error> {
-        Ok(store::load_many(&self.db, keys, self.viewer).await?)
+        let views = store::load_many(&self.db, keys, self.viewer).await?;
+        Ok(views.into_iter().map(|(id, view)| (id, view.to_graphql())).collect())
     }
 }
 
@@ -201,16 +204,16 @@ where
 pub async fn prefetch_missions(
     ctx: &Context<'_>,
     db: &Db,
-    missions: &[&Mission],
+    missions: &[&MissionView],
     node: Lookahead<'_>,
 ) -> Result<(), AppError> {
     if missions.is_empty() {
         return Ok(());
     }
-    let ids: Vec<i64> = missions.iter().map(|m| i64::from(m.id)).collect();
+    let ids: Vec<i64> = missions.iter().map(|m| m.row.id).collect();
     let mut users: HashSet<i64> = HashSet::new();
     if node.field("submitter").exists() {
-        users.extend(missions.iter().map(|m| i64::from(m.submitter_id)));
+        users.extend(missions.iter().map(|m| m.row.submitter_id));
     }
     let activities = node.field("activities");
     if activities.exists() {
@@ -228,9 +231,7 @@ pub async fn prefetch_missions(
         feed::<CommentsByMission, _>(ctx, &ids, rows).await;
     }
     if node.field("validations").exists() {
-        let rows =
-            grouped::<super::graphql::ValidationRow>(db, &ValidationsByMission::select(), &ids, |r| r.mission_id)
-                .await?;
+        let rows = grouped::<ValidationRow>(db, &ValidationsByMission::select(), &ids, |r| r.mission_id).await?;
         feed::<ValidationsByMission, _>(ctx, &ids, rows).await;
     }
     if node.field("startLocation").exists() || node.field("endLocation").exists() {
@@ -240,7 +241,7 @@ pub async fn prefetch_missions(
     if node.field("vehicle").exists() {
         let vehicle_ids: Vec<i64> = missions
             .iter()
-            .filter_map(|m| m.vehicle_id.map(i64::from))
+            .filter_map(|m| m.row.vehicle_id)
             .collect::<HashSet<_>>()
             .into_iter()
             .collect();
@@ -252,7 +253,7 @@ pub async fn prefetch_missions(
     if node.field("company").exists() {
         let company_ids: Vec<i64> = missions
             .iter()
-            .map(|m| i64::from(m.company_id))
+            .map(|m| m.row.company_id)
             .collect::<HashSet<_>>()
             .into_iter()
             .collect();
@@ -302,7 +303,7 @@ pub async fn feed_users(ctx: &Context<'_>, db: &Db, users: HashSet<i64>) -> Resu
     }
     let ids: Vec<i64> = users.into_iter().collect();
     let rows = crate::domain::users::accounts::find_many(db, &ids).await?;
-    if let Some(loader) = ctx.data_opt::<DataLoader<crate::domain::users::loader::UserLoader, HashMapCache>>() {
+    if let Some(loader) = ctx.data_opt::<DataLoader<crate::graphql::loaders::users::UserLoader, HashMapCache>>() {
         loader
             .feed_many(rows.into_iter().map(|row| (row.id, User::from(row))))
             .await;

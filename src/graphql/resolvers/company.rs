@@ -11,8 +11,9 @@ use crate::graphql::contract::{
 use crate::graphql::scalars::{Date, Email, TimeStamp};
 use crate::graphql::{Api, caller};
 
-use super::employments::{self, NewEmployment, Target};
-use super::{company, date_text, permissions, today};
+use crate::domain::companies::employments::{self, NewEmployment, Target};
+use crate::domain::companies::{company, date_text, permissions, today};
+use crate::graphql::convert::ToGraphql;
 
 /// Most employments one batch may create.
 pub const MAX_BATCH: usize = 100;
@@ -226,23 +227,22 @@ impl CompanyResolver for Api {
             &self.db,
             actor,
             parent.id.into(),
-            from_time,
-            until_time,
+            from_time.map(|t| t.0),
+            until_time.map(|t| t.0),
             after,
             first,
             only_ended_missions.unwrap_or(false),
         )
         .await?;
-        let nodes: Vec<&crate::graphql::contract::Mission> =
-            page.edges.iter().flatten().filter_map(|e| e.node.as_ref()).collect();
-        crate::domain::missions::loaders::prefetch_missions(
+        let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
+        crate::graphql::loaders::missions::prefetch_missions(
             ctx,
             &self.db,
-            &nodes,
+            &views,
             ctx.look_ahead().field("edges").field("node"),
         )
         .await?;
-        Ok(Some(page))
+        Ok(Some(page.to_graphql()))
     }
 
     async fn vehicles(
@@ -255,7 +255,7 @@ impl CompanyResolver for Api {
             return Err(AppError::authorization("Forbidden access").into());
         }
         let vehicles = crate::domain::missions::vehicles::of_company(&self.db, parent.id.into()).await?;
-        Ok(Some(vehicles.into_iter().map(Some).collect()))
+        Ok(Some(vehicles.iter().map(|v| Some(v.to_graphql())).collect()))
     }
 
     async fn employments(
@@ -278,7 +278,7 @@ impl CompanyResolver for Api {
         if selection.field("submitter").exists() {
             users.extend(rows.iter().filter_map(|r| r.submitter_id));
         }
-        crate::domain::missions::loaders::feed_users(ctx, &self.db, users).await?;
+        crate::graphql::loaders::missions::feed_users(ctx, &self.db, users).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 }
@@ -286,7 +286,7 @@ impl CompanyResolver for Api {
 #[async_trait::async_trait]
 impl EmploymentResolver for Api {
     async fn company(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Company>> {
-        Ok(crate::domain::missions::loaders::company(ctx, parent.company_id.into()).await?)
+        Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
     }
 
     async fn user(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {
@@ -298,12 +298,12 @@ impl EmploymentResolver for Api {
         if !accepted && caller(ctx).user_id().ok() != Some(i64::from(id)) {
             return Ok(None);
         }
-        Ok(crate::domain::users::load_user(ctx, id.into()).await?)
+        Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?)
     }
 
     async fn submitter(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {
         match parent.submitter_id {
-            Some(id) => Ok(crate::domain::users::load_user(ctx, id.into()).await?),
+            Some(id) => Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?),
             None => Ok(None),
         }
     }

@@ -9,7 +9,7 @@ use crate::graphql::Api;
 use crate::http::contract::RestRequest;
 use crate::http::media::json_response;
 
-use super::{archive, c1b, keys_store, request};
+use crate::domain::export::{archive, c1b, keys_store, request};
 
 fn error(status: StatusCode, message: &str, code: &str) -> warp::reply::Response {
     json_response(status, &json!({ "error": message, "error_code": code }))

@@ -13,8 +13,10 @@ use crate::graphql::contract::{
 use crate::graphql::scalars::{Date, Email, TimeStamp};
 use crate::graphql::{Api, caller};
 
-use super::accounts::{self, NewUser};
-use super::sessions::{self, TokenPair};
+use crate::domain::users::accounts::{self, NewUser};
+use crate::domain::users::sessions::{self, TokenPair};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::loaders::missions as loaders;
 
 fn bearer<'a>(ctx: &'a Context<'_>) -> Option<&'a str> {
     ctx.data_opt::<BearerToken>().and_then(|b| b.0.as_deref())
@@ -63,7 +65,7 @@ impl AuthResolver for Api {
 
     async fn revoke_authorized_client(&self, ctx: &Context<'_>, client_id: i32) -> async_graphql::Result<Option<Void>> {
         let me = caller(ctx).user_id()?;
-        if !crate::oauth::tokens::revoke_for_user(&self.db, me, client_id.into()).await? {
+        if !crate::domain::auth::oauth_tokens::revoke_for_user(&self.db, me, client_id.into()).await? {
             return Err(AppError::invalid_resource("This application holds no authorization of the user").into());
         }
         Ok(Some(Void { success: true }))
@@ -134,14 +136,15 @@ impl UserResolver for Api {
         after: Option<String>,
     ) -> async_graphql::Result<Option<ActivityConnection>> {
         let viewer = caller(ctx).user_id()?;
-        let (page, rows) =
-            missions::queries::user_activities(&self.db, viewer, parent.id.into(), from_time, until_time, first, after)
-                .await?;
+        let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
+        let page =
+            missions::queries::user_activities(&self.db, viewer, parent.id.into(), from, until, first, after).await?;
         let mut users = std::collections::HashSet::new();
         let node = ctx.look_ahead().field("edges").field("node");
-        missions::loaders::prefetch_activity_children(ctx, &self.db, &rows, node, &mut users).await?;
-        missions::loaders::feed_users(ctx, &self.db, users).await?;
-        Ok(Some(page))
+        let rows: Vec<_> = page.items.iter().map(|(_, row)| row.clone()).collect();
+        loaders::prefetch_activity_children(ctx, &self.db, &rows, node, &mut users).await?;
+        loaders::feed_users(ctx, &self.db, users).await?;
+        Ok(Some(page.to_graphql()))
     }
 
     async fn missions(
@@ -154,14 +157,12 @@ impl UserResolver for Api {
         after: Option<String>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let viewer = caller(ctx).user_id()?;
+        let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
         let page =
-            missions::queries::user_missions(&self.db, viewer, parent.id.into(), from_time, until_time, first, after)
-                .await?;
-        let nodes: Vec<&crate::graphql::contract::Mission> =
-            page.edges.iter().flatten().filter_map(|e| e.node.as_ref()).collect();
-        missions::loaders::prefetch_missions(ctx, &self.db, &nodes, ctx.look_ahead().field("edges").field("node"))
-            .await?;
-        Ok(Some(page))
+            missions::queries::user_missions(&self.db, viewer, parent.id.into(), from, until, first, after).await?;
+        let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
+        loaders::prefetch_missions(ctx, &self.db, &views, ctx.look_ahead().field("edges").field("node")).await?;
+        Ok(Some(page.to_graphql()))
     }
 
     async fn current_employments(
@@ -217,7 +218,7 @@ impl UserResolver for Api {
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
         let me = self_only(ctx, parent, "authorizedClients")?;
-        let clients = crate::oauth::tokens::authorized_clients(&self.db, me).await?;
+        let clients = crate::domain::auth::oauth_tokens::authorized_clients(&self.db, me).await?;
         Ok(Some(
             clients
                 .into_iter()

@@ -10,7 +10,7 @@ use crate::db::Db;
 use crate::errors::AppError;
 use crate::graphql::contract::User;
 
-use super::accounts;
+use crate::domain::users::accounts;
 
 /// Batches user reads within one request.
 pub struct UserLoader {
@@ -35,7 +35,7 @@ pub fn new_loader(db: &Db) -> DataLoader<UserLoader, async_graphql::dataloader::
         crate::telemetry::spawn_in_span,
         async_graphql::dataloader::HashMapCache::default(),
     )
-    .delay(crate::domain::missions::loaders::BATCH_WINDOW)
+    .delay(crate::graphql::loaders::missions::BATCH_WINDOW)
 }
 
 /// A user mentioned by an object the caller may already read.

@@ -1,0 +1,306 @@
+//! From domain rows to the contract's GraphQL objects: the one place where stored values
+//! become the wire types (integer ids, `TimeStamp`, the string "enums", JSON contexts).
+
+use crate::domain::activities::store::{ActivityRow, VersionRow};
+use crate::domain::companies::company::CompanyRow;
+use crate::domain::companies::employments::EmploymentRow;
+use crate::domain::companies::{date_text, today};
+use crate::domain::expenditures::ExpenditureRow;
+use crate::domain::kinds::{ActivityType, ExpenditureType, ValidationJustification};
+use crate::domain::missions::comments::CommentRow;
+use crate::domain::missions::locations::LocationRow;
+use crate::domain::missions::queries::Page;
+use crate::domain::missions::store::MissionView;
+use crate::domain::missions::validation::ValidationRow;
+use crate::domain::missions::vehicles::VehicleRow;
+use crate::domain::users::accounts::UserRow;
+
+use super::contract::{
+    Activity, ActivityConnection, ActivityEdge, ActivityVersion, Comment, Company, CompanySettings, Employment,
+    Expenditure, LocationEntry, Mission, MissionConnection, MissionEdge, MissionValidation,
+    OverValidationJustification, PageInfo, User, Vehicle,
+};
+use super::scalars::{Date, GenericScalar, TimeStamp};
+
+/// A domain value as the contract's object.
+pub trait ToGraphql {
+    type Output;
+
+    fn to_graphql(&self) -> Self::Output;
+}
+
+/// A stored JSON text as the `GenericScalar` it was given as.
+fn json(text: &Option<String>) -> Option<GenericScalar> {
+    text.as_deref()
+        .and_then(|c| serde_json::from_str(c).ok())
+        .map(GenericScalar)
+}
+
+impl From<UserRow> for User {
+    fn from(row: UserRow) -> User {
+        User {
+            id: row.id as i32,
+            creation_time: Some(TimeStamp(row.creation_time)),
+            email: Some(row.email),
+            first_name: row.first_name,
+            last_name: row.last_name,
+            phone_number: row.phone_number,
+            timezone_name: Some(row.timezone_name),
+            // This release has no e-mail activation step: an account can act as soon as it exists.
+            has_confirmed_email: true,
+            has_activated_email: true,
+            // `admin` is the reference's flag for the service's own staff; no API user has it.
+            admin: false,
+            birth_date: row.birth_date,
+        }
+    }
+}
+
+impl From<&CompanyRow> for Company {
+    fn from(row: &CompanyRow) -> Company {
+        Company {
+            id: row.id as i32,
+            name: Some(row.usual_name.clone()),
+            // The legal name comes from the national company register, which is not consulted.
+            legal_name: None,
+            siren: Some(row.siren.clone()),
+            phone_number: row.phone_number.clone(),
+            has_ceased_activity: row.has_ceased_activity == 1,
+        }
+    }
+}
+
+impl From<&CompanyRow> for CompanySettings {
+    fn from(row: &CompanyRow) -> CompanySettings {
+        CompanySettings {
+            allow_team_mode: Some(row.allow_team_mode == 1),
+            allow_transfers: Some(row.allow_transfers == 1),
+            require_kilometer_data: Some(row.require_kilometer_data == 1),
+            require_expenditures: Some(row.require_expenditures == 1),
+            require_support_activity: Some(row.require_support_activity == 1),
+            require_mission_name: Some(row.require_mission_name == 1),
+        }
+    }
+}
+
+impl ToGraphql for EmploymentRow {
+    type Output = Employment;
+
+    fn to_graphql(&self) -> Employment {
+        let today = date_text(today());
+        Employment {
+            id: self.id as i32,
+            reception_time: TimeStamp(self.reception_time),
+            dismissed_at: self.dismissed_at.map(TimeStamp),
+            validation_status: Some(self.validation_status.clone()),
+            start_date: self.start_date.clone(),
+            end_date: self.end_date.clone(),
+            company_id: self.company_id as i32,
+            has_admin_rights: Some(self.has_admin_rights == 1),
+            user_id: self.user_id.map(|id| id as i32),
+            email: self.email.clone(),
+            submitter_id: self.submitter_id.map(|id| id as i32),
+            is_primary: self.is_primary.map(|p| p == 1),
+            is_acknowledged: Some(self.validation_status == "approved" && self.dismissed_at.is_none()),
+            status: Some(self.status(&today).to_string()),
+        }
+    }
+}
+
+impl ToGraphql for VehicleRow {
+    type Output = Vehicle;
+
+    fn to_graphql(&self) -> Vehicle {
+        Vehicle {
+            id: Some(self.id as i32),
+            registration_number: self.registration_number.clone(),
+            alias: self.alias.clone(),
+            name: Some(self.alias.clone().unwrap_or_else(|| self.registration_number.clone())),
+            company_id: self.company_id as i32,
+            last_kilometer_reading: self.last_kilometer_reading.map(|k| k as i32),
+        }
+    }
+}
+
+impl ToGraphql for LocationRow {
+    type Output = LocationEntry;
+
+    fn to_graphql(&self) -> LocationEntry {
+        LocationEntry {
+            id: Some(self.id as i32),
+            mission_id: self.mission_id as i32,
+            name: self.name.clone(),
+            city: self.city.clone(),
+            postal_code: self.postal_code.clone(),
+            alias: None,
+            kilometer_reading: self.kilometer_reading.map(|k| k as i32),
+            submitter_id: self.submitter_id as i32,
+            reception_time: TimeStamp(self.reception_time),
+        }
+    }
+}
+
+impl ToGraphql for CommentRow {
+    type Output = Comment;
+
+    fn to_graphql(&self) -> Comment {
+        Comment {
+            id: self.id as i32,
+            text: self.text.clone(),
+            mission_id: self.mission_id as i32,
+            submitter_id: self.submitter_id as i32,
+            reception_time: TimeStamp(self.reception_time),
+        }
+    }
+}
+
+impl ToGraphql for ActivityRow {
+    type Output = Activity;
+
+    fn to_graphql(&self) -> Activity {
+        Activity {
+            id: self.id as i32,
+            r#type: ActivityType::from_str_opt(&self.kind).unwrap_or(ActivityType::Work),
+            mission_id: self.mission_id as i32,
+            user_id: self.user_id as i32,
+            submitter_id: self.submitter_id as i32,
+            start_time: TimeStamp(self.start_time),
+            end_time: self.end_time.map(TimeStamp),
+            reception_time: TimeStamp(self.reception_time),
+            last_update_time: TimeStamp(self.last_update_time),
+            last_submitter_id: self.last_submitter_id.map(|id| id as i32),
+            dismissed_at: self.dismissed_at.map(TimeStamp),
+            dismiss_author_id: self.dismiss_author_id.map(|id| id as i32),
+            dismiss_context: json(&self.dismiss_context),
+        }
+    }
+}
+
+impl ToGraphql for VersionRow {
+    type Output = ActivityVersion;
+
+    fn to_graphql(&self) -> ActivityVersion {
+        ActivityVersion {
+            id: self.id as i32,
+            reception_time: TimeStamp(self.reception_time),
+            start_time: TimeStamp(self.start_time),
+            end_time: self.end_time.map(TimeStamp),
+            context: json(&self.context),
+            submitter_id: self.submitter_id as i32,
+        }
+    }
+}
+
+impl ToGraphql for ExpenditureRow {
+    type Output = Expenditure;
+
+    fn to_graphql(&self) -> Expenditure {
+        Expenditure {
+            id: self.id as i32,
+            r#type: ExpenditureType::from_str_opt(&self.kind).unwrap_or(ExpenditureType::Snack),
+            spending_date: Date(crate::domain::companies::parse_date(&self.spending_date).unwrap_or_default()),
+            mission_id: self.mission_id as i32,
+            user_id: self.user_id as i32,
+            submitter_id: self.submitter_id as i32,
+            reception_time: TimeStamp(self.reception_time),
+            dismissed_at: self.dismissed_at.map(TimeStamp),
+            dismiss_author_id: self.dismiss_author_id.map(|id| id as i32),
+        }
+    }
+}
+
+impl ToGraphql for ValidationRow {
+    type Output = MissionValidation;
+
+    fn to_graphql(&self) -> MissionValidation {
+        MissionValidation {
+            id: self.id as i32,
+            mission_id: self.mission_id as i32,
+            is_admin: self.is_admin == 1,
+            is_auto: self.is_auto == 1,
+            justification: self
+                .justification
+                .as_deref()
+                .and_then(ValidationJustification::from_str_opt)
+                .map(|j| match j {
+                    ValidationJustification::Personal => OverValidationJustification::Personal,
+                    ValidationJustification::Professional => OverValidationJustification::Professional,
+                    ValidationJustification::TimeOff => OverValidationJustification::TimeOff,
+                }),
+            context: json(&self.context),
+            user_id: self.user_id.map(|id| id as i32),
+            submitter_id: self.submitter_id.map(|id| id as i32),
+            reception_time: TimeStamp(self.reception_time),
+        }
+    }
+}
+
+impl ToGraphql for MissionView {
+    type Output = Mission;
+
+    fn to_graphql(&self) -> Mission {
+        let row = &self.row;
+        Mission {
+            id: row.id as i32,
+            reception_time: TimeStamp(row.reception_time),
+            name: row.name.clone(),
+            company_id: row.company_id as i32,
+            context: json(&row.context),
+            vehicle_id: row.vehicle_id.map(|v| v as i32),
+            past_registration_justification: row.past_registration_justification.clone(),
+            submitter_id: row.submitter_id as i32,
+            is_ended_for_self: Some(self.is_ended_for_self),
+            deleted_at: self.deleted_at.map(TimeStamp),
+            ended_user_ids: Some(self.ended_user_ids.iter().map(|u| Some(*u as i32)).collect()),
+        }
+    }
+}
+
+fn page_info<T>(page: &Page<T>) -> PageInfo {
+    PageInfo {
+        has_next_page: page.has_next_page,
+        has_previous_page: false,
+        start_cursor: page.start_cursor(),
+        end_cursor: page.end_cursor(),
+    }
+}
+
+impl ToGraphql for Page<Option<MissionView>> {
+    type Output = MissionConnection;
+
+    fn to_graphql(&self) -> MissionConnection {
+        MissionConnection {
+            page_info: page_info(self),
+            edges: self
+                .items
+                .iter()
+                .map(|(cursor, view)| {
+                    Some(MissionEdge {
+                        node: view.as_ref().map(ToGraphql::to_graphql),
+                        cursor: cursor.clone(),
+                    })
+                })
+                .collect(),
+        }
+    }
+}
+
+impl ToGraphql for Page<ActivityRow> {
+    type Output = ActivityConnection;
+
+    fn to_graphql(&self) -> ActivityConnection {
+        ActivityConnection {
+            page_info: page_info(self),
+            edges: self
+                .items
+                .iter()
+                .map(|(cursor, row)| {
+                    Some(ActivityEdge {
+                        node: Some(row.to_graphql()),
+                        cursor: cursor.clone(),
+                    })
+                })
+                .collect(),
+        }
+    }
+}
