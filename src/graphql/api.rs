@@ -36,3 +36,10 @@ pub fn caller<'a>(ctx: &'a Context<'_>) -> &'a Caller {
     const ANONYMOUS: &Caller = &Caller::Anonymous;
     ctx.data_opt::<Caller>().unwrap_or(ANONYMOUS)
 }
+
+/// The bearer token the request carried, if any (for the mutations that act on the token
+/// itself: refresh, logout).
+pub fn bearer<'a>(ctx: &'a Context<'_>) -> Option<&'a str> {
+    ctx.data_opt::<crate::domain::auth::caller::BearerToken>()
+        .and_then(|b| b.0.as_deref())
+}

@@ -14,11 +14,12 @@ use crate::domain::missions::store::MissionView;
 use crate::domain::missions::validation::ValidationRow;
 use crate::domain::missions::vehicles::VehicleRow;
 use crate::domain::users::accounts::UserRow;
+use crate::domain::users::sessions::TokenPair;
 
 use super::contract::{
     Activity, ActivityConnection, ActivityEdge, ActivityVersion, Comment, Company, CompanySettings, Employment,
     Expenditure, LocationEntry, Mission, MissionConnection, MissionEdge, MissionValidation,
-    OverValidationJustification, PageInfo, User, Vehicle,
+    OverValidationJustification, PageInfo, User, UserTokens, Vehicle,
 };
 use super::scalars::{Date, GenericScalar, TimeStamp};
 
@@ -301,6 +302,15 @@ impl ToGraphql for Page<ActivityRow> {
                     })
                 })
                 .collect(),
+        }
+    }
+}
+
+impl From<TokenPair> for UserTokens {
+    fn from(pair: TokenPair) -> Self {
+        UserTokens {
+            access_token: Some(pair.access_token),
+            refresh_token: Some(pair.refresh_token),
         }
     }
 }

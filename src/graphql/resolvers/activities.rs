@@ -1,6 +1,5 @@
-//! Resolvers of `Mutations.activities` and of `Mission`, `Vehicle`, `Comment`, `LocationEntry`
-//! and `MissionValidation`. Every mutation runs in one write transaction that first locks the
-//! rows of the workers it touches.
+//! `Mutations.activities`: missions, activities, expenditures, comments and locations, each
+//! mutation one call to the domain.
 
 use async_graphql::Context;
 
@@ -8,11 +7,9 @@ use crate::domain::activities::log::{self, ActivityEdit, NewActivity, lock_users
 use crate::domain::expenditures::{self, NewExpenditure};
 use crate::errors::{AppError, AppResult};
 use crate::graphql::contract::{
-    ActivitiesResolver, Activity, BulkActivityItem, BulkExpenditureItem, Comment, CommentResolver, Company,
-    Expenditure, LocationEntry, LocationEntryResolver, Mission, MissionResolver, MissionValidation,
-    MissionValidationResolver, User, Vehicle, VehicleResolver, Void,
+    ActivitiesResolver, Activity, BulkActivityItem, BulkExpenditureItem, Comment, Expenditure, LocationEntry, Mission,
+    Vehicle, Void,
 };
-use crate::graphql::loaders::users::load_user;
 use crate::graphql::scalars::{
     ActivityTypeEnum, Date, ExpenditureTypeEnum, GenericScalar, LocationEntryTypeEnum, OverValidationJustificationEnum,
     TimeStamp,
@@ -21,10 +18,6 @@ use crate::graphql::{Api, caller};
 
 use crate::domain::missions::{comments, locations, permissions, store, validation, vehicles};
 use crate::graphql::convert::ToGraphql;
-use crate::graphql::loaders::missions::{
-    self as loaders, ActivitiesByMission, CommentsByMission, ExpendituresByMission, LocationsByMission, MissionsById,
-    ValidationsByMission, VehiclesById,
-};
 
 fn name(raw: &str) -> AppResult<String> {
     let name = raw.trim();
@@ -49,6 +42,87 @@ impl Api {
         let value = work(&mut tx).await?;
         tx.commit().await?;
         Ok(value)
+    }
+}
+
+/// One correction of `validateMission`: a mission-level write check only (an admin corrects
+/// activities that someone else recorded).
+async fn bulk_item(
+    conn: &mut sqlx::AnyConnection,
+    actor: i64,
+    mission_id: i64,
+    item: &BulkActivityItem,
+) -> AppResult<()> {
+    let given = [item.log.is_some(), item.edit.is_some(), item.cancel.is_some()]
+        .iter()
+        .filter(|x| **x)
+        .count();
+    if given != 1 {
+        return Err(AppError::invalid_inputs(
+            "Each activity item holds exactly one of log, edit or cancel",
+        ));
+    }
+    if let Some(new) = &item.log {
+        if i64::from(new.mission_id) != mission_id {
+            return Err(AppError::invalid_inputs(
+                "activityItems must concern the validated mission",
+            ));
+        }
+        let new = NewActivity {
+            mission_id,
+            user_id: new.user_id.map(i64::from),
+            kind: new.r#type,
+            start: new.start_time.0,
+            end: new.end_time.map(|t| t.0),
+            switch: new.switch.unwrap_or(new.end_time.is_none()),
+            context: new.context.clone().map(|c| c.0),
+            creation_time: new.creation_time.map(|t| t.0),
+        };
+        log::log(conn, actor, &new, false).await?;
+    }
+    if let Some(edit) = &item.edit {
+        let edit = ActivityEdit {
+            activity_id: edit.activity_id.into(),
+            start: edit.start_time.map(|t| t.0),
+            end: edit.end_time.map(|t| t.0),
+            remove_end: edit.remove_end_time.unwrap_or(false),
+            context: edit.context.clone().map(|c| c.0),
+            creation_time: edit.creation_time.map(|t| t.0),
+        };
+        ensure_in_mission(conn, edit.activity_id, mission_id).await?;
+        log::edit(conn, actor, &edit, false).await?;
+    }
+    if let Some(cancel) = &item.cancel {
+        ensure_in_mission(conn, cancel.activity_id.into(), mission_id).await?;
+        log::cancel(
+            conn,
+            actor,
+            cancel.activity_id.into(),
+            cancel.context.as_ref().map(|c| &c.0),
+            false,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+async fn ensure_in_mission(conn: &mut sqlx::AnyConnection, activity_id: i64, mission_id: i64) -> AppResult<()> {
+    let row: Option<(i64,)> = sqlx::query_as("SELECT mission_id FROM activities WHERE id = $1")
+        .bind(activity_id)
+        .fetch_optional(conn)
+        .await?;
+    match row {
+        Some((m,)) if m == mission_id => Ok(()),
+        _ => Err(AppError::invalid_inputs(
+            "activityItems must concern the validated mission",
+        )),
+    }
+}
+
+impl Api {
+    async fn worker_of_activity(&self, activity_id: i64) -> AppResult<Vec<i64>> {
+        let mut conn = self.db.pool.acquire().await?;
+        Ok(log::worker_of(&mut conn, activity_id).await?.into_iter().collect())
     }
 }
 
@@ -464,233 +538,5 @@ impl ActivitiesResolver for Api {
             })
             .await?;
         Ok(Some(vehicle.to_graphql()))
-    }
-}
-
-/// One correction of `validateMission`: a mission-level write check only (an admin corrects
-/// activities that someone else recorded).
-async fn bulk_item(
-    conn: &mut sqlx::AnyConnection,
-    actor: i64,
-    mission_id: i64,
-    item: &BulkActivityItem,
-) -> AppResult<()> {
-    let given = [item.log.is_some(), item.edit.is_some(), item.cancel.is_some()]
-        .iter()
-        .filter(|x| **x)
-        .count();
-    if given != 1 {
-        return Err(AppError::invalid_inputs(
-            "Each activity item holds exactly one of log, edit or cancel",
-        ));
-    }
-    if let Some(new) = &item.log {
-        if i64::from(new.mission_id) != mission_id {
-            return Err(AppError::invalid_inputs(
-                "activityItems must concern the validated mission",
-            ));
-        }
-        let new = NewActivity {
-            mission_id,
-            user_id: new.user_id.map(i64::from),
-            kind: new.r#type,
-            start: new.start_time.0,
-            end: new.end_time.map(|t| t.0),
-            switch: new.switch.unwrap_or(new.end_time.is_none()),
-            context: new.context.clone().map(|c| c.0),
-            creation_time: new.creation_time.map(|t| t.0),
-        };
-        log::log(conn, actor, &new, false).await?;
-    }
-    if let Some(edit) = &item.edit {
-        let edit = ActivityEdit {
-            activity_id: edit.activity_id.into(),
-            start: edit.start_time.map(|t| t.0),
-            end: edit.end_time.map(|t| t.0),
-            remove_end: edit.remove_end_time.unwrap_or(false),
-            context: edit.context.clone().map(|c| c.0),
-            creation_time: edit.creation_time.map(|t| t.0),
-        };
-        ensure_in_mission(conn, edit.activity_id, mission_id).await?;
-        log::edit(conn, actor, &edit, false).await?;
-    }
-    if let Some(cancel) = &item.cancel {
-        ensure_in_mission(conn, cancel.activity_id.into(), mission_id).await?;
-        log::cancel(
-            conn,
-            actor,
-            cancel.activity_id.into(),
-            cancel.context.as_ref().map(|c| &c.0),
-            false,
-        )
-        .await?;
-    }
-    Ok(())
-}
-
-async fn ensure_in_mission(conn: &mut sqlx::AnyConnection, activity_id: i64, mission_id: i64) -> AppResult<()> {
-    let row: Option<(i64,)> = sqlx::query_as("SELECT mission_id FROM activities WHERE id = $1")
-        .bind(activity_id)
-        .fetch_optional(conn)
-        .await?;
-    match row {
-        Some((m,)) if m == mission_id => Ok(()),
-        _ => Err(AppError::invalid_inputs(
-            "activityItems must concern the validated mission",
-        )),
-    }
-}
-
-impl Api {
-    async fn worker_of_activity(&self, activity_id: i64) -> AppResult<Vec<i64>> {
-        let mut conn = self.db.pool.acquire().await?;
-        Ok(log::worker_of(&mut conn, activity_id).await?.into_iter().collect())
-    }
-}
-
-#[async_trait::async_trait]
-impl MissionResolver for Api {
-    async fn company(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Company>> {
-        Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
-    }
-
-    async fn vehicle(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Vehicle>> {
-        let Some(id) = parent.vehicle_id else { return Ok(None) };
-        let rows = loaders::load::<VehiclesById, _>(ctx, id.into())
-            .await?
-            .unwrap_or_default();
-        Ok(rows.first().map(|v| v.to_graphql()))
-    }
-
-    async fn submitter(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<User>> {
-        Ok(load_user(ctx, parent.submitter_id.into()).await?)
-    }
-
-    async fn activities(
-        &self,
-        ctx: &Context<'_>,
-        parent: &Mission,
-        include_dismissed_activities: Option<bool>,
-    ) -> async_graphql::Result<Option<Vec<Option<Activity>>>> {
-        let all = include_dismissed_activities.unwrap_or(false);
-        let rows = loaders::load::<ActivitiesByMission, _>(ctx, parent.id.into())
-            .await?
-            .unwrap_or_default();
-        Ok(Some(
-            rows.iter()
-                .filter(|a| all || a.dismissed_at.is_none())
-                .map(|a| Some(a.to_graphql()))
-                .collect(),
-        ))
-    }
-
-    async fn expenditures(
-        &self,
-        ctx: &Context<'_>,
-        parent: &Mission,
-        include_dismissed_expenditures: Option<bool>,
-    ) -> async_graphql::Result<Option<Vec<Option<Expenditure>>>> {
-        let all = include_dismissed_expenditures.unwrap_or(false);
-        let rows = loaders::load::<ExpendituresByMission, _>(ctx, parent.id.into())
-            .await?
-            .unwrap_or_default();
-        Ok(Some(
-            rows.iter()
-                .filter(|e| all || e.dismissed_at.is_none())
-                .map(|e| Some(e.to_graphql()))
-                .collect(),
-        ))
-    }
-
-    async fn validations(
-        &self,
-        ctx: &Context<'_>,
-        parent: &Mission,
-    ) -> async_graphql::Result<Option<Vec<Option<MissionValidation>>>> {
-        let rows = loaders::load::<ValidationsByMission, _>(ctx, parent.id.into())
-            .await?
-            .unwrap_or_default();
-        Ok(Some(rows.iter().map(|v| Some(v.to_graphql())).collect()))
-    }
-
-    async fn comments(
-        &self,
-        ctx: &Context<'_>,
-        parent: &Mission,
-    ) -> async_graphql::Result<Option<Vec<Option<Comment>>>> {
-        let rows = loaders::load::<CommentsByMission, _>(ctx, parent.id.into())
-            .await?
-            .unwrap_or_default();
-        Ok(Some(rows.iter().map(|c| Some(c.to_graphql())).collect()))
-    }
-
-    async fn start_location(
-        &self,
-        ctx: &Context<'_>,
-        parent: &Mission,
-    ) -> async_graphql::Result<Option<LocationEntry>> {
-        let rows = loaders::load::<LocationsByMission, _>(ctx, parent.id.into())
-            .await?
-            .unwrap_or_default();
-        Ok(rows
-            .iter()
-            .find(|l| l.kind == "mission_start_location")
-            .map(|l| l.to_graphql()))
-    }
-
-    async fn end_location(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<LocationEntry>> {
-        let rows = loaders::load::<LocationsByMission, _>(ctx, parent.id.into())
-            .await?
-            .unwrap_or_default();
-        Ok(rows
-            .iter()
-            .find(|l| l.kind == "mission_end_location")
-            .map(|l| l.to_graphql()))
-    }
-}
-
-#[async_trait::async_trait]
-impl VehicleResolver for Api {
-    async fn company(&self, ctx: &Context<'_>, parent: &Vehicle) -> async_graphql::Result<Option<Company>> {
-        Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
-    }
-}
-
-#[async_trait::async_trait]
-impl CommentResolver for Api {
-    async fn mission(&self, ctx: &Context<'_>, parent: &Comment) -> async_graphql::Result<Option<Mission>> {
-        Ok(loaders::load::<MissionsById, _>(ctx, parent.mission_id.into()).await?)
-    }
-
-    async fn submitter(&self, ctx: &Context<'_>, parent: &Comment) -> async_graphql::Result<Option<User>> {
-        Ok(load_user(ctx, parent.submitter_id.into()).await?)
-    }
-}
-
-#[async_trait::async_trait]
-impl LocationEntryResolver for Api {
-    async fn submitter(&self, ctx: &Context<'_>, parent: &LocationEntry) -> async_graphql::Result<Option<User>> {
-        Ok(load_user(ctx, parent.submitter_id.into()).await?)
-    }
-}
-
-#[async_trait::async_trait]
-impl MissionValidationResolver for Api {
-    async fn mission(&self, ctx: &Context<'_>, parent: &MissionValidation) -> async_graphql::Result<Option<Mission>> {
-        Ok(loaders::load::<MissionsById, _>(ctx, parent.mission_id.into()).await?)
-    }
-
-    async fn user(&self, ctx: &Context<'_>, parent: &MissionValidation) -> async_graphql::Result<Option<User>> {
-        match parent.user_id {
-            Some(id) => Ok(load_user(ctx, id.into()).await?),
-            None => Ok(None),
-        }
-    }
-
-    async fn submitter(&self, ctx: &Context<'_>, parent: &MissionValidation) -> async_graphql::Result<Option<User>> {
-        match parent.submitter_id {
-            Some(id) => Ok(load_user(ctx, id.into()).await?),
-            None => Ok(None),
-        }
     }
 }

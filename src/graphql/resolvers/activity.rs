@@ -1,9 +1,9 @@
-//! Resolvers of `Activity` and `ActivityVersion`.
+//! `Activity`: its mission, people and versions.
 
 use async_graphql::Context;
 
 use crate::graphql::Api;
-use crate::graphql::contract::{Activity, ActivityResolver, ActivityVersion, ActivityVersionResolver, Mission, User};
+use crate::graphql::contract::{Activity, ActivityResolver, ActivityVersion, Mission, User};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::loaders::missions::{self as loaders, MissionsById, VersionsByActivity};
 use crate::graphql::loaders::users::load_user;
@@ -38,12 +38,5 @@ impl ActivityResolver for Api {
             .await?
             .unwrap_or_default();
         Ok(Some(rows.iter().map(|v| Some(v.to_graphql())).collect()))
-    }
-}
-
-#[async_trait::async_trait]
-impl ActivityVersionResolver for Api {
-    async fn submitter(&self, ctx: &Context<'_>, parent: &ActivityVersion) -> async_graphql::Result<Option<User>> {
-        Ok(load_user(ctx, parent.submitter_id.into()).await?)
     }
 }

@@ -1,171 +1,18 @@
-//! Resolvers of `Mutations.employments`, `Company` and `Employment`.
+//! `Company`: its settings, users, missions, vehicles and employments.
 
 use async_graphql::Context;
 
 use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{
-    Company, CompanyResolver, CompanySettings, Employment, EmploymentResolver, EmploymentsResolver, MissionConnection,
-    User, Vehicle, Void,
+    Company, CompanyResolver, CompanySettings, Employment, MissionConnection, User, Vehicle,
 };
-use crate::graphql::scalars::{Date, Email, TimeStamp};
+use crate::graphql::scalars::{Date, TimeStamp};
 use crate::graphql::{Api, caller};
 
-use crate::domain::companies::employments::{self, NewEmployment, Target};
+use crate::domain::companies::employments::{self};
 use crate::domain::companies::{company, date_text, permissions, today};
 use crate::graphql::convert::ToGraphql;
-
-/// Most employments one batch may create.
-pub const MAX_BATCH: usize = 100;
-
-impl Api {
-    async fn employment(&self, id: i64) -> Result<Employment, AppError> {
-        let mut conn = self.db.pool.acquire().await?;
-        employments::find(&mut conn, id)
-            .await?
-            .map(|row| row.to_graphql())
-            .ok_or_else(|| AppError::internal("employment vanished"))
-    }
-
-    /// The company, for an admin of it today (the company row is read once).
-    async fn admin_company(&self, actor: i64, company_id: i64) -> Result<company::CompanyRow, AppError> {
-        permissions::require_admin(&self.db, actor, company_id).await?;
-        company::find(&self.db, company_id)
-            .await?
-            .ok_or_else(|| AppError::internal("company vanished"))
-    }
-}
-
-#[async_trait::async_trait]
-impl EmploymentsResolver for Api {
-    async fn create_employment(
-        &self,
-        ctx: &Context<'_>,
-        company_id: i32,
-        end_date: Option<Date>,
-        has_admin_rights: Option<bool>,
-        mail: Option<Email>,
-        start_date: Option<Date>,
-        user_id: Option<i32>,
-        is_primary: Option<bool>,
-    ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
-        let target = match (user_id, mail) {
-            (Some(user_id), None) => Target::User(user_id.into()),
-            (None, Some(mail)) => Target::Email(mail.0),
-            _ => return Err(AppError::invalid_inputs("Exactly one of userId or mail should be provided.").into()),
-        };
-        let company = self.admin_company(actor, company_id.into()).await?;
-        let new = NewEmployment {
-            company_id: company.id,
-            period: employments::period(start_date.map(|d| d.0), end_date.map(|d| d.0))?,
-            has_admin_rights: has_admin_rights.unwrap_or(false),
-            is_primary,
-            status: "pending",
-        };
-        let mut tx = self.db.begin_write().await?;
-        let id = employments::create_in(&mut tx, actor, &company.usual_name, target, &new, &self.public_url).await?;
-        tx.commit().await?;
-        Ok(Some(self.employment(id).await?))
-    }
-
-    async fn validate_employment(
-        &self,
-        ctx: &Context<'_>,
-        employment_id: i32,
-    ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
-        Ok(Some(
-            employments::answer(&self.db, actor, employment_id.into(), true)
-                .await?
-                .to_graphql(),
-        ))
-    }
-
-    async fn reject_employment(
-        &self,
-        ctx: &Context<'_>,
-        employment_id: i32,
-    ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
-        Ok(Some(
-            employments::answer(&self.db, actor, employment_id.into(), false)
-                .await?
-                .to_graphql(),
-        ))
-    }
-
-    async fn terminate_employment(
-        &self,
-        ctx: &Context<'_>,
-        employment_id: i32,
-        end_date: Option<Date>,
-    ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
-        let row = employments::terminate(&self.db, actor, employment_id.into(), end_date.map(|d| d.0)).await?;
-        Ok(Some(row.to_graphql()))
-    }
-
-    async fn cancel_employment(&self, ctx: &Context<'_>, employment_id: i32) -> async_graphql::Result<Option<Void>> {
-        let actor = caller(ctx).user_id()?;
-        employments::cancel(&self.db, actor, employment_id.into()).await?;
-        Ok(Some(Void { success: true }))
-    }
-
-    async fn change_employee_role(
-        &self,
-        ctx: &Context<'_>,
-        employment_id: i32,
-        has_admin_rights: bool,
-    ) -> async_graphql::Result<Option<Company>> {
-        let actor = caller(ctx).user_id()?;
-        let company_id = employments::change_role(&self.db, actor, employment_id.into(), has_admin_rights).await?;
-        Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
-    }
-
-    async fn batch_create_worker_employments(
-        &self,
-        ctx: &Context<'_>,
-        company_id: i32,
-        mails: Option<Vec<Option<Email>>>,
-        user_ids: Option<Vec<Option<i32>>>,
-    ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
-        let actor = caller(ctx).user_id()?;
-        let mut targets: Vec<Target> = Vec::new();
-        targets.extend(mails.into_iter().flatten().flatten().map(|m| Target::Email(m.0)));
-        targets.extend(user_ids.into_iter().flatten().flatten().map(|u| Target::User(u.into())));
-        if targets.len() > MAX_BATCH {
-            return Err(AppError::invalid_inputs(format!(
-                "A batch may create at most {MAX_BATCH} employments (received {})",
-                targets.len()
-            ))
-            .into());
-        }
-        let company = self.admin_company(actor, company_id.into()).await?;
-        let new = NewEmployment {
-            company_id: company.id,
-            period: employments::period(None, None)?,
-            has_admin_rights: false,
-            is_primary: None,
-            status: "pending",
-        };
-        // All or nothing: one refused item leaves the company as it was.
-        let mut tx = self.db.begin_write().await?;
-        let mut ids = Vec::with_capacity(targets.len());
-        for (index, target) in targets.into_iter().enumerate() {
-            let id = employments::create_in(&mut tx, actor, &company.usual_name, target, &new, &self.public_url)
-                .await
-                .map_err(|e| employments::for_item(e, index))?;
-            ids.push(id);
-        }
-        tx.commit().await?;
-        let mut created = Vec::with_capacity(ids.len());
-        for id in ids {
-            created.push(Some(self.employment(id).await?));
-        }
-        Ok(Some(created))
-    }
-}
 
 #[async_trait::async_trait]
 impl CompanyResolver for Api {
@@ -280,31 +127,5 @@ impl CompanyResolver for Api {
         }
         crate::graphql::loaders::missions::feed_users(ctx, &self.db, users).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
-    }
-}
-
-#[async_trait::async_trait]
-impl EmploymentResolver for Api {
-    async fn company(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Company>> {
-        Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
-    }
-
-    async fn user(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {
-        let Some(id) = parent.user_id else {
-            return Ok(None);
-        };
-        // Privacy before consent: a pending employment shows its user to that user only.
-        let accepted = parent.validation_status.as_deref() == Some("approved");
-        if !accepted && caller(ctx).user_id().ok() != Some(i64::from(id)) {
-            return Ok(None);
-        }
-        Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?)
-    }
-
-    async fn submitter(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {
-        match parent.submitter_id {
-            Some(id) => Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?),
-            None => Ok(None),
-        }
     }
 }

@@ -4,7 +4,17 @@
 
 mod activities;
 mod activity;
+mod activity_version;
+mod auth;
+mod comment;
 mod company;
+mod employment;
+mod employments;
 mod expenditure;
+mod location_entry;
+mod mission;
+mod mission_validation;
 mod queries;
+mod sign_up;
 mod user;
+mod vehicle;

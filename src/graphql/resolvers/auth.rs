@@ -1,0 +1,51 @@
+//! `Mutations.auth`: login, token refresh, logout, revocation of an authorized application.
+
+use async_graphql::Context;
+
+use crate::errors::AppError;
+use crate::graphql::contract::{AuthResolver, LoginOutput, UserTokens, Void};
+use crate::graphql::scalars::Email;
+use crate::graphql::{Api, bearer, caller};
+
+use crate::domain::users::sessions::{self};
+
+#[async_trait::async_trait]
+impl AuthResolver for Api {
+    async fn login(
+        &self,
+        ctx: &Context<'_>,
+        email: Email,
+        password: String,
+    ) -> async_graphql::Result<Option<LoginOutput>> {
+        let address = ctx
+            .data_opt::<crate::http::middleware::ClientIp>()
+            .map(|ip| ip.0.to_string())
+            .unwrap_or_default();
+        let pair = sessions::login(&self.db, self.environment, &email.0, password, &address).await?;
+        Ok(Some(LoginOutput {
+            access_token: Some(pair.access_token),
+            refresh_token: Some(pair.refresh_token),
+            // This release has no second factor.
+            totp_required: Some(false),
+        }))
+    }
+
+    async fn refresh(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<UserTokens>> {
+        Ok(Some(
+            sessions::refresh(&self.db, self.environment, bearer(ctx)).await?.into(),
+        ))
+    }
+
+    async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>> {
+        sessions::logout(&self.db, bearer(ctx)).await?;
+        Ok(Some(Void { success: true }))
+    }
+
+    async fn revoke_authorized_client(&self, ctx: &Context<'_>, client_id: i32) -> async_graphql::Result<Option<Void>> {
+        let me = caller(ctx).user_id()?;
+        if !crate::domain::auth::oauth_tokens::revoke_for_user(&self.db, me, client_id.into()).await? {
+            return Err(AppError::invalid_resource("This application holds no authorization of the user").into());
+        }
+        Ok(Some(Void { success: true }))
+    }
+}

@@ -1,0 +1,32 @@
+//! `Employment`: its company, user and submitter.
+
+use async_graphql::Context;
+
+use crate::graphql::contract::{Company, Employment, EmploymentResolver, User};
+use crate::graphql::{Api, caller};
+
+#[async_trait::async_trait]
+impl EmploymentResolver for Api {
+    async fn company(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Company>> {
+        Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
+    }
+
+    async fn user(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {
+        let Some(id) = parent.user_id else {
+            return Ok(None);
+        };
+        // Privacy before consent: a pending employment shows its user to that user only.
+        let accepted = parent.validation_status.as_deref() == Some("approved");
+        if !accepted && caller(ctx).user_id().ok() != Some(i64::from(id)) {
+            return Ok(None);
+        }
+        Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?)
+    }
+
+    async fn submitter(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {
+        match parent.submitter_id {
+            Some(id) => Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?),
+            None => Ok(None),
+        }
+    }
+}

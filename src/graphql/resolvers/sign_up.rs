@@ -1,0 +1,64 @@
+//! `Mutations.signUp`: accounts and companies, and redeeming an invitation.
+
+use async_graphql::Context;
+
+use crate::domain::companies::{company, employments, invitations};
+use crate::graphql::contract::{Company, CompanySignUpOutput, Employment, SignUpResolver, UserTokens};
+use crate::graphql::scalars::Email;
+use crate::graphql::{Api, caller};
+
+use crate::domain::users::accounts::{self, NewUser};
+use crate::domain::users::sessions::{self};
+use crate::graphql::convert::ToGraphql;
+
+#[async_trait::async_trait]
+impl SignUpResolver for Api {
+    async fn user(
+        &self,
+        _ctx: &Context<'_>,
+        email: Email,
+        password: String,
+        first_name: String,
+        last_name: String,
+        invite_token: Option<String>,
+        timezone_name: Option<String>,
+    ) -> async_graphql::Result<Option<UserTokens>> {
+        let new = NewUser {
+            email: email.0,
+            password,
+            first_name,
+            last_name,
+            timezone_name,
+            invite_token,
+        };
+        let user_id = accounts::create(&self.db, new).await?;
+        Ok(Some(sessions::open(&self.db, self.environment, user_id).await?.into()))
+    }
+
+    async fn company(
+        &self,
+        ctx: &Context<'_>,
+        usual_name: String,
+        siren: String,
+        phone_number: Option<String>,
+    ) -> async_graphql::Result<Option<CompanySignUpOutput>> {
+        let actor = caller(ctx).user_id()?;
+        let (company_id, employment_id) =
+            company::sign_up(&self.db, actor, &usual_name, &siren, phone_number.as_deref()).await?;
+        let company = company::find(&self.db, company_id).await?.as_ref().map(Company::from);
+        let mut conn = self.db.pool.acquire().await?;
+        let employment = employments::find(&mut conn, employment_id)
+            .await?
+            .map(|e| e.to_graphql());
+        Ok(Some(CompanySignUpOutput { company, employment }))
+    }
+
+    async fn redeem_invite(&self, ctx: &Context<'_>, token: String) -> async_graphql::Result<Option<Employment>> {
+        let actor = caller(ctx).user_id()?;
+        let mut tx = self.db.begin_write().await?;
+        let id = invitations::redeem(&mut tx, actor, &token).await?;
+        tx.commit().await?;
+        let mut conn = self.db.pool.acquire().await?;
+        Ok(employments::find(&mut conn, id).await?.map(|e| e.to_graphql()))
+    }
+}

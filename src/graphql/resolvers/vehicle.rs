@@ -1,0 +1,13 @@
+//! `Vehicle`: its company.
+
+use async_graphql::Context;
+
+use crate::graphql::Api;
+use crate::graphql::contract::{Company, Vehicle, VehicleResolver};
+
+#[async_trait::async_trait]
+impl VehicleResolver for Api {
+    async fn company(&self, ctx: &Context<'_>, parent: &Vehicle) -> async_graphql::Result<Option<Company>> {
+        Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
+    }
+}
