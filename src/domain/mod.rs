@@ -10,3 +10,4 @@ pub mod export;
 pub mod kinds;
 pub mod missions;
 pub mod users;
+pub mod workers;

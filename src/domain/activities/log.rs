@@ -1,5 +1,5 @@
 //! Recording, correcting and cancelling activities. Each function runs inside the caller's
-//! write transaction, in which the worker's user row is locked first (see [`lock_users`]), so the
+//! write transaction, in which the worker's user row is locked first (see [`crate::domain::workers`]), so the
 //! cross-row checks that follow every write cannot be raced.
 
 use sqlx::AnyConnection;
@@ -12,17 +12,6 @@ use crate::errors::{AppError, AppResult, Code};
 use super::checks;
 use super::rules::{not_in_future, positive_duration, to_minute};
 use super::store::{self, ActivityRow, add_version};
-
-/// Locks the rows of these users, in id order so that two transactions never wait on each other
-/// in a cycle. Unknown users are left out (the permission checks refuse them).
-pub async fn lock_users(conn: &mut AnyConnection, users: &mut Vec<i64>) -> AppResult<()> {
-    users.sort_unstable();
-    users.dedup();
-    for user in users.iter() {
-        crate::domain::companies::employments::lock_user(conn, *user).await?;
-    }
-    Ok(())
-}
 
 fn forbidden() -> AppError {
     AppError::authorization("Forbidden access")

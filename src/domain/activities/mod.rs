@@ -4,6 +4,7 @@
 pub mod checks;
 pub mod log;
 pub mod rules;
+pub mod service;
 pub mod store;
 
 use chrono::NaiveDate;

@@ -1,10 +1,8 @@
 //! Employments: creating them under the primary/overlap rules, their life cycle (pending →
 //! approved or rejected, cancelled, terminated), and listing them.
 //!
-//! Every change that can break a rule runs in a transaction that first locks the user's row
-//! (`UPDATE users SET id = id`): on PostgreSQL this is a row lock that serialises concurrent
-//! requests for one user across server instances; on SQLite the first write of a transaction
-//! takes the database write lock. The rules then read committed state and cannot be raced.
+//! Every change that can break a rule runs in a transaction that first locks the worker (see
+//! [`crate::domain::workers`]): the rules then read committed state and cannot be raced.
 
 use chrono::NaiveDate;
 use sqlx::AnyConnection;
@@ -87,15 +85,6 @@ pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<Employm
         .await?)
 }
 
-/// Locks the user's row for the rest of the transaction; false when there is no such user.
-pub async fn lock_user(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
-    let done = sqlx::query("UPDATE users SET id = id WHERE id = $1")
-        .bind(user_id)
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
-}
-
 /// `(id, company_id, start_date, end_date, is_primary)` of an employment, for the rules.
 pub(super) type HeldRow = (i64, i64, String, Option<String>, Option<i64>);
 
@@ -150,7 +139,7 @@ pub async fn insert_for_user(
     submitter_id: i64,
     new: &NewEmployment,
 ) -> AppResult<i64> {
-    if !lock_user(conn, user_id).await? {
+    if !crate::domain::workers::lock(conn, user_id).await? {
         return Err(AppError::invalid_resource("Invalid user id").with("field", "userId"));
     }
     let existing = held(conn, user_id).await?;

@@ -80,7 +80,7 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
     let Some((id, company_id, start, end, requested_primary)) = found else {
         return Err(invalid_token());
     };
-    if !employments::lock_user(conn, user_id).await? {
+    if !crate::domain::workers::lock(conn, user_id).await? {
         return Err(AppError::internal("the redeeming user does not exist"));
     }
     let period = rules::Period {

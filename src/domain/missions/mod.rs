@@ -5,6 +5,7 @@ pub mod comments;
 pub mod locations;
 pub mod permissions;
 pub mod queries;
+pub mod service;
 pub mod store;
 pub mod validation;
 pub mod vehicles;

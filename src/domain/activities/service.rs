@@ -1,0 +1,47 @@
+//! The activity services: each change to a worker's time is one write transaction with that
+//! worker locked first, in which the rules of `log` run against committed data.
+
+use crate::db::Db;
+use crate::domain::workers;
+use crate::errors::AppResult;
+
+use super::log::{self, ActivityEdit, NewActivity};
+use super::store::ActivityRow;
+
+/// The worker of an activity (none when it does not exist: the permission checks refuse it).
+pub async fn worker_of(db: &Db, activity_id: i64) -> AppResult<Vec<i64>> {
+    let mut conn = db.pool.acquire().await?;
+    Ok(log::worker_of(&mut conn, activity_id).await?.into_iter().collect())
+}
+
+/// `logActivity`: for the actor, or for `new.user_id` when the actor may record for them.
+pub async fn log_activity(db: &Db, actor: i64, new: NewActivity) -> AppResult<ActivityRow> {
+    let worker = new.user_id.unwrap_or(actor);
+    workers::write(db, vec![worker], move |conn| {
+        Box::pin(async move { log::log(conn, actor, &new, true).await })
+    })
+    .await
+}
+
+/// `editActivity`.
+pub async fn edit_activity(db: &Db, actor: i64, edit: ActivityEdit) -> AppResult<ActivityRow> {
+    let worker = worker_of(db, edit.activity_id).await?;
+    workers::write(db, worker, move |conn| {
+        Box::pin(async move { log::edit(conn, actor, &edit, true).await })
+    })
+    .await
+}
+
+/// `cancelActivity`.
+pub async fn cancel_activity(
+    db: &Db,
+    actor: i64,
+    activity_id: i64,
+    context: Option<serde_json::Value>,
+) -> AppResult<()> {
+    let worker = worker_of(db, activity_id).await?;
+    workers::write(db, worker, move |conn| {
+        Box::pin(async move { log::cancel(conn, actor, activity_id, context.as_ref(), true).await })
+    })
+    .await
+}

@@ -1,0 +1,46 @@
+//! The write lock of a worker. Every change to a worker's recorded time or employments runs in
+//! one write transaction that first locks the workers it touches, in id order (so that two
+//! transactions never wait on each other in a cycle): concurrent changes to one worker are
+//! serialised, and the rules (overlaps, interleaving, primary employments) are checked against
+//! committed data, not against what another transaction is about to write.
+
+use sqlx::AnyConnection;
+
+use crate::db::Db;
+use crate::errors::AppResult;
+
+/// Locks one worker for the rest of the transaction; false when there is no such user. On
+/// PostgreSQL it is a row lock (`FOR UPDATE`); on SQLite the write transaction already holds
+/// the database's single write lock (`BEGIN IMMEDIATE`), so only the existence is checked.
+pub async fn lock(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
+    let sql = if conn.backend_name() == "PostgreSQL" {
+        "SELECT id FROM users WHERE id = $1 FOR UPDATE"
+    } else {
+        "SELECT id FROM users WHERE id = $1"
+    };
+    let row: Option<(i64,)> = sqlx::query_as(sql).bind(user_id).fetch_optional(conn).await?;
+    Ok(row.is_some())
+}
+
+/// Locks these workers, in id order. Unknown users are left out (the permission checks refuse
+/// them).
+pub async fn lock_all(conn: &mut AnyConnection, users: &mut Vec<i64>) -> AppResult<()> {
+    users.sort_unstable();
+    users.dedup();
+    for user in users.iter() {
+        lock(conn, *user).await?;
+    }
+    Ok(())
+}
+
+/// Runs `work` in a write transaction with these workers locked first, and commits.
+pub async fn write<T, F>(db: &Db, mut users: Vec<i64>, work: F) -> AppResult<T>
+where
+    F: for<'c> FnOnce(&'c mut AnyConnection) -> futures::future::BoxFuture<'c, AppResult<T>>,
+{
+    let mut tx = db.begin_write().await?;
+    lock_all(&mut tx, &mut users).await?;
+    let value = work(&mut tx).await?;
+    tx.commit().await?;
+    Ok(value)
+}
