@@ -43,3 +43,7 @@ pub fn bearer<'a>(ctx: &'a Context<'_>) -> Option<&'a str> {
     ctx.data_opt::<crate::domain::auth::caller::BearerToken>()
         .and_then(|b| b.0.as_deref())
 }
+
+/// The client's address, as the transport determined it (for the login throttle).
+#[derive(Clone, Copy, Debug)]
+pub struct ClientAddress(pub std::net::IpAddr);

@@ -360,7 +360,7 @@ async fn run_all(
                     .data(started.clone())
                     .data(users);
                 if let Some(ip) = client_ip {
-                    request = request.data(ip);
+                    request = request.data(crate::graphql::ClientAddress(ip.0));
                 }
                 let viewer = caller.user_id().unwrap_or_default();
                 let request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);

@@ -4,7 +4,7 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::now;
+use crate::db::{Db, now};
 use crate::domain::auth::tokens;
 use crate::errors::{AppError, AppResult, Code};
 use crate::mail::outbox;
@@ -106,4 +106,15 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
         return Err(invalid_token());
     }
     Ok(id)
+}
+
+/// `signUp.redeemInvite`: redeems in its own transaction and answers the employment.
+pub async fn redeem_by(db: &Db, user_id: i64, token: &str) -> AppResult<super::employments::EmploymentRow> {
+    let mut tx = db.begin_write().await?;
+    let id = redeem(&mut tx, user_id, token).await?;
+    tx.commit().await?;
+    let mut conn = db.pool.acquire().await?;
+    super::employments::find(&mut conn, id)
+        .await?
+        .ok_or_else(|| AppError::internal("employment vanished"))
 }

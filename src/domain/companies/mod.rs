@@ -6,6 +6,7 @@ pub mod employments;
 pub mod invitations;
 pub mod permissions;
 pub mod rules;
+pub mod service;
 
 /// Today's date (UTC), as stored (`YYYY-MM-DD`).
 pub fn today() -> chrono::NaiveDate {

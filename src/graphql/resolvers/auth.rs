@@ -18,8 +18,8 @@ impl AuthResolver for Api {
         password: String,
     ) -> async_graphql::Result<Option<LoginOutput>> {
         let address = ctx
-            .data_opt::<crate::http::middleware::ClientIp>()
-            .map(|ip| ip.0.to_string())
+            .data_opt::<crate::graphql::ClientAddress>()
+            .map(|a| a.0.to_string())
             .unwrap_or_default();
         let pair = sessions::login(&self.db, self.environment, &email.0, password, &address).await?;
         Ok(Some(LoginOutput {

@@ -7,30 +7,10 @@ use crate::graphql::contract::{Company, Employment, EmploymentsResolver, Void};
 use crate::graphql::scalars::{Date, Email};
 use crate::graphql::{Api, caller};
 
-use crate::domain::companies::employments::{self, NewEmployment, Target};
-use crate::domain::companies::{company, permissions};
+use crate::domain::companies::company;
+use crate::domain::companies::employments::{self, Target};
+use crate::domain::companies::service::{self, EmploymentInput};
 use crate::graphql::convert::ToGraphql;
-
-/// Most employments one batch may create.
-pub const MAX_BATCH: usize = 100;
-
-impl Api {
-    async fn employment(&self, id: i64) -> Result<Employment, AppError> {
-        let mut conn = self.db.pool.acquire().await?;
-        employments::find(&mut conn, id)
-            .await?
-            .map(|row| row.to_graphql())
-            .ok_or_else(|| AppError::internal("employment vanished"))
-    }
-
-    /// The company, for an admin of it today (the company row is read once).
-    async fn admin_company(&self, actor: i64, company_id: i64) -> Result<company::CompanyRow, AppError> {
-        permissions::require_admin(&self.db, actor, company_id).await?;
-        company::find(&self.db, company_id)
-            .await?
-            .ok_or_else(|| AppError::internal("company vanished"))
-    }
-}
 
 #[async_trait::async_trait]
 impl EmploymentsResolver for Api {
@@ -51,18 +31,15 @@ impl EmploymentsResolver for Api {
             (None, Some(mail)) => Target::Email(mail.0),
             _ => return Err(AppError::invalid_inputs("Exactly one of userId or mail should be provided.").into()),
         };
-        let company = self.admin_company(actor, company_id.into()).await?;
-        let new = NewEmployment {
-            company_id: company.id,
-            period: employments::period(start_date.map(|d| d.0), end_date.map(|d| d.0))?,
+        let input = EmploymentInput {
+            company_id: company_id.into(),
+            start: start_date.map(|d| d.0),
+            end: end_date.map(|d| d.0),
             has_admin_rights: has_admin_rights.unwrap_or(false),
             is_primary,
-            status: "pending",
         };
-        let mut tx = self.db.begin_write().await?;
-        let id = employments::create_in(&mut tx, actor, &company.usual_name, target, &new, &self.public_url).await?;
-        tx.commit().await?;
-        Ok(Some(self.employment(id).await?))
+        let row = service::create(&self.db, actor, target, input, &self.public_url).await?;
+        Ok(Some(row.to_graphql()))
     }
 
     async fn validate_employment(
@@ -130,35 +107,7 @@ impl EmploymentsResolver for Api {
         let mut targets: Vec<Target> = Vec::new();
         targets.extend(mails.into_iter().flatten().flatten().map(|m| Target::Email(m.0)));
         targets.extend(user_ids.into_iter().flatten().flatten().map(|u| Target::User(u.into())));
-        if targets.len() > MAX_BATCH {
-            return Err(AppError::invalid_inputs(format!(
-                "A batch may create at most {MAX_BATCH} employments (received {})",
-                targets.len()
-            ))
-            .into());
-        }
-        let company = self.admin_company(actor, company_id.into()).await?;
-        let new = NewEmployment {
-            company_id: company.id,
-            period: employments::period(None, None)?,
-            has_admin_rights: false,
-            is_primary: None,
-            status: "pending",
-        };
-        // All or nothing: one refused item leaves the company as it was.
-        let mut tx = self.db.begin_write().await?;
-        let mut ids = Vec::with_capacity(targets.len());
-        for (index, target) in targets.into_iter().enumerate() {
-            let id = employments::create_in(&mut tx, actor, &company.usual_name, target, &new, &self.public_url)
-                .await
-                .map_err(|e| employments::for_item(e, index))?;
-            ids.push(id);
-        }
-        tx.commit().await?;
-        let mut created = Vec::with_capacity(ids.len());
-        for id in ids {
-            created.push(Some(self.employment(id).await?));
-        }
-        Ok(Some(created))
+        let rows = service::create_batch(&self.db, actor, company_id.into(), targets, &self.public_url).await?;
+        Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 }

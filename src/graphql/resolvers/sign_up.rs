@@ -55,10 +55,8 @@ impl SignUpResolver for Api {
 
     async fn redeem_invite(&self, ctx: &Context<'_>, token: String) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).user_id()?;
-        let mut tx = self.db.begin_write().await?;
-        let id = invitations::redeem(&mut tx, actor, &token).await?;
-        tx.commit().await?;
-        let mut conn = self.db.pool.acquire().await?;
-        Ok(employments::find(&mut conn, id).await?.map(|e| e.to_graphql()))
+        Ok(Some(
+            invitations::redeem_by(&self.db, actor, &token).await?.to_graphql(),
+        ))
     }
 }
