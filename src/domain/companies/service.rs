@@ -2,12 +2,14 @@
 //! them all or nothing. Each runs in one write transaction (the worker locks are taken inside,
 //! by the employment rules).
 
+use sqlx::AnyConnection;
+
 use crate::db::Db;
 use crate::errors::{AppError, AppResult};
 
 use super::company::{self, CompanyRow};
 use super::employments::{self, EmploymentRow, NewEmployment, Target};
-use super::permissions;
+use super::{invitations, permissions};
 
 /// Most employments one batch may create.
 pub const MAX_BATCH: usize = 100;
@@ -54,7 +56,7 @@ pub async fn create(
         status: "pending",
     };
     let mut tx = db.begin_write().await?;
-    let id = employments::create_in(&mut tx, actor, &company.usual_name, target, &new, public_url).await?;
+    let id = create_in(&mut tx, actor, &company.usual_name, target, &new, public_url).await?;
     tx.commit().await?;
     read(db, id).await
 }
@@ -84,7 +86,7 @@ pub async fn create_batch(
     let mut tx = db.begin_write().await?;
     let mut ids = Vec::with_capacity(targets.len());
     for (index, target) in targets.into_iter().enumerate() {
-        let id = employments::create_in(&mut tx, actor, &company.usual_name, target, &new, public_url)
+        let id = create_in(&mut tx, actor, &company.usual_name, target, &new, public_url)
             .await
             .map_err(|e| employments::for_item(e, index))?;
         ids.push(id);
@@ -95,4 +97,51 @@ pub async fn create_batch(
         created.push(read(db, id).await?);
     }
     Ok(created)
+}
+
+/// Creates a pending employment for a user or an e-mail and queues the message that tells them,
+/// inside the caller's transaction. An e-mail that belongs to an account becomes an employment of
+/// that account; any other gets an invitation.
+async fn create_in(
+    conn: &mut AnyConnection,
+    actor: i64,
+    company_name: &str,
+    target: Target,
+    new: &NewEmployment,
+    public_url: &str,
+) -> AppResult<i64> {
+    let user = match target {
+        Target::User(id) => Some(id),
+        Target::Email(email) => {
+            let found: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+                .bind(&email)
+                .fetch_optional(&mut *conn)
+                .await?;
+            match found {
+                Some((id,)) => Some(id),
+                None => return invitations::invite(conn, &email, company_name, actor, new, public_url).await,
+            }
+        }
+    };
+    let user_id = user.unwrap_or_default();
+    let id = employments::insert_for_user(conn, user_id, actor, new).await?;
+    let (email,): (String,) = sqlx::query_as("SELECT email FROM users WHERE id = $1")
+        .bind(user_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    let body = format!(
+        "{company_name} added you as an employee on Roadlog.\n\n\
+         Accept the employment (employments.validateEmployment, employment {id}) or refuse it\n\
+         (employments.rejectEmployment). Service: {public_url}\n"
+    );
+    // The account's own address: not the company's to read, even in the sandbox.
+    crate::mail::outbox::enqueue(
+        conn,
+        &email,
+        &format!("{company_name} added you as an employee"),
+        &body,
+        None,
+    )
+    .await?;
+    Ok(id)
 }

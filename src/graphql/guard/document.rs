@@ -14,7 +14,9 @@ use async_graphql::Positioned;
 use async_graphql::parser::types::{
     Directive, DocumentOperations, ExecutableDocument, FragmentDefinition, OperationDefinition, Selection, SelectionSet,
 };
-use async_graphql_value::{ConstValue, Value};
+use async_graphql_value::Value;
+
+use super::variables::has_nul_const;
 
 use super::model::SchemaModel;
 use super::{Limits, Refusal, position};
@@ -158,15 +160,6 @@ fn has_nul(value: &Value) -> bool {
         Value::String(s) => s.contains('\0'),
         Value::List(items) => items.iter().any(has_nul),
         Value::Object(fields) => fields.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
-        _ => false,
-    }
-}
-
-pub(super) fn has_nul_const(value: &ConstValue) -> bool {
-    match value {
-        ConstValue::String(s) => s.contains('\0'),
-        ConstValue::List(items) => items.iter().any(has_nul_const),
-        ConstValue::Object(fields) => fields.iter().any(|(k, v)| k.contains('\0') || has_nul_const(v)),
         _ => false,
     }
 }

@@ -8,7 +8,6 @@ use async_graphql::parser::types::{BaseType, OperationDefinition, Type};
 use async_graphql::{Positioned, Variables};
 use async_graphql_value::ConstValue;
 
-use super::document::has_nul_const;
 use super::model::{Named, SchemaModel};
 use super::{Refusal, position};
 
@@ -52,6 +51,16 @@ pub fn coerce(
         }
     }
     if refusals.is_empty() { Ok(()) } else { Err(refusals) }
+}
+
+/// Whether a constant value holds a NUL character anywhere (keys included).
+pub(super) fn has_nul_const(value: &ConstValue) -> bool {
+    match value {
+        ConstValue::String(s) => s.contains('\0'),
+        ConstValue::List(items) => items.iter().any(has_nul_const),
+        ConstValue::Object(fields) => fields.iter().any(|(k, v)| k.contains('\0') || has_nul_const(v)),
+        _ => false,
+    }
 }
 
 /// A value as graphql-js prints it in messages (JSON).

@@ -13,6 +13,7 @@ use crate::domain::expenditures::{self, ExpenditureRow};
 use crate::errors::AppError;
 use crate::graphql::contract::{Mission, User};
 
+use super::{BATCH_WINDOW, CachedLoader};
 use crate::domain::missions::comments::CommentRow;
 use crate::domain::missions::locations::{self, LocationRow};
 use crate::domain::missions::store::{self, MissionView};
@@ -146,14 +147,6 @@ impl Loader<i64> for MissionsById {
         Ok(views.into_iter().map(|(id, view)| (id, view.to_graphql())).collect())
     }
 }
-
-/// How long a loader gathers keys before it queries. The resolvers of a list's items ask within
-/// this window even in unoptimised builds, so a list makes one query per kind of object.
-pub const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(2);
-
-/// The loaders cache what they load for the request, which also lets list resolvers feed them
-/// ahead of time (see [`prefetch_missions`]).
-pub type CachedLoader<T> = DataLoader<T, HashMapCache>;
 
 fn loader<T: Loader<i64>>(loader: T) -> CachedLoader<T> {
     DataLoader::with_cache(loader, crate::telemetry::spawn_in_span, HashMapCache::default()).delay(BATCH_WINDOW)

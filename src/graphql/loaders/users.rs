@@ -35,7 +35,7 @@ pub fn new_loader(db: &Db) -> DataLoader<UserLoader, async_graphql::dataloader::
         crate::telemetry::spawn_in_span,
         async_graphql::dataloader::HashMapCache::default(),
     )
-    .delay(crate::graphql::loaders::missions::BATCH_WINDOW)
+    .delay(super::BATCH_WINDOW)
 }
 
 /// A user mentioned by an object the caller may already read.
