@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{camel, doc, pretty, snake};
+use super::{camel, pretty, snake};
 use crate::Error;
 use crate::model::rest::*;
 
@@ -134,25 +134,25 @@ fn security_hook(scheme: &SecurityScheme) -> TokenStream {
     let what = match scheme.kind {
         SecurityKind::Bearer => "HTTP bearer: the token of `Authorization: Bearer <token>`, `None` when absent",
     };
-    let type_doc = format!(
+    let type_doc = lines(&format!(
         "The caller of an operation that requires `{name}`, as [`RestApi::{method}`] found it: \
          the handler receives it before the request."
-    );
-    let method_doc = format!(
+    ));
+    let method_doc = lines(&format!(
         "Authenticates a request of an operation that requires `{name}` ({what}), before the request \
          is validated. `Err` is answered as the operation's documented 401. {}",
         scheme.description.as_deref().unwrap_or("")
-    );
+    ));
     quote! {
-        #[doc = #type_doc]
+        #type_doc
         type #ty: Send + 'static;
-        #[doc = #method_doc]
+        #method_doc
         async fn #method(&self, token: Option<&str>) -> Result<Self::#ty, types::#error>;
     }
 }
 
 fn trait_method(op: &Operation) -> TokenStream {
-    let text = format!("`{} {}`: {}", op.method.as_str(), op.path, op.summary);
+    let text = lines(&format!("`{} {}`: {}", op.method.as_str(), op.path, op.summary));
     let method = snake(&op.id);
     let request = request_ident(op);
     let response = response_ident(op);
@@ -162,7 +162,7 @@ fn trait_method(op: &Operation) -> TokenStream {
         quote!(#arg: Self::#ty,)
     });
     quote! {
-        #[doc = #text]
+        #text
         async fn #method(&self, #principal request: #request) -> #response;
     }
 }
@@ -187,8 +187,9 @@ fn operation(types: &mut Types, op: &Operation) -> Result<OperationCode, Error> 
         } else {
             format!("{doc_text} (every occurrence, as sent)")
         };
+        let doc_text = lines(&doc_text);
         fields.push(quote! {
-            #[doc = #doc_text]
+            #doc_text
             pub #field: #ty,
         });
         reads.push((field, read, can_fail));
@@ -199,8 +200,9 @@ fn operation(types: &mut Types, op: &Operation) -> Result<OperationCode, Error> 
             BodyEncoding::Json => "The `application/json` body.",
             BodyEncoding::Form => "The `application/x-www-form-urlencoded` body.",
         };
+        let doc_text = lines(doc_text);
         fields.push(quote! {
-            #[doc = #doc_text]
+            #doc_text
             pub body: #ty,
         });
         reads.push((format_ident!("body"), read, can_fail));
@@ -213,12 +215,12 @@ fn operation(types: &mut Types, op: &Operation) -> Result<OperationCode, Error> 
         )));
     }
     let names: Vec<&Ident> = reads.iter().map(|(f, _, _)| f).collect();
-    let request_doc = format!(
+    let request_doc = lines(&format!(
         "The request of `{}` (`{} {}`), parsed and validated.",
         op.id,
         op.method.as_str(),
         op.path
-    );
+    ));
     let fallible_reads = reads.iter().map(|(field, read, can_fail)| {
         if *can_fail {
             quote!(let #field = #read;)
@@ -231,6 +233,7 @@ fn operation(types: &mut Types, op: &Operation) -> Result<OperationCode, Error> 
         quote! {
             /// Parses and validates the query and body of a request: every problem is reported.
             pub fn from_parts(query: &[(String, String)], headers: warp::http::HeaderMap, client_ip: Option<std::net::IpAddr>, body: &[u8]) -> Result<Self, RequestError> {
+                let _ = (&query, &body);
                 let mut problems: Vec<Problem> = Vec::new();
                 #(#fallible_reads)*
                 if !problems.is_empty() {
@@ -261,11 +264,11 @@ fn operation(types: &mut Types, op: &Operation) -> Result<OperationCode, Error> 
         variants.push(variant_tokens);
         arms.push(arm);
     }
-    let response_doc = format!("The documented answers of `{}`, one variant per status.", op.id);
+    let response_doc = lines(&format!("The documented answers of `{}`, one variant per status.", op.id));
 
     Ok(OperationCode {
         items: quote! {
-            #[doc = #request_doc]
+            #request_doc
             #[derive(Debug)]
             pub struct #request {
                 #(#fields)*
@@ -279,7 +282,7 @@ fn operation(types: &mut Types, op: &Operation) -> Result<OperationCode, Error> 
                 #from_parts
             }
 
-            #[doc = #response_doc]
+            #response_doc
             #[derive(Debug)]
             pub enum #response {
                 #(#variants)*
@@ -370,7 +373,10 @@ fn flat_field(
 
 fn opt_usize(n: Option<usize>) -> TokenStream {
     match n {
-        Some(n) => quote!(Some(#n)),
+        Some(n) => {
+            let n = proc_macro2::Literal::usize_unsuffixed(n);
+            quote!(Some(#n))
+        }
         None => quote!(None),
     }
 }
@@ -447,17 +453,17 @@ fn request_body(types: &mut Types, op: &Operation, body: &RequestBody) -> Result
                 let hint = format!("{}{}", camel(&op.id), camel(&p.name));
                 let (ty, read, fails) = flat_field(types, &hint, &p.name, p.required, &p.schema, false, quote!(&pairs))?;
                 let field = snake(&p.name);
-                let text = format!(
+                let text = lines(&format!(
                     "`{}` (every occurrence, as sent). {}",
                     p.name,
                     p.schema.description.clone().unwrap_or_default()
-                );
-                fields.push(quote!(#[doc = #text] pub #field: #ty,));
+                ));
+                fields.push(quote!(#text pub #field: #ty,));
                 reads.push((field, read, fails));
             }
             let can_fail = reads.iter().any(|(_, _, f)| *f);
             let names: Vec<&Ident> = reads.iter().map(|(f, _, _)| f).collect();
-            let doc_text = format!("The form of `{}`, as sent.", op.id);
+            let doc_text = lines(&format!("The form of `{}`, as sent.", op.id));
             let body_fn = if can_fail {
                 let reads = reads.iter().map(|(field, read, fails)| {
                     if *fails {
@@ -493,7 +499,7 @@ fn request_body(types: &mut Types, op: &Operation, body: &RequestBody) -> Result
                 }
             };
             types.extra.push(quote! {
-                #[doc = #doc_text]
+                #doc_text
                 #[derive(Debug, Clone, Default, PartialEq)]
                 pub struct #form {
                     #(#fields)*
@@ -554,10 +560,10 @@ fn response_variant(
     response: &Ident,
     r: &Response,
 ) -> Result<(TokenStream, TokenStream), Error> {
-    let status = r.status;
-    let name = variant(status);
-    let text = format!("{status}: {}", r.description.trim());
-    let at = |what: &str| Error::new(format!("`{}`: response {status}: {what}", op.id));
+    let status = proc_macro2::Literal::u16_unsuffixed(r.status);
+    let name = variant(r.status);
+    let text = lines(&format!("{status}: {}", r.description.trim()));
+    let at = |what: &str| Error::new(format!("`{}`: response {}: {what}", op.id, r.status));
 
     // The body.
     let mut body_ty = None;
@@ -610,11 +616,11 @@ fn response_variant(
             continue;
         }
         let field = snake(&h.name);
-        let doc_text = format!(
+        let doc_text = lines(&format!(
             "The `{}` header. {}",
             h.name,
             h.description.clone().unwrap_or_default()
-        );
+        ));
         let (ty, set) = match &schema.kind {
             SchemaKind::String(StringFormat::Plain) | SchemaKind::Enum(_) => {
                 (quote!(String), quote!(rt::set_header(&mut response, #lower, &value);))
@@ -624,7 +630,7 @@ fn response_variant(
                 quote!(rt::set_header(&mut response, #lower, &value.to_string());),
             ),
             SchemaKind::Array { items, .. } if matches!(types.resolve(items).kind, SchemaKind::String(StringFormat::Plain)) => {
-                fields.push((field.clone(), quote!(#[doc = #doc_text] #field: Vec<String>,)));
+                fields.push((field.clone(), quote!(#doc_text #field: Vec<String>,)));
                 sets.push(quote! {
                     for value in #field {
                         rt::append_header(&mut response, #lower, &value);
@@ -635,10 +641,10 @@ fn response_variant(
             _ => return Err(at(&format!("header `{}` must be a string, an integer or a list of strings", h.name))),
         };
         if h.required {
-            fields.push((field.clone(), quote!(#[doc = #doc_text] #field: #ty,)));
+            fields.push((field.clone(), quote!(#doc_text #field: #ty,)));
             sets.push(quote!({ let value = #field; #set }));
         } else {
-            fields.push((field.clone(), quote!(#[doc = #doc_text] #field: Option<#ty>,)));
+            fields.push((field.clone(), quote!(#doc_text #field: Option<#ty>,)));
             sets.push(quote!(if let Some(value) = #field { #set }));
         }
     }
@@ -649,27 +655,28 @@ fn response_variant(
     let field_names: Vec<&Ident> = fields.iter().map(|(f, _)| f).collect();
     let fields: Vec<&TokenStream> = fields.iter().map(|(_, t)| t).collect();
     let length = has_length.then(|| quote!(let length = body.len();));
+    let binding = if sets.is_empty() { quote!(let response) } else { quote!(let mut response) };
     let build = quote! {
         #length
-        let mut response = #render;
+        #binding = #render;
         #(#sets)*
         response
     };
     Ok(match (&body_ty, fields.is_empty()) {
         (None, true) => (
-            quote!(#[doc = #text] #name,),
+            quote!(#text #name,),
             quote!(#response::#name => { #build }),
         ),
         (Some(ty), true) => (
-            quote!(#[doc = #text] #name(#ty),),
+            quote!(#text #name(#ty),),
             quote!(#response::#name(body) => { #build }),
         ),
         (None, false) => (
-                quote!(#[doc = #text] #name { #(#fields)* },),
+                quote!(#text #name { #(#fields)* },),
                 quote!(#response::#name { #(#field_names),* } => { #build }),
             ),
         (Some(ty), false) => (
-                quote!(#[doc = #text] #name { #[doc = "The body."] body: #ty, #(#fields)* },),
+                quote!(#text #name { #[doc = "The body."] body: #ty, #(#fields)* },),
                 quote!(#response::#name { body, #(#field_names),* } => { #build }),
             ),
     })
@@ -687,7 +694,7 @@ fn route(i: usize, op: &Operation, code: &OperationCode) -> Result<TokenStream, 
     let with_api = path_filter(&prefixed);
     let without_api = path_filter(&bare);
     let method = format_ident!("{}", op.method.as_str().to_ascii_lowercase());
-    let limit = if op.body.is_some() { BODY_LIMIT } else { NO_BODY_LIMIT };
+    let limit = proc_macro2::Literal::u64_unsuffixed(if op.body.is_some() { BODY_LIMIT } else { NO_BODY_LIMIT });
     let api_i = format_ident!("api_{i}");
     let route_i = format_ident!("route_{i}");
     let handler = snake(&op.id);
@@ -899,7 +906,7 @@ impl Types {
             return Err(Error::new(format!("two schemas are named `{name}`")));
         }
         let ident = format_ident!("{name}");
-        let docs = doc(&schema.description);
+        let docs = lines_of(&schema.description);
         match &schema.kind {
             SchemaKind::Enum(values) => {
                 let variants: Vec<Ident> = values.iter().map(|v| enum_variant(v)).collect();
@@ -943,7 +950,7 @@ impl Types {
                     let resolved = self.resolve(&p.schema).clone();
                     let field = snake(&p.name);
                     let wire = &p.name;
-                    let docs = doc(&p.schema.description.clone().or(resolved.description.clone()));
+                    let docs = lines_of(&p.schema.description.clone().or(resolved.description.clone()));
                     let rename = (field.to_string().trim_start_matches("r#") != wire.as_str())
                         .then(|| quote!(#[serde(rename = #wire)]));
                     let nullable = p.schema.nullable;
@@ -1044,12 +1051,12 @@ impl Types {
         }
         let reads = fields.iter().map(|(_, r)| r);
         let names: Vec<&Ident> = fields.iter().map(|(f, _)| f).collect();
-        let from_json_doc = format!(
+        let from_json_doc = lines(&format!(
             "Reads a `{name}` from a JSON document: every problem is reported, per field (`json` for the document as a whole)."
-        );
+        ));
         Ok(quote! {
             impl #ident {
-                #[doc = #from_json_doc]
+                #from_json_doc
                 pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
                     let value = rt::json_document(body)?;
                     let mut problems: Vec<Problem> = Vec::new();
@@ -1157,12 +1164,12 @@ impl Types {
             reads.push(quote!(let #field = #read;));
             names.push(field);
         }
-        let from_form_doc = format!(
+        let from_form_doc = lines(&format!(
             "Reads a `{name}` from an `application/x-www-form-urlencoded` body: the media type, each field's type, required fields, and fields sent more than once are checked."
-        );
+        ));
         Ok(quote! {
             impl #ident {
-                #[doc = #from_form_doc]
+                #from_form_doc
                 pub fn from_form(content_type: Option<&str>, body: &[u8]) -> Result<Self, RequestError> {
                     let pairs = rt::form_pairs(content_type, body)?;
                     Self::from_pairs(&pairs)
@@ -1581,4 +1588,17 @@ fn runtime() -> TokenStream {
                 .and(warp::ext::optional::<crate::http::middleware::ClientIp>().map(|ip: Option<crate::http::middleware::ClientIp>| ip.map(|ip| ip.0)))
         }
     }
+}
+
+/// Doc attributes, one per line, so that prettyplease writes them as `///` comments.
+fn lines(text: &str) -> TokenStream {
+    let lines = text.trim_end().lines().map(|line| {
+        let line = if line.is_empty() { String::new() } else { format!(" {line}") };
+        quote!(#[doc = #line])
+    });
+    quote!(#(#lines)*)
+}
+
+fn lines_of(text: &Option<String>) -> TokenStream {
+    text.as_deref().map(lines).unwrap_or_default()
 }
