@@ -23,7 +23,8 @@ fn main() {
 
     let sdl = read(SDL_PATH);
     let openapi = read(OPENAPI_PATH);
-    let generated = roadlog_codegen::generate(SDL_PATH, &sdl, OPENAPI_PATH, &openapi).unwrap_or_else(|e| fail(&e.to_string()));
+    let generated =
+        roadlog_codegen::generate(SDL_PATH, &sdl, OPENAPI_PATH, &openapi).unwrap_or_else(|e| fail(&e.to_string()));
     if let Err(e) = roadlog_codegen::register_cynic_schema("roadlog", SDL_PATH) {
         fail(&e.to_string());
     }

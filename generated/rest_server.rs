@@ -1136,6 +1136,14 @@ pub mod types {
         }
     }
 }
+/// The operations that require `bearerAuth`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BearerAuthOperation {
+    /// `generateTachographFiles` (`POST /companies/generate_tachograph_files`).
+    GenerateTachographFiles,
+    /// `sandboxOutbox` (`GET /sandbox/outbox`).
+    SandboxOutbox,
+}
 /// The form of `authorizeSubmit`, as sent.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AuthorizeSubmitForm {
@@ -2437,6 +2445,7 @@ pub trait RestApi: Send + Sync + 'static {
     /// Authenticates a request of an operation that requires `bearerAuth` (HTTP bearer: the token of `Authorization: Bearer <token>`, `None` when absent), before the request is validated. `Err` is answered as the operation's documented 401. `Authorization: Bearer <access token>`. The access token comes from the GraphQL mutation `auth.login` or from the OAuth 2.0 authorization-code flow (`POST /api/oauth/token`).
     async fn authenticate_bearer_auth(
         &self,
+        operation: BearerAuthOperation,
         token: Option<&str>,
     ) -> Result<Self::BearerAuth, types::ApiError>;
     /// `POST /api/oauth/token`: Exchange an authorization code for an access token
@@ -2731,7 +2740,10 @@ pub fn routes<A: RestApi>(
                     Err(error) => return error.into_response(),
                 };
                 let bearer_auth = match api
-                    .authenticate_bearer_auth(rt::bearer_token(&headers).as_deref())
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::GenerateTachographFiles,
+                        rt::bearer_token(&headers).as_deref(),
+                    )
                     .await
                 {
                     Ok(principal) => principal,
@@ -2938,7 +2950,10 @@ pub fn routes<A: RestApi>(
                     Err(error) => return error.into_response(),
                 };
                 let bearer_auth = match api
-                    .authenticate_bearer_auth(rt::bearer_token(&headers).as_deref())
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::SandboxOutbox,
+                        rt::bearer_token(&headers).as_deref(),
+                    )
                     .await
                 {
                     Ok(principal) => principal,

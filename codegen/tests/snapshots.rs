@@ -48,11 +48,24 @@ fn graphql_summary(schema: &Schema) -> String {
             TypeDef::Input(i) => {
                 writeln!(out, "input {}", i.name).unwrap();
                 for f in &i.fields {
-                    writeln!(out, "  {}{}", f.name, if f.default.is_some() { " (default)" } else { "" }).unwrap();
+                    writeln!(
+                        out,
+                        "  {}{}",
+                        f.name,
+                        if f.default.is_some() { " (default)" } else { "" }
+                    )
+                    .unwrap();
                 }
             }
             TypeDef::Object(o) => {
-                writeln!(out, "object {} ({:?}{})", o.name, o.role, if o.has_trait() { ", trait" } else { "" }).unwrap();
+                writeln!(
+                    out,
+                    "object {} ({:?}{})",
+                    o.name,
+                    o.role,
+                    if o.has_trait() { ", trait" } else { "" }
+                )
+                .unwrap();
                 for f in &o.fields {
                     let how = match f.resolution {
                         Resolution::Data => "data",
@@ -71,14 +84,30 @@ fn graphql_summary(schema: &Schema) -> String {
 fn schema_text(schema: &JsonSchema) -> String {
     match &schema.kind {
         SchemaKind::Ref(name) => name.clone(),
-        SchemaKind::Array { items, min_items, max_items } => {
-            format!("[{}]{{{}..{}}}", schema_text(items), min_items.unwrap_or(0), max_items.map(|m| m.to_string()).unwrap_or_default())
+        SchemaKind::Array {
+            items,
+            min_items,
+            max_items,
+        } => {
+            format!(
+                "[{}]{{{}..{}}}",
+                schema_text(items),
+                min_items.unwrap_or(0),
+                max_items.map(|m| m.to_string()).unwrap_or_default()
+            )
         }
         SchemaKind::Enum(values) => format!("enum({})", values.join("|")),
         SchemaKind::Object { properties, .. } => {
             let props: Vec<String> = properties
                 .iter()
-                .map(|p| format!("{}{}: {}", p.name, if p.required { "" } else { "?" }, schema_text(&p.schema)))
+                .map(|p| {
+                    format!(
+                        "{}{}: {}",
+                        p.name,
+                        if p.required { "" } else { "?" },
+                        schema_text(&p.schema)
+                    )
+                })
                 .collect();
             format!("{{{}}}", props.join(", "))
         }
@@ -90,7 +119,12 @@ fn schema_text(schema: &JsonSchema) -> String {
 fn rest_summary(api: &Api) -> String {
     let mut out = String::new();
     for s in &api.required_schemes {
-        writeln!(out, "security {} {:?}, 401 body {}", s.name, s.kind, s.unauthorized_body).unwrap();
+        writeln!(
+            out,
+            "security {} {:?}, 401 body {}",
+            s.name, s.kind, s.unauthorized_body
+        )
+        .unwrap();
     }
     for op in &api.operations {
         writeln!(out, "{} {} {}", op.method.as_str(), op.path, op.id).unwrap();
@@ -104,13 +138,24 @@ fn rest_summary(api: &Api) -> String {
             writeln!(out, "  as sent").unwrap();
         }
         for p in &op.query {
-            writeln!(out, "  query {}{}: {}", p.name, if p.required { "" } else { "?" }, schema_text(&p.schema)).unwrap();
+            writeln!(
+                out,
+                "  query {}{}: {}",
+                p.name,
+                if p.required { "" } else { "?" },
+                schema_text(&p.schema)
+            )
+            .unwrap();
         }
         if let Some(b) = &op.body {
             writeln!(out, "  body {:?}: {}", b.encoding, schema_text(&b.schema)).unwrap();
         }
         for r in &op.responses {
-            let body = r.content.as_ref().map(|c| format!(" {} {}", c.media_type, schema_text(&c.schema))).unwrap_or_default();
+            let body = r
+                .content
+                .as_ref()
+                .map(|c| format!(" {} {}", c.media_type, schema_text(&c.schema)))
+                .unwrap_or_default();
             let headers: Vec<&str> = r.headers.iter().map(|h| h.name.as_str()).collect();
             writeln!(out, "  {}{body} [{}]", r.status, headers.join(", ")).unwrap();
         }

@@ -23,7 +23,11 @@ fn internal() -> types::ApiError {
 /// The export of the authenticated `actor` (401 and the well-formedness of the body, 404, are
 /// checked before): 404 for an ill-formed period (with details per field), 403 unless the
 /// caller administers every company today, else the ZIP archive.
-pub async fn generate(api: &Api, actor: i64, request: GenerateTachographFilesRequest) -> GenerateTachographFilesResponse {
+pub async fn generate(
+    api: &Api,
+    actor: i64,
+    request: GenerateTachographFilesRequest,
+) -> GenerateTachographFilesResponse {
     let parsed = match request::from_body(request.body, today()) {
         Ok(parsed) => parsed,
         Err(details) => {

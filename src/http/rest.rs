@@ -10,8 +10,8 @@ use crate::graphql::Api;
 use crate::mail::outbox;
 
 use super::contract::{
-    self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest,
-    AuthorizeResponse, AuthorizeSubmitRequest, AuthorizeSubmitResponse, Expected, FromRequestError,
+    self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
+    AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, Expected, FromRequestError,
     GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest,
     MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest,
     RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, TachographRootPublicKeyRequest,
@@ -23,10 +23,16 @@ pub struct RestHandlers {
     pub api: Arc<Api>,
 }
 
-/// The database failed while the bearer token was being checked: each operation answers it
-/// with its own documented status.
-#[derive(Debug, Clone, Copy)]
-pub struct DatabaseUnavailable;
+/// Why a request of an operation that requires a bearer token has no caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoCaller {
+    /// The database failed while the token was checked: each operation answers it with its own
+    /// documented status.
+    DatabaseUnavailable,
+    /// The operation is not served in this environment (the outbox outside the sandbox): its 404
+    /// comes before any authentication.
+    NotServedHere,
+}
 
 /// `{"error", "error_code"}`, the shape of the REST errors other than OAuth's.
 pub fn api_error(error: impl Into<String>, error_code: &str) -> types::ApiError {
@@ -81,17 +87,24 @@ impl FromRequestError for types::OAuthError {
 
 #[async_trait::async_trait]
 impl RestApi for RestHandlers {
-    /// The user of a valid access token, or the database failed.
-    type BearerAuth = Result<i64, DatabaseUnavailable>;
+    /// The user of a valid access token, or why there is none.
+    type BearerAuth = Result<i64, NoCaller>;
 
-    async fn authenticate_bearer_auth(&self, token: Option<&str>) -> Result<Self::BearerAuth, types::ApiError> {
+    async fn authenticate_bearer_auth(
+        &self,
+        operation: BearerAuthOperation,
+        token: Option<&str>,
+    ) -> Result<Self::BearerAuth, types::ApiError> {
+        if operation == BearerAuthOperation::SandboxOutbox && self.api.environment != Environment::Sandbox {
+            return Ok(Err(NoCaller::NotServedHere));
+        }
         let bearer = BearerToken(token.map(str::to_string));
         match Caller::resolve(&self.api.db, &bearer).await {
             Ok(caller) => match caller.user_id() {
                 Ok(id) => Ok(Ok(id)),
                 Err(e) => Err(api_error(e.message, "AUTHENTICATION_ERROR")),
             },
-            Err(_) => Ok(Err(DatabaseUnavailable)),
+            Err(_) => Ok(Err(NoCaller::DatabaseUnavailable)),
         }
     }
 
@@ -133,7 +146,11 @@ impl RestApi for RestHandlers {
     }
 
     async fn health(&self, _request: HealthRequest) -> HealthResponse {
-        let environment = environment(self.api.environment, types::HealthEnvironment::Sandbox, types::HealthEnvironment::Production);
+        let environment = environment(
+            self.api.environment,
+            types::HealthEnvironment::Sandbox,
+            types::HealthEnvironment::Production,
+        );
         if self.api.db.ping().await {
             HealthResponse::Ok(types::Health {
                 status: types::HealthStatus::Ok,
@@ -153,7 +170,7 @@ impl RestApi for RestHandlers {
                     types::ReadinessEnvironment::Sandbox,
                     types::ReadinessEnvironment::Production,
                 ),
-                migrations: migrations as i64,
+                migrations,
             }),
             Err(reason) => ReadyResponse::ServiceUnavailable(api_error(reason, "INTERNAL_ERROR")),
         }

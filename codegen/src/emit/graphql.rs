@@ -204,7 +204,11 @@ fn object(o: &Object) -> Result<TokenStream, Error> {
         }
         Role::Entity => {
             let resolved: Vec<&Field> = o.resolved().collect();
-            let fields = o.fields.iter().filter(|f| f.resolution == Resolution::Data).map(data_field);
+            let fields = o
+                .fields
+                .iter()
+                .filter(|f| f.resolution == Resolution::Data)
+                .map(data_field);
             let attr = if resolved.is_empty() {
                 quote!(#[graphql(name = #name)])
             } else {
@@ -250,7 +254,11 @@ fn object(o: &Object) -> Result<TokenStream, Error> {
                     let wire = &f.name;
                     let field = snake(wire);
                     let target = format_ident!("{}", f.ty.named().0);
-                    let value = if f.ty.nullable { quote!(Some(#target)) } else { quote!(#target) };
+                    let value = if f.ty.nullable {
+                        quote!(Some(#target))
+                    } else {
+                        quote!(#target)
+                    };
                     let ty = rust_type(&f.ty);
                     methods.push(quote! {
                         #docs

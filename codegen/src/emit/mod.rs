@@ -30,9 +30,9 @@ fn word(text: &str) -> Ident {
         // Keywords that cannot even be raw identifiers.
         "self" | "super" | "crate" | "Self" | "_" => Ident::new(&format!("{text}_"), Span::call_site()),
         "type" | "match" | "ref" | "mod" | "fn" | "impl" | "use" | "where" | "loop" | "move" | "static" | "struct"
-        | "trait" | "enum" | "async" | "await" | "dyn" | "box" | "in" | "for" | "if" | "else" | "let" | "mut" | "pub"
-        | "return" | "true" | "false" | "const" | "extern" | "unsafe" | "while" | "break" | "continue" | "as"
-        | "yield" | "macro" | "gen" | "try" | "abstract" | "become" | "do" | "final" | "override" | "priv"
+        | "trait" | "enum" | "async" | "await" | "dyn" | "box" | "in" | "for" | "if" | "else" | "let" | "mut"
+        | "pub" | "return" | "true" | "false" | "const" | "extern" | "unsafe" | "while" | "break" | "continue"
+        | "as" | "yield" | "macro" | "gen" | "try" | "abstract" | "become" | "do" | "final" | "override" | "priv"
         | "typeof" | "unsized" | "virtual" => Ident::new_raw(text, Span::call_site()),
         _ => Ident::new(text, Span::call_site()),
     }

@@ -34,11 +34,12 @@ pub fn tokens(api: &Api) -> Result<TokenStream, Error> {
     }
     types.parsers()?;
     let type_items = &types.items;
+    let scheme_items = api.required_schemes.iter().map(|s| scheme_operations(api, s));
     let trait_items = api
         .required_schemes
         .iter()
         .map(security_hook)
-        .chain(api.operations.iter().map(|op| trait_method(op)))
+        .chain(api.operations.iter().map(trait_method))
         .collect::<Vec<_>>();
     let op_items = operations.iter().map(|o| &o.items);
     let extra_items = &types.extra;
@@ -66,6 +67,8 @@ pub fn tokens(api: &Api) -> Result<TokenStream, Error> {
             use super::{rt, types, Expected, Problem, ProblemKind, RequestError};
             #(#type_items)*
         }
+
+        #(#scheme_items)*
 
         #(#extra_items)*
 
@@ -126,9 +129,36 @@ fn scheme_method(scheme: &str) -> Ident {
     format_ident!("authenticate_{}", heck::ToSnakeCase::to_snake_case(scheme))
 }
 
+fn scheme_operations_ident(scheme: &str) -> Ident {
+    format_ident!("{}Operation", camel(scheme))
+}
+
+/// The operations that require a scheme, so that its hook knows which one it authenticates for.
+fn scheme_operations(api: &Api, scheme: &SecurityScheme) -> TokenStream {
+    let ident = scheme_operations_ident(&scheme.name);
+    let text = lines(&format!("The operations that require `{}`.", scheme.name));
+    let variants = api
+        .operations
+        .iter()
+        .filter(|op| op.security.as_deref() == Some(scheme.name.as_str()))
+        .map(|op| {
+            let variant = camel(&op.id);
+            let text = lines(&format!("`{}` (`{} {}`).", op.id, op.method.as_str(), op.path));
+            quote!(#text #variant,)
+        });
+    quote! {
+        #text
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum #ident {
+            #(#variants)*
+        }
+    }
+}
+
 fn security_hook(scheme: &SecurityScheme) -> TokenStream {
     let ty = scheme_type(&scheme.name);
     let method = scheme_method(&scheme.name);
+    let operations = scheme_operations_ident(&scheme.name);
     let error = format_ident!("{}", scheme.unauthorized_body);
     let name = &scheme.name;
     let what = match scheme.kind {
@@ -147,7 +177,7 @@ fn security_hook(scheme: &SecurityScheme) -> TokenStream {
         #type_doc
         type #ty: Send + 'static;
         #method_doc
-        async fn #method(&self, token: Option<&str>) -> Result<Self::#ty, types::#error>;
+        async fn #method(&self, operation: #operations, token: Option<&str>) -> Result<Self::#ty, types::#error>;
     }
 }
 
@@ -264,7 +294,10 @@ fn operation(types: &mut Types, op: &Operation) -> Result<OperationCode, Error> 
         variants.push(variant_tokens);
         arms.push(arm);
     }
-    let response_doc = lines(&format!("The documented answers of `{}`, one variant per status.", op.id));
+    let response_doc = lines(&format!(
+        "The documented answers of `{}`, one variant per status.",
+        op.id
+    ));
 
     Ok(OperationCode {
         items: quote! {
@@ -324,9 +357,13 @@ fn flat_field(
     if !strict {
         // As sent: every occurrence; strings and enums as text, other scalars parsed.
         let (item_ty, parse, can_fail) = match &resolved.kind {
-            SchemaKind::Enum(_) | SchemaKind::String(StringFormat::Plain) => (quote!(String), quote!(rt::text_string), false),
+            SchemaKind::Enum(_) | SchemaKind::String(StringFormat::Plain) => {
+                (quote!(String), quote!(rt::text_string), false)
+            }
             SchemaKind::Array { .. } => {
-                return Err(Error::new(format!("`{wire}`: an as-sent array; declare the item type instead")));
+                return Err(Error::new(format!(
+                    "`{wire}`: an as-sent array; declare the item type instead"
+                )));
             }
             _ => {
                 let (ty, parse) = text_scalar(types, hint, schema)?;
@@ -354,7 +391,11 @@ fn flat_field(
     }
     let (ty, parse) = text_scalar(types, hint, schema)?;
     Ok(match (required, &resolved.default) {
-        (true, _) => (ty, quote!(rt::flat_required(#pairs, #wire, &mut problems, #parse)), true),
+        (true, _) => (
+            ty,
+            quote!(rt::flat_required(#pairs, #wire, &mut problems, #parse)),
+            true,
+        ),
         (false, Some(default)) => {
             let default = default_value(types, hint, schema, default)?;
             (
@@ -414,14 +455,18 @@ fn text_scalar(types: &mut Types, hint: &str, schema: &Schema) -> Result<(TokenS
 
 /// The request body: its Rust type, the expression that reads it from `body`, and whether it
 /// can fail.
-fn request_body(types: &mut Types, op: &Operation, body: &RequestBody) -> Result<(TokenStream, TokenStream, bool), Error> {
+fn request_body(
+    types: &mut Types,
+    op: &Operation,
+    body: &RequestBody,
+) -> Result<(TokenStream, TokenStream, bool), Error> {
     let hint = format!("{}Body", camel(&op.id));
     match body.encoding {
         BodyEncoding::Json => {
             let ty = types.rust_type(&hint, &body.schema)?;
-            let name = types.object_name(&hint, &body.schema).ok_or_else(|| {
-                Error::new(format!("`{}`: a JSON request body must be an object schema", op.id))
-            })?;
+            let name = types
+                .object_name(&hint, &body.schema)
+                .ok_or_else(|| Error::new(format!("`{}`: a JSON request body must be an object schema", op.id)))?;
             types.json_parsers.insert(name);
             let parse = quote!(match #ty::from_json(body) {
                 Ok(body) => Some(body),
@@ -451,7 +496,8 @@ fn request_body(types: &mut Types, op: &Operation, body: &RequestBody) -> Result
             let mut reads: Vec<(Ident, TokenStream, bool)> = Vec::new();
             for p in properties {
                 let hint = format!("{}{}", camel(&op.id), camel(&p.name));
-                let (ty, read, fails) = flat_field(types, &hint, &p.name, p.required, &p.schema, false, quote!(&pairs))?;
+                let (ty, read, fails) =
+                    flat_field(types, &hint, &p.name, p.required, &p.schema, false, quote!(&pairs))?;
                 let field = snake(&p.name);
                 let text = lines(&format!(
                     "`{}` (every occurrence, as sent). {}",
@@ -545,7 +591,10 @@ fn request_body(types: &mut Types, op: &Operation, body: &RequestBody) -> Result
                 #parse
             });
             if !body.required {
-                return Err(Error::new(format!("`{}`: optional form bodies are not supported", op.id)));
+                return Err(Error::new(format!(
+                    "`{}`: optional form bodies are not supported",
+                    op.id
+                )));
             }
             Ok((ty, parse, true))
         }
@@ -574,7 +623,10 @@ fn response_variant(
         let resolved = types.resolve(&content.schema).clone();
         let is_json = media == "application/json" || media.ends_with("+json");
         if is_json {
-            let ty = types.rust_type(&format!("{op_name}{}Body", camel(&format!("{}", name))), &content.schema)?;
+            let ty = types.rust_type(
+                &format!("{op_name}{}Body", camel(&format!("{}", name))),
+                &content.schema,
+            )?;
             let content_type = format!("{media}; charset=utf-8");
             render = quote!(rt::json(#status, #content_type, &body));
             body_ty = Some(ty);
@@ -629,7 +681,9 @@ fn response_variant(
                 quote!(i64),
                 quote!(rt::set_header(&mut response, #lower, &value.to_string());),
             ),
-            SchemaKind::Array { items, .. } if matches!(types.resolve(items).kind, SchemaKind::String(StringFormat::Plain)) => {
+            SchemaKind::Array { items, .. }
+                if matches!(types.resolve(items).kind, SchemaKind::String(StringFormat::Plain)) =>
+            {
                 fields.push((field.clone(), quote!(#doc_text #field: Vec<String>,)));
                 sets.push(quote! {
                     for value in #field {
@@ -638,7 +692,12 @@ fn response_variant(
                 });
                 continue;
             }
-            _ => return Err(at(&format!("header `{}` must be a string, an integer or a list of strings", h.name))),
+            _ => {
+                return Err(at(&format!(
+                    "header `{}` must be a string, an integer or a list of strings",
+                    h.name
+                )));
+            }
         };
         if h.required {
             fields.push((field.clone(), quote!(#doc_text #field: #ty,)));
@@ -650,12 +709,19 @@ fn response_variant(
     }
     if has_length {
         // Counted before the body moves into the response.
-        sets.insert(0, quote!(rt::set_header(&mut response, "content-length", &length.to_string());));
+        sets.insert(
+            0,
+            quote!(rt::set_header(&mut response, "content-length", &length.to_string());),
+        );
     }
     let field_names: Vec<&Ident> = fields.iter().map(|(f, _)| f).collect();
     let fields: Vec<&TokenStream> = fields.iter().map(|(_, t)| t).collect();
     let length = has_length.then(|| quote!(let length = body.len();));
-    let binding = if sets.is_empty() { quote!(let response) } else { quote!(let mut response) };
+    let binding = if sets.is_empty() {
+        quote!(let response)
+    } else {
+        quote!(let mut response)
+    };
     let build = quote! {
         #length
         #binding = #render;
@@ -663,22 +729,16 @@ fn response_variant(
         response
     };
     Ok(match (&body_ty, fields.is_empty()) {
-        (None, true) => (
-            quote!(#text #name,),
-            quote!(#response::#name => { #build }),
-        ),
-        (Some(ty), true) => (
-            quote!(#text #name(#ty),),
-            quote!(#response::#name(body) => { #build }),
-        ),
+        (None, true) => (quote!(#text #name,), quote!(#response::#name => { #build })),
+        (Some(ty), true) => (quote!(#text #name(#ty),), quote!(#response::#name(body) => { #build })),
         (None, false) => (
-                quote!(#text #name { #(#fields)* },),
-                quote!(#response::#name { #(#field_names),* } => { #build }),
-            ),
+            quote!(#text #name { #(#fields)* },),
+            quote!(#response::#name { #(#field_names),* } => { #build }),
+        ),
         (Some(ty), false) => (
-                quote!(#text #name { #[doc = "The body."] body: #ty, #(#fields)* },),
-                quote!(#response::#name { body, #(#field_names),* } => { #build }),
-            ),
+            quote!(#text #name { #[doc = "The body."] body: #ty, #(#fields)* },),
+            quote!(#response::#name { body, #(#field_names),* } => { #build }),
+        ),
     })
 }
 
@@ -705,8 +765,10 @@ fn route(i: usize, op: &Operation, code: &OperationCode) -> Result<TokenStream, 
     if let Some(scheme) = &op.security {
         let hook = scheme_method(scheme);
         let principal = snake(scheme);
+        let operations = scheme_operations_ident(scheme);
+        let operation = camel(&op.id);
         steps.push(quote! {
-            let #principal = match api.#hook(rt::bearer_token(&headers).as_deref()).await {
+            let #principal = match api.#hook(#operations::#operation, rt::bearer_token(&headers).as_deref()).await {
                 Ok(principal) => principal,
                 Err(error) => return #response::Unauthorized(error).into_response(),
             };
@@ -722,12 +784,13 @@ fn route(i: usize, op: &Operation, code: &OperationCode) -> Result<TokenStream, 
             .expect("checked by the parser");
         let body = match &answer.content {
             Some(Content {
-                schema: Schema {
-                    kind: SchemaKind::Ref(name),
-                    ..
-                },
+                schema:
+                    Schema {
+                        kind: SchemaKind::Ref(name),
+                        ..
+                    },
                 ..
-            }) if answer.headers.iter().all(|h| constant_header(h)) => format_ident!("{name}"),
+            }) if answer.headers.iter().all(constant_header) => format_ident!("{name}"),
             _ => {
                 return Err(Error::new(format!(
                     "`{}`: the invalid-request answer ({status}) must have a named schema body and no header to fill",
@@ -775,7 +838,12 @@ fn constant_header(h: &Header) -> bool {
 }
 
 /// The Rust expression of a schema default.
-fn default_value(types: &mut Types, hint: &str, schema: &Schema, value: &serde_json::Value) -> Result<TokenStream, Error> {
+fn default_value(
+    types: &mut Types,
+    hint: &str,
+    schema: &Schema,
+    value: &serde_json::Value,
+) -> Result<TokenStream, Error> {
     let resolved = types.resolve(schema).clone();
     let bad = || Error::new(format!("`{hint}`: default {value} does not fit its schema"));
     Ok(match (&resolved.kind, value) {
@@ -886,11 +954,14 @@ impl Types {
             }
             SchemaKind::Enum(_) | SchemaKind::Object { .. } => {
                 if !self.defined.contains(hint) {
-                    self.named.insert(hint.to_string(), Schema {
-                        nullable: false,
-                        default: None,
-                        ..schema.clone()
-                    });
+                    self.named.insert(
+                        hint.to_string(),
+                        Schema {
+                            nullable: false,
+                            default: None,
+                            ..schema.clone()
+                        },
+                    );
                     self.define(hint, schema)?;
                 }
                 let ident = format_ident!("{hint}");
@@ -1082,7 +1153,13 @@ impl Types {
 
     /// The expression reading a JSON value of a schema: an `Option`, `None` once a problem is
     /// recorded at `field`.
-    fn json_value(&mut self, hint: &str, schema: &Schema, value: TokenStream, field: TokenStream) -> Result<TokenStream, Error> {
+    fn json_value(
+        &mut self,
+        hint: &str,
+        schema: &Schema,
+        value: TokenStream,
+        field: TokenStream,
+    ) -> Result<TokenStream, Error> {
         if let Some((expected, parse)) = self.json_scalar(hint, schema)? {
             return Ok(quote!(rt::json_scalar(#value, #field, problems, #expected, #parse)));
         }
@@ -1100,7 +1177,9 @@ impl Types {
                     return Ok(quote!(rt::json_list(#value, #field, problems, #min, #max, #noun, #expected, #parse)));
                 }
                 let Some(name) = self.object_name(&item_hint, items) else {
-                    return Err(Error::new(format!("`{hint}`: arrays of arrays or maps are not supported in request bodies")));
+                    return Err(Error::new(format!(
+                        "`{hint}`: arrays of arrays or maps are not supported in request bodies"
+                    )));
                 };
                 let ty = self.rust_type(&item_hint, items)?;
                 self.json_parsers.insert(name);
@@ -1112,7 +1191,9 @@ impl Types {
                 self.json_parsers.insert(name);
                 Ok(quote!(#ty::from_json_value(#value, #field, problems)))
             }
-            _ => Err(Error::new(format!("`{hint}`: maps and binary strings are not supported in request bodies"))),
+            _ => Err(Error::new(format!(
+                "`{hint}`: maps and binary strings are not supported in request bodies"
+            ))),
         }
     }
 
@@ -1593,7 +1674,11 @@ fn runtime() -> TokenStream {
 /// Doc attributes, one per line, so that prettyplease writes them as `///` comments.
 fn lines(text: &str) -> TokenStream {
     let lines = text.trim_end().lines().map(|line| {
-        let line = if line.is_empty() { String::new() } else { format!(" {line}") };
+        let line = if line.is_empty() {
+            String::new()
+        } else {
+            format!(" {line}")
+        };
         quote!(#[doc = #line])
     });
     quote!(#(#lines)*)

@@ -63,9 +63,7 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
                     TypeKind::InputObject(_) => Kind::Input,
                     TypeKind::Enum(_) => Kind::Enum,
                     TypeKind::Interface(_) | TypeKind::Union(_) => {
-                        return Err(Error::new(format!(
-                            "`{name}`: interfaces and unions are not supported"
-                        )));
+                        return Err(Error::new(format!("`{name}`: interfaces and unions are not supported")));
                     }
                 };
                 kinds.insert(name.to_string(), kind);

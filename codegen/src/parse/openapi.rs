@@ -94,7 +94,8 @@ pub fn parse(spec: &OpenAPI) -> Result<Api, Error> {
             let body = match &op.request_body {
                 None => None,
                 Some(body) => {
-                    let body = resolve(body, &components.request_bodies, "requestBodies").map_err(|e| Error::new(at(&e)))?;
+                    let body =
+                        resolve(body, &components.request_bodies, "requestBodies").map_err(|e| Error::new(at(&e)))?;
                     if body.content.len() != 1 {
                         return Err(Error::new(at("a request body must have exactly one media type")));
                     }
@@ -103,7 +104,9 @@ pub fn parse(spec: &OpenAPI) -> Result<Api, Error> {
                         "application/json" => BodyEncoding::Json,
                         "application/x-www-form-urlencoded" => BodyEncoding::Form,
                         other => {
-                            return Err(Error::new(at(&format!("request bodies of type `{other}` are not supported"))));
+                            return Err(Error::new(at(&format!(
+                                "request bodies of type `{other}` are not supported"
+                            ))));
                         }
                     };
                     let schema = content
@@ -120,7 +123,9 @@ pub fn parse(spec: &OpenAPI) -> Result<Api, Error> {
 
             let mut responses = Vec::new();
             if op.responses.default.is_some() {
-                return Err(Error::new(at("`default` responses are not supported: document each status")));
+                return Err(Error::new(at(
+                    "`default` responses are not supported: document each status",
+                )));
             }
             for (status, response) in &op.responses.responses {
                 let StatusCode::Code(status) = status else {
@@ -129,7 +134,11 @@ pub fn parse(spec: &OpenAPI) -> Result<Api, Error> {
                 let status = *status;
                 let response = resolve(response, &components.responses, "responses").map_err(|e| Error::new(at(&e)))?;
                 let at_status = |what: &str| at(&format!("response {status}: {what}"));
-                if http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).is_none() {
+                if http::StatusCode::from_u16(status)
+                    .ok()
+                    .and_then(|s| s.canonical_reason())
+                    .is_none()
+                {
                     return Err(Error::new(at_status("not a standard HTTP status")));
                 }
                 let content = match response.content.len() {
@@ -176,7 +185,11 @@ pub fn parse(spec: &OpenAPI) -> Result<Api, Error> {
             if let Some(name) = &security {
                 let scheme = match components.security_schemes.get(name) {
                     Some(ReferenceOr::Item(s)) => s,
-                    _ => return Err(Error::new(at(&format!("security scheme `{name}` is not defined inline")))),
+                    _ => {
+                        return Err(Error::new(at(&format!(
+                            "security scheme `{name}` is not defined inline"
+                        ))));
+                    }
                 };
                 let (kind, description) = match scheme {
                     OaScheme::HTTP {
@@ -240,7 +253,11 @@ pub fn parse(spec: &OpenAPI) -> Result<Api, Error> {
                 Some(serde_json::Value::Bool(b)) => *b,
                 Some(_) => return Err(Error::new(at(&format!("{AS_SENT} must be true or false")))),
             };
-            if let Some(unknown) = op.extensions.keys().find(|k| k.starts_with("x-roadlog-") && *k != INVALID_REQUEST_STATUS && *k != AS_SENT) {
+            if let Some(unknown) = op
+                .extensions
+                .keys()
+                .find(|k| k.starts_with("x-roadlog-") && *k != INVALID_REQUEST_STATUS && *k != AS_SENT)
+            {
                 return Err(Error::new(at(&format!("unknown vendor extension `{unknown}`"))));
             }
 
@@ -399,7 +416,9 @@ fn convert(schema: &openapiv3::Schema, at: &str) -> Result<Schema, Error> {
                 });
             }
             if let Some(missing) = o.required.iter().find(|r| !o.properties.contains_key(*r)) {
-                return Err(Error::new(format!("{at}: required property `{missing}` is not defined")));
+                return Err(Error::new(format!(
+                    "{at}: required property `{missing}` is not defined"
+                )));
             }
             let additional = match &o.additional_properties {
                 None | Some(AdditionalProperties::Any(_)) => None,
@@ -443,7 +462,10 @@ fn check(api: &Api) -> Result<(), Error> {
             }
         }
         if let Some(missing) = refs.iter().find(|r| !known(r)) {
-            return Err(Error::new(format!("`{}` refers to undefined schema `{missing}`", op.id)));
+            return Err(Error::new(format!(
+                "`{}` refers to undefined schema `{missing}`",
+                op.id
+            )));
         }
         if let Some(status) = op.invalid_request_status
             && !op.responses.iter().any(|r| r.status == status)
@@ -458,7 +480,10 @@ fn check(api: &Api) -> Result<(), Error> {
         let mut refs = Vec::new();
         refs_of(&s.schema, &mut refs);
         if let Some(missing) = refs.iter().find(|r| !known(r)) {
-            return Err(Error::new(format!("schema `{}` refers to undefined schema `{missing}`", s.name)));
+            return Err(Error::new(format!(
+                "schema `{}` refers to undefined schema `{missing}`",
+                s.name
+            )));
         }
     }
     Ok(())
