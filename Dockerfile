@@ -11,6 +11,7 @@ FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
 # The dependencies first, so that a change of our code alone does not rebuild them.
 COPY Cargo.toml Cargo.lock build.rs ./
+COPY codegen codegen
 COPY schema schema
 COPY openapi openapi
 COPY generated generated

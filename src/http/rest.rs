@@ -1,156 +1,269 @@
-//! The REST operations of `openapi/roadlog.yaml`.
+//! The REST operations of `openapi/roadlog.yaml`: the implementation of the generated handler
+//! trait. Requests arrive parsed and validated, answers are the documented variants.
 
 use std::sync::Arc;
 
-use serde_json::json;
-use warp::http::{StatusCode, header};
-
 use crate::config::Environment;
 use crate::domain::auth::Caller;
+use crate::domain::auth::caller::BearerToken;
 use crate::graphql::Api;
 use crate::mail::outbox;
 
-use super::contract::{RestApi, RestRequest, SandboxOutboxQuery};
-use super::media::json_response;
+use super::contract::{
+    self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
+    AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, Expected, FromRequestError,
+    GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest,
+    MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest,
+    RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, TachographRootPublicKeyRequest,
+    TachographRootPublicKeyResponse, TokenRequest, TokenResponse, types,
+};
 
 /// Implements the generated REST handler trait.
 pub struct RestHandlers {
     pub api: Arc<Api>,
 }
 
+/// Why a request of an operation that requires a bearer token has no caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoCaller {
+    /// The database failed while the token was checked: each operation answers it with its own
+    /// documented status.
+    DatabaseUnavailable,
+    /// The operation is not served in this environment (the outbox outside the sandbox): its 404
+    /// comes before any authentication.
+    NotServedHere,
+}
+
+/// `{"error", "error_code"}`, the shape of the REST errors other than OAuth's.
+pub fn api_error(error: impl Into<String>, error_code: &str) -> types::ApiError {
+    types::ApiError {
+        error: error.into(),
+        error_code: error_code.to_string(),
+        details: None,
+    }
+}
+
+fn database_unreachable() -> types::ApiError {
+    api_error("The database is unreachable", "INTERNAL_ERROR")
+}
+
+/// An ill-formed request: `INVALID_INPUTS`, with the messages per field in `details` (the
+/// export's documented 404, the outbox's 400).
+impl FromRequestError for types::ApiError {
+    fn from_request_error(error: RequestError) -> Self {
+        types::ApiError {
+            error: "Invalid request".to_string(),
+            error_code: "INVALID_INPUTS".to_string(),
+            details: Some(error.details()),
+        }
+    }
+}
+
+/// An ill-formed OAuth request (RFC 6749 §5.2): `unsupported_grant_type` when the grant type is
+/// not one of the documented ones, `invalid_request` otherwise (missing, repeated or mistyped
+/// parameter, a body that is not a form).
+impl FromRequestError for types::OAuthError {
+    fn from_request_error(error: RequestError) -> Self {
+        let unsupported_grant = error
+            .problems
+            .iter()
+            .any(|p| p.field == "grant_type" && matches!(p.kind, ProblemKind::Invalid(Expected::OneOf(_))));
+        let code = if unsupported_grant {
+            types::OAuthErrorError::UnsupportedGrantType
+        } else {
+            types::OAuthErrorError::InvalidRequest
+        };
+        let description = if unsupported_grant {
+            "only grant_type=authorization_code is supported".to_string()
+        } else {
+            error.to_string()
+        };
+        types::OAuthError {
+            error: code,
+            error_description: Some(description),
+        }
+    }
+}
+
 #[async_trait::async_trait]
 impl RestApi for RestHandlers {
-    async fn token(&self, request: RestRequest) -> warp::reply::Response {
+    /// The user of a valid access token, or why there is none.
+    type BearerAuth = Result<i64, NoCaller>;
+
+    async fn authenticate_bearer_auth(
+        &self,
+        operation: BearerAuthOperation,
+        token: Option<&str>,
+    ) -> Result<Self::BearerAuth, types::ApiError> {
+        if operation == BearerAuthOperation::SandboxOutbox && self.api.environment != Environment::Sandbox {
+            return Ok(Err(NoCaller::NotServedHere));
+        }
+        let bearer = BearerToken(token.map(str::to_string));
+        match Caller::resolve(&self.api.db, &bearer).await {
+            Ok(caller) => match caller.user_id() {
+                Ok(id) => Ok(Ok(id)),
+                Err(e) => Err(api_error(e.message, "AUTHENTICATION_ERROR")),
+            },
+            Err(_) => Ok(Err(NoCaller::DatabaseUnavailable)),
+        }
+    }
+
+    async fn token(&self, request: TokenRequest) -> TokenResponse {
         crate::oauth::token_endpoint::serve(&self.api, request).await
     }
 
-    async fn revoke_token(&self, request: RestRequest) -> warp::reply::Response {
+    async fn revoke_token(&self, request: RevokeTokenRequest) -> RevokeTokenResponse {
         crate::oauth::revoke::serve(&self.api, request).await
     }
 
-    async fn authorize(&self, request: RestRequest) -> warp::reply::Response {
-        crate::oauth::authorize::serve(&self.api, request, false).await
+    async fn authorize(&self, request: AuthorizeRequest) -> AuthorizeResponse {
+        crate::oauth::authorize::serve_get(&self.api, request).await
     }
 
-    async fn authorize_submit(&self, request: RestRequest) -> warp::reply::Response {
-        crate::oauth::authorize::serve(&self.api, request, true).await
+    async fn authorize_submit(&self, request: AuthorizeSubmitRequest) -> AuthorizeSubmitResponse {
+        crate::oauth::authorize::serve_post(&self.api, request).await
     }
 
-    async fn generate_tachograph_files(&self, request: RestRequest) -> warp::reply::Response {
-        crate::http::export::generate(&self.api, request).await
+    async fn generate_tachograph_files(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: GenerateTachographFilesRequest,
+    ) -> GenerateTachographFilesResponse {
+        let Ok(actor) = bearer_auth else {
+            return GenerateTachographFilesResponse::InternalServerError(api_error(
+                "An internal error occurred",
+                "INTERNAL_ERROR",
+            ));
+        };
+        crate::http::export::generate(&self.api, actor, request).await
     }
 
-    async fn tachograph_root_public_key(&self, _request: RestRequest) -> warp::reply::Response {
+    async fn tachograph_root_public_key(
+        &self,
+        _request: TachographRootPublicKeyRequest,
+    ) -> TachographRootPublicKeyResponse {
         crate::http::export::root_public_key(&self.api).await
     }
 
-    async fn health(&self, _request: RestRequest) -> warp::reply::Response {
-        let environment = self.api.environment.as_str();
+    async fn health(&self, _request: HealthRequest) -> HealthResponse {
+        let environment = environment(
+            self.api.environment,
+            types::HealthEnvironment::Sandbox,
+            types::HealthEnvironment::Production,
+        );
         if self.api.db.ping().await {
-            json_response(StatusCode::OK, &json!({ "status": "ok", "environment": environment }))
+            HealthResponse::Ok(types::Health {
+                status: types::HealthStatus::Ok,
+                environment,
+            })
         } else {
-            json_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &json!({ "error": "The database is unreachable", "error_code": "INTERNAL_ERROR" }),
-            )
+            HealthResponse::ServiceUnavailable(database_unreachable())
         }
     }
 
-    async fn ready(&self, _request: RestRequest) -> warp::reply::Response {
+    async fn ready(&self, _request: ReadyRequest) -> ReadyResponse {
         match self.api.db.readiness().await {
-            Ok(migrations) => json_response(
-                StatusCode::OK,
-                &json!({ "status": "ready", "environment": self.api.environment.as_str(), "migrations": migrations }),
-            ),
-            Err(reason) => json_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &json!({ "error": reason, "error_code": "INTERNAL_ERROR" }),
-            ),
+            Ok(migrations) => ReadyResponse::Ok(types::Readiness {
+                status: types::ReadinessStatus::Ready,
+                environment: environment(
+                    self.api.environment,
+                    types::ReadinessEnvironment::Sandbox,
+                    types::ReadinessEnvironment::Production,
+                ),
+                migrations,
+            }),
+            Err(reason) => ReadyResponse::ServiceUnavailable(api_error(reason, "INTERNAL_ERROR")),
         }
     }
 
-    async fn metrics(&self, _request: RestRequest) -> warp::reply::Response {
+    async fn metrics(&self, _request: MetricsRequest) -> MetricsResponse {
         if !self.api.metrics_public {
-            return json_response(
-                StatusCode::NOT_FOUND,
-                &json!({ "error": "Metrics are served on another address", "error_code": "NOT_FOUND" }),
-            );
+            return MetricsResponse::NotFound(api_error("Metrics are served on another address", "NOT_FOUND"));
         }
-        metrics_text(&self.api).await
+        MetricsResponse::Ok(metrics_body(&self.api).await)
     }
 
-    async fn sandbox_outbox(&self, request: RestRequest) -> warp::reply::Response {
+    async fn sandbox_outbox(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: SandboxOutboxRequest,
+    ) -> SandboxOutboxResponse {
         // Sandbox e-mails reach no real mailbox; production ones must never be readable here.
         if self.api.environment != Environment::Sandbox {
-            return json_response(
-                StatusCode::NOT_FOUND,
-                &json!({ "error": "The outbox is only readable in the sandbox environment", "error_code": "NOT_FOUND" }),
-            );
+            return SandboxOutboxResponse::NotFound(api_error(
+                "The outbox is only readable in the sandbox environment",
+                "NOT_FOUND",
+            ));
         }
-        let unavailable = || {
-            json_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &json!({ "error": "The database is unreachable", "error_code": "INTERNAL_ERROR" }),
-            )
-        };
-        let bearer = Caller::bearer(request.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
-        let actor = match Caller::resolve(&self.api.db, &bearer).await.map(|c| c.user_id()) {
-            Ok(Ok(actor)) => actor,
-            Ok(Err(e)) => {
-                return json_response(
-                    StatusCode::UNAUTHORIZED,
-                    &json!({ "error": e.message, "error_code": "AUTHENTICATION_ERROR" }),
-                );
-            }
-            Err(_) => return unavailable(),
+        let unavailable = || SandboxOutboxResponse::ServiceUnavailable(database_unreachable());
+        let Ok(actor) = bearer_auth else {
+            return unavailable();
         };
         let Ok(admined) = crate::domain::companies::company::admined_by(&self.api.db, actor).await else {
             return unavailable();
         };
         let mut companies: Vec<i64> = admined.iter().map(|c| c.id).collect();
-        let query = SandboxOutboxQuery::from_request(&request);
-        if let Some(wanted) = query.company_id.first() {
-            let wanted = wanted.trim().parse::<i64>().ok().filter(|id| companies.contains(id));
-            match wanted {
-                Some(id) => companies = vec![id],
-                None => {
-                    return json_response(
-                        StatusCode::FORBIDDEN,
-                        &json!({ "error": "Actor is not an admin of that company", "error_code": "AUTHORIZATION_ERROR" }),
-                    );
-                }
+        if let Some(wanted) = request.company_id {
+            if !companies.contains(&wanted) {
+                return SandboxOutboxResponse::Forbidden(api_error(
+                    "Actor is not an admin of that company",
+                    "AUTHORIZATION_ERROR",
+                ));
             }
+            companies = vec![wanted];
         }
         if companies.is_empty() {
-            return json_response(
-                StatusCode::FORBIDDEN,
-                &json!({ "error": "Actor is not an admin of any company", "error_code": "AUTHORIZATION_ERROR" }),
-            );
+            return SandboxOutboxResponse::Forbidden(api_error(
+                "Actor is not an admin of any company",
+                "AUTHORIZATION_ERROR",
+            ));
         }
-        let to = query.to.first().map(|t| t.trim().to_lowercase());
+        let to = request.to.map(|t| t.trim().to_lowercase());
         match outbox::latest_of_companies(&self.api.db, &companies, to.as_deref(), 100).await {
-            Ok(entries) => json_response(StatusCode::OK, &json!(entries)),
+            Ok(entries) => SandboxOutboxResponse::Ok(
+                entries
+                    .into_iter()
+                    .map(|e| types::OutboxEmail {
+                        id: e.id,
+                        to: e.to,
+                        subject: e.subject,
+                        body: e.body,
+                        created_at: e.created_at,
+                        sent_at: e.sent_at,
+                    })
+                    .collect(),
+            ),
             Err(_) => unavailable(),
         }
     }
 
-    async fn authorization_server_metadata(&self, _request: RestRequest) -> warp::reply::Response {
-        crate::oauth::revoke::metadata(&self.api)
+    async fn authorization_server_metadata(
+        &self,
+        _request: AuthorizationServerMetadataRequest,
+    ) -> AuthorizationServerMetadataResponse {
+        AuthorizationServerMetadataResponse::Ok(crate::oauth::revoke::metadata(&self.api))
     }
 }
 
-/// The metrics, with the gauges that describe the database read now.
-pub(super) async fn metrics_text(api: &Api) -> warp::reply::Response {
+fn environment<T>(environment: Environment, sandbox: T, production: T) -> T {
+    match environment {
+        Environment::Sandbox => sandbox,
+        Environment::Production => production,
+    }
+}
+
+/// The metrics in the Prometheus text format, with the gauges that describe the database read now.
+async fn metrics_body(api: &Api) -> String {
     let metrics = &api.metrics;
     metrics.db_connections.set(i64::from(api.db.pool.size()));
     metrics.db_idle_connections.set(api.db.pool.num_idle() as i64);
     if let Ok(backlog) = outbox::backlog(&api.db).await {
         metrics.outbox_backlog.set(backlog);
     }
-    let mut response = warp::reply::Response::new(metrics.render().into());
-    response.headers_mut().insert(
-        warp::http::header::CONTENT_TYPE,
-        warp::http::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
-    );
-    response
+    metrics.render()
+}
+
+/// The metrics response, as `GET /metrics` documents it (also served on `--metrics-bind`).
+pub(super) async fn metrics_text(api: &Api) -> warp::reply::Response {
+    contract::MetricsResponse::Ok(metrics_body(api).await).into_response()
 }

@@ -9,14 +9,16 @@ use std::collections::HashMap;
 use oxide_auth::endpoint::{NormalizedParameter, OwnerConsent, Solicitation};
 use oxide_auth_async::endpoint::OwnerSolicitor;
 use oxide_auth_async::endpoint::authorization::AuthorizationFlow;
-use warp::http::{HeaderValue, StatusCode, header};
+use warp::http::{StatusCode, header};
 
 use crate::config::Environment;
 use crate::db::{Db, now};
 use crate::domain::auth::tokens;
 use crate::domain::users::sessions;
 use crate::graphql::Api;
-use crate::http::contract::RestRequest;
+use crate::http::contract::{
+    AuthorizeRequest, AuthorizeResponse, AuthorizeSubmitForm, AuthorizeSubmitRequest, AuthorizeSubmitResponse,
+};
 
 use super::endpoint::FlowEndpoint;
 use super::pages;
@@ -79,9 +81,8 @@ impl OwnerSolicitor<OAuthRequest> for Solicitor {
     }
 }
 
-fn cookies(request: &RestRequest) -> HashMap<String, String> {
-    request
-        .headers
+fn cookies(headers: &warp::http::HeaderMap) -> HashMap<String, String> {
+    headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -118,30 +119,104 @@ async fn session_user(db: &Db, token: Option<&String>) -> Option<(i64, String)> 
     Some((row.0, format!("{} {}", row.1, row.2)))
 }
 
-fn html_error(status: StatusCode, message: &str) -> warp::reply::Response {
-    let mut response = OAuthResponse::html(status, pages::error(message)).into_reply();
-    protect(&mut response);
-    response
+/// A page or a redirect of the authorization endpoint, before it becomes the documented answer
+/// of its operation. The generated responses add the protective headers (no framing, no
+/// referrer, nothing loaded from elsewhere, no caching).
+struct Page {
+    status: StatusCode,
+    body: String,
+    location: Option<String>,
+    set_cookie: Vec<String>,
 }
 
-/// Pages of the authorization server may not be framed (clickjacking of the consent button) nor
-/// load anything from elsewhere.
-fn protect(response: &mut warp::reply::Response) {
-    let headers = response.headers_mut();
-    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
-    headers.insert(
-        "content-security-policy",
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-        ),
-    );
-    headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+fn html_error(status: StatusCode, message: &str) -> Page {
+    Page {
+        status,
+        body: pages::error(message),
+        location: None,
+        set_cookie: Vec::new(),
+    }
 }
 
-/// Serves the authorization endpoint (GET shows a page, POST submits the login or the consent).
-pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::reply::Response {
+impl Page {
+    fn from_answer(answer: OAuthResponse, set_cookie: Vec<String>) -> Page {
+        Page {
+            status: answer.status,
+            body: answer.body,
+            location: answer.location.map(|l| l.to_string()),
+            set_cookie,
+        }
+    }
+}
+
+/// The documented parameters of an authorization request, every occurrence, as oxide-auth reads them.
+fn query_pairs(parameters: [(&str, &Vec<String>); 6]) -> Vec<(String, String)> {
+    parameters
+        .into_iter()
+        .flat_map(|(key, values)| values.iter().map(move |value| (key.to_string(), value.clone())))
+        .collect()
+}
+
+/// `GET /oauth/authorize`: the login or consent page, or a redirect.
+pub async fn serve_get(api: &Api, request: AuthorizeRequest) -> AuthorizeResponse {
+    let query = query_pairs([
+        ("client_id", &request.client_id),
+        ("response_type", &request.response_type),
+        ("redirect_uri", &request.redirect_uri),
+        ("state", &request.state),
+        ("code_challenge", &request.code_challenge),
+        ("code_challenge_method", &request.code_challenge_method),
+    ]);
+    let page = serve(api, query, &request.headers, request.client_ip, None).await;
+    match (page.status.as_u16(), page.location) {
+        (200, _) => AuthorizeResponse::Ok {
+            body: page.body,
+            set_cookie: page.set_cookie,
+        },
+        (302, Some(location)) => AuthorizeResponse::Found {
+            location,
+            set_cookie: page.set_cookie,
+        },
+        (400, _) => AuthorizeResponse::BadRequest(page.body),
+        _ => AuthorizeResponse::InternalServerError(pages::error("Please retry.")),
+    }
+}
+
+/// `POST /oauth/authorize`: the login or consent form.
+pub async fn serve_post(api: &Api, request: AuthorizeSubmitRequest) -> AuthorizeSubmitResponse {
+    let query = query_pairs([
+        ("client_id", &request.client_id),
+        ("response_type", &request.response_type),
+        ("redirect_uri", &request.redirect_uri),
+        ("state", &request.state),
+        ("code_challenge", &request.code_challenge),
+        ("code_challenge_method", &request.code_challenge_method),
+    ]);
+    let page = serve(api, query, &request.headers, request.client_ip, Some(&request.body)).await;
+    let (body, set_cookie) = (page.body, page.set_cookie);
+    match (page.status.as_u16(), page.location) {
+        (200, _) => AuthorizeSubmitResponse::Ok { body, set_cookie },
+        (302, Some(location)) => AuthorizeSubmitResponse::Found { location, set_cookie },
+        (400, _) => AuthorizeSubmitResponse::BadRequest(body),
+        (401, _) => AuthorizeSubmitResponse::Unauthorized { body, set_cookie },
+        (403, _) => AuthorizeSubmitResponse::Forbidden { body, set_cookie },
+        (429, _) => AuthorizeSubmitResponse::TooManyRequests { body, set_cookie },
+        (503, _) => AuthorizeSubmitResponse::ServiceUnavailable { body, set_cookie },
+        _ => AuthorizeSubmitResponse::InternalServerError(pages::error("Please retry.")),
+    }
+}
+
+/// Serves the authorization endpoint (GET shows a page, POST submits the login or the consent
+/// `form`).
+async fn serve(
+    api: &Api,
+    query: Vec<(String, String)>,
+    headers: &warp::http::HeaderMap,
+    client_ip: Option<std::net::IpAddr>,
+    form: Option<&AuthorizeSubmitForm>,
+) -> Page {
     let db = &api.db;
-    let jar = cookies(&request);
+    let jar = cookies(headers);
     let mut set_cookies: Vec<String> = Vec::new();
     let csrf = match jar.get(CSRF_COOKIE).filter(|c| c.len() >= 32) {
         Some(existing) => existing.clone(),
@@ -154,10 +229,10 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
         }
     };
     let query_string = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(&request.query)
+        .extend_pairs(&query)
         .finish();
     let action = format!("/oauth/authorize?{query_string}");
-    let get = |key: &str| request.query.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let get = |key: &str| query.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
 
     let state = SharedState::default();
     let challenge = get("code_challenge");
@@ -169,25 +244,25 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
     let mut user = session_user(db, jar.get(SESSION_COOKIE)).await;
     let mut decision = None;
     let mut login_error = None;
-    if is_post {
-        let form: HashMap<String, String> = url::form_urlencoded::parse(&request.body).into_owned().collect();
+    if let Some(form) = form {
+        // A field sent twice counts once, its last value (as a browser's form never does).
+        let field = |values: &Vec<String>| values.last().cloned();
         let valid = jar
             .get(CSRF_COOKIE)
-            .zip(form.get("csrf_token"))
-            .is_some_and(|(cookie, field)| same(cookie, field));
+            .zip(field(&form.csrf_token))
+            .is_some_and(|(cookie, field)| same(cookie, &field));
         if !valid {
             return html_error(
                 StatusCode::FORBIDDEN,
                 "This form has expired or did not come from this site. Go back and reload the page.",
             );
         }
-        match form.get("action").map(String::as_str) {
+        match field(&form.action).as_deref() {
             Some("login") => {
-                let email =
-                    crate::graphql::scalars::normalize_email(form.get("email").map(String::as_str).unwrap_or(""))
-                        .unwrap_or_default();
-                let address = request.client_ip.map(|ip| ip.to_string()).unwrap_or_default();
-                let password = form.get("password").cloned().unwrap_or_default();
+                let email = crate::graphql::scalars::normalize_email(field(&form.email).as_deref().unwrap_or(""))
+                    .unwrap_or_default();
+                let address = client_ip.map(|ip| ip.to_string()).unwrap_or_default();
+                let password = field(&form.password).unwrap_or_default();
                 // One password check at a time per core, as for the API: a page that cannot get
                 // its turn soon says so instead of queueing without end.
                 let Ok(permit) = crate::domain::auth::password::permit().await else {
@@ -260,7 +335,7 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
         state: state.clone(),
         bad_request: bad_request.clone(),
     };
-    let query: NormalizedParameter = web::form(&request.query);
+    let query: NormalizedParameter = web::form(&query);
     let oauth_request = OAuthRequest {
         auth: None,
         query,
@@ -279,14 +354,7 @@ pub async fn serve(api: &Api, request: RestRequest, is_post: bool) -> warp::repl
     if answer.status == StatusCode::BAD_REQUEST && answer.location.is_none() {
         return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
     }
-    let mut response = answer.into_reply();
-    for value in set_cookies {
-        if let Ok(value) = HeaderValue::from_str(&value) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
-    }
-    protect(&mut response);
-    response
+    Page::from_answer(answer, set_cookies)
 }
 
 const UNKNOWN_CLIENT: &str =
@@ -299,7 +367,7 @@ async fn pkce_error(
     client_id: Option<String>,
     redirect_uri: Option<String>,
     state: Option<String>,
-) -> warp::reply::Response {
+) -> Page {
     use oxide_auth_async::primitives::Registrar;
     let exact = redirect_uri
         .as_deref()
@@ -325,14 +393,12 @@ async fn pkce_error(
     if let Some(state) = state {
         url.query_pairs_mut().append_pair("state", &state);
     }
-    let mut response = OAuthResponse {
+    Page {
         status: StatusCode::FOUND,
-        location: Some(url),
-        ..OAuthResponse::default()
+        body: String::new(),
+        location: Some(url.to_string()),
+        set_cookie: Vec::new(),
     }
-    .into_reply();
-    protect(&mut response);
-    response
 }
 
 async fn open_session(db: &Db, user_id: i64) -> Option<String> {

@@ -2,26 +2,38 @@
 //! (RFC 8414).
 
 use oxide_auth_async::primitives::Registrar;
-use serde_json::json;
-use warp::http::{HeaderValue, StatusCode, header};
 
 use crate::db::now;
 use crate::domain::auth::tokens;
 use crate::graphql::Api;
-use crate::http::contract::RestRequest;
+use crate::http::contract::{RevokeTokenRequest, RevokeTokenResponse, types};
 
 use super::limits;
 use super::primitives::{DbRegistrar, SharedState};
 use super::token_endpoint::{ClientForm, oauth_error};
-use super::web;
+
+/// The parameters of a validated revocation request.
+fn revoke_pairs(form: &types::RevokeRequest) -> Vec<(String, String)> {
+    let mut pairs = vec![("token".to_string(), form.token.clone())];
+    for (key, value) in [
+        ("token_type_hint", &form.token_type_hint),
+        ("client_id", &form.client_id),
+        ("client_secret", &form.client_secret),
+    ] {
+        if let Some(value) = value {
+            pairs.push((key.to_string(), value.clone()));
+        }
+    }
+    pairs
+}
 
 /// Revokes an access token of the authenticated client. An unknown or already revoked token is
 /// answered 200 as RFC 7009 §2.2 says (nothing to tell an attacker); a token of another client
 /// is refused with `unauthorized_client`.
-pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
-    let form = match ClientForm::read(api, &request).await {
+pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenResponse {
+    let form = match ClientForm::read(api, revoke_pairs(&request.body), &request.headers, request.client_ip).await {
         Ok(form) => form,
-        Err(response) => return *response,
+        Err(refusal) => return refusal.into(),
     };
     let (client_id, secret) = form.credentials();
     let registrar = DbRegistrar {
@@ -34,82 +46,57 @@ pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
         .is_err()
     {
         let _ = limits::record_failure(&api.db, &form.subjects).await;
-        let mut response = oauth_error(
-            StatusCode::UNAUTHORIZED,
-            "invalid_client",
-            "client authentication failed",
-        );
-        if form.basic.is_some() {
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Basic realm=\"roadlog\""),
-            );
-        }
-        return response;
+        return RevokeTokenResponse::Unauthorized {
+            body: oauth_error(types::OAuthErrorError::InvalidClient, "client authentication failed"),
+            www_authenticate: form.basic.is_some().then(|| "Basic realm=\"roadlog\"".to_string()),
+        };
     }
-    let Some(token) = form.pairs.iter().find(|(k, _)| k == "token").map(|(_, v)| v.clone()) else {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "the token parameter is missing",
-        );
+    let token = &request.body.token;
+    let server_error = || {
+        RevokeTokenResponse::InternalServerError(oauth_error(
+            types::OAuthErrorError::ServerError,
+            "the database is unavailable",
+        ))
     };
     let owner: Result<Option<(i64,)>, _> = sqlx::query_as("SELECT client_id FROM oauth_tokens WHERE token_hash = $1")
-        .bind(tokens::hash(&token))
+        .bind(tokens::hash(token))
         .fetch_optional(&api.db.pool)
         .await;
     match owner {
-        Ok(Some((owner,))) if owner.to_string() != client_id => oauth_error(
-            StatusCode::BAD_REQUEST,
-            "unauthorized_client",
+        Ok(Some((owner,))) if owner.to_string() != client_id => RevokeTokenResponse::BadRequest(oauth_error(
+            types::OAuthErrorError::UnauthorizedClient,
             "the token was issued to another client",
-        ),
+        )),
         Ok(Some(_)) => {
             let revoked =
                 sqlx::query("UPDATE oauth_tokens SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL")
-                    .bind(tokens::hash(&token))
+                    .bind(tokens::hash(token))
                     .bind(now())
                     .execute(&api.db.pool)
                     .await;
             match revoked {
-                Ok(_) => empty_ok(),
-                Err(_) => oauth_error(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "server_error",
-                    "the database is unavailable",
-                ),
+                Ok(_) => RevokeTokenResponse::Ok,
+                Err(_) => server_error(),
             }
         }
-        Ok(None) => empty_ok(),
-        Err(_) => oauth_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "server_error",
-            "the database is unavailable",
-        ),
+        Ok(None) => RevokeTokenResponse::Ok,
+        Err(_) => server_error(),
     }
 }
 
-fn empty_ok() -> warp::reply::Response {
-    let mut response = warp::reply::Response::new(Vec::new().into());
-    web::no_store(&mut response);
-    response
-}
-
 /// The authorization server's metadata, for client libraries that discover it.
-pub fn metadata(api: &Api) -> warp::reply::Response {
+pub fn metadata(api: &Api) -> types::AuthorizationServerMetadata {
     let base = &api.public_url;
-    crate::http::media::json_response(
-        StatusCode::OK,
-        &json!({
-            "issuer": base,
-            "authorization_endpoint": format!("{base}/oauth/authorize"),
-            "token_endpoint": format!("{base}/api/oauth/token"),
-            "revocation_endpoint": format!("{base}/api/oauth/revoke"),
-            "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code"],
-            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-            "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-            "code_challenge_methods_supported": ["S256"],
-        }),
-    )
+    let strings = |values: &[&str]| values.iter().map(|v| v.to_string()).collect::<Vec<_>>();
+    types::AuthorizationServerMetadata {
+        issuer: base.to_string(),
+        authorization_endpoint: format!("{base}/oauth/authorize"),
+        token_endpoint: format!("{base}/api/oauth/token"),
+        revocation_endpoint: format!("{base}/api/oauth/revoke"),
+        response_types_supported: strings(&["code"]),
+        grant_types_supported: strings(&["authorization_code"]),
+        token_endpoint_auth_methods_supported: strings(&["client_secret_basic", "client_secret_post"]),
+        revocation_endpoint_auth_methods_supported: strings(&["client_secret_basic", "client_secret_post"]),
+        code_challenge_methods_supported: strings(&["S256"]),
+    }
 }

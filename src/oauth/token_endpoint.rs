@@ -12,19 +12,61 @@
 use base64::Engine;
 use oxide_auth::endpoint::NormalizedParameter;
 use oxide_auth_async::endpoint::access_token::AccessTokenFlow;
-use serde_json::{Value, json};
-use warp::http::{HeaderValue, StatusCode, header};
+use serde_json::Value;
+use warp::http::{StatusCode, header};
 
 use crate::graphql::Api;
-use crate::http::contract::RestRequest;
+use crate::http::contract::{FromRequestError, RevokeTokenResponse, TokenRequest, TokenResponse, types};
 
 use super::endpoint::FlowEndpoint;
 use super::limits;
 use super::primitives::{DbAuthorizer, DbIssuer, DbRegistrar, SharedState};
 use super::web::{self, OAuthRequest, OAuthResponse};
 
-pub fn oauth_error(status: StatusCode, error: &str, description: &str) -> warp::reply::Response {
-    web::json(status, &json!({ "error": error, "error_description": description }))
+/// An OAuth error body (RFC 6749 §5.2).
+pub fn oauth_error(error: types::OAuthErrorError, description: &str) -> types::OAuthError {
+    types::OAuthError {
+        error,
+        error_description: Some(description.to_string()),
+    }
+}
+
+/// Why a token-endpoint or revocation request is refused before its flow runs (the answers
+/// both endpoints document).
+#[derive(Debug)]
+pub enum Refusal {
+    /// 400: the form is well-typed but not acceptable (NUL character, two authentication methods).
+    BadRequest(types::OAuthError),
+    /// 429, with the seconds to wait.
+    TooManyRequests(types::OAuthError, i64),
+    /// 500: the database failed.
+    ServerError(types::OAuthError),
+}
+
+impl From<Refusal> for TokenResponse {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::BadRequest(body) => TokenResponse::BadRequest(body),
+            Refusal::TooManyRequests(body, seconds) => TokenResponse::TooManyRequests {
+                body,
+                retry_after: seconds,
+            },
+            Refusal::ServerError(body) => TokenResponse::InternalServerError(body),
+        }
+    }
+}
+
+impl From<Refusal> for RevokeTokenResponse {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::BadRequest(body) => RevokeTokenResponse::BadRequest(body),
+            Refusal::TooManyRequests(body, seconds) => RevokeTokenResponse::TooManyRequests {
+                body,
+                retry_after: seconds,
+            },
+            Refusal::ServerError(body) => RevokeTokenResponse::InternalServerError(body),
+        }
+    }
 }
 
 /// `id:secret` of a Basic header, each form-url-decoded (RFC 6749 §2.3.1).
@@ -56,34 +98,50 @@ pub struct ClientForm {
 pub type FormRefusal = (StatusCode, &'static str, String);
 
 /// The parameters of a token-endpoint form (the body `client_id` dropped when Basic names the
-/// same client), its Basic credentials if any, and the client it names. Pure: media type,
-/// repeated parameters, NUL characters, one authentication method (fuzzed in `fuzz/`).
+/// same client), its Basic credentials if any, and the client it names. Pure: the generated
+/// validation of `TokenRequest` (media type, types, required and repeated parameters), then
+/// [`client_auth`] (fuzzed in `fuzz/`).
 pub fn parse_form(content_type: &str, body: &[u8], authorization: Option<&str>) -> Result<ParsedForm, FormRefusal> {
-    let refuse = |status, error: &'static str, description: &str| Err((status, error, description.to_string()));
-    if !content_type
-        .to_ascii_lowercase()
-        .starts_with("application/x-www-form-urlencoded")
-    {
-        return refuse(
+    let form = types::TokenRequest::from_form(Some(content_type), body).map_err(|error| {
+        let body = types::OAuthError::from_request_error(error);
+        (
             StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "send the request as application/x-www-form-urlencoded",
-        );
+            body.error.as_str(),
+            body.error_description.unwrap_or_default(),
+        )
+    })?;
+    client_auth(token_pairs(&form), authorization)
+}
+
+/// The parameters of a validated token request, as oxide-auth reads them.
+pub fn token_pairs(form: &types::TokenRequest) -> Vec<(String, String)> {
+    let mut pairs = vec![
+        ("grant_type".to_string(), form.grant_type.as_str().to_string()),
+        ("code".to_string(), form.code.clone()),
+    ];
+    for (key, value) in [
+        ("redirect_uri", &form.redirect_uri),
+        ("client_id", &form.client_id),
+        ("client_secret", &form.client_secret),
+        ("code_verifier", &form.code_verifier),
+    ] {
+        if let Some(value) = value {
+            pairs.push((key.to_string(), value.clone()));
+        }
     }
-    let mut pairs: Vec<(String, String)> = url::form_urlencoded::parse(body).into_owned().collect();
+    pairs
+}
+
+/// The client authentication rules of a validated form: no NUL character, one authentication
+/// method (Basic, or `client_id` and `client_secret` in the form), the same client when both
+/// name one.
+pub fn client_auth(mut pairs: Vec<(String, String)>, authorization: Option<&str>) -> Result<ParsedForm, FormRefusal> {
+    let refuse = |status, error: &'static str, description: &str| Err((status, error, description.to_string()));
     if pairs.iter().any(|(k, v)| k.contains('\0') || v.contains('\0')) {
         return refuse(
             StatusCode::BAD_REQUEST,
             "invalid_request",
             "parameters must not contain the NUL character",
-        );
-    }
-    let mut seen = std::collections::HashSet::new();
-    if let Some((key, _)) = pairs.iter().find(|(k, _)| !seen.insert(k.clone())) {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            &format!("parameter {key} is repeated"),
         );
     }
     let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
@@ -138,55 +196,48 @@ pub struct ParsedForm {
 }
 
 impl ClientForm {
-    /// Reads and checks the form ([`parse_form`]), then the per-client request rate and the rate
-    /// limit of failed client authentications (429).
-    pub async fn read(api: &Api, request: &RestRequest) -> Result<ClientForm, Box<warp::reply::Response>> {
-        let refuse = |status, error: &str, description: &str| Err(Box::new(oauth_error(status, error, description)));
-        let content_type = request
-            .headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        let authorization = request.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+    /// Checks the client authentication rules of a validated form ([`client_auth`]), then the
+    /// per-client request rate and the rate limit of failed client authentications (429).
+    pub async fn read(
+        api: &Api,
+        pairs: Vec<(String, String)>,
+        headers: &warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+    ) -> Result<ClientForm, Refusal> {
+        let authorization = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
         let ParsedForm {
             pairs,
             basic,
             client_id,
-        } = parse_form(content_type, &request.body, authorization)
-            .map_err(|(status, error, description)| Box::new(oauth_error(status, error, &description)))?;
+        } = client_auth(pairs, authorization).map_err(|(_, _, description)| {
+            Refusal::BadRequest(oauth_error(types::OAuthErrorError::InvalidRequest, &description))
+        })?;
         if let Some(limiter) = &api.client_limiter
             && let Err(seconds) = limiter.check(&client_id)
         {
-            let mut response = oauth_error(
-                StatusCode::TOO_MANY_REQUESTS,
-                "invalid_request",
-                "too many token requests for this client: retry later",
-            );
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-            return Err(Box::new(response));
+            return Err(Refusal::TooManyRequests(
+                oauth_error(
+                    types::OAuthErrorError::InvalidRequest,
+                    "too many token requests for this client: retry later",
+                ),
+                i64::try_from(seconds).unwrap_or(i64::MAX),
+            ));
         }
-        let address = request.client_ip.map(|ip| ip.to_string()).unwrap_or_default();
+        let address = client_ip.map(|ip| ip.to_string()).unwrap_or_default();
         let subjects = vec![format!("client:{client_id}"), format!("client-address:{address}")];
         match limits::retry_after(&api.db, &subjects).await {
-            Ok(Some(seconds)) => {
-                let mut response = oauth_error(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "invalid_client",
+            Ok(Some(seconds)) => Err(Refusal::TooManyRequests(
+                oauth_error(
+                    types::OAuthErrorError::InvalidClient,
                     "too many failed client authentications: retry later",
-                );
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-                Err(Box::new(response))
-            }
+                ),
+                seconds,
+            )),
             Ok(None) => Ok(ClientForm { pairs, basic, subjects }),
-            Err(_) => refuse(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "server_error",
+            Err(_) => Err(Refusal::ServerError(oauth_error(
+                types::OAuthErrorError::ServerError,
                 "the database is unavailable",
-            ),
+            ))),
         }
     }
 
@@ -200,11 +251,11 @@ impl ClientForm {
     }
 }
 
-/// Serves the token endpoint.
-pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
-    let form = match ClientForm::read(api, &request).await {
+/// Serves the token endpoint (the form arrives validated against `TokenRequest`).
+pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
+    let form = match ClientForm::read(api, token_pairs(&request.body), &request.headers, request.client_ip).await {
         Ok(form) => form,
-        Err(response) => return *response,
+        Err(refusal) => return refusal.into(),
     };
     let get = |key: &str| form.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
     let (basic, subjects, mut body) = (form.basic.clone(), form.subjects.clone(), form.pairs.clone());
@@ -252,12 +303,11 @@ pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
         state: state.clone(),
         bad_request: Default::default(),
     };
+    let server_error = |description: &str| {
+        TokenResponse::InternalServerError(oauth_error(types::OAuthErrorError::ServerError, description))
+    };
     let Ok(mut flow) = AccessTokenFlow::prepare(endpoint) else {
-        return oauth_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "server_error",
-            "the token endpoint is misconfigured",
-        );
+        return server_error("the token endpoint is misconfigured");
     };
     flow.allow_credentials_in_body(true);
     let oauth_request = OAuthRequest {
@@ -272,53 +322,47 @@ pub async fn serve(api: &Api, request: RestRequest) -> warp::reply::Response {
     }
     match answer {
         Ok(answer) => finish(answer, basic.is_some()),
-        Err(_) => oauth_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "server_error",
-            "the token could not be issued",
-        ),
+        Err(_) => server_error("the token could not be issued"),
     }
 }
 
 /// Our wire shape: `{"token_type":"Bearer","access_token":…}` on success, `{"error":…}` with
 /// RFC 6749 §5.2 statuses otherwise (`WWW-Authenticate: Basic` only when Basic was used).
-fn finish(answer: OAuthResponse, basic_used: bool) -> warp::reply::Response {
+fn finish(answer: OAuthResponse, basic_used: bool) -> TokenResponse {
     let parsed: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
     if answer.status == StatusCode::OK {
         return match parsed.get("access_token").and_then(Value::as_str) {
-            Some(token) => web::json(
-                StatusCode::OK,
-                &json!({ "token_type": "Bearer", "access_token": token }),
-            ),
-            None => oauth_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "no token was issued"),
+            Some(token) => TokenResponse::Ok(types::TokenResponse {
+                token_type: types::TokenResponseTokenType::Bearer,
+                access_token: token.to_string(),
+            }),
+            None => TokenResponse::InternalServerError(oauth_error(
+                types::OAuthErrorError::ServerError,
+                "no token was issued",
+            )),
         };
     }
     let error = parsed
         .get("error")
         .and_then(Value::as_str)
-        .unwrap_or("invalid_request")
-        .to_string();
-    let description = match error.as_str() {
-        "invalid_grant" => {
+        .and_then(types::OAuthErrorError::from_wire)
+        .unwrap_or(types::OAuthErrorError::InvalidRequest);
+    let description = match error {
+        types::OAuthErrorError::InvalidGrant => {
             "the code is unknown, expired, already used, issued to another client or redirect URI, or failed PKCE"
         }
-        "invalid_client" => "client authentication failed",
-        "unsupported_grant_type" => "only grant_type=authorization_code is supported",
+        types::OAuthErrorError::InvalidClient => "client authentication failed",
+        types::OAuthErrorError::UnsupportedGrantType => "only grant_type=authorization_code is supported",
         _ => "the request is missing a parameter or is malformed",
     };
-    let status = if error == "invalid_client" {
-        StatusCode::UNAUTHORIZED
+    if error == types::OAuthErrorError::InvalidClient {
+        TokenResponse::Unauthorized {
+            body: oauth_error(error, description),
+            www_authenticate: basic_used.then(|| "Basic realm=\"roadlog\"".to_string()),
+        }
     } else {
-        StatusCode::BAD_REQUEST
-    };
-    let mut response = oauth_error(status, &error, description);
-    if status == StatusCode::UNAUTHORIZED && basic_used {
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Basic realm=\"roadlog\""),
-        );
+        TokenResponse::BadRequest(oauth_error(error, description))
     }
-    response
 }
 
 #[cfg(test)]

@@ -1,10 +1,13 @@
 //! The body of `POST /companies/generate_tachograph_files`, read strictly: every problem is
-//! reported per field, as the interface's 404 `details` says.
+//! reported per field, as the interface's 404 `details` says. The types, required fields and list
+//! sizes are checked by the code generated from the contract (`TachographExportRequest`); the
+//! period's defaults, order and length here.
 
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use serde_json::Value;
+
+use crate::http::contract::types::TachographExportRequest;
 
 /// Longest exported period, in days between `min_date` and `max_date` (as the reference).
 pub const MAX_PERIOD_DAYS: i64 = 64;
@@ -30,112 +33,20 @@ pub struct ExportRequest {
 /// Field → messages, for the 404 answer.
 pub type Details = BTreeMap<String, Vec<String>>;
 
-fn ids(value: Option<&Value>, field: &str, required: bool, most: usize, details: &mut Details) -> Vec<i64> {
-    let mut complain = |m: &str| details.entry(field.to_string()).or_default().push(m.to_string());
-    match value {
-        None | Some(Value::Null) => {
-            if required {
-                complain("Missing data for required field.");
-            }
-            Vec::new()
-        }
-        Some(Value::Array(items)) if items.len() > most => {
-            complain(&format!("Must contain at most {most} ids."));
-            Vec::new()
-        }
-        Some(Value::Array(items)) => {
-            let parsed: Option<Vec<i64>> = items.iter().map(Value::as_i64).collect();
-            match parsed {
-                Some(list) if required && list.is_empty() => {
-                    complain("Must contain at least one id.");
-                    list
-                }
-                Some(list) => list,
-                None => {
-                    complain("Must be a list of integers.");
-                    Vec::new()
-                }
-            }
-        }
-        Some(_) => {
-            complain("Must be a list of integers.");
-            Vec::new()
-        }
-    }
-}
-
-fn date(value: Option<&Value>, field: &str, details: &mut Details) -> Option<NaiveDate> {
-    match value {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-            Ok(d) if s.len() == 10 => Some(d),
-            _ => {
-                details
-                    .entry(field.into())
-                    .or_default()
-                    .push("Not a valid date: use YYYY-MM-DD.".into());
-                None
-            }
-        },
-        Some(_) => {
-            details
-                .entry(field.into())
-                .or_default()
-                .push("Not a valid date: use YYYY-MM-DD.".into());
-            None
-        }
-    }
-}
-
-fn flag(value: Option<&Value>, field: &str, details: &mut Details) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            details
-                .entry(field.into())
-                .or_default()
-                .push("Not a valid boolean.".into());
-            false
-        }
-    }
-}
-
-/// Reads the body; `today` is the default `max_date`.
+/// Reads the body: the generated validation of `TachographExportRequest` (JSON, types, required
+/// fields, list sizes), then [`from_body`]; `today` is the default `max_date`.
 pub fn parse(body: &[u8], today: NaiveDate) -> Result<ExportRequest, Details> {
+    let body = TachographExportRequest::from_json(body).map_err(|error| error.details())?;
+    from_body(body, today)
+}
+
+/// The period of a validated body: defaults, order, length.
+pub fn from_body(body: TachographExportRequest, today: NaiveDate) -> Result<ExportRequest, Details> {
+    let max_date = body.max_date.unwrap_or(today);
+    let min_date = body
+        .min_date
+        .unwrap_or(max_date - chrono::Duration::days(DEFAULT_PERIOD_DAYS));
     let mut details = Details::new();
-    let value: Value = match serde_json::from_slice(body) {
-        Ok(v) => v,
-        Err(e) => {
-            details.insert("json".into(), vec![format!("Invalid JSON: {e}")]);
-            return Err(details);
-        }
-    };
-    let Value::Object(fields) = value else {
-        details.insert("json".into(), vec!["The body must be a JSON object.".into()]);
-        return Err(details);
-    };
-    let company_ids = ids(
-        fields.get("company_ids"),
-        "company_ids",
-        true,
-        MAX_COMPANIES,
-        &mut details,
-    );
-    let user_ids = ids(fields.get("user_ids"), "user_ids", false, MAX_USERS, &mut details);
-    let max = date(fields.get("max_date"), "max_date", &mut details);
-    let min = date(fields.get("min_date"), "min_date", &mut details);
-    let with_digital_signatures = flag(
-        fields.get("with_digital_signatures"),
-        "with_digital_signatures",
-        &mut details,
-    );
-    let employee_version = flag(fields.get("employee_version"), "employee_version", &mut details);
-    if !details.is_empty() {
-        return Err(details);
-    }
-    let max_date = max.unwrap_or(today);
-    let min_date = min.unwrap_or(max_date - chrono::Duration::days(DEFAULT_PERIOD_DAYS));
     if min_date > max_date {
         details.insert("max_date".into(), vec!["min_date must not be after max_date".into()]);
     } else if (max_date - min_date).num_days() > MAX_PERIOD_DAYS {
@@ -148,12 +59,12 @@ pub fn parse(body: &[u8], today: NaiveDate) -> Result<ExportRequest, Details> {
         return Err(details);
     }
     Ok(ExportRequest {
-        company_ids,
-        user_ids,
+        company_ids: body.company_ids,
+        user_ids: body.user_ids.unwrap_or_default(),
         min_date,
         max_date,
-        with_digital_signatures,
-        employee_version,
+        with_digital_signatures: body.with_digital_signatures,
+        employee_version: body.employee_version,
     })
 }
 

@@ -1,0 +1,4 @@
+//! The typed model of the contract: what the parsers produce and the emitters read.
+
+pub mod graphql;
+pub mod rest;
