@@ -10,6 +10,7 @@ pub mod graphql;
 pub mod http;
 pub mod mail;
 pub mod oauth;
+pub mod routes;
 pub mod sdk;
 pub mod server;
 pub mod telemetry;

@@ -180,7 +180,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         metrics: metrics.clone(),
         metrics_public: settings.metrics_bind.is_none(),
         body_timeout: Duration::from_secs(settings.body_timeout),
-        client_limiter: crate::oauth::limits::ClientLimiter::new(settings.client_rate_limit),
+        client_limiter: crate::domain::auth::client_rate::ClientLimiter::new(settings.client_rate_limit),
         trusted_proxies: settings.trusted_proxies.clone(),
         key_sealer,
     });
@@ -195,7 +195,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let mail_events = sender.events_sender();
     let mailer = sender.spawn(stopped.clone());
     let schema = build_schema(api.clone());
-    let service = crate::http::service(api.clone(), schema);
+    let service = crate::routes::service(api.clone(), schema);
     let limits = ConnectionLimits {
         max_connections: connection_cap(settings.max_connections),
         header_read_timeout: Duration::from_secs(settings.header_read_timeout),
@@ -210,7 +210,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         let _ = rx.wait_for(|stop| *stop).await;
     };
     if let Some(metrics_listener) = metrics_listener {
-        let service = crate::http::metrics_service(api.clone());
+        let service = crate::routes::metrics_service(api.clone());
         let stopped = stopped.clone();
         tasks.push(tokio::spawn(async move {
             listener::serve(

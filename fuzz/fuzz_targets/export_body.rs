@@ -3,5 +3,5 @@
 
 libfuzzer_sys::fuzz_target!(|body: &[u8]| {
     let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 25).expect("a date");
-    let _ = roadlog::domain::export::request::parse(body, today);
+    let _ = roadlog::http::export::parse_body(body, today);
 });

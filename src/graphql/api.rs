@@ -28,7 +28,7 @@ pub struct Api {
     /// How the C1B signing keys are stored (encrypted when a key-encryption key is configured).
     pub key_sealer: crate::domain::export::sealing::Sealer,
     /// Token requests per OAuth client (`None`: unlimited).
-    pub client_limiter: Option<crate::oauth::limits::ClientLimiter>,
+    pub client_limiter: Option<crate::domain::auth::client_rate::ClientLimiter>,
 }
 
 /// The identity behind the current request (anonymous when the glue placed none).

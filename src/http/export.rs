@@ -6,7 +6,8 @@ use crate::http::contract::{
     GenerateTachographFilesRequest, GenerateTachographFilesResponse, TachographRootPublicKeyResponse, types,
 };
 
-use crate::domain::export::{archive, c1b, keys_store, request};
+use crate::domain::export::request::{Details, ExportRequest};
+use crate::domain::export::{archive, c1b, keys_store};
 
 fn error(message: &str, code: &str) -> types::ApiError {
     types::ApiError {
@@ -28,7 +29,7 @@ pub async fn generate(
     actor: i64,
     request: GenerateTachographFilesRequest,
 ) -> GenerateTachographFilesResponse {
-    let parsed = match request::from_body(request.body, today()) {
+    let parsed = match export_request(request.body, today()) {
         Ok(parsed) => parsed,
         Err(details) => {
             return GenerateTachographFilesResponse::NotFound(types::ApiError {
@@ -85,5 +86,102 @@ pub async fn root_public_key(api: &Api) -> TachographRootPublicKeyResponse {
     match keys_store::root(&api.db, &api.key_sealer).await {
         Ok(root) => TachographRootPublicKeyResponse::Ok(c1b::root_public_key_ec_pk(&root).to_vec().into()),
         Err(_) => TachographRootPublicKeyResponse::InternalServerError(internal()),
+    }
+}
+
+/// The domain's export request from the body the generated code validated (JSON, types,
+/// required fields, list sizes).
+fn export_request(body: types::TachographExportRequest, today: chrono::NaiveDate) -> Result<ExportRequest, Details> {
+    ExportRequest::new(
+        body.company_ids,
+        body.user_ids.unwrap_or_default(),
+        body.min_date,
+        body.max_date,
+        body.with_digital_signatures,
+        body.employee_version,
+        today,
+    )
+}
+
+/// Reads a raw body as the route does: the generated validation, then the period's rules (the
+/// fuzz target's entry).
+pub fn parse_body(body: &[u8], today: chrono::NaiveDate) -> Result<ExportRequest, Details> {
+    let body = types::TachographExportRequest::from_json(body).map_err(|error| error.details())?;
+    export_request(body, today)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
+    }
+
+    #[test]
+    fn defaults_cover_four_weeks_ending_today() {
+        let r = parse_body(br#"{"company_ids": [3]}"#, today()).unwrap();
+        assert_eq!(r.company_ids, [3]);
+        assert!(r.user_ids.is_empty());
+        assert_eq!(r.max_date, today());
+        assert_eq!(r.min_date, NaiveDate::from_ymd_opt(2026, 10, 26).unwrap());
+        assert!(!r.with_digital_signatures && !r.employee_version);
+    }
+
+    #[test]
+    fn every_problem_is_reported_per_field() {
+        let e = parse_body(
+            br#"{"company_ids": "3", "min_date": "22/11/2026", "employee_version": 1}"#,
+            today(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.keys().collect::<Vec<_>>(),
+            ["company_ids", "employee_version", "min_date"]
+        );
+        assert!(
+            parse_body(br#"{"company_ids": []}"#, today())
+                .unwrap_err()
+                .contains_key("company_ids")
+        );
+        assert!(parse_body(br#"{}"#, today()).unwrap_err().contains_key("company_ids"));
+        assert!(parse_body(b"{nope", today()).unwrap_err().contains_key("json"));
+        assert!(parse_body(b"[1]", today()).unwrap_err().contains_key("json"));
+        let many: Vec<i64> = (0..5001).collect();
+        let body = serde_json::json!({ "company_ids": [1], "user_ids": many }).to_string();
+        assert_eq!(
+            parse_body(body.as_bytes(), today()).unwrap_err()["user_ids"],
+            ["Must contain at most 5000 ids."]
+        );
+        let body = serde_json::json!({ "company_ids": (0..101).collect::<Vec<i64>>() }).to_string();
+        assert!(
+            parse_body(body.as_bytes(), today())
+                .unwrap_err()
+                .contains_key("company_ids")
+        );
+    }
+
+    #[test]
+    fn periods_are_ordered_and_bounded() {
+        let e = parse_body(
+            br#"{"company_ids": [1], "min_date": "2026-11-10", "max_date": "2026-11-01"}"#,
+            today(),
+        )
+        .unwrap_err();
+        assert_eq!(e["max_date"], ["min_date must not be after max_date"]);
+        assert!(
+            parse_body(
+                br#"{"company_ids": [1], "min_date": "2026-01-01", "max_date": "2026-03-06"}"#,
+                today()
+            )
+            .is_ok()
+        );
+        let e = parse_body(
+            br#"{"company_ids": [1], "min_date": "2026-01-01", "max_date": "2026-03-07"}"#,
+            today(),
+        )
+        .unwrap_err();
+        assert!(e["max_date"][0].contains("64 days"));
     }
 }

@@ -7,7 +7,7 @@ use warp::http::StatusCode;
 
 use super::media::json_response;
 
-pub(super) async fn recover(rejection: warp::Rejection) -> Result<warp::reply::Response, Infallible> {
+pub async fn recover(rejection: warp::Rejection) -> Result<warp::reply::Response, Infallible> {
     let (status, code, message) = if rejection.is_not_found() {
         (StatusCode::NOT_FOUND, "NOT_FOUND", "No such route".to_string())
     } else if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {

@@ -224,3 +224,49 @@ async fn a_database_serves_one_environment_only() {
     let _ = std::fs::remove_dir_all(dir);
 }
 }
+
+/// Rust files under `dir` (recursively), as (path, text).
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    files
+}
+
+tests! {
+    fn layers_only_point_down() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        // What each layer must not name: the layers above it, and the transports' crates.
+        let rules: &[(&str, &[&str])] = &[
+            ("domain", &["crate::graphql", "crate::http", "crate::oauth", "crate::routes", "crate::server", "async_graphql", "warp::", "hyper::"]),
+            ("db", &["crate::domain", "crate::graphql", "crate::http", "crate::oauth", "crate::routes", "crate::mail"]),
+            ("mail", &["crate::domain", "crate::graphql", "crate::http", "crate::oauth", "crate::routes"]),
+            ("graphql", &["crate::http", "crate::oauth", "crate::routes", "crate::server"]),
+            ("http", &["crate::oauth", "crate::routes", "crate::server"]),
+            ("oauth", &["crate::routes", "crate::server"]),
+        ];
+        let mut offences = Vec::new();
+        for (layer, forbidden) in rules {
+            for (path, text) in sources(&src.join(layer)) {
+                for (number, line) in text.lines().enumerate() {
+                    let code = line.split("//").next().unwrap_or("");
+                    for name in *forbidden {
+                        if code.contains(name) {
+                            offences.push(format!("{path}:{}: {layer} names {name}", number + 1));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(offences.is_empty(), "layers point down only:\n{}", offences.join("\n"));
+    }
+}

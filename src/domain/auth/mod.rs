@@ -1,6 +1,7 @@
 //! Who is calling: secrets (passwords and tokens) and the identity behind a request.
 
 pub mod caller;
+pub mod client_rate;
 pub mod oauth_tokens;
 pub mod password;
 pub mod tokens;

@@ -9,7 +9,7 @@ use crate::domain::auth::caller::BearerToken;
 use crate::graphql::Api;
 use crate::mail::outbox;
 
-use super::contract::{
+use crate::http::contract::{
     self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, Expected, FromRequestError,
     GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest,

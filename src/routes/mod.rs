@@ -1,0 +1,74 @@
+//! The service's routes, put together: GraphQL over HTTP, the REST operations (the
+//! implementation of the generated handler trait, dispatching to the export, OAuth and service
+//! handlers) and the fallback, inside the middleware. This is the composition root of the
+//! transports: `http` and `oauth` do not know each other, this module knows both.
+
+mod rest;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use warp::Filter;
+
+use crate::graphql::Api;
+use crate::graphql::contract::ContractSchema;
+
+pub use rest::RestHandlers;
+
+use crate::http::{contract, fallback, graphql, middleware};
+
+/// Every route of the service.
+pub fn routes(
+    api: Arc<Api>,
+    schema: ContractSchema,
+) -> impl Filter<Extract = (impl warp::Reply,), Error = Infallible> + Clone {
+    let rest = contract::routes(Arc::new(RestHandlers { api: api.clone() }));
+    graphql::routes(api, schema)
+        .or(rest)
+        .unify()
+        .recover(fallback::recover)
+        .unify()
+}
+
+/// The service the listener runs: the routes inside the middleware.
+pub fn service(
+    api: Arc<Api>,
+    schema: ContractSchema,
+) -> impl tower::Service<
+    http::Request<hyper::body::Incoming>,
+    Response = warp::reply::Response,
+    Error = Infallible,
+    Future = impl Send,
+> + Clone
++ Send
++ 'static {
+    let metrics = api.metrics.clone();
+    let body_timeout = api.body_timeout;
+    let proxies = Arc::new(api.trusted_proxies.clone());
+    middleware::Observe::new(warp::service(routes(api, schema)), metrics, body_timeout, proxies)
+}
+
+/// The service of `--metrics-bind`: `GET /metrics` only.
+pub fn metrics_service(
+    api: Arc<Api>,
+) -> impl tower::Service<
+    http::Request<hyper::body::Incoming>,
+    Response = warp::reply::Response,
+    Error = Infallible,
+    Future = impl Send,
+> + Clone
++ Send
++ 'static {
+    let metrics = api.metrics.clone();
+    let body_timeout = api.body_timeout;
+    let route = warp::path("metrics")
+        .and(warp::path::end())
+        .and(warp::get())
+        .then(move || {
+            let api = api.clone();
+            async move { rest::metrics_text(&api).await }
+        })
+        .recover(fallback::recover)
+        .unify();
+    middleware::Observe::new(warp::service(route), metrics, body_timeout, Arc::new(Vec::new()))
+}
