@@ -4,7 +4,8 @@
 //! is one of them, with a message a developer can act on and, where it helps, finer keys in
 //! `extensions` (the reference service's finer reason, the conflicting object, …).
 
-use async_graphql::ErrorExtensions;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 /// The thirteen error codes of the interface.
@@ -63,13 +64,26 @@ impl Code {
     ];
 }
 
-/// An error as the API reports it.
-#[derive(Debug, Clone)]
+/// Why an internal error happened: the cause the client never sees, kept for the log line that
+/// reports the error where it is handled (with its whole chain of sources).
+pub type Cause = Arc<dyn std::error::Error + Send + Sync + 'static>;
+
+/// An error as the API reports it: one of the interface's codes, a message a developer can act
+/// on, further `extensions` keys, and, for internal errors, the cause.
+///
+/// It is created where the problem is found and logged once, where it is handled: the GraphQL
+/// layer (`http::graphql`) logs the internal errors of a response, the REST handlers theirs.
+/// async-graphql turns it into a field error through its `Display`, keeping it as the error's
+/// source; the GraphQL layer reads the code and extensions back from that source.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
 pub struct AppError {
     pub code: Code,
     pub message: String,
     /// Further `extensions` keys, in order.
     pub extensions: Vec<(&'static str, Value)>,
+    #[source]
+    pub cause: Option<Cause>,
 }
 
 impl AppError {
@@ -78,6 +92,7 @@ impl AppError {
             code,
             message: message.into(),
             extensions: Vec::new(),
+            cause: None,
         }
     }
 
@@ -108,37 +123,99 @@ impl AppError {
         self.extensions.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
-    /// An unexpected failure. The cause is logged here, never sent to the client.
+    /// An unexpected failure described by a text (the client sees a generic message).
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        tracing::error!(%cause, "internal error");
-        Self::new(Code::InternalError, "An internal error occurred")
+        Self::caused_by(Arc::new(Described(cause.to_string())))
+    }
+
+    /// An unexpected failure caused by an error, whose chain of sources is kept.
+    pub fn caused_by(cause: Cause) -> Self {
+        AppError {
+            cause: Some(cause),
+            ..Self::new(Code::InternalError, "An internal error occurred")
+        }
+    }
+
+    /// The cause and its sources, for a log line: `a: b: c`.
+    pub fn chain(&self) -> String {
+        let mut text = String::new();
+        let mut next: Option<&(dyn std::error::Error + 'static)> = self.cause.as_deref().map(|c| c as _);
+        while let Some(error) = next {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&error.to_string());
+            next = error.source();
+        }
+        text
+    }
+
+    /// Logs the error once, where it is handled: internal errors with their cause at `error`,
+    /// the others (the client's mistakes) not at all.
+    pub fn log_if_internal(&self) {
+        if self.code == Code::InternalError {
+            tracing::error!(cause = %self.chain(), "internal error");
+        }
+    }
+
+    /// The answer of a database error that names one of the constraints of [`CONSTRAINTS`],
+    /// otherwise an internal error.
+    fn from_database(error: sqlx::Error) -> AppError {
+        if let sqlx::Error::Database(db) = &error {
+            let message = db.message();
+            let name = db.constraint().unwrap_or("");
+            for rule in CONSTRAINTS {
+                if name == rule.postgres || (!rule.sqlite.is_empty() && message.contains(rule.sqlite)) {
+                    return AppError::new(rule.code, rule.message).with("constraint", rule.postgres);
+                }
+            }
+        }
+        AppError::caused_by(Arc::new(error))
     }
 }
 
-// AppError deliberately implements neither `Display` nor `std::error::Error`: async-graphql turns
-// every `Display` type into an error without `extensions.code`, and our errors must keep theirs.
+/// A cause given as text.
+#[derive(Debug)]
+struct Described(String);
+
+impl std::fmt::Display for Described {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Described {}
+
+/// A database constraint whose violation is the client's mistake, with the answer it gets:
+/// PostgreSQL names the constraint, SQLite names the table and columns in its message.
+pub struct ConstraintRule {
+    pub postgres: &'static str,
+    pub sqlite: &'static str,
+    pub code: Code,
+    pub message: &'static str,
+}
+
+/// The constraints that answer the client (the others are internal errors: the code should
+/// have prevented them). Services that must tell apart several outcomes of one insert still
+/// check the violation themselves (see `db::is_unique_violation`).
+pub const CONSTRAINTS: &[ConstraintRule] = &[
+    ConstraintRule {
+        postgres: "users_email_key",
+        sqlite: "UNIQUE constraint failed: users.email",
+        code: Code::InvalidInputs,
+        message: "A user is already registered with this email",
+    },
+    ConstraintRule {
+        postgres: "companies_siren_check",
+        sqlite: "CHECK constraint failed: length(siren) = 9",
+        code: Code::InvalidInputs,
+        message: "SIREN must be exactly 9 characters",
+    },
+];
 
 impl From<sqlx::Error> for AppError {
     fn from(error: sqlx::Error) -> Self {
-        AppError::internal(error)
-    }
-}
-
-impl From<AppError> for async_graphql::Error {
-    fn from(error: AppError) -> Self {
-        let AppError {
-            code,
-            message,
-            extensions,
-        } = error;
-        async_graphql::Error::new(message).extend_with(move |_, e| {
-            e.set("code", code.as_str());
-            for (key, value) in &extensions {
-                if let Ok(value) = async_graphql::Value::from_json(value.clone()) {
-                    e.set(*key, value);
-                }
-            }
-        })
+        AppError::from_database(error)
     }
 }
 

@@ -49,7 +49,10 @@ pub async fn generate(
                     "AUTHORIZATION_ERROR",
                 ));
             }
-            Err(_) => return GenerateTachographFilesResponse::InternalServerError(internal()),
+            Err(error) => {
+                error.log_if_internal();
+                return GenerateTachographFilesResponse::InternalServerError(internal());
+            }
         }
         if company_name.is_none() {
             company_name = company::find(&api.db, *company_id)
@@ -85,7 +88,10 @@ pub async fn generate(
 pub async fn root_public_key(api: &Api) -> TachographRootPublicKeyResponse {
     match keys_store::root(&api.db, &api.key_sealer).await {
         Ok(root) => TachographRootPublicKeyResponse::Ok(c1b::root_public_key_ec_pk(&root).to_vec().into()),
-        Err(_) => TachographRootPublicKeyResponse::InternalServerError(internal()),
+        Err(error) => {
+            error.log_if_internal();
+            TachographRootPublicKeyResponse::InternalServerError(internal())
+        }
     }
 }
 

@@ -24,7 +24,7 @@ use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
 use super::middleware::ClientIp;
 use crate::domain::auth::Caller;
-use crate::errors::Code;
+use crate::errors::{AppError, Code};
 use crate::graphql::contract::ContractSchema;
 use crate::graphql::{Api, ExecutionStarted, GUARD_MODEL, guard};
 
@@ -343,7 +343,10 @@ async fn run_all(
     // Credentials are resolved once per HTTP request, for every operation of a batch.
     let caller = match Caller::resolve(&api.db, &bearer).await {
         Ok(caller) => caller,
-        Err(_) => return error(StatusCode::SERVICE_UNAVAILABLE, media, "The database is unavailable"),
+        Err(cause) => {
+            cause.log_if_internal();
+            return error(StatusCode::SERVICE_UNAVAILABLE, media, "The database is unavailable");
+        }
     };
     let mut status = StatusCode::OK;
     let mut bodies = Vec::with_capacity(prepared.len());
@@ -391,9 +394,22 @@ async fn run_all(
     json_bytes_response(status, media, serde_json::to_vec(&body).unwrap_or_default())
 }
 
-/// Every execution error carries one of the interface's codes. Errors raised by async-graphql
-/// itself during execution (rather than by our resolvers) get INTERNAL_ERROR.
+/// Every execution error carries one of the interface's codes: a resolver's [`AppError`] (kept
+/// by async-graphql as the error's source) gives its code and extensions, and is logged here,
+/// once, when it is internal. Errors raised by async-graphql itself during execution get
+/// INTERNAL_ERROR.
 fn ensure_code(error: &mut ServerError) {
+    if let Some(app) = error.source::<AppError>().cloned() {
+        app.log_if_internal();
+        let extensions = error.extensions.get_or_insert_with(ErrorExtensionValues::default);
+        extensions.set("code", app.code.as_str());
+        for (key, value) in &app.extensions {
+            if let Ok(value) = async_graphql::Value::from_json(value.clone()) {
+                extensions.set(*key, value);
+            }
+        }
+        return;
+    }
     let has_code = error.extensions.as_ref().is_some_and(|e| e.get("code").is_some());
     if !has_code {
         tracing::error!(message = %error.message, "execution error without a code");

@@ -349,7 +349,10 @@ async fn serve(
         Err(_) if FlowEndpoint::was_bad_request(&bad_request) => {
             return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
         }
-        Err(_) => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),
+        Err(error) => {
+            tracing::error!(?error, "the authorization endpoint failed");
+            return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+        }
     };
     if answer.status == StatusCode::BAD_REQUEST && answer.location.is_none() {
         return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);

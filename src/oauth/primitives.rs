@@ -130,7 +130,10 @@ impl oxide_auth_async::primitives::Registrar for DbRegistrar {
         match super::clients::secret_matches(&self.db, id, &secret, &hash).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(fail()),
-            Err(_) => Err(RegistrarError::PrimitiveError),
+            Err(error) => {
+                error.log_if_internal();
+                Err(RegistrarError::PrimitiveError)
+            }
         }
     }
 }

@@ -76,11 +76,17 @@ pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenRespons
                     .await;
             match revoked {
                 Ok(_) => RevokeTokenResponse::Ok,
-                Err(_) => server_error(),
+                Err(error) => {
+                    tracing::error!(%error, "a token could not be revoked");
+                    server_error()
+                }
             }
         }
         Ok(None) => RevokeTokenResponse::Ok,
-        Err(_) => server_error(),
+        Err(error) => {
+            tracing::error!(%error, "a token's owner could not be read");
+            server_error()
+        }
     }
 }
 

@@ -15,6 +15,7 @@ use oxide_auth_async::endpoint::access_token::AccessTokenFlow;
 use serde_json::Value;
 use warp::http::{StatusCode, header};
 
+use crate::errors::AppError;
 use crate::graphql::Api;
 use crate::http::contract::{FromRequestError, RevokeTokenResponse, TokenRequest, TokenResponse, types};
 
@@ -234,9 +235,9 @@ impl ClientForm {
                 seconds,
             )),
             Ok(None) => Ok(ClientForm { pairs, basic, subjects }),
-            Err(_) => Err(Refusal::ServerError(oauth_error(
-                types::OAuthErrorError::ServerError,
-                "the database is unavailable",
+            Err(error) => Err(Refusal::ServerError(logged(
+                error,
+                oauth_error(types::OAuthErrorError::ServerError, "the database is unavailable"),
             ))),
         }
     }
@@ -322,7 +323,10 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
     }
     match answer {
         Ok(answer) => finish(answer, basic.is_some()),
-        Err(_) => server_error("the token could not be issued"),
+        Err(error) => {
+            tracing::error!(?error, "the token endpoint failed");
+            server_error("the token could not be issued")
+        }
     }
 }
 
@@ -363,6 +367,12 @@ fn finish(answer: OAuthResponse, basic_used: bool) -> TokenResponse {
     } else {
         TokenResponse::BadRequest(oauth_error(error, description))
     }
+}
+
+/// Logs an internal error where the token endpoint handles it, and answers `answer`.
+fn logged<T>(error: AppError, answer: T) -> T {
+    error.log_if_internal();
+    answer
 }
 
 #[cfg(test)]

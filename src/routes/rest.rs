@@ -104,7 +104,10 @@ impl RestApi for RestHandlers {
                 Ok(id) => Ok(Ok(id)),
                 Err(e) => Err(api_error(e.message, "AUTHENTICATION_ERROR")),
             },
-            Err(_) => Ok(Err(NoCaller::DatabaseUnavailable)),
+            Err(error) => {
+                error.log_if_internal();
+                Ok(Err(NoCaller::DatabaseUnavailable))
+            }
         }
     }
 
@@ -233,7 +236,10 @@ impl RestApi for RestHandlers {
                     })
                     .collect(),
             ),
-            Err(_) => unavailable(),
+            Err(error) => {
+                error.log_if_internal();
+                unavailable()
+            }
         }
     }
 

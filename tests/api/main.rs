@@ -9,6 +9,7 @@ mod support;
 mod accounts;
 mod companies;
 mod contract;
+mod drivers;
 mod export;
 mod export_benchmark;
 mod graphql_http;
