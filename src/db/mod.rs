@@ -15,6 +15,9 @@ use sqlx::{AnyPool, ConnectOptions};
 
 use crate::config::Environment;
 
+pub mod sql;
+pub use sql::PerBackend;
+
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("src/db/migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("src/db/migrations/postgres");
 
@@ -151,18 +154,11 @@ impl Db {
         }
     }
 
-    /// `column IN (…the ids bound as parameter $param…)`: a list of ids is one parameter, a JSON
-    /// array bound with [`id_list`], unpacked by the database, so that no query binds one
-    /// parameter per id (bind-parameter limits: 32,766 on SQLite, 65,535 on PostgreSQL) and the
-    /// statement text is the same whatever the number of ids.
-    pub fn ids_in(&self, column: &str, param: usize) -> String {
+    /// The spelling of `statement` for this database.
+    pub fn sql(&self, statement: sql::PerBackend) -> &'static str {
         match self.backend {
-            Backend::Sqlite => format!("{column} IN (SELECT value FROM json_each(${param}))"),
-            Backend::Postgres => {
-                format!(
-                    "{column} IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(${param} AS json)))"
-                )
-            }
+            Backend::Sqlite => statement.sqlite,
+            Backend::Postgres => statement.postgres,
         }
     }
 
@@ -189,7 +185,8 @@ fn sqlite_file(url: &str) -> Option<&str> {
     (!path.is_empty() && path != ":memory:").then_some(path)
 }
 
-/// The parameter of [`Db::ids_in`]: the ids as a JSON array.
+/// The parameter of an id list (`[column in N]` in [`per_backend!`](crate::per_backend)): the
+/// ids as a JSON array.
 pub fn id_list(ids: &[i64]) -> String {
     let mut text = String::with_capacity(ids.len() * 8 + 2);
     text.push('[');

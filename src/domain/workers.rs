@@ -6,17 +6,25 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::Db;
+use crate::db::{Db, PerBackend};
 use crate::errors::AppResult;
+
+crate::statements! {
+    /// Reads (and on PostgreSQL locks) the worker's row.
+    pub const LOCK: PerBackend = PerBackend {
+        sqlite: "SELECT id FROM users WHERE id = $1",
+        postgres: "SELECT id FROM users WHERE id = $1 FOR UPDATE",
+    };
+}
 
 /// Locks one worker for the rest of the transaction; false when there is no such user. On
 /// PostgreSQL it is a row lock (`FOR UPDATE`); on SQLite the write transaction already holds
 /// the database's single write lock (`BEGIN IMMEDIATE`), so only the existence is checked.
 pub async fn lock(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
     let sql = if conn.backend_name() == "PostgreSQL" {
-        "SELECT id FROM users WHERE id = $1 FOR UPDATE"
+        LOCK.postgres
     } else {
-        "SELECT id FROM users WHERE id = $1"
+        LOCK.sqlite
     };
     let row: Option<(i64,)> = sqlx::query_as(sql).bind(user_id).fetch_optional(conn).await?;
     Ok(row.is_some())

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use sqlx::AnyConnection;
 
-use crate::db::{Db, now};
+use crate::db::{Db, PerBackend, now};
 use crate::errors::AppResult;
 
 /// Gives up on a message after this many failed attempts (it stays in the outbox with its error).
@@ -47,13 +47,22 @@ pub struct OutboxEntry {
 pub async fn latest(db: &Db, recipient: Option<&str>, limit: i64) -> AppResult<Vec<OutboxEntry>> {
     let rows = sqlx::query_as::<_, OutboxEntry>(
         "SELECT id, recipient, subject, body, created_at, sent_at FROM emails
-         WHERE ($1 IS NULL OR recipient = $1) ORDER BY id DESC LIMIT $2",
+         WHERE (CAST($1 AS TEXT) IS NULL OR recipient = $1) ORDER BY id DESC LIMIT $2",
     )
     .bind(recipient)
     .bind(limit)
     .fetch_all(&db.pool)
     .await?;
     Ok(rows)
+}
+
+crate::statements! {
+    /// `$1` the companies, `$2` one recipient or null, `$3` how many.
+    pub const LATEST_OF_COMPANIES: PerBackend = crate::per_backend!(
+        "SELECT id, recipient, subject, body, created_at, sent_at FROM emails WHERE ",
+        ["company_id" in 1],
+        " AND (CAST($2 AS TEXT) IS NULL OR recipient = $2) ORDER BY id DESC LIMIT $3"
+    );
 }
 
 /// The latest messages of some companies, newest first, optionally for one recipient (a
@@ -64,12 +73,7 @@ pub async fn latest_of_companies(
     recipient: Option<&str>,
     limit: i64,
 ) -> AppResult<Vec<OutboxEntry>> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT id, recipient, subject, body, created_at, sent_at FROM emails
-         WHERE {} AND ($2 IS NULL OR recipient = $2) ORDER BY id DESC LIMIT $3",
-        db.ids_in("company_id", 1)
-    ));
-    Ok(sqlx::query_as::<_, OutboxEntry>(sql)
+    Ok(sqlx::query_as::<_, OutboxEntry>(db.sql(LATEST_OF_COMPANIES))
         .bind(crate::db::id_list(companies))
         .bind(recipient)
         .bind(limit)

@@ -2,7 +2,7 @@
 //! server serves is exactly `schema/roadlog.graphql`, every REST operation of the OpenAPI file is
 //! routed (with and without `/api`), and the migrations of both backends stay in lock-step.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use async_graphql::parser::types::{BaseType, Type, TypeKind, TypeSystemDefinition};
@@ -268,5 +268,137 @@ tests! {
             }
         }
         assert!(offences.is_empty(), "layers point down only:\n{}", offences.join("\n"));
+    }
+}
+
+/// Every SQL statement written as a literal next to the code that runs it
+/// (`sqlx::query("…")`, `query_as`, `query_scalar`), read from the sources.
+fn literal_statements() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut statements = Vec::new();
+    for (path, text) in sources(&src) {
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("sqlx::query") {
+            rest = &rest[at + "sqlx::query".len()..];
+            let call = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
+            let call = match call.strip_prefix("::<") {
+                // Skip the turbofish, nested generics included.
+                Some(generic) => {
+                    let mut depth = 1;
+                    let end = generic
+                        .char_indices()
+                        .find(|(_, c)| {
+                            match c {
+                                '<' => depth += 1,
+                                '>' => depth -= 1,
+                                _ => {}
+                            }
+                            depth == 0
+                        })
+                        .map(|(i, _)| i + 1)
+                        .unwrap_or(0);
+                    &generic[end..]
+                }
+                None => call,
+            };
+            let Some(args) = call.strip_prefix('(') else { continue };
+            let args = args.trim_start();
+            let Some(literal) = args.strip_prefix('"') else {
+                continue;
+            };
+            let mut sql = String::new();
+            let mut chars = literal.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => break,
+                    '\\' => match chars.next() {
+                        Some('\n') => {
+                            // A line continuation: the next line's leading spaces are dropped.
+                            let rest: String = chars.clone().collect();
+                            let trimmed = rest.trim_start();
+                            chars = literal[literal.len() - trimmed.len()..].chars();
+                            sql.push(' ');
+                        }
+                        Some('n') => sql.push('\n'),
+                        Some('"') => sql.push('"'),
+                        Some(other) => sql.push(other),
+                        None => {}
+                    },
+                    other => sql.push(other),
+                }
+            }
+            statements.push((path.clone(), sql));
+        }
+    }
+    statements
+}
+
+for_both_backends! {
+    async fn every_sql_statement_prepares(backend) {
+        let Some(app) = TestApp::spawn(backend).await else { return };
+        let statements = literal_statements();
+        assert!(statements.len() > 100, "the statements were found: {}", statements.len());
+        let mut conn = app.server.db.pool.acquire().await.unwrap();
+        let mut failures = Vec::new();
+        for (path, sql) in &statements {
+            // Connection settings of SQLite only (the statements run on that branch only).
+            if backend == Backend::Postgres && sql.starts_with("PRAGMA ") {
+                continue;
+            }
+            if let Err(error) = sqlx::Executor::prepare(&mut *conn, sqlx::SqlSafeStr::into_sql_str(sqlx::AssertSqlSafe(sql.clone()))).await {
+                failures.push(format!("{path}: {error}\n    {sql}"));
+            }
+        }
+        // The statements composed from parts (shared column lists, id lists spelled for each
+        // database) are constants registered by `statements!`.
+        let registered: Vec<_> = roadlog::db::sql::registered().collect();
+        for statement in &registered {
+            let sql = app.server.db.sql(statement.statement);
+            if let Err(error) = sqlx::Executor::prepare(&mut *conn, sqlx::SqlSafeStr::into_sql_str(sql)).await {
+                failures.push(format!("{}: {error}\n    {sql}", statement.name));
+            }
+        }
+        assert!(failures.is_empty(), "{} statements do not prepare:\n{}", failures.len(), failures.join("\n"));
+        println!(
+            "{backend:?}: {} literal and {} composed statements prepared",
+            statements.len(),
+            registered.len()
+        );
+        drop(conn);
+        app.cleanup().await;
+    }
+}
+
+tests! {
+    // No SQL is formatted while serving: composed statements are constants, and every public
+    // one is registered, so the test above prepares it.
+    fn composed_statements_are_registered_constants() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let registered: HashSet<(String, String)> = roadlog::db::sql::registered()
+            .map(|r| (r.file.to_string(), r.name.rsplit("::").next().unwrap().to_string()))
+            .collect();
+        let mut offences = Vec::new();
+        for (path, text) in sources(&src) {
+            let file = Path::new(&path)
+                .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+                .unwrap()
+                .display()
+                .to_string();
+            if text.contains("AssertSqlSafe") {
+                offences.push(format!("{file}: formats SQL at run time (AssertSqlSafe)"));
+            }
+            for line in text.lines() {
+                let line = line.trim();
+                let Some(rest) = line.strip_prefix("pub const ") else { continue };
+                let Some((name, ty)) = rest.split_once(':') else { continue };
+                let composed = ty.trim_start().starts_with("PerBackend")
+                    || (ty.trim_start().starts_with("&str") && line.contains("concatcp!"));
+                if composed && !registered.contains(&(file.clone(), name.trim().to_string())) {
+                    offences.push(format!("{file}: {name} is a statement outside `statements!`"));
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{}", offences.join("\n"));
+        assert!(registered.len() >= 30, "statements are registered: {}", registered.len());
     }
 }

@@ -69,12 +69,7 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
         return Err(AppError::authorization("Actor is not authorized to log in the mission"));
     }
     if new.switch {
-        let sql = sqlx::AssertSqlSafe(format!(
-            "SELECT {} FROM activities a WHERE a.user_id = $1 AND a.mission_id = $2 AND a.dismissed_at IS NULL
-               AND a.start_time <= $3 AND (a.end_time IS NULL OR a.end_time > $3) ORDER BY a.start_time DESC LIMIT 1",
-            store::COLUMNS
-        ));
-        let current = sqlx::query_as::<_, ActivityRow>(sql)
+        let current = sqlx::query_as::<_, ActivityRow>(store::sql::CURRENT)
             .bind(for_user)
             .bind(new.mission_id)
             .bind(start)

@@ -27,10 +27,42 @@ pub struct ActivityRow {
 pub const COLUMNS: &str = "a.id, a.mission_id, a.user_id, a.submitter_id, a.type, a.reception_time, a.start_time, \
      a.end_time, a.last_update_time, a.last_submitter_id, a.dismissed_at, a.dismiss_author_id, a.dismiss_context";
 
+/// Activity statements.
+pub mod sql {
+    use super::COLUMNS;
+    use crate::db::PerBackend;
+    use const_format::concatcp;
+
+    crate::statements! {
+        pub const FIND: &str = concatcp!("SELECT ", COLUMNS, " FROM activities a WHERE a.id = $1");
+        /// The user's (`$1`) activity running in mission `$2` at `$3`, if any.
+        pub const CURRENT: &str = concatcp!(
+            "SELECT ",
+            COLUMNS,
+            " FROM activities a WHERE a.user_id = $1 AND a.mission_id = $2 AND a.dismissed_at IS NULL \
+               AND a.start_time <= $3 AND (a.end_time IS NULL OR a.end_time > $3) ORDER BY a.start_time DESC LIMIT 1"
+        );
+        /// Every activity of the missions (cancelled ones included), in time order.
+        pub const OF_MISSIONS: PerBackend = crate::per_backend!(
+            "SELECT ",
+            COLUMNS,
+            " FROM activities a WHERE ",
+            ["a.mission_id" in 1],
+            " ORDER BY a.start_time, a.id"
+        );
+        /// The versions of the activities, oldest first.
+        pub const VERSIONS_OF: PerBackend = crate::per_backend!(
+            "SELECT id, activity_id, reception_time, start_time, end_time, context, submitter_id FROM activity_versions \
+             WHERE ",
+            ["activity_id" in 1],
+            " ORDER BY version_number"
+        );
+    }
+}
+
 /// Reads an activity.
 pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<ActivityRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM activities a WHERE a.id = $1"));
-    Ok(sqlx::query_as::<_, ActivityRow>(sql)
+    Ok(sqlx::query_as::<_, ActivityRow>(sql::FIND)
         .bind(id)
         .fetch_optional(conn)
         .await?)

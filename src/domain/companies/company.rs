@@ -24,6 +24,28 @@ pub struct CompanyRow {
 pub const COMPANY_COLUMNS: &str = "id, usual_name, siren, phone_number, has_ceased_activity, allow_team_mode, \
      allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name";
 
+/// Company statements.
+pub mod sql {
+    use super::COMPANY_COLUMNS;
+    use crate::db::PerBackend;
+    use const_format::concatcp;
+
+    crate::statements! {
+        pub const FIND: &str = concatcp!("SELECT ", COMPANY_COLUMNS, " FROM companies WHERE id = $1");
+        /// `$1` user, `$2` today.
+        pub const ADMINED_BY: &str = concatcp!(
+            "SELECT ",
+            COMPANY_COLUMNS,
+            " FROM companies WHERE id IN ( \
+                SELECT e.company_id FROM employments e WHERE e.user_id = $1 AND e.validation_status = 'approved' \
+                  AND e.dismissed_at IS NULL AND e.has_admin_rights = 1 AND e.start_date <= $2 \
+                  AND (e.end_date IS NULL OR e.end_date >= $2)) \
+             ORDER BY id"
+        );
+        pub const FIND_MANY: PerBackend = crate::per_backend!("SELECT ", COMPANY_COLUMNS, " FROM companies WHERE ", ["id" in 1]);
+    }
+}
+
 /// Checks a SIREN (the 9-digit French company number), with the reference's messages.
 pub fn validate_siren(raw: &str) -> AppResult<String> {
     let siren: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
@@ -72,8 +94,7 @@ pub async fn insert(
 
 /// Reads a company.
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<CompanyRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {COMPANY_COLUMNS} FROM companies WHERE id = $1"));
-    Ok(sqlx::query_as::<_, CompanyRow>(sql)
+    Ok(sqlx::query_as::<_, CompanyRow>(sql::FIND)
         .bind(id)
         .fetch_optional(&db.pool)
         .await?)
@@ -110,18 +131,7 @@ pub async fn sign_up(
 
 /// The companies the user administers today.
 pub async fn admined_by(db: &Db, user_id: i64) -> AppResult<Vec<CompanyRow>> {
-    let columns = COMPANY_COLUMNS
-        .split(", ")
-        .map(|c| format!("c.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {columns} FROM companies c WHERE c.id IN (
-            SELECT company_id FROM employments WHERE user_id = $1 AND validation_status = 'approved'
-              AND dismissed_at IS NULL AND has_admin_rights = 1 AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2))
-         ORDER BY c.id"
-    ));
-    Ok(sqlx::query_as::<_, CompanyRow>(sql)
+    Ok(sqlx::query_as::<_, CompanyRow>(sql::ADMINED_BY)
         .bind(user_id)
         .bind(super::date_text(super::today()))
         .fetch_all(&db.pool)

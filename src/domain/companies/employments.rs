@@ -78,8 +78,7 @@ fn forbidden() -> AppError {
 
 /// Reads an employment.
 pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<EmploymentRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE e.id = $1"));
-    Ok(sqlx::query_as::<_, EmploymentRow>(sql)
+    Ok(sqlx::query_as::<_, EmploymentRow>(sql::FIND)
         .bind(id)
         .fetch_optional(conn)
         .await?)
@@ -164,35 +163,41 @@ pub async fn insert_for_user(
     Ok(id)
 }
 
-/// Lists by a SQL condition on `e`.
-async fn list(db: &Db, condition: &str, binds: Vec<BindValue>) -> AppResult<Vec<EmploymentRow>> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "{SELECT} WHERE {condition} ORDER BY e.start_date DESC, e.id DESC"
-    ));
-    let mut query = sqlx::query_as::<_, EmploymentRow>(sql);
-    for bind in binds {
-        query = match bind {
-            BindValue::Int(v) => query.bind(v),
-            BindValue::Text(v) => query.bind(v),
-        };
-    }
-    Ok(query.fetch_all(&db.pool).await?)
-}
+/// Employment statements: the shared column list followed by one condition each.
+pub mod sql {
+    use super::SELECT;
+    use const_format::concatcp;
 
-enum BindValue {
-    Int(i64),
-    Text(String),
+    crate::statements! {
+        pub const FIND: &str = concatcp!(SELECT, " WHERE e.id = $1");
+        /// `$1` company.
+        pub const OF_COMPANY: &str = concatcp!(SELECT, " WHERE e.company_id = $1 AND e.dismissed_at IS NULL", ORDER);
+        /// `$1` user, `$2` today.
+        pub const CURRENT_OF_USER: &str = concatcp!(
+            SELECT,
+            " WHERE e.user_id = $1 AND e.validation_status <> 'rejected' AND e.dismissed_at IS NULL \
+              AND e.start_date <= $2 AND (e.end_date IS NULL OR e.end_date >= $2)",
+            ORDER
+        );
+        /// `$1` user, `$2`..`$3` the period, `$4` the second accepted status (`pending` to include
+        /// invitations, `approved` otherwise).
+        pub const OF_USER: &str = concatcp!(
+            SELECT,
+            " WHERE e.user_id = $1 AND e.dismissed_at IS NULL AND e.validation_status IN ('approved', $4) \
+              AND e.start_date <= $3 AND (e.end_date IS NULL OR e.end_date >= $2)",
+            ORDER
+        );
+    }
+    const ORDER: &str = " ORDER BY e.start_date DESC, e.id DESC";
 }
 
 /// The company's employments, dismissed ones excluded; `latest_per_user` keeps each person's
 /// most recent one.
 pub async fn of_company(db: &Db, company_id: i64, latest_per_user: bool) -> AppResult<Vec<EmploymentRow>> {
-    let rows = list(
-        db,
-        "e.company_id = $1 AND e.dismissed_at IS NULL",
-        vec![BindValue::Int(company_id)],
-    )
-    .await?;
+    let rows = sqlx::query_as::<_, EmploymentRow>(sql::OF_COMPANY)
+        .bind(company_id)
+        .fetch_all(&db.pool)
+        .await?;
     if !latest_per_user {
         return Ok(rows);
     }
@@ -205,13 +210,11 @@ pub async fn of_company(db: &Db, company_id: i64, latest_per_user: bool) -> AppR
 
 /// The user's employments covering today, pending invitations included.
 pub async fn current_of_user(db: &Db, user_id: i64) -> AppResult<Vec<EmploymentRow>> {
-    list(
-        db,
-        "e.user_id = $1 AND e.validation_status <> 'rejected' AND e.dismissed_at IS NULL
-         AND e.start_date <= $2 AND (e.end_date IS NULL OR e.end_date >= $2)",
-        vec![BindValue::Int(user_id), BindValue::Text(date_text(today()))],
-    )
-    .await
+    Ok(sqlx::query_as::<_, EmploymentRow>(sql::CURRENT_OF_USER)
+        .bind(user_id)
+        .bind(date_text(today()))
+        .fetch_all(&db.pool)
+        .await?)
 }
 
 /// The user's accepted (and optionally pending) employments overlapping a period.
@@ -222,24 +225,13 @@ pub async fn of_user(
     until: Option<NaiveDate>,
     include_pending: bool,
 ) -> AppResult<Vec<EmploymentRow>> {
-    let statuses = if include_pending {
-        "('approved', 'pending')"
-    } else {
-        "('approved')"
-    };
-    list(
-        db,
-        &format!(
-            "e.user_id = $1 AND e.dismissed_at IS NULL AND e.validation_status IN {statuses}
-             AND e.start_date <= $3 AND (e.end_date IS NULL OR e.end_date >= $2)"
-        ),
-        vec![
-            BindValue::Int(user_id),
-            BindValue::Text(from.map(date_text).unwrap_or_else(|| "0000-01-01".into())),
-            BindValue::Text(until.map(date_text).unwrap_or_else(|| "9999-12-31".into())),
-        ],
-    )
-    .await
+    Ok(sqlx::query_as::<_, EmploymentRow>(sql::OF_USER)
+        .bind(user_id)
+        .bind(from.map(date_text).unwrap_or_else(|| "0000-01-01".into()))
+        .bind(until.map(date_text).unwrap_or_else(|| "9999-12-31".into()))
+        .bind(if include_pending { "pending" } else { "approved" })
+        .fetch_all(&db.pool)
+        .await?)
 }
 
 /// Loads an employment for an admin action: AUTHORIZATION_ERROR unless the actor is an admin of

@@ -24,12 +24,23 @@ pub struct ExpenditureRow {
     pub dismiss_author_id: Option<i64>,
 }
 
-pub const COLUMNS: &str = "e.id, e.mission_id, e.user_id, e.submitter_id, e.type, e.spending_date, e.reception_time, \
-     e.dismissed_at, e.dismiss_author_id";
+/// Expenditure statements.
+pub mod sql {
+    use crate::db::PerBackend;
+    use const_format::concatcp;
+
+    const SELECT: &str = "SELECT e.id, e.mission_id, e.user_id, e.submitter_id, e.type, e.spending_date, \
+         e.reception_time, e.dismissed_at, e.dismiss_author_id FROM expenditures e";
+    crate::statements! {
+        pub const FIND: &str = concatcp!(SELECT, " WHERE e.id = $1");
+        /// Every expenditure of the missions (cancelled ones included).
+        pub const OF_MISSIONS: PerBackend =
+            crate::per_backend!(SELECT, " WHERE ", ["e.mission_id" in 1], " ORDER BY e.spending_date, e.id");
+    }
+}
 
 async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<ExpenditureRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM expenditures e WHERE e.id = $1"));
-    Ok(sqlx::query_as::<_, ExpenditureRow>(sql)
+    Ok(sqlx::query_as::<_, ExpenditureRow>(sql::FIND)
         .bind(id)
         .fetch_optional(conn)
         .await?)

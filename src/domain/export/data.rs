@@ -21,6 +21,64 @@ pub struct Employee {
     pub creation_time: i64,
 }
 
+/// Export statements.
+pub mod sql {
+    use crate::db::PerBackend;
+    use crate::per_backend;
+
+    /// What every query of a chunk reads: activities (`a`, joined to their mission `m`) of the
+    /// users `$4` in the companies `$5`, overlapping `[$2, $1)`, `$3` standing for "still running".
+    const WINDOW: PerBackend = per_backend!(
+        ["a.user_id" in 4],
+        " AND ",
+        ["m.company_id" in 5],
+        " AND a.start_time < $1 AND COALESCE(a.end_time, $3) > $2"
+    );
+
+    crate::statements! {
+        /// Employees with an accepted employment overlapping `[$1, $2]` in one of the companies `$3`.
+        pub const EMPLOYEES: PerBackend = per_backend!(
+            "SELECT u.id, u.first_name, u.last_name, u.birth_date, u.creation_time FROM users u \
+             WHERE u.id IN (SELECT e.user_id FROM employments e WHERE ",
+            ["e.company_id" in 3],
+            " AND e.validation_status = 'approved' AND e.dismissed_at IS NULL AND e.start_date <= $2 \
+               AND (e.end_date IS NULL OR e.end_date >= $1)) ORDER BY u.id"
+        );
+        /// The same, among the users `$4` only.
+        pub const EMPLOYEES_AMONG: PerBackend = per_backend!(
+            "SELECT u.id, u.first_name, u.last_name, u.birth_date, u.creation_time FROM users u \
+             WHERE u.id IN (SELECT e.user_id FROM employments e WHERE ",
+            ["e.company_id" in 3],
+            " AND e.validation_status = 'approved' AND e.dismissed_at IS NULL AND e.start_date <= $2 \
+               AND (e.end_date IS NULL OR e.end_date >= $1)) AND ",
+            ["u.id" in 4],
+            " ORDER BY u.id"
+        );
+        pub const ACTIVITIES: PerBackend = per_backend!(
+            "SELECT a.id, a.mission_id, a.user_id, a.type, a.start_time, a.end_time, a.dismissed_at, a.dismiss_author_id \
+             FROM activities a JOIN missions m ON m.id = a.mission_id WHERE ",
+            { WINDOW },
+            " ORDER BY a.start_time, a.id"
+        );
+        pub const VERSIONS: PerBackend = per_backend!(
+            "SELECT v.activity_id, v.version_number, v.start_time, v.end_time, v.submitter_id \
+             FROM activity_versions v JOIN activities a ON a.id = v.activity_id JOIN missions m ON m.id = a.mission_id \
+             WHERE ",
+            { WINDOW },
+            " ORDER BY v.activity_id, v.version_number"
+        );
+        pub const MISSIONS: PerBackend = per_backend!(
+            "SELECT m.id, v.registration_number, ls.kilometer_reading AS start_km, le.kilometer_reading AS end_km \
+             FROM missions m LEFT JOIN vehicles v ON v.id = m.vehicle_id \
+             LEFT JOIN location_entries ls ON ls.mission_id = m.id AND ls.type = 'mission_start_location' \
+             LEFT JOIN location_entries le ON le.mission_id = m.id AND le.type = 'mission_end_location' \
+             WHERE m.id IN (SELECT a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id WHERE ",
+            { WINDOW },
+            ")"
+        );
+    }
+}
+
 /// Employees with an accepted employment in one of the companies over the period (restricted to
 /// `only` when it is not empty; other ids are ignored, never revealed).
 pub async fn employees(
@@ -30,19 +88,12 @@ pub async fn employees(
     min: NaiveDate,
     max: NaiveDate,
 ) -> AppResult<Vec<Employee>> {
-    let filter = if only.is_empty() {
-        String::new()
+    let statement = if only.is_empty() {
+        sql::EMPLOYEES
     } else {
-        format!(" AND {}", db.ids_in("u.id", 4))
+        sql::EMPLOYEES_AMONG
     };
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT u.id, u.first_name, u.last_name, u.birth_date, u.creation_time FROM users u
-         WHERE u.id IN (SELECT e.user_id FROM employments e WHERE {} AND e.validation_status = 'approved'
-                          AND e.dismissed_at IS NULL AND e.start_date <= $2 AND (e.end_date IS NULL OR e.end_date >= $1)){filter}
-         ORDER BY u.id",
-        db.ids_in("e.company_id", 3)
-    ));
-    let mut query = sqlx::query_as::<_, Employee>(sql)
+    let mut query = sqlx::query_as::<_, Employee>(db.sql(statement))
         .bind(crate::domain::companies::date_text(min))
         .bind(crate::domain::companies::date_text(max))
         .bind(id_list(companies));
@@ -117,11 +168,6 @@ pub async fn chunk(
 ) -> AppResult<Chunk> {
     let (from, until) = bounds(min, max);
     let users: Vec<i64> = employees.iter().map(|e| e.id).collect();
-    let where_clause = format!(
-        "{} AND {} AND a.start_time < $1 AND COALESCE(a.end_time, $3) > $2",
-        db.ids_in("a.user_id", 4),
-        db.ids_in("m.company_id", 5)
-    );
     let (user_list, company_list) = (id_list(&users), id_list(companies));
     // The same five parameters for every query of the chunk.
     macro_rules! bind_window {
@@ -135,22 +181,13 @@ pub async fn chunk(
         };
     }
 
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT a.id, a.mission_id, a.user_id, a.type, a.start_time, a.end_time, a.dismissed_at, a.dismiss_author_id
-         FROM activities a JOIN missions m ON m.id = a.mission_id WHERE {where_clause} ORDER BY a.start_time, a.id"
-    ));
-    let activities = bind_window!(sqlx::query_as::<_, ActivityData>(sql))
+    let activities = bind_window!(sqlx::query_as::<_, ActivityData>(db.sql(sql::ACTIVITIES)))
         .fetch_all(&db.pool)
         .await?;
 
     let mut versions: HashMap<i64, Vec<VersionData>> = HashMap::new();
     if employee_version {
-        let sql = sqlx::AssertSqlSafe(format!(
-            "SELECT v.activity_id, v.version_number, v.start_time, v.end_time, v.submitter_id
-             FROM activity_versions v JOIN activities a ON a.id = v.activity_id JOIN missions m ON m.id = a.mission_id
-             WHERE {where_clause} ORDER BY v.activity_id, v.version_number"
-        ));
-        for v in bind_window!(sqlx::query_as::<_, VersionData>(sql))
+        for v in bind_window!(sqlx::query_as::<_, VersionData>(db.sql(sql::VERSIONS)))
             .fetch_all(&db.pool)
             .await?
         {
@@ -158,14 +195,7 @@ pub async fn chunk(
         }
     }
 
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT m.id, v.registration_number, ls.kilometer_reading AS start_km, le.kilometer_reading AS end_km
-         FROM missions m LEFT JOIN vehicles v ON v.id = m.vehicle_id
-         LEFT JOIN location_entries ls ON ls.mission_id = m.id AND ls.type = 'mission_start_location'
-         LEFT JOIN location_entries le ON le.mission_id = m.id AND le.type = 'mission_end_location'
-         WHERE m.id IN (SELECT a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id WHERE {where_clause})"
-    ));
-    let missions: HashMap<i64, MissionData> = bind_window!(sqlx::query_as::<_, MissionData>(sql))
+    let missions: HashMap<i64, MissionData> = bind_window!(sqlx::query_as::<_, MissionData>(db.sql(sql::MISSIONS)))
         .fetch_all(&db.pool)
         .await?
         .into_iter()

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::db::{Db, now};
+use crate::db::{Db, PerBackend, now};
 use crate::errors::{AppError, AppResult};
 
 use super::c1b::{CaKey, CardKey, RootKey};
@@ -108,14 +108,16 @@ pub async fn card_keys(db: &Db, sealer: &Sealer, user_ids: &[i64]) -> AppResult<
     Ok(keys)
 }
 
+crate::statements! {
+    /// The sealed card keys of the users.
+    pub const CARD_KEYS_OF: PerBackend =
+        crate::per_backend!("SELECT user_id, key_bytes FROM tachograph_card_keys WHERE ", ["user_id" in 1]);
+}
+
 async fn read_card_keys(db: &Db, sealer: &Sealer, user_ids: &[i64]) -> AppResult<HashMap<i64, CardKey>> {
     let mut keys = HashMap::new();
     for chunk in user_ids.chunks(500) {
-        let sql = sqlx::AssertSqlSafe(format!(
-            "SELECT user_id, key_bytes FROM tachograph_card_keys WHERE {}",
-            db.ids_in("user_id", 1)
-        ));
-        let query = sqlx::query_as::<_, (i64, Vec<u8>)>(sql).bind(crate::db::id_list(chunk));
+        let query = sqlx::query_as::<_, (i64, Vec<u8>)>(db.sql(CARD_KEYS_OF)).bind(crate::db::id_list(chunk));
         for (user_id, bytes) in query.fetch_all(&db.pool).await? {
             let bytes = sealer.open(&format!("card:{user_id}"), &bytes)?;
             keys.insert(

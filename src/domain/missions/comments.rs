@@ -17,6 +17,15 @@ pub struct CommentRow {
     pub reception_time: i64,
 }
 
+crate::statements! {
+    /// The comments of the missions that were not cancelled.
+    pub const OF_MISSIONS: crate::db::PerBackend = crate::per_backend!(
+        "SELECT id, mission_id, submitter_id, text, reception_time FROM comments WHERE ",
+        ["mission_id" in 1],
+        " AND dismissed_at IS NULL ORDER BY id"
+    );
+}
+
 /// Longest comment accepted.
 pub const MAX_LENGTH: usize = 10_000;
 

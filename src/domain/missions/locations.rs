@@ -24,8 +24,19 @@ pub struct LocationRow {
     pub kilometer_reading: Option<i64>,
 }
 
-pub const COLUMNS: &str =
-    "id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading";
+/// Location statements.
+pub mod sql {
+    use crate::db::PerBackend;
+    use const_format::concatcp;
+
+    const SELECT: &str = "SELECT id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading \
+         FROM location_entries";
+    crate::statements! {
+        /// `$1` mission, `$2` type.
+        pub const OF_TYPE: &str = concatcp!(SELECT, " WHERE mission_id = $1 AND type = $2");
+        pub const OF_MISSIONS: PerBackend = crate::per_backend!(SELECT, " WHERE ", ["mission_id" in 1]);
+    }
+}
 
 /// An address as given: a typed-in text, or a feature of the national address API.
 pub struct Address {
@@ -72,10 +83,7 @@ pub fn address(manual: Option<String>, geo: Option<serde_json::Value>, known: Op
 }
 
 async fn of_type(conn: &mut AnyConnection, mission_id: i64, kind: &str) -> AppResult<Option<LocationRow>> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM location_entries WHERE mission_id = $1 AND type = $2"
-    ));
-    Ok(sqlx::query_as::<_, LocationRow>(sql)
+    Ok(sqlx::query_as::<_, LocationRow>(sql::OF_TYPE)
         .bind(mission_id)
         .bind(kind)
         .fetch_optional(conn)

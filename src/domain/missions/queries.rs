@@ -3,9 +3,9 @@
 
 use base64::Engine;
 
-use crate::db::Db;
+use crate::db::{Db, PerBackend};
 use crate::domain::activities::rules::OPEN;
-use crate::domain::activities::store::{self as activity_store, ActivityRow};
+use crate::domain::activities::store::ActivityRow;
 use crate::domain::companies::{date_text, today};
 use crate::errors::{AppError, AppResult};
 
@@ -80,14 +80,71 @@ pub async fn scope(db: &Db, viewer: i64, user_id: i64, field: &str) -> AppResult
     Ok(Some(rows.into_iter().map(|r| r.0).collect()))
 }
 
-/// The viewer's company scope as a condition on `column` (parameter `$param`) and its value.
-fn company_filter(db: &Db, scope: &Option<Vec<i64>>, column: &str, param: usize) -> (String, Option<String>) {
+/// The list statements. Each binds the [`Window`] as `$1`…`$7`; the `…_IN_SCOPE` forms add the
+/// companies the viewer may see as `$8`.
+pub mod sql {
+    use crate::db::PerBackend;
+    use crate::per_backend;
+
+    const USER_MISSIONS_HEAD: &str = "SELECT MIN(a.start_time) AS start, a.mission_id \
+         FROM activities a JOIN missions m ON m.id = a.mission_id WHERE a.user_id = $1 AND a.dismissed_at IS NULL";
+    const USER_MISSIONS_TAIL: &str = " GROUP BY a.mission_id \
+         HAVING MIN(a.start_time) < $2 AND MAX(COALESCE(a.end_time, $3)) > $4 \
+            AND (MIN(a.start_time) < $5 OR (MIN(a.start_time) = $5 AND a.mission_id < $6)) \
+         ORDER BY start DESC, a.mission_id DESC LIMIT $7";
+
+    const USER_ACTIVITIES_HEAD: &str = const_format::concatcp!(
+        "SELECT ",
+        crate::domain::activities::store::COLUMNS,
+        " FROM activities a JOIN missions m ON m.id = a.mission_id WHERE a.user_id = $1 AND a.dismissed_at IS NULL"
+    );
+    const USER_ACTIVITIES_TAIL: &str = " AND a.start_time < $2 AND COALESCE(a.end_time, $3) > $4 \
+           AND (a.start_time < $5 OR (a.start_time = $5 AND a.id < $6)) \
+         ORDER BY a.start_time DESC, a.id DESC LIMIT $7";
+
+    const COMPANY_MISSIONS_HEAD: &str = "SELECT COALESCE(MIN(a.start_time), m.reception_time) AS start, m.id \
+         FROM missions m LEFT JOIN activities a ON a.mission_id = m.id AND a.dismissed_at IS NULL \
+         WHERE m.company_id = $1";
+    const COMPANY_MISSIONS_TAIL: &str = " GROUP BY m.id, m.reception_time \
+         HAVING COALESCE(MIN(a.start_time), m.reception_time) < $2 \
+            AND COALESCE(MAX(COALESCE(a.end_time, $3)), m.reception_time) >= $4 \
+            AND (COALESCE(MIN(a.start_time), m.reception_time) < $5 \
+                 OR (COALESCE(MIN(a.start_time), m.reception_time) = $5 AND m.id < $6)) \
+         ORDER BY start DESC, m.id DESC LIMIT $7";
+
+    crate::statements! {
+        /// `(sort time, mission id)` of the user's missions, by start of their first activity.
+        pub const USER_MISSIONS: &str = const_format::concatcp!(USER_MISSIONS_HEAD, USER_MISSIONS_TAIL);
+        pub const USER_MISSIONS_IN_SCOPE: PerBackend =
+            per_backend!(USER_MISSIONS_HEAD, " AND ", ["m.company_id" in 8], USER_MISSIONS_TAIL);
+        /// The user's activities that were not cancelled.
+        pub const USER_ACTIVITIES: &str = const_format::concatcp!(USER_ACTIVITIES_HEAD, USER_ACTIVITIES_TAIL);
+        pub const USER_ACTIVITIES_IN_SCOPE: PerBackend =
+            per_backend!(USER_ACTIVITIES_HEAD, " AND ", ["m.company_id" in 8], USER_ACTIVITIES_TAIL);
+        /// `(sort time, mission id)` of the company's missions.
+        pub const COMPANY_MISSIONS: &str = const_format::concatcp!(COMPANY_MISSIONS_HEAD, COMPANY_MISSIONS_TAIL);
+        /// Only the ended ones: a mission is ended when it has activities and every worker in it
+        /// ended it.
+        pub const COMPANY_ENDED_MISSIONS: &str = const_format::concatcp!(
+            COMPANY_MISSIONS_HEAD,
+            " AND EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL) \
+              AND NOT EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL \
+                              AND NOT EXISTS (SELECT 1 FROM mission_ends e WHERE e.mission_id = m.id AND e.user_id = x.user_id))",
+            COMPANY_MISSIONS_TAIL
+        );
+    }
+}
+
+/// The statement for a viewer's scope, and the scope's companies as its `$8`.
+fn scoped(
+    db: &Db,
+    scope: &Option<Vec<i64>>,
+    all: &'static str,
+    in_scope: PerBackend,
+) -> (&'static str, Option<String>) {
     match scope {
-        None => (String::new(), None),
-        Some(ids) => (
-            format!(" AND {}", db.ids_in(column, param)),
-            Some(crate::db::id_list(ids)),
-        ),
+        None => (all, None),
+        Some(ids) => (db.sql(in_scope), Some(crate::db::id_list(ids))),
     }
 }
 
@@ -174,15 +231,7 @@ pub async fn user_missions(
 ) -> AppResult<Page<Option<MissionView>>> {
     let scope = scope(db, viewer, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (filter, companies) = company_filter(db, &scope, "m.company_id", 8);
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT MIN(a.start_time) AS start, a.mission_id FROM activities a JOIN missions m ON m.id = a.mission_id
-         WHERE a.user_id = $1 AND a.dismissed_at IS NULL{filter}
-         GROUP BY a.mission_id
-         HAVING MIN(a.start_time) < $2 AND MAX(COALESCE(a.end_time, $3)) > $4
-            AND (MIN(a.start_time) < $5 OR (MIN(a.start_time) = $5 AND a.mission_id < $6))
-         ORDER BY start DESC, a.mission_id DESC LIMIT $7"
-    ));
+    let (sql, companies) = scoped(db, &scope, sql::USER_MISSIONS, sql::USER_MISSIONS_IN_SCOPE);
     let query = Window::new(user_id, from, until, after, limit)?.bind(sqlx::query_as::<_, (i64, i64)>(sql), companies);
     let keys = query.fetch_all(&db.pool).await?;
     mission_page(db, keys, limit, viewer).await
@@ -201,25 +250,11 @@ pub async fn company_missions(
     only_ended: bool,
 ) -> AppResult<Page<Option<MissionView>>> {
     let limit = page_size(first, COMPANY_PAGE_CAP)?;
-    // A mission is ended when it has activities and every worker in it ended it.
-    let ended = if only_ended {
-        " AND EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL)
-          AND NOT EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL
-                          AND NOT EXISTS (SELECT 1 FROM mission_ends e WHERE e.mission_id = m.id AND e.user_id = x.user_id))"
+    let sql = if only_ended {
+        sql::COMPANY_ENDED_MISSIONS
     } else {
-        ""
+        sql::COMPANY_MISSIONS
     };
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT COALESCE(MIN(a.start_time), m.reception_time) AS start, m.id FROM missions m
-         LEFT JOIN activities a ON a.mission_id = m.id AND a.dismissed_at IS NULL
-         WHERE m.company_id = $1{ended}
-         GROUP BY m.id, m.reception_time
-         HAVING COALESCE(MIN(a.start_time), m.reception_time) < $2
-            AND COALESCE(MAX(COALESCE(a.end_time, $3)), m.reception_time) >= $4
-            AND (COALESCE(MIN(a.start_time), m.reception_time) < $5
-                 OR (COALESCE(MIN(a.start_time), m.reception_time) = $5 AND m.id < $6))
-         ORDER BY start DESC, m.id DESC LIMIT $7"
-    ));
     let query = Window::new(company_id, from, until, after, limit)?.bind(sqlx::query_as::<_, (i64, i64)>(sql), None);
     let keys = query.fetch_all(&db.pool).await?;
     mission_page(db, keys, limit, viewer).await
@@ -238,15 +273,7 @@ pub async fn user_activities(
 ) -> AppResult<Page<ActivityRow>> {
     let scope = scope(db, viewer, user_id, "activities").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (filter, companies) = company_filter(db, &scope, "m.company_id", 8);
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {} FROM activities a JOIN missions m ON m.id = a.mission_id
-         WHERE a.user_id = $1 AND a.dismissed_at IS NULL{filter}
-           AND a.start_time < $2 AND COALESCE(a.end_time, $3) > $4
-           AND (a.start_time < $5 OR (a.start_time = $5 AND a.id < $6))
-         ORDER BY a.start_time DESC, a.id DESC LIMIT $7",
-        activity_store::COLUMNS
-    ));
+    let (sql, companies) = scoped(db, &scope, sql::USER_ACTIVITIES, sql::USER_ACTIVITIES_IN_SCOPE);
     let query = Window::new(user_id, from, until, after, limit)?.bind(sqlx::query_as::<_, ActivityRow>(sql), companies);
     let mut rows = query.fetch_all(&db.pool).await?;
     let has_next_page = rows.len() as i64 > limit;

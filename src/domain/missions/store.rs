@@ -20,13 +20,31 @@ pub struct MissionRow {
     pub past_registration_justification: Option<String>,
 }
 
-pub const SELECT: &str = "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, m.vehicle_id, \
-     m.past_registration_justification FROM missions m";
+/// Mission statements.
+pub mod sql {
+    use crate::db::PerBackend;
+    use const_format::concatcp;
+
+    const SELECT: &str = "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
+         m.vehicle_id, m.past_registration_justification FROM missions m";
+    crate::statements! {
+        pub const FIND: &str = concatcp!(SELECT, " WHERE m.id = $1");
+        pub const FIND_MANY: PerBackend = crate::per_backend!(SELECT, " WHERE ", ["m.id" in 1]);
+        /// Who ended each mission.
+        pub const ENDS_OF: PerBackend =
+            crate::per_backend!("SELECT mission_id, user_id FROM mission_ends WHERE ", ["mission_id" in 1]);
+        /// Per mission: its activities, the cancelled ones, the last cancellation.
+        pub const CANCELLATIONS_OF: PerBackend = crate::per_backend!(
+            "SELECT mission_id, COUNT(*), COUNT(dismissed_at), MAX(dismissed_at) FROM activities WHERE ",
+            ["mission_id" in 1],
+            " GROUP BY mission_id"
+        );
+    }
+}
 
 /// Reads a mission.
 pub async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<MissionRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE m.id = $1"));
-    Ok(sqlx::query_as::<_, MissionRow>(sql)
+    Ok(sqlx::query_as::<_, MissionRow>(sql::FIND)
         .bind(id)
         .fetch_optional(conn)
         .await?)
@@ -80,29 +98,19 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
         return Ok(HashMap::new());
     }
     let list = crate::db::id_list(ids);
-    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE {}", db.ids_in("m.id", 1)));
-    let rows = sqlx::query_as::<_, MissionRow>(sql)
+    let rows = sqlx::query_as::<_, MissionRow>(db.sql(sql::FIND_MANY))
         .bind(&list)
         .fetch_all(&db.pool)
         .await?;
 
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT mission_id, user_id FROM mission_ends WHERE {}",
-        db.ids_in("mission_id", 1)
-    ));
-    let query = sqlx::query_as::<_, (i64, i64)>(sql).bind(&list);
+    let query = sqlx::query_as::<_, (i64, i64)>(db.sql(sql::ENDS_OF)).bind(&list);
     let mut ended: HashMap<i64, Vec<i64>> = HashMap::new();
     for (mission_id, user_id) in query.fetch_all(&db.pool).await? {
         ended.entry(mission_id).or_default().push(user_id);
     }
 
     // A mission is deleted when it has activities and all of them are cancelled.
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT mission_id, COUNT(*), COUNT(dismissed_at), MAX(dismissed_at) FROM activities
-         WHERE {} GROUP BY mission_id",
-        db.ids_in("mission_id", 1)
-    ));
-    let query = sqlx::query_as::<_, (i64, i64, i64, Option<i64>)>(sql).bind(&list);
+    let query = sqlx::query_as::<_, (i64, i64, i64, Option<i64>)>(db.sql(sql::CANCELLATIONS_OF)).bind(&list);
     let mut deleted: HashMap<i64, i64> = HashMap::new();
     for (mission_id, total, dismissed, last) in query.fetch_all(&db.pool).await? {
         if total > 0 && total == dismissed {

@@ -26,6 +26,16 @@ pub struct ValidationRow {
     pub reception_time: i64,
 }
 
+crate::statements! {
+    /// The validations of the missions.
+    pub const OF_MISSIONS: crate::db::PerBackend = crate::per_backend!(
+        "SELECT id, mission_id, is_admin, is_auto, justification, context, user_id, submitter_id, reception_time \
+         FROM mission_validations WHERE ",
+        ["mission_id" in 1],
+        " ORDER BY id"
+    );
+}
+
 /// `endMission`: closes the worker's running activity at `end` and records the end.
 pub async fn end_mission(
     conn: &mut AnyConnection,

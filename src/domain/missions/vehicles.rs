@@ -15,7 +15,25 @@ pub struct VehicleRow {
     pub last_kilometer_reading: Option<i64>,
 }
 
-const SELECT: &str = "SELECT id, company_id, registration_number, alias, last_kilometer_reading FROM vehicles";
+/// Vehicle statements.
+pub mod sql {
+    use crate::db::PerBackend;
+    use const_format::concatcp;
+
+    const SELECT: &str = "SELECT id, company_id, registration_number, alias, last_kilometer_reading FROM vehicles";
+    crate::statements! {
+        pub const FIND: &str = concatcp!(SELECT, " WHERE id = $1");
+        pub const FIND_MANY: PerBackend = crate::per_backend!(SELECT, " WHERE ", ["id" in 1]);
+        /// `$1` id, `$2` company.
+        pub const OF_COMPANY_BY_ID: &str = concatcp!(SELECT, " WHERE id = $1 AND company_id = $2");
+        /// `$1` company, `$2` normalized plate.
+        pub const BY_REGISTRATION: &str = concatcp!(SELECT, " WHERE company_id = $1 AND registration_number = $2");
+        pub const OF_COMPANY: &str = concatcp!(
+            SELECT,
+            " WHERE company_id = $1 AND terminated_at IS NULL ORDER BY registration_number"
+        );
+    }
+}
 
 /// Upper case without spaces or dashes: "ab-123 cd" and "AB123CD" are the same plate.
 pub fn normalize(registration: &str) -> Option<String> {
@@ -29,8 +47,7 @@ pub fn normalize(registration: &str) -> Option<String> {
 
 /// The company's vehicle with this id, if it is the company's.
 pub async fn of_company_by_id(conn: &mut AnyConnection, company_id: i64, id: i64) -> AppResult<Option<VehicleRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE id = $1 AND company_id = $2"));
-    Ok(sqlx::query_as::<_, VehicleRow>(sql)
+    Ok(sqlx::query_as::<_, VehicleRow>(sql::OF_COMPANY_BY_ID)
         .bind(id)
         .bind(company_id)
         .fetch_optional(conn)
@@ -42,8 +59,7 @@ pub async fn find_or_create(conn: &mut AnyConnection, company_id: i64, registrat
     let plate = normalize(registration).ok_or_else(|| {
         AppError::invalid_inputs("Invalid vehicle registration number").with("field", "vehicleRegistrationNumber")
     })?;
-    let sql = format!("{SELECT} WHERE company_id = $1 AND registration_number = $2");
-    if let Some(found) = sqlx::query_as::<_, VehicleRow>(sqlx::AssertSqlSafe(sql.clone()))
+    if let Some(found) = sqlx::query_as::<_, VehicleRow>(sql::BY_REGISTRATION)
         .bind(company_id)
         .bind(&plate)
         .fetch_optional(&mut *conn)
@@ -65,7 +81,7 @@ pub async fn find_or_create(conn: &mut AnyConnection, company_id: i64, registrat
     {
         return Err(e.into());
     }
-    sqlx::query_as::<_, VehicleRow>(sqlx::AssertSqlSafe(sql))
+    sqlx::query_as::<_, VehicleRow>(sql::BY_REGISTRATION)
         .bind(company_id)
         .bind(&plate)
         .fetch_optional(&mut *conn)
@@ -93,10 +109,7 @@ pub async fn resolve(
 
 /// The company's vehicles still in service.
 pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Vec<VehicleRow>> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "{SELECT} WHERE company_id = $1 AND terminated_at IS NULL ORDER BY registration_number"
-    ));
-    Ok(sqlx::query_as::<_, VehicleRow>(sql)
+    Ok(sqlx::query_as::<_, VehicleRow>(sql::OF_COMPANY)
         .bind(company_id)
         .fetch_all(&db.pool)
         .await?)
@@ -104,8 +117,7 @@ pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Vec<VehicleRow>> 
 
 /// Reads a vehicle.
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<VehicleRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("{SELECT} WHERE id = $1"));
-    Ok(sqlx::query_as::<_, VehicleRow>(sql)
+    Ok(sqlx::query_as::<_, VehicleRow>(sql::FIND)
         .bind(id)
         .fetch_optional(&db.pool)
         .await?)

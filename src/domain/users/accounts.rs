@@ -19,6 +19,28 @@ pub struct UserRow {
 
 const USER_COLUMNS: &str = "id, email, first_name, last_name, timezone_name, phone_number, birth_date, creation_time";
 
+/// User statements.
+pub mod sql {
+    use super::USER_COLUMNS;
+    use crate::db::PerBackend;
+    use const_format::concatcp;
+
+    crate::statements! {
+        pub const FIND: &str = concatcp!("SELECT ", USER_COLUMNS, " FROM users WHERE id = $1");
+        pub const FIND_MANY: PerBackend = crate::per_backend!("SELECT ", USER_COLUMNS, " FROM users WHERE ", ["id" in 1]);
+        /// Users with an employment in company `$1` overlapping `[$2, $3]`; `$4` is the status that
+        /// counts besides an accepted one (`pending` for any that is neither rejected nor dismissed).
+        pub const OF_COMPANY: &str = concatcp!(
+            "SELECT ",
+            USER_COLUMNS,
+            " FROM users WHERE id IN ( \
+                SELECT e.user_id FROM employments e WHERE e.company_id = $1 AND e.validation_status IN ('approved', $4) \
+                  AND e.dismissed_at IS NULL AND e.start_date <= $3 AND (e.end_date IS NULL OR e.end_date >= $2)) \
+             ORDER BY last_name, first_name, id"
+        );
+    }
+}
+
 /// What `signUp.user` receives.
 pub struct NewUser {
     pub email: String,
@@ -116,8 +138,7 @@ async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
 
 /// Reads a user.
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"));
-    Ok(sqlx::query_as::<_, UserRow>(sql)
+    Ok(sqlx::query_as::<_, UserRow>(sql::FIND)
         .bind(id)
         .fetch_optional(&db.pool)
         .await?)
@@ -157,26 +178,11 @@ pub async fn of_company(
     to: &str,
     accepted_only: bool,
 ) -> AppResult<Vec<UserRow>> {
-    let status = if accepted_only {
-        "e.validation_status = 'approved'"
-    } else {
-        "e.validation_status <> 'rejected'"
-    };
-    let columns = USER_COLUMNS
-        .split(", ")
-        .map(|c| format!("u.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {columns} FROM users u WHERE u.id IN (
-            SELECT e.user_id FROM employments e WHERE e.company_id = $1 AND {status} AND e.dismissed_at IS NULL
-              AND e.start_date <= $3 AND (e.end_date IS NULL OR e.end_date >= $2))
-         ORDER BY u.last_name, u.first_name, u.id"
-    ));
-    Ok(sqlx::query_as::<_, UserRow>(sql)
+    Ok(sqlx::query_as::<_, UserRow>(sql::OF_COMPANY)
         .bind(company_id)
         .bind(from)
         .bind(to)
+        .bind(if accepted_only { "approved" } else { "pending" })
         .fetch_all(&db.pool)
         .await?)
 }
@@ -186,8 +192,7 @@ pub async fn find_many(db: &Db, ids: &[i64]) -> AppResult<Vec<UserRow>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {USER_COLUMNS} FROM users WHERE {}", db.ids_in("id", 1)));
-    Ok(sqlx::query_as::<_, UserRow>(sql)
+    Ok(sqlx::query_as::<_, UserRow>(db.sql(sql::FIND_MANY))
         .bind(crate::db::id_list(ids))
         .fetch_all(&db.pool)
         .await?)

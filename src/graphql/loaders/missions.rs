@@ -7,37 +7,32 @@ use std::collections::{HashMap, HashSet};
 use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
 use async_graphql::{Context, Lookahead};
 
-use crate::db::Db;
+use crate::db::{Db, PerBackend};
 use crate::domain::activities::store::{self as activity_store, ActivityRow, VersionRow};
 use crate::domain::expenditures::{self, ExpenditureRow};
 use crate::errors::AppError;
 use crate::graphql::contract::{Mission, User};
 
 use super::{BATCH_WINDOW, CachedLoader};
-use crate::domain::missions::comments::CommentRow;
+use crate::domain::companies::company::{self, CompanyRow};
+use crate::domain::missions::comments::{self, CommentRow};
 use crate::domain::missions::locations::{self, LocationRow};
 use crate::domain::missions::store::{self, MissionView};
-use crate::domain::missions::validation::ValidationRow;
-use crate::domain::missions::vehicles::VehicleRow;
+use crate::domain::missions::validation::{self, ValidationRow};
+use crate::domain::missions::vehicles::{self, VehicleRow};
 use crate::graphql::convert::ToGraphql;
 
-/// Rows whose `column` is one of `ids`, grouped by that column.
+/// Rows whose key is one of `ids` (a statement whose `$1` is the id list), grouped by key.
 async fn grouped<T>(
     db: &Db,
-    select: &str,
+    statement: PerBackend,
     ids: &[i64],
     key: impl Fn(&T) -> i64,
 ) -> Result<HashMap<i64, Vec<T>>, AppError>
 where
     T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
 {
-    // `column IN ({ids})` becomes the database's form of "column is one of the ids bound as $1".
-    let (head, tail) = select
-        .split_once(" IN ({ids})")
-        .expect("a loader's query has `column IN ({ids})`");
-    let (before, column) = head.rsplit_once(' ').unwrap_or(("", head));
-    let sql = sqlx::AssertSqlSafe(format!("{before} {}{tail}", db.ids_in(column, 1)));
-    let rows = sqlx::query_as::<_, T>(sql)
+    let rows = sqlx::query_as::<_, T>(db.sql(statement))
         .bind(crate::db::id_list(ids))
         .fetch_all(&db.pool)
         .await?;
@@ -49,23 +44,16 @@ where
 }
 
 macro_rules! grouped_loader {
-    ($(#[$doc:meta])* $name:ident, $row:ty, $select:expr, $key:expr) => {
+    ($(#[$doc:meta])* $name:ident, $row:ty, $statement:expr, $key:expr) => {
         $(#[$doc])*
         pub struct $name(pub Db);
-
-        impl $name {
-            /// The query, with `{ids}` standing for the keys.
-            pub fn select() -> String {
-                $select
-            }
-        }
 
         impl Loader<i64> for $name {
             type Value = Vec<$row>;
             type Error = async_graphql::Error;
 
             async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Vec<$row>>, Self::Error> {
-                Ok(grouped(&self.0, &Self::select(), keys, $key).await?)
+                Ok(grouped(&self.0, $statement, keys, $key).await?)
             }
         }
     };
@@ -75,61 +63,57 @@ grouped_loader!(
     /// Every activity of each mission (cancelled ones included), in time order.
     ActivitiesByMission,
     ActivityRow,
-    format!("SELECT {} FROM activities a WHERE a.mission_id IN ({{ids}}) ORDER BY a.start_time, a.id", activity_store::COLUMNS),
+    activity_store::sql::OF_MISSIONS,
     |r: &ActivityRow| r.mission_id
 );
 grouped_loader!(
     /// The versions of each activity, oldest first.
     VersionsByActivity,
     VersionRow,
-    "SELECT id, activity_id, reception_time, start_time, end_time, context, submitter_id FROM activity_versions
-     WHERE activity_id IN ({ids}) ORDER BY version_number".to_string(),
+    activity_store::sql::VERSIONS_OF,
     |r: &VersionRow| r.activity_id
 );
 grouped_loader!(
     /// Every expenditure of each mission (cancelled ones included).
     ExpendituresByMission,
     ExpenditureRow,
-    format!("SELECT {} FROM expenditures e WHERE e.mission_id IN ({{ids}}) ORDER BY e.spending_date, e.id", expenditures::COLUMNS),
+    expenditures::sql::OF_MISSIONS,
     |r: &ExpenditureRow| r.mission_id
 );
 grouped_loader!(
     /// The comments of each mission that were not cancelled.
     CommentsByMission,
     CommentRow,
-    "SELECT id, mission_id, submitter_id, text, reception_time FROM comments
-     WHERE mission_id IN ({ids}) AND dismissed_at IS NULL ORDER BY id".to_string(),
+    comments::OF_MISSIONS,
     |r: &CommentRow| r.mission_id
 );
 grouped_loader!(
     /// The start and end locations of each mission.
     LocationsByMission,
     LocationRow,
-    format!("SELECT {} FROM location_entries WHERE mission_id IN ({{ids}})", locations::COLUMNS),
+    locations::sql::OF_MISSIONS,
     |r: &LocationRow| r.mission_id
 );
 grouped_loader!(
     /// The validations of each mission.
     ValidationsByMission,
     ValidationRow,
-    "SELECT id, mission_id, is_admin, is_auto, justification, context, user_id, submitter_id, reception_time
-     FROM mission_validations WHERE mission_id IN ({ids}) ORDER BY id".to_string(),
+    validation::OF_MISSIONS,
     |r: &ValidationRow| r.mission_id
 );
 grouped_loader!(
     /// Vehicles by id.
     VehiclesById,
     VehicleRow,
-    "SELECT id, company_id, registration_number, alias, last_kilometer_reading FROM vehicles WHERE id IN ({ids})".to_string(),
+    vehicles::sql::FIND_MANY,
     |r: &VehicleRow| r.id
 );
-
 grouped_loader!(
     /// Companies by id.
     CompaniesById,
-    crate::domain::companies::company::CompanyRow,
-    format!("SELECT {} FROM companies WHERE id IN ({{ids}})", crate::domain::companies::company::COMPANY_COLUMNS),
-    |r: &crate::domain::companies::company::CompanyRow| r.id
+    CompanyRow,
+    company::sql::FIND_MANY,
+    |r: &CompanyRow| r.id
 );
 
 /// Missions as API objects for the viewer of the request.
@@ -210,25 +194,25 @@ pub async fn prefetch_missions(
     }
     let activities = node.field("activities");
     if activities.exists() {
-        let rows = grouped::<ActivityRow>(db, &ActivitiesByMission::select(), &ids, |r| r.mission_id).await?;
+        let rows = grouped::<ActivityRow>(db, activity_store::sql::OF_MISSIONS, &ids, |r| r.mission_id).await?;
         let all: Vec<ActivityRow> = rows.values().flatten().cloned().collect();
         prefetch_activity_children(ctx, db, &all, activities, &mut users).await?;
         feed::<ActivitiesByMission, _>(ctx, &ids, rows).await;
     }
     if node.field("expenditures").exists() {
-        let rows = grouped::<ExpenditureRow>(db, &ExpendituresByMission::select(), &ids, |r| r.mission_id).await?;
+        let rows = grouped::<ExpenditureRow>(db, expenditures::sql::OF_MISSIONS, &ids, |r| r.mission_id).await?;
         feed::<ExpendituresByMission, _>(ctx, &ids, rows).await;
     }
     if node.field("comments").exists() {
-        let rows = grouped::<CommentRow>(db, &CommentsByMission::select(), &ids, |r| r.mission_id).await?;
+        let rows = grouped::<CommentRow>(db, comments::OF_MISSIONS, &ids, |r| r.mission_id).await?;
         feed::<CommentsByMission, _>(ctx, &ids, rows).await;
     }
     if node.field("validations").exists() {
-        let rows = grouped::<ValidationRow>(db, &ValidationsByMission::select(), &ids, |r| r.mission_id).await?;
+        let rows = grouped::<ValidationRow>(db, validation::OF_MISSIONS, &ids, |r| r.mission_id).await?;
         feed::<ValidationsByMission, _>(ctx, &ids, rows).await;
     }
     if node.field("startLocation").exists() || node.field("endLocation").exists() {
-        let rows = grouped::<LocationRow>(db, &LocationsByMission::select(), &ids, |r| r.mission_id).await?;
+        let rows = grouped::<LocationRow>(db, locations::sql::OF_MISSIONS, &ids, |r| r.mission_id).await?;
         feed::<LocationsByMission, _>(ctx, &ids, rows).await;
     }
     if node.field("vehicle").exists() {
@@ -239,7 +223,7 @@ pub async fn prefetch_missions(
             .into_iter()
             .collect();
         if !vehicle_ids.is_empty() {
-            let rows = grouped::<VehicleRow>(db, &VehiclesById::select(), &vehicle_ids, |r| r.id).await?;
+            let rows = grouped::<VehicleRow>(db, vehicles::sql::FIND_MANY, &vehicle_ids, |r| r.id).await?;
             feed::<VehiclesById, _>(ctx, &vehicle_ids, rows).await;
         }
     }
@@ -250,11 +234,7 @@ pub async fn prefetch_missions(
             .collect::<HashSet<_>>()
             .into_iter()
             .collect();
-        let rows =
-            grouped::<crate::domain::companies::company::CompanyRow>(db, &CompaniesById::select(), &company_ids, |r| {
-                r.id
-            })
-            .await?;
+        let rows = grouped::<CompanyRow>(db, company::sql::FIND_MANY, &company_ids, |r| r.id).await?;
         feed::<CompaniesById, _>(ctx, &company_ids, rows).await;
     }
     feed_users(ctx, db, users).await
@@ -280,7 +260,7 @@ pub async fn prefetch_activity_children(
     let versions = node.field("versions");
     if versions.exists() && !activities.is_empty() {
         let ids: Vec<i64> = activities.iter().map(|a| a.id).collect();
-        let rows = grouped::<VersionRow>(db, &VersionsByActivity::select(), &ids, |r| r.activity_id).await?;
+        let rows = grouped::<VersionRow>(db, activity_store::sql::VERSIONS_OF, &ids, |r| r.activity_id).await?;
         if versions.field("submitter").exists() {
             users.extend(rows.values().flatten().map(|v| v.submitter_id));
         }
