@@ -15,6 +15,7 @@ COPY codegen codegen
 COPY schema schema
 COPY openapi openapi
 COPY generated generated
+COPY templates templates
 COPY src src
 RUN cargo build --release --locked --bin roadlog \
     && cp target/release/roadlog /roadlog

@@ -4,22 +4,20 @@
 //! browser session kept in the database. An unknown client or an unregistered redirect URI is
 //! an HTML error page, never a redirect; other errors redirect with `error` and `state`.
 
-use std::collections::HashMap;
-
 use oxide_auth::endpoint::{NormalizedParameter, OwnerConsent, Solicitation};
 use oxide_auth_async::endpoint::OwnerSolicitor;
 use oxide_auth_async::endpoint::authorization::AuthorizationFlow;
-use warp::http::{StatusCode, header};
+use warp::http::StatusCode;
 
-use crate::config::Environment;
-use crate::db::{Db, now};
+use crate::db::Db;
 use crate::domain::auth::tokens;
-use crate::domain::users::sessions;
+use crate::domain::users::{browser_sessions, sessions};
 use crate::graphql::Api;
 use crate::http::contract::{
     AuthorizeRequest, AuthorizeResponse, AuthorizeSubmitForm, AuthorizeSubmitRequest, AuthorizeSubmitResponse,
 };
 
+use super::cookies;
 use super::endpoint::FlowEndpoint;
 use super::pages;
 use super::primitives::{DbAuthorizer, DbRegistrar, SharedState};
@@ -27,8 +25,6 @@ use super::web::{self, OAuthRequest, OAuthResponse};
 
 /// How long a browser stays logged in on the authorization pages.
 pub const SESSION_SECONDS: i64 = 8 * 3600;
-const SESSION_COOKIE: &str = "rl_session";
-const CSRF_COOKIE: &str = "rl_csrf";
 
 /// Decides the consent of the resource owner from what the request carried.
 struct Solicitor {
@@ -41,14 +37,17 @@ struct Solicitor {
 }
 
 impl Solicitor {
+    /// The registered name of the client, shown on the pages (its id if it has none or the
+    /// database cannot say).
     async fn client_name(&self, client_id: &str) -> String {
-        let row: Option<(String,)> = sqlx::query_as("SELECT name FROM oauth_clients WHERE id = $1")
-            .bind(client_id.parse::<i64>().unwrap_or_default())
-            .fetch_optional(&self.db.pool)
-            .await
-            .ok()
-            .flatten();
-        row.map(|r| r.0).unwrap_or_else(|| client_id.to_string())
+        match super::clients::name(&self.db, client_id).await {
+            Ok(Some(name)) => name,
+            Ok(None) => client_id.to_string(),
+            Err(error) => {
+                error.log_if_internal();
+                client_id.to_string()
+            }
+        }
     }
 }
 
@@ -81,42 +80,16 @@ impl OwnerSolicitor<OAuthRequest> for Solicitor {
     }
 }
 
-fn cookies(headers: &warp::http::HeaderMap) -> HashMap<String, String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
-        .collect()
-}
-
-fn cookie(name: &str, value: &str, max_age: i64, environment: Environment) -> String {
-    let secure = if environment == Environment::Production {
-        "; Secure"
-    } else {
-        ""
-    };
-    format!("{name}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}")
-}
-
-/// Constant-time equality of two secrets of the same length.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-async fn session_user(db: &Db, token: Option<&String>) -> Option<(i64, String)> {
-    let token = token?;
-    let row: (i64, String, String) = sqlx::query_as(
-        "SELECT u.id, u.first_name, u.last_name FROM browser_sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.token_hash = $1 AND s.expires_at > $2",
-    )
-    .bind(tokens::hash(token))
-    .bind(now())
-    .fetch_optional(&db.pool)
-    .await
-    .ok()??;
-    Some((row.0, format!("{} {}", row.1, row.2)))
+/// The user of the browser session the cookie names, if it is live. A database failure counts
+/// as no session (the login page is shown again) and is logged.
+async fn session_user(db: &Db, token: Option<&str>) -> Option<(i64, String)> {
+    match browser_sessions::user(db, token?).await {
+        Ok(user) => user,
+        Err(error) => {
+            error.log_if_internal();
+            None
+        }
+    }
 }
 
 /// A page or a redirect of the authorization endpoint, before it becomes the documented answer
@@ -216,15 +189,24 @@ async fn serve(
     form: Option<&AuthorizeSubmitForm>,
 ) -> Page {
     let db = &api.db;
-    let jar = cookies(headers);
+    let jar = cookies::read(headers);
     let mut set_cookies: Vec<String> = Vec::new();
-    let csrf = match jar.get(CSRF_COOKIE).filter(|c| c.len() >= 32) {
-        Some(existing) => existing.clone(),
+    let csrf = match cookies::get(&jar, cookies::CSRF).filter(|c| c.len() >= 32) {
+        Some(existing) => existing.to_string(),
         None => {
-            let Ok((fresh, _)) = tokens::generate("") else {
-                return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+            let fresh = match tokens::generate("") {
+                Ok((fresh, _)) => fresh,
+                Err(error) => {
+                    error.log_if_internal();
+                    return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+                }
             };
-            set_cookies.push(cookie(CSRF_COOKIE, &fresh, SESSION_SECONDS, api.environment));
+            set_cookies.push(cookies::set(
+                cookies::CSRF,
+                fresh.clone(),
+                SESSION_SECONDS,
+                api.environment,
+            ));
             fresh
         }
     };
@@ -241,16 +223,15 @@ async fn serve(
         s.code_challenge = challenge.clone();
         s.redirect_uri_given = get("redirect_uri").is_some();
     }
-    let mut user = session_user(db, jar.get(SESSION_COOKIE)).await;
+    let mut user = session_user(db, cookies::get(&jar, cookies::SESSION)).await;
     let mut decision = None;
     let mut login_error = None;
     if let Some(form) = form {
         // A field sent twice counts once, its last value (as a browser's form never does).
         let field = |values: &Vec<String>| values.last().cloned();
-        let valid = jar
-            .get(CSRF_COOKIE)
+        let valid = cookies::get(&jar, cookies::CSRF)
             .zip(field(&form.csrf_token))
-            .is_some_and(|(cookie, field)| same(cookie, &field));
+            .is_some_and(|(cookie, field)| cookies::csrf_matches(cookie, &field));
         if !valid {
             return html_error(
                 StatusCode::FORBIDDEN,
@@ -277,12 +258,15 @@ async fn serve(
                 )
                 .await;
                 match checked {
-                    Ok(user_id) => match open_session(db, user_id).await {
-                        Some(token) => {
-                            set_cookies.push(cookie(SESSION_COOKIE, &token, SESSION_SECONDS, api.environment));
+                    Ok(user_id) => match browser_sessions::open(db, user_id, SESSION_SECONDS).await {
+                        Ok(token) => {
                             user = session_user(db, Some(&token)).await;
+                            set_cookies.push(cookies::set(cookies::SESSION, token, SESSION_SECONDS, api.environment));
                         }
-                        None => return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry."),
+                        Err(error) => {
+                            error.log_if_internal();
+                            return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+                        }
                     },
                     Err(error) if error.extension("reason") == Some(&serde_json::json!("TOO_MANY_ATTEMPTS")) => {
                         let minutes = error
@@ -402,18 +386,4 @@ async fn pkce_error(
         location: Some(url.to_string()),
         set_cookie: Vec::new(),
     }
-}
-
-async fn open_session(db: &Db, user_id: i64) -> Option<String> {
-    let (token, hash) = tokens::generate("rl_bs_").ok()?;
-    let created = now();
-    sqlx::query("INSERT INTO browser_sessions (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)")
-        .bind(hash)
-        .bind(user_id)
-        .bind(created)
-        .bind(created + SESSION_SECONDS)
-        .execute(&db.pool)
-        .await
-        .ok()?;
-    Some(token)
 }

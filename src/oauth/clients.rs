@@ -189,6 +189,18 @@ pub async fn revoke(db: &Db, client_id: &str) -> AppResult<bool> {
     Ok(done.rows_affected() == 1)
 }
 
+/// The registered name of a client; `None` for an id that is not a registered client.
+pub async fn name(db: &Db, client_id: &str) -> AppResult<Option<String>> {
+    let Ok(id) = client_id.parse::<i64>() else {
+        return Ok(None);
+    };
+    let row: Option<(String,)> = sqlx::query_as("SELECT name FROM oauth_clients WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(row.map(|(name,)| name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::validate_redirect_uri;

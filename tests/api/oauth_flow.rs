@@ -61,7 +61,8 @@ async fn authorize(app: &TestApp, browser: &mut Browser, url: &str, decision: &s
         .await;
     assert_eq!(consent.status, StatusCode::OK, "{}", consent.body);
     assert!(
-        consent.body.contains("Authorize Fleet &lt;Manager&gt;?"),
+        !consent.body.contains("<Manager>")
+            && html_escape::decode_html_entities(&consent.body).contains("Authorize Fleet <Manager>?"),
         "the consent page names the application: {}",
         consent.body
     );

@@ -71,7 +71,7 @@ impl Browser {
 pub fn field(page: &str, name: &str) -> String {
     let marker = format!("name=\"{name}\" value=\"");
     let start = page.find(&marker).unwrap_or_else(|| panic!("no {name} in {page}")) + marker.len();
-    page[start..].split('"').next().unwrap().to_string()
+    html_escape::decode_html_entities(page[start..].split('"').next().unwrap()).into_owned()
 }
 
 /// The action URL of the page's form, on the server at `base`.
@@ -79,6 +79,6 @@ pub fn action(base: &str, page: &str) -> String {
     let start = page.find("action=\"").unwrap() + "action=\"".len();
     format!(
         "{base}{}",
-        page[start..].split('"').next().unwrap().replace("&amp;", "&")
+        html_escape::decode_html_entities(page[start..].split('"').next().unwrap())
     )
 }
