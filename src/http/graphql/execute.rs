@@ -1,0 +1,120 @@
+//! Execution of the operations that passed the guard: the password-hashing permit, the caller
+//! resolved once per HTTP request, each operation run with its request data, and the status of
+//! the answer (the highest of its operations').
+
+use serde_json::{Value, json};
+use warp::http::{HeaderMap, HeaderValue, StatusCode, header};
+
+use super::prepare::{Prepared, prepare};
+use super::response::{ensure_code, null_parents_of_failed_non_null_fields, readable_syntax_message};
+use super::{Batch, error};
+use crate::domain::auth::Caller;
+use crate::graphql::contract::ContractSchema;
+use crate::graphql::{Api, ExecutionStarted};
+use crate::http::media::json_bytes_response;
+use crate::http::middleware::ClientIp;
+
+pub(super) async fn execute(
+    api: &Api,
+    schema: &ContractSchema,
+    headers: &HeaderMap,
+    client_ip: Option<ClientIp>,
+    batch: Batch,
+    media: &str,
+) -> warp::reply::Response {
+    let (prepared, credential_fields) = prepare(batch.operations);
+    // A password check costs a slow hash: take its permit before running anything, so that a
+    // request that cannot have one soon is refused whole (503) rather than half run.
+    let permit = if credential_fields > 0 {
+        match crate::domain::auth::password::permit().await {
+            Ok(permit) => Some(permit),
+            Err(_) => {
+                let mut response = error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    media,
+                    "The service is busy checking passwords: retry in a moment.",
+                );
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return response;
+            }
+        }
+    } else {
+        None
+    };
+    let run = run_all(api, schema, headers, client_ip, prepared, batch.is_batch, media);
+    let mut response = match permit {
+        Some(permit) => crate::domain::auth::password::under_permit(permit, run).await,
+        None => run.await,
+    };
+    // Answers may carry tokens (login, sign-up, refresh): never kept by a cache.
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+async fn run_all(
+    api: &Api,
+    schema: &ContractSchema,
+    headers: &HeaderMap,
+    client_ip: Option<ClientIp>,
+    prepared: Vec<Prepared>,
+    is_batch: bool,
+    media: &str,
+) -> warp::reply::Response {
+    let bearer = Caller::bearer(headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
+    // Credentials are resolved once per HTTP request, for every operation of a batch.
+    let caller = match Caller::resolve(&api.db, &bearer).await {
+        Ok(caller) => caller,
+        Err(cause) => {
+            cause.log_if_internal();
+            return error(StatusCode::SERVICE_UNAVAILABLE, media, "The database is unavailable");
+        }
+    };
+    let mut status = StatusCode::OK;
+    let mut bodies = Vec::with_capacity(prepared.len());
+    for operation in prepared {
+        let (op_status, body) = match operation {
+            Prepared::Refused(body) => (StatusCode::BAD_REQUEST, body),
+            Prepared::Run(request) => {
+                let request = *request;
+                let started = ExecutionStarted::default();
+                let users = crate::graphql::loaders::users::new_loader(&api.db);
+                let mut request = request
+                    .data(caller.clone())
+                    .data(bearer.clone())
+                    .data(started.clone())
+                    .data(users);
+                if let Some(ip) = client_ip {
+                    request = request.data(crate::graphql::ClientAddress(ip.0));
+                }
+                let viewer = caller.user_id().unwrap_or_default();
+                let request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);
+                let mut response = schema.execute(request).await;
+                if started.get() {
+                    for error in &mut response.errors {
+                        ensure_code(error);
+                    }
+                    let mut body = serde_json::to_value(&response).unwrap_or(Value::Null);
+                    null_parents_of_failed_non_null_fields(&mut body);
+                    (StatusCode::OK, body)
+                } else {
+                    for error in &mut response.errors {
+                        error.message = readable_syntax_message(&error.message);
+                    }
+                    (StatusCode::BAD_REQUEST, json!({ "errors": response.errors }))
+                }
+            }
+        };
+        status = status.max(op_status);
+        bodies.push(body);
+    }
+    let body = if is_batch {
+        Value::Array(bodies)
+    } else {
+        bodies.pop().unwrap_or(Value::Null)
+    };
+    json_bytes_response(status, media, serde_json::to_vec(&body).unwrap_or_default())
+}
