@@ -3,6 +3,10 @@
 //!
 //! Every change that can break a rule runs in a transaction that first locks the worker (see
 //! [`crate::domain::workers`]): the rules then read committed state and cannot be raced.
+//!
+//! The life cycle, the changes made to an existing employment, is in `lifecycle`.
+
+mod lifecycle;
 
 use chrono::NaiveDate;
 use sqlx::AnyConnection;
@@ -11,7 +15,9 @@ use crate::db::{Db, now};
 use crate::errors::{AppError, AppResult, Code};
 
 use super::rules::{self, Held, Period};
-use super::{date_text, parse_date, permissions, today};
+use super::{date_text, parse_date, today};
+
+pub use lifecycle::{answer, cancel, change_role, terminate};
 
 /// An employment as stored (with the user's e-mail when the employment has none of its own).
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -232,152 +238,6 @@ pub async fn of_user(
         .bind(if include_pending { "pending" } else { "approved" })
         .fetch_all(&db.pool)
         .await?)
-}
-
-/// Loads an employment for an admin action: AUTHORIZATION_ERROR unless the actor is an admin of
-/// its company today (an unknown id looks the same).
-async fn for_admin(conn: &mut AnyConnection, db: &Db, actor: i64, employment_id: i64) -> AppResult<EmploymentRow> {
-    let row = find(conn, employment_id).await?.ok_or_else(forbidden)?;
-    if !permissions::is_admin(db, actor, row.company_id).await? {
-        return Err(forbidden());
-    }
-    Ok(row)
-}
-
-fn state_error(row: &EmploymentRow) -> AppError {
-    let message = if row.dismissed_at.is_some() {
-        "Employment is already dismissed"
-    } else if row.validation_status == "rejected" {
-        "Employment is already rejected"
-    } else {
-        "Employment is already validated"
-    };
-    AppError::invalid_resource(message).with("status", row.status(&date_text(today())))
-}
-
-/// `validateEmployment` / `rejectEmployment`: the employment's own user answers a pending one.
-pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> AppResult<EmploymentRow> {
-    let mut conn = db.pool.acquire().await?;
-    let row = find(&mut conn, employment_id).await?.ok_or_else(forbidden)?;
-    if row.user_id != Some(actor) {
-        return Err(forbidden());
-    }
-    let (status, time) = if accept {
-        ("approved", Some(now()))
-    } else {
-        ("rejected", None)
-    };
-    let done = sqlx::query(
-        "UPDATE employments SET validation_status = $3, validation_time = $4
-         WHERE id = $1 AND user_id = $2 AND validation_status = 'pending' AND dismissed_at IS NULL",
-    )
-    .bind(employment_id)
-    .bind(actor)
-    .bind(status)
-    .bind(time)
-    .execute(&mut *conn)
-    .await?;
-    if done.rows_affected() != 1 {
-        return Err(state_error(&row));
-    }
-    find(&mut conn, employment_id)
-        .await?
-        .ok_or_else(|| AppError::internal("employment vanished"))
-}
-
-/// `cancelEmployment`: an admin withdraws a pending employment (its invitation stops working).
-pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
-    let mut conn = db.pool.acquire().await?;
-    let row = for_admin(&mut conn, db, actor, employment_id).await?;
-    let done = sqlx::query(
-        "UPDATE employments SET dismissed_at = $2, dismiss_author_id = $3, invite_token_hash = NULL
-         WHERE id = $1 AND validation_status = 'pending' AND dismissed_at IS NULL",
-    )
-    .bind(employment_id)
-    .bind(now())
-    .bind(actor)
-    .execute(&mut *conn)
-    .await?;
-    if done.rows_affected() != 1 {
-        let message = if row.validation_status == "approved" && row.dismissed_at.is_none() {
-            "Only a pending employment can be cancelled: this one is accepted, terminate it instead"
-        } else {
-            "Only a pending employment can be cancelled"
-        };
-        return Err(AppError::invalid_resource(message).with("status", row.status(&date_text(today()))));
-    }
-    Ok(())
-}
-
-/// `terminateEmployment`: an admin ends an accepted employment of someone else.
-pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<NaiveDate>) -> AppResult<EmploymentRow> {
-    let mut conn = db.pool.acquire().await?;
-    let row = for_admin(&mut conn, db, actor, employment_id).await?;
-    if row.user_id == Some(actor) {
-        return Err(
-            AppError::authorization("An admin cannot terminate their own employment")
-                .with("reason", "USER_SELF_TERMINATE_EMPLOYMENT"),
-        );
-    }
-    if row.validation_status != "approved" || row.dismissed_at.is_some() {
-        return Err(
-            AppError::invalid_resource(format!("Could not find valid employment with id {employment_id}"))
-                .with("status", row.status(&date_text(today()))),
-        );
-    }
-    let today = today();
-    let end = end.unwrap_or(today);
-    let period = row
-        .period()
-        .ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
-    if period.end.is_some_and(|current| current < today) {
-        return Err(AppError::invalid_resource("Employment is already terminated")
-            .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
-    }
-    if end < period.start {
-        return Err(
-            AppError::invalid_inputs("End date must not be before the start date of the employment")
-                .with("field", "endDate"),
-        );
-    }
-    if period.end.is_some_and(|current| end > current) {
-        return Err(
-            AppError::invalid_inputs("Termination cannot extend an employment beyond its end date")
-                .with("field", "endDate"),
-        );
-    }
-    if let Some(user_id) = row.user_id {
-        super::super::activities::ensure_none_after(db, user_id, row.company_id, end).await?;
-    }
-    sqlx::query("UPDATE employments SET end_date = $2 WHERE id = $1")
-        .bind(employment_id)
-        .bind(date_text(end))
-        .execute(&mut *conn)
-        .await?;
-    find(&mut conn, employment_id)
-        .await?
-        .ok_or_else(|| AppError::internal("employment vanished"))
-}
-
-/// `changeEmployeeRole`: an admin grants or removes admin rights of someone else; returns the
-/// company id.
-pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_rights: bool) -> AppResult<i64> {
-    let mut conn = db.pool.acquire().await?;
-    let row = for_admin(&mut conn, db, actor, employment_id).await?;
-    if row.user_id == Some(actor) {
-        return Err(
-            AppError::authorization("An admin cannot change their own role").with("reason", "USER_SELF_CHANGE_ROLE")
-        );
-    }
-    if row.validation_status == "rejected" || row.dismissed_at.is_some() {
-        return Err(state_error(&row));
-    }
-    sqlx::query("UPDATE employments SET has_admin_rights = $2 WHERE id = $1")
-        .bind(employment_id)
-        .bind(i64::from(has_admin_rights))
-        .execute(&mut *conn)
-        .await?;
-    Ok(row.company_id)
 }
 
 /// Maps a rules error of one item of a batch so that the client knows which item failed.
