@@ -1,5 +1,6 @@
 //! What every test module shares: the harness, the test application, the browser, the fake
-//! SMTP relay, the statement counter, and the cleanup of temporary data.
+//! SMTP relay, the statement counter, and the cleanup of temporary data; and what the company,
+//! employment and invitation tests share (`employments`).
 #![allow(dead_code)]
 
 #[macro_use]
@@ -7,6 +8,7 @@ pub mod harness;
 pub mod app;
 pub mod browser;
 pub mod cleanup;
+pub mod employments;
 pub mod forms;
 pub mod process;
 pub mod relay;

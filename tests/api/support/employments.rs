@@ -1,0 +1,47 @@
+//! What the company, employment and invitation tests share: the GraphQL fragment of an
+//! employment, the life-cycle mutations, today's date, and the sandbox outbox.
+
+use roadlog::sdk::schema;
+use serde_json::Value;
+
+use super::TestApp;
+
+/// The fields of an employment the tests read.
+#[derive(cynic::QueryFragment, Debug)]
+#[cynic(graphql_type = "Employment")]
+pub struct EmploymentFields {
+    pub id: i32,
+    pub company_id: i32,
+    pub user_id: Option<i32>,
+    pub has_admin_rights: Option<bool>,
+    pub validation_status: Option<String>,
+    pub status: Option<String>,
+    pub is_primary: Option<bool>,
+    pub is_acknowledged: Option<bool>,
+    pub start_date: String,
+    pub end_date: Option<String>,
+}
+
+/// Today, as the API writes dates.
+pub fn today() -> String {
+    chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string()
+}
+
+/// The life-cycle mutations of an employment `$e`.
+pub const VALIDATE: &str = "mutation($e: Int!) { employments { validateEmployment(employmentId: $e) { id status } } }";
+pub const REJECT: &str = "mutation($e: Int!) { employments { rejectEmployment(employmentId: $e) { id status } } }";
+pub const CANCEL: &str = "mutation($e: Int!) { employments { cancelEmployment(employmentId: $e) { success } } }";
+pub const TERMINATE: &str = "mutation($e: Int!, $d: Date) { employments { terminateEmployment(employmentId: $e, endDate: $d) { id endDate status } } }";
+pub const ROLE: &str = "mutation($e: Int!, $a: Boolean!) { employments { changeEmployeeRole(employmentId: $e, hasAdminRights: $a) { id } } }";
+
+/// The sandbox's mail to `to`, read as the operator does (`roadlog outbox list`).
+pub async fn outbox(app: &TestApp, to: &str) -> Vec<Value> {
+    let output = crate::support::process::command(
+        &["outbox", "list", "--json", "--to", to],
+        &[("DATABASE_URL", &app.database_url)],
+    )
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
