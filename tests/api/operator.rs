@@ -1,7 +1,7 @@
 //! Running Roadlog as an operator does: the binary started as a process, its logs (standard
 //! error only, one line per request, JSON on demand, no colour when redirected, never a
-//! secret), its start-up failures, its commands' options, its metrics and readiness, and its
-//! graceful stop.
+//! secret), its start-up failures, its commands' options, its metrics and readiness. Its
+//! graceful stop is `graceful_stop`'s.
 
 use std::collections::HashSet;
 
@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::support::forms::{self, Browser, field};
 use crate::support::process::{ServerProcess, command};
-use crate::support::{Backend, TestApp, cleanup};
+use crate::support::{TestApp, cleanup};
 
 /// The SQLite database of a new folder, as `DATABASE_URL`.
 fn sqlite_url() -> String {
@@ -346,89 +346,6 @@ for_both_backends! {
         let private = app.server.metrics_addr.expect("a metrics address");
         let text = reqwest::get(format!("http://{private}/metrics")).await.unwrap().text().await.unwrap();
         assert!(text.contains("roadlog_http_requests_total{method=\"GET\",route=\"/metrics\",status=\"404\"} 1"), "{text}");
-        app.cleanup().await;
-    }
-}
-
-/// A company with `n` employees who worked yesterday, and its admin's token.
-async fn company_with_work(app: &TestApp, n: usize) -> (String, i64) {
-    let admin = app.new_user("admin@example.com").await;
-    let company = app.new_company(&admin, "Slow Export").await;
-    let start = chrono::Utc::now().timestamp() / 86_400 * 86_400 - 86_400 + 6 * 3600;
-    for k in 0..n {
-        let worker = app.new_user(&format!("w{k}@example.com")).await;
-        app.hire(&admin, company, &worker).await;
-        let body = app
-            .as_user(
-                &worker,
-                "mutation($c: Int!) { activities { createMission(companyId: $c) { id } } }",
-                json!({ "c": company }),
-            )
-            .await;
-        let mission = body["data"]["activities"]["createMission"]["id"].as_i64().unwrap();
-        app.as_user(
-            &worker,
-            "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp!) { activities { logActivity(type: \"drive\", missionId: $m, startTime: $s, endTime: $e, switch: false) { id } } }",
-            json!({ "m": mission, "s": start, "e": start + 3600 }),
-        )
-        .await;
-    }
-    (admin.token, company)
-}
-
-async fn export(app: &TestApp, token: &str, company: i64) -> reqwest::Result<reqwest::Response> {
-    app.client
-        .post(app.url("/companies/generate_tachograph_files"))
-        .bearer_auth(token)
-        .json(&json!({ "company_ids": [company], "with_digital_signatures": true }))
-        .send()
-        .await
-}
-
-tests! {
-    async fn a_stop_lets_a_running_export_finish_within_the_deadline() {
-        let app = TestApp::spawn_with(Backend::Sqlite, |s| s.shutdown_timeout = 60).await.unwrap();
-        let (token, company) = company_with_work(&app, 6).await;
-        let mut in_flight = app.server.requests_in_flight();
-        let request = export(&app, &token, company);
-        let stop = async {
-            in_flight.wait_for(|n| *n >= 1).await.unwrap();
-            app.server.begin_stop();
-        };
-        let (response, ()) = tokio::join!(request, stop);
-        let response = response.expect("the export answers although the server is stopping");
-        assert_eq!(response.status(), 200);
-        let bytes = response.bytes().await.unwrap();
-        let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("a whole ZIP");
-        assert_eq!(archive.len(), 7, "one file per employee, the admin included");
-        // New connections are refused once the stop began.
-        app.server.accepting().wait_for(|accepting| !*accepting).await.unwrap();
-        assert!(reqwest::get(app.url("/health")).await.is_err(), "no new connection after the stop");
-        app.cleanup().await;
-    }
-
-    async fn a_stop_past_its_deadline_cuts_the_export_cleanly() {
-        let app = TestApp::spawn_with(Backend::Sqlite, |s| s.shutdown_timeout = 0).await.unwrap();
-        // Signed, first time: a card key is generated for each employee, far longer than the
-        // zero deadline.
-        let (token, company) = company_with_work(&app, 6).await;
-        let mut in_flight = app.server.requests_in_flight();
-        let request = export(&app, &token, company);
-        let stop = async {
-            in_flight.wait_for(|n| *n >= 1).await.unwrap();
-            app.server.begin_stop();
-        };
-        let (response, ()) = tokio::join!(request, stop);
-        // Cut: no answer at all, never a partial archive presented as complete.
-        assert!(response.is_err(), "the connection was cut: {:?}", response.map(|r| r.status()));
-        // The database is left consistent: every card key stored is whole.
-        let (keys, empty): (i64, i64) = sqlx::query_as(
-            "SELECT COUNT(*), COUNT(*) - COUNT(NULLIF(LENGTH(key_bytes), 0)) FROM tachograph_card_keys",
-        )
-        .fetch_one(&app.server.db.pool)
-        .await
-        .unwrap();
-        assert!(keys <= 7 && empty == 0, "{keys} keys, {empty} empty");
         app.cleanup().await;
     }
 }
