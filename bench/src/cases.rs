@@ -1,0 +1,227 @@
+//! The cases: what each sends, to which server, what it is compared with and what it must reach
+//! (issue targets, README "Benchmark"). Read cases are one fixed request each; the write cases
+//! build their requests in Lua so that every write is a distinct, valid activity of one of the 32
+//! writers (each wrk thread owns half of them, each write a new minute of its writer's mission).
+
+use serde_json::json;
+
+use crate::seed::{ANCHOR, Fixture};
+use crate::wrk::Requests;
+
+/// Which server a case runs against.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Side {
+    Floor,
+    Roadlog,
+}
+
+/// What a case must reach.
+#[derive(Clone, Copy, Debug)]
+pub enum Goal {
+    /// Throughput at least this fraction of the baseline's.
+    Ratio(f64),
+    /// At least this many requests a second (SQLite, PostgreSQL) and a p99 under this many ms.
+    Writes { sqlite: f64, postgres: f64, p99_ms: f64 },
+    /// No error and a p99 under this many ms.
+    Latency { p99_ms: f64 },
+}
+
+pub struct Case {
+    pub name: &'static str,
+    pub what: &'static str,
+    pub side: Side,
+    pub requests: Requests,
+    pub connections: u32,
+    /// Checked on every response when set (see `wrk::Load::check_status`).
+    pub check_status: Option<u16>,
+    /// The case this one is compared with (a floor case, or a case of the same server).
+    pub baseline: Option<&'static str>,
+    pub goal: Option<Goal>,
+}
+
+fn graphql(query: &str, token: Option<&str>) -> Requests {
+    let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+    if let Some(token) = token {
+        headers.push(("Authorization".to_string(), format!("Bearer {token}")));
+    }
+    Requests::Fixed {
+        method: "POST",
+        path: "/api/graphql".into(),
+        headers,
+        body: json!({ "query": query }).to_string(),
+    }
+}
+
+fn read(name: &'static str, what: &'static str, request: Requests, baseline: &'static str, goal: Goal) -> Case {
+    Case {
+        name,
+        what,
+        side: Side::Roadlog,
+        requests: request,
+        connections: 32,
+        check_status: None,
+        baseline: Some(baseline),
+        goal: Some(goal),
+    }
+}
+
+/// The floor's two cases.
+pub fn floor() -> Vec<Case> {
+    let case = |name, what, query| Case {
+        name,
+        what,
+        side: Side::Floor,
+        requests: graphql(query, None),
+        connections: 32,
+        check_status: None,
+        baseline: None,
+        goal: None,
+    };
+    vec![
+        case("floor_hello", "floor: { hello }", "{ hello }"),
+        case("floor_list", "floor: 50 items { id name }", "{ list(count: 50) { id name } }"),
+    ]
+}
+
+const MONTH_FIELDS: &str = "id name receptionTime submitterId isEndedForSelf \
+    vehicle { id registrationNumber name } \
+    activities { id type startTime endTime userId submitterId lastUpdateTime } \
+    expenditures { id type spendingDate userId } \
+    comments { id text submitterId receptionTime } \
+    validations { id userId isAdmin receptionTime }";
+
+/// Lua for the write cases: writer `w` of thread `tid` writes one minute after its last, from a
+/// day of its own for this run (`slot`), so no two writes overlap and no run meets another's.
+fn writes_lua(fixture: &Fixture, slot: i64, read_every: Option<(u32, &str)>) -> String {
+    let writers: Vec<String> = fixture
+        .writers
+        .iter()
+        .map(|(token, mission)| format!("{{\"Bearer {token}\", {mission}}}"))
+        .collect();
+    let base = ANCHOR - 800 * 86_400 + slot * 2 * 86_400;
+    let mut lua = format!(
+        "local writers = {{ {} }}\nlocal base = {base}\nlocal n = 0\nlocal next_minute = {{}}\n",
+        writers.join(", ")
+    );
+    if let Some((every, body)) = read_every {
+        lua.push_str(&format!(
+            "local read_every = {every}\nlocal read_body = {}\nlocal read_headers = {{ [\"Content-Type\"] = \"application/json\", [\"Authorization\"] = \"Bearer {}\" }}\n",
+            serde_json::to_string(body).expect("a string serializes"),
+            fixture.worker_token
+        ));
+    }
+    lua.push_str(
+        "function request()\n\
+           n = n + 1\n",
+    );
+    if read_every.is_some() {
+        lua.push_str(
+            "  if n % read_every ~= 0 then\n\
+                 return wrk.format(\"POST\", \"/api/graphql\", read_headers, read_body)\n\
+               end\n",
+        );
+    }
+    lua.push_str(
+        "  local half = #writers / 2\n\
+           local w = tid * half + (n % half) + 1\n\
+           local minute = (next_minute[w] or 0)\n\
+           next_minute[w] = minute + 1\n\
+           local start = base + minute * 60\n\
+           local body = string.format('{\"query\":\"mutation { activities { logActivity(missionId: %d, type: \\\\\"drive\\\\\", startTime: %d, endTime: %d) { id } } }\"}', writers[w][2], start, start + 60)\n\
+           return wrk.format(\"POST\", \"/api/graphql\", { [\"Content-Type\"] = \"application/json\", [\"Authorization\"] = writers[w][1] }, body)\n\
+         end\n",
+    );
+    lua
+}
+
+/// Roadlog's cases on a seeded database. `deep_cursor` points deep into the veteran's history;
+/// `slot` numbers this run so the write cases never write the same minutes twice.
+pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
+    let month_from = ANCHOR - 30 * 86_400;
+    let month = format!(
+        "{{ me {{ missions(fromTime: {month_from}, untilTime: {ANCHOR}, first: 50) {{ edges {{ node {{ {MONTH_FIELDS} }} }} }} }} }}"
+    );
+    let company = format!(
+        "{{ company(id: {}) {{ missions(first: 50) {{ edges {{ node {{ id name activities {{ id type startTime endTime user {{ id firstName lastName }} }} }} }} }} }} }}",
+        fixture.company_id
+    );
+    let deep = format!(
+        "{{ me {{ missions(first: 50, after: {}) {{ edges {{ node {{ id name }} }} }} }} }}",
+        serde_json::to_string(deep_cursor).expect("a string serializes")
+    );
+    let token_form = format!(
+        "grant_type=authorization_code&code=not-a-code&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcallback&client_id={}&client_secret={}",
+        fixture.client_id, fixture.client_secret
+    );
+    let veteran = Some(fixture.history_token.as_str());
+    vec![
+        read("typename", "{ __typename }", graphql("{ __typename }", None), "floor_hello", Goal::Ratio(0.90)),
+        read(
+            "missions50",
+            "worker's 50 missions { id name }",
+            graphql("{ me { missions(first: 50) { edges { node { id name } } } } }", veteran),
+            "floor_list",
+            Goal::Ratio(0.50),
+        ),
+        read(
+            "missions50_activities",
+            "the same, 6 activities nested each",
+            graphql(
+                "{ me { missions(first: 50) { edges { node { id name activities { id type startTime endTime } } } } } }",
+                veteran,
+            ),
+            "floor_list",
+            Goal::Ratio(0.25),
+        ),
+        read(
+            "month",
+            "one worker's month, every field",
+            graphql(&month, Some(&fixture.worker_token)),
+            "floor_list",
+            Goal::Ratio(0.15),
+        ),
+        read(
+            "company50",
+            "admin: company's 50 missions + workers",
+            graphql(&company, Some(&fixture.admin_token)),
+            "floor_list",
+            Goal::Ratio(0.20),
+        ),
+        read("deep_page", "a page deep in the history", graphql(&deep, veteran), "missions50", Goal::Ratio(1.0 / 1.2)),
+        Case {
+            name: "token",
+            what: "token endpoint, valid client, wrong code",
+            side: Side::Roadlog,
+            requests: Requests::Fixed {
+                method: "POST",
+                path: "/api/oauth/token".into(),
+                headers: vec![("Content-Type".into(), "application/x-www-form-urlencoded".into())],
+                body: token_form,
+            },
+            connections: 32,
+            check_status: Some(400),
+            baseline: Some("floor_hello"),
+            goal: Some(Goal::Ratio(0.30)),
+        },
+        Case {
+            name: "log_activity",
+            what: "logActivity, 32 connections, 32 workers",
+            side: Side::Roadlog,
+            requests: Requests::Scripted(writes_lua(fixture, slot * 2, None)),
+            connections: 32,
+            check_status: Some(200),
+            baseline: None,
+            goal: Some(Goal::Writes { sqlite: 500.0, postgres: 1000.0, p99_ms: 50.0 }),
+        },
+        Case {
+            name: "mixed",
+            what: "mixed: 4 month reads to 1 write, 64 conns",
+            side: Side::Roadlog,
+            requests: Requests::Scripted(writes_lua(fixture, slot * 2 + 1, Some((5, &json!({ "query": month }).to_string())))),
+            connections: 64,
+            check_status: Some(200),
+            baseline: None,
+            goal: Some(Goal::Latency { p99_ms: 100.0 }),
+        },
+    ]
+}

@@ -1,0 +1,118 @@
+//! The results: medians over the rounds, ratios to the baselines, the goals met or missed,
+//! printed as a table and written as JSON.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::cases::Goal;
+use crate::wrk::Outcome;
+
+/// One case on one server, over every round.
+#[derive(Serialize)]
+pub struct Row {
+    pub server: String,
+    pub case: String,
+    pub what: String,
+    pub rounds: Vec<Outcome>,
+    pub rps: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub errors: u64,
+    pub ratio: Option<f64>,
+    pub baseline: Option<String>,
+    pub goal: Option<String>,
+    pub met: Option<bool>,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+impl Row {
+    pub fn new(server: &str, case: &str, what: &str, rounds: Vec<Outcome>) -> Row {
+        let rps = median(rounds.iter().map(Outcome::rps).collect());
+        let p50_ms = median(rounds.iter().map(|o| o.p50_us as f64 / 1000.0).collect());
+        let p99_ms = median(rounds.iter().map(|o| o.p99_us as f64 / 1000.0).collect());
+        let errors = rounds.iter().map(|o| o.errors + o.unexpected).sum();
+        Row {
+            server: server.into(),
+            case: case.into(),
+            what: what.into(),
+            rounds,
+            rps,
+            p50_ms,
+            p99_ms,
+            errors,
+            ratio: None,
+            baseline: None,
+            goal: None,
+            met: None,
+        }
+    }
+
+    /// Sets the ratio to the baseline (throughputs of the same round, then the median of those
+    /// ratios, so a slow round weighs on both sides) and judges the goal.
+    pub fn judge(&mut self, baseline: Option<(&str, &Row)>, goal: Option<Goal>, postgres: bool) {
+        if let Some((name, base)) = baseline {
+            let ratios = self
+                .rounds
+                .iter()
+                .zip(&base.rounds)
+                .map(|(a, b)| a.rps() / b.rps().max(f64::MIN_POSITIVE))
+                .collect();
+            self.ratio = Some(median(ratios));
+            self.baseline = Some(name.to_string());
+        }
+        let Some(goal) = goal else { return };
+        let (text, met) = match goal {
+            Goal::Ratio(r) => (format!("≥ {r:.2}×"), self.ratio.is_some_and(|x| x >= r)),
+            Goal::Writes { sqlite, postgres: pg, p99_ms } => {
+                let floor = if postgres { pg } else { sqlite };
+                (format!("≥ {floor:.0}/s, p99 < {p99_ms:.0} ms"), self.rps >= floor && self.p99_ms < p99_ms)
+            }
+            Goal::Latency { p99_ms } => (format!("p99 < {p99_ms:.0} ms, 0 errors"), self.p99_ms < p99_ms),
+        };
+        self.goal = Some(text);
+        self.met = Some(met && self.errors == 0);
+    }
+}
+
+/// The table, one line per case and server.
+pub fn print(rows: &[Row], peaks: &BTreeMap<String, f64>) {
+    println!(
+        "\n{:<10} {:<44} {:>9} {:>8} {:>8} {:>6} {:>7}  {:<12} {:<24} {}",
+        "server", "case", "req/s", "p50 ms", "p99 ms", "errors", "ratio", "against", "goal", "met"
+    );
+    for row in rows {
+        println!(
+            "{:<10} {:<44} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>7}  {:<12} {:<24} {}",
+            row.server,
+            row.what,
+            row.rps,
+            row.p50_ms,
+            row.p99_ms,
+            row.errors,
+            row.ratio.map(|r| format!("{r:.3}")).unwrap_or_default(),
+            row.baseline.as_deref().unwrap_or(""),
+            row.goal.as_deref().unwrap_or(""),
+            match row.met {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "",
+            }
+        );
+    }
+    println!();
+    for (server, mib) in peaks {
+        println!("peak resident memory of {server}: {mib:.1} MiB");
+    }
+}

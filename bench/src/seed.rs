@@ -1,0 +1,221 @@
+//! Deterministic seeding of a benchmark database through Roadlog's own services (the same code
+//! the API runs, rules and transactions included), so that what is measured reads data shaped
+//! exactly as real use would shape it:
+//!
+//! - a company of `employees` workers, each with one mission a day over the `days` before
+//!   [`ANCHOR`]: six activities, a meal, a comment, a vehicle, ended and validated;
+//! - one worker with a long history: `history` missions, one a day, two activities each;
+//! - 32 writers, each with one open mission, for the write cases;
+//! - an OAuth client for the token endpoint.
+//!
+//! The plan depends only on its numbers: names, e-mails and times are the same on every run.
+
+use anyhow::{Context, Result};
+use chrono::NaiveDate;
+use futures::{StreamExt, TryStreamExt, stream};
+use roadlog::config::Environment;
+use roadlog::db::Db;
+use roadlog::domain::activities::log::NewActivity;
+use roadlog::domain::activities::service as activities;
+use roadlog::domain::companies::employments::{self, Target};
+use roadlog::domain::companies::service::{self as companies, EmploymentInput};
+use roadlog::domain::companies::company;
+use roadlog::domain::expenditures::NewExpenditure;
+use roadlog::domain::kinds::{ActivityType, ExpenditureType};
+use roadlog::domain::missions::service::{self as missions, MissionInput, Validation};
+use roadlog::domain::users::accounts::{self, NewUser};
+use roadlog::domain::users::sessions;
+
+/// The day every seeded time is counted back from (00:00 UTC, 2026-10-01): the data is the
+/// same whatever day the benchmark runs.
+pub const ANCHOR: i64 = 1_790_812_800;
+const DAY: i64 = 86_400;
+/// Writers of the write cases, each with an open mission of its own.
+pub const WRITERS: usize = 32;
+/// Services seeded concurrently (distinct workers, so no lock is contended).
+const CONCURRENCY: usize = 4;
+const PASSWORD: &str = "bench-password-0001";
+
+/// How much to seed.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    pub employees: usize,
+    pub days: usize,
+    pub history: usize,
+}
+
+/// What the cases need: tokens, ids, the OAuth client.
+#[derive(Clone, Debug)]
+pub struct Fixture {
+    pub company_id: i64,
+    pub admin_token: String,
+    pub worker_token: String,
+    pub history_token: String,
+    /// Per writer: its token and its open mission.
+    pub writers: Vec<(String, i64)>,
+    pub client_id: String,
+    pub client_secret: String,
+}
+
+async fn user(db: &Db, email: String, first: &str, last: String) -> Result<i64> {
+    let new = NewUser {
+        email,
+        password: PASSWORD.to_string(),
+        first_name: first.to_string(),
+        last_name: last,
+        timezone_name: Some("Europe/Paris".to_string()),
+        invite_token: None,
+    };
+    Ok(accounts::create(db, new).await?)
+}
+
+/// A worker hired by the company since 2010, the employment accepted.
+async fn hire(db: &Db, admin: i64, company_id: i64, email: String, last: String) -> Result<i64> {
+    let worker = user(db, email, "Camille", last).await?;
+    let input = EmploymentInput {
+        company_id,
+        start: NaiveDate::from_ymd_opt(2010, 1, 1),
+        end: None,
+        has_admin_rights: false,
+        is_primary: Some(true),
+    };
+    let employment = companies::create(db, admin, Target::User(worker), input, "http://127.0.0.1").await?;
+    employments::answer(db, worker, employment.id, true).await?;
+    Ok(worker)
+}
+
+fn mission_input(company_id: i64, name: String, vehicle: bool) -> MissionInput {
+    MissionInput {
+        company_id,
+        name: Some(name),
+        context: None,
+        creation_time: None,
+        past_registration_justification: None,
+        vehicle_id: None,
+        vehicle_registration_number: vehicle.then(|| "AB-123-CD".to_string()),
+    }
+}
+
+async fn log(db: &Db, worker: i64, mission_id: i64, kind: ActivityType, start: i64, end: i64) -> Result<()> {
+    let new = NewActivity {
+        mission_id,
+        user_id: None,
+        kind,
+        start,
+        end: Some(end),
+        switch: false,
+        context: None,
+        creation_time: None,
+    };
+    activities::log_activity(db, worker, new).await?;
+    Ok(())
+}
+
+/// One full working day: a mission from 06:00 with six activities, a meal, a comment, ended and
+/// validated by the worker.
+async fn working_day(db: &Db, worker: i64, company_id: i64, day_start: i64, n: usize) -> Result<()> {
+    let mission = missions::create(db, worker, mission_input(company_id, format!("Tournée {n}"), true)).await?;
+    let id = mission.row.id;
+    let kinds = [
+        ActivityType::Drive,
+        ActivityType::Work,
+        ActivityType::Drive,
+        ActivityType::Support,
+        ActivityType::Drive,
+        ActivityType::Work,
+    ];
+    let mut start = day_start + 6 * 3600;
+    for kind in kinds {
+        log(db, worker, id, kind, start, start + 80 * 60).await?;
+        start += 90 * 60;
+    }
+    let meal = NewExpenditure {
+        mission_id: id,
+        user_id: None,
+        kind: ExpenditureType::DayMeal,
+        spending_date: chrono::DateTime::from_timestamp(day_start, 0)
+            .context("a seeded day is a valid date")?
+            .date_naive(),
+        creation_time: None,
+    };
+    missions::log_expenditure(db, worker, meal).await?;
+    missions::log_comment(db, worker, id, "Livraison faite, client absent à 11 h").await?;
+    missions::end(db, worker, id, start, None).await?;
+    let validation = Validation {
+        mission: id,
+        users: vec![worker],
+        corrections: vec![],
+        expenditure_cancels: vec![],
+        expenditures: vec![],
+        justification: None,
+        creation_time: None,
+    };
+    missions::validate(db, worker, validation).await?;
+    Ok(())
+}
+
+/// A short day of the long history: a mission with two activities, ended.
+async fn history_day(db: &Db, worker: i64, company_id: i64, day_start: i64, n: usize) -> Result<()> {
+    let mission = missions::create(db, worker, mission_input(company_id, format!("Mission {n}"), false)).await?;
+    let id = mission.row.id;
+    let start = day_start + 7 * 3600;
+    log(db, worker, id, ActivityType::Drive, start, start + 4 * 3600).await?;
+    log(db, worker, id, ActivityType::Work, start + 4 * 3600, start + 8 * 3600).await?;
+    missions::end(db, worker, id, start + 8 * 3600, None).await?;
+    Ok(())
+}
+
+async fn token(db: &Db, user: i64) -> Result<String> {
+    Ok(sessions::open(db, Environment::Sandbox, user).await?.access_token)
+}
+
+/// Seeds an empty, migrated database and returns what the cases need.
+pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
+    let admin = user(db, "admin@bench.example".into(), "Alex", "Admin".into()).await?;
+    let (company_id, _) = company::sign_up(db, admin, "Bench Transport", "123456789", None).await?;
+
+    let workers: Vec<i64> = stream::iter(0..plan.employees)
+        .map(|i| hire(db, admin, company_id, format!("worker{i}@bench.example"), format!("Worker {i}")))
+        .buffered(CONCURRENCY)
+        .try_collect()
+        .await?;
+    let days: Vec<(i64, usize)> = workers
+        .iter()
+        .flat_map(|&w| (0..plan.days).map(move |d| (w, d)))
+        .collect();
+    stream::iter(days)
+        .map(|(w, d)| working_day(db, w, company_id, ANCHOR - (d as i64 + 1) * DAY, d))
+        .buffer_unordered(CONCURRENCY)
+        .try_collect::<()>()
+        .await?;
+
+    let veteran = hire(db, admin, company_id, "veteran@bench.example".into(), "Veteran".into()).await?;
+    // One worker's history is sequential by nature: every day locks the same worker.
+    for d in 0..plan.history {
+        history_day(db, veteran, company_id, ANCHOR - (d as i64 + 1) * DAY, d).await?;
+    }
+
+    let mut writers = Vec::with_capacity(WRITERS);
+    for i in 0..WRITERS {
+        let writer = hire(db, admin, company_id, format!("writer{i}@bench.example"), format!("Writer {i}")).await?;
+        let mission = missions::create(db, writer, mission_input(company_id, "Écritures".into(), false)).await?;
+        writers.push((token(db, writer).await?, mission.row.id));
+    }
+
+    let client = roadlog::oauth::clients::create(
+        db,
+        Environment::Sandbox,
+        "Benchmark",
+        &["http://127.0.0.1/callback".to_string()],
+    )
+    .await?;
+    Ok(Fixture {
+        company_id,
+        admin_token: token(db, admin).await?,
+        worker_token: token(db, *workers.first().context("the plan has at least one employee")?).await?,
+        history_token: token(db, veteran).await?,
+        writers,
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+    })
+}
