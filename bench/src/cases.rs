@@ -127,7 +127,7 @@ fn writes_lua(fixture: &Fixture, slot: i64, read_every: Option<(u32, &str)>) -> 
            local minute = (next_minute[w] or 0)\n\
            next_minute[w] = minute + 1\n\
            local start = base + minute * 60\n\
-           local body = string.format('{\"query\":\"mutation { activities { logActivity(missionId: %d, type: \\\\\"drive\\\\\", startTime: %d, endTime: %d) { id } } }\"}', writers[w][2], start, start + 60)\n\
+           local body = string.format('{\"query\":\"mutation { activities { logActivity(missionId: %d, type: \\\\\"drive\\\\\", startTime: %d, endTime: %d, switch: false) { id } } }\"}', writers[w][2], start, start + 60)\n\
            return wrk.format(\"POST\", \"/api/graphql\", { [\"Content-Type\"] = \"application/json\", [\"Authorization\"] = writers[w][1] }, body)\n\
          end\n",
     );

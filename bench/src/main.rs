@@ -178,20 +178,21 @@ async fn run(args: &Args, plan: Plan, roadlog: &std::path::Path, floor_binary: &
     eprintln!("plan: {plan:?}, {} s × {} rounds per case", args.seconds, args.rounds);
     let mut databases: Vec<(&'static str, String)> = Vec::new();
     if !args.no_sqlite {
-        databases.push(("sqlite", format!("sqlite://{}/bench.db", scratch.display())));
+        databases.push(("sqlite", format!("sqlite://{}/bench.db?mode=rwc", scratch.display())));
     }
-    let pg_name = format!("roadlog_bench_{}", std::process::id());
     if !args.no_postgres {
+        // One benchmark database at a time; a run that was killed leaves one behind, dropped here.
         let mut admin = sqlx::PgConnection::connect(&args.postgres).await.context("connecting to PostgreSQL")?;
-        sqlx::query(&format!("CREATE DATABASE {pg_name}")).execute(&mut admin).await?;
+        sqlx::query("DROP DATABASE IF EXISTS roadlog_bench WITH (FORCE)").execute(&mut admin).await?;
+        sqlx::query("CREATE DATABASE roadlog_bench").execute(&mut admin).await?;
         let mut url = url::Url::parse(&args.postgres)?;
-        url.set_path(&pg_name);
+        url.set_path("roadlog_bench");
         databases.push(("postgres", url.to_string()));
     }
     let result = measure(args, plan, roadlog, floor_binary, scratch, &databases).await;
     if !args.no_postgres {
         let mut admin = sqlx::PgConnection::connect(&args.postgres).await?;
-        sqlx::query(&format!("DROP DATABASE IF EXISTS {pg_name} WITH (FORCE)")).execute(&mut admin).await?;
+        sqlx::query("DROP DATABASE IF EXISTS roadlog_bench WITH (FORCE)").execute(&mut admin).await?;
     }
     result
 }

@@ -79,19 +79,23 @@ fn script(load: &Load) -> String {
             "function response(status, headers, body)\n\
                if status ~= {status} or (status == 200 and string.find(body, '\"errors\"', 1, true)) then\n\
                  unexpected = unexpected + 1\n\
+                 if unexpected == 1 then io.write('BENCH-SAMPLE ' .. status .. ' ' .. string.sub(body, 1, 400) .. '\\n') end\n\
                end\n\
              end\n"
         ));
     }
-    lua.push_str(
+    // When every status is checked, an expected error status (the token case's 400) is no error.
+    let status_errors = if load.check_status.is_some() { "0" } else { "e.status" };
+    lua.push_str(&
         "function done(summary, latency, requests)\n\
            local unexpected = 0\n\
            for _, t in ipairs(threads) do unexpected = unexpected + (t:get(\"unexpected\") or 0) end\n\
            local e = summary.errors\n\
            io.write(string.format('BENCH-JSON {\"requests\":%d,\"duration_us\":%d,\"p50_us\":%d,\"p99_us\":%d,\"errors\":%d,\"unexpected\":%d}\\n',\n\
              summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),\n\
-             e.connect + e.read + e.write + e.timeout + e.status, unexpected))\n\
-         end\n",
+             e.connect + e.read + e.write + e.timeout + STATUS_ERRORS, unexpected))\n\
+         end\n"
+            .replace("STATUS_ERRORS", status_errors),
     );
     lua
 }
@@ -114,5 +118,9 @@ pub fn run(load: &Load, scratch: &std::path::Path) -> Result<Outcome> {
     let Some(line) = stdout.lines().find_map(|l| l.strip_prefix("BENCH-JSON ")) else {
         bail!("wrk printed no summary: {}{}", stdout, String::from_utf8_lossy(&output.stderr));
     };
+    // The first unexpected answer of each thread, so a failing case says why.
+    for sample in stdout.lines().filter_map(|l| l.strip_prefix("BENCH-SAMPLE ")) {
+        eprintln!("    unexpected answer: {sample}");
+    }
     serde_json::from_str(line).context("reading wrk's summary")
 }
