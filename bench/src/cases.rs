@@ -79,7 +79,11 @@ pub fn floor() -> Vec<Case> {
     };
     vec![
         case("floor_hello", "floor: { hello }", "{ hello }"),
-        case("floor_list", "floor: 50 items { id name }", "{ list(count: 50) { id name } }"),
+        case(
+            "floor_list",
+            "floor: 50 items { id name }",
+            "{ list(count: 50) { id name } }",
+        ),
     ]
 }
 
@@ -155,7 +159,13 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
     );
     let veteran = Some(fixture.history_token.as_str());
     vec![
-        read("typename", "{ __typename }", graphql("{ __typename }", None), "floor_hello", Goal::Ratio(0.90)),
+        read(
+            "typename",
+            "{ __typename }",
+            graphql("{ __typename }", None),
+            "floor_hello",
+            Goal::Ratio(0.90),
+        ),
         read(
             "missions50",
             "worker's 50 missions { id name }",
@@ -187,7 +197,13 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             "floor_list",
             Goal::Ratio(0.20),
         ),
-        read("deep_page", "a page deep in the history", graphql(&deep, veteran), "missions50", Goal::Ratio(1.0 / 1.2)),
+        read(
+            "deep_page",
+            "a page deep in the history",
+            graphql(&deep, veteran),
+            "missions50",
+            Goal::Ratio(1.0 / 1.2),
+        ),
         Case {
             name: "token",
             what: "token endpoint, valid client, wrong code",
@@ -211,13 +227,21 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             connections: 32,
             check_status: Some(200),
             baseline: None,
-            goal: Some(Goal::Writes { sqlite: 500.0, postgres: 1000.0, p99_ms: 50.0 }),
+            goal: Some(Goal::Writes {
+                sqlite: 500.0,
+                postgres: 1000.0,
+                p99_ms: 50.0,
+            }),
         },
         Case {
             name: "mixed",
             what: "mixed: 4 month reads to 1 write, 64 conns",
             side: Side::Roadlog,
-            requests: Requests::Scripted(writes_lua(fixture, slot * 2 + 1, Some((5, &json!({ "query": month }).to_string())))),
+            requests: Requests::Scripted(writes_lua(
+                fixture,
+                slot * 2 + 1,
+                Some((5, &json!({ "query": month }).to_string())),
+            )),
             connections: 64,
             check_status: Some(200),
             baseline: None,

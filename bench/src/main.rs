@@ -46,7 +46,11 @@ struct Args {
     #[arg(long, value_delimiter = ',')]
     cases: Vec<String>,
     /// The PostgreSQL server (a database is created on it for the run, and dropped).
-    #[arg(long, env = "TEST_DATABASE_URL", default_value = "postgres://postgres@127.0.0.1:5432/postgres")]
+    #[arg(
+        long,
+        env = "TEST_DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/postgres"
+    )]
     postgres: String,
     /// Skip PostgreSQL.
     #[arg(long)]
@@ -66,7 +70,10 @@ struct Args {
 }
 
 fn beside_me(name: &str) -> Result<PathBuf> {
-    Ok(std::env::current_exe()?.parent().context("the benchmark's folder")?.join(name))
+    Ok(std::env::current_exe()?
+        .parent()
+        .context("the benchmark's folder")?
+        .join(name))
 }
 
 /// A fresh database of the run, migrated, claimed for the sandbox and seeded.
@@ -114,11 +121,19 @@ async fn deep_cursor(url: &str, token: &str, skip: usize) -> Result<String> {
 /// One request of a fixed case, checked before the case is loaded: the expected status, no
 /// GraphQL error; prints the answer's size so a case can be seen to read what it claims.
 async fn verify(server: &Server, case: &Case) -> Result<()> {
-    let wrk::Requests::Fixed { method, path, headers, body } = &case.requests else {
+    let wrk::Requests::Fixed {
+        method,
+        path,
+        headers,
+        body,
+    } = &case.requests
+    else {
         return Ok(());
     };
     let client = reqwest::Client::new();
-    let mut request = client.request(method.parse()?, format!("{}{}", server.url, path)).body(body.clone());
+    let mut request = client
+        .request(method.parse()?, format!("{}{}", server.url, path))
+        .body(body.clone());
     for (name, value) in headers {
         request = request.header(name, value);
     }
@@ -127,7 +142,11 @@ async fn verify(server: &Server, case: &Case) -> Result<()> {
     let text = answer.text().await?;
     let expected = case.check_status.unwrap_or(200);
     if status != expected || (status == 200 && text.contains("\"errors\"")) {
-        bail!("{} on {}: expected {expected} without errors, got {status}: {text}", case.name, server.name);
+        bail!(
+            "{} on {}: expected {expected} without errors, got {status}: {text}",
+            case.name,
+            server.name
+        );
     }
     eprintln!("  {:<22} {:<9} {status}, {} bytes", case.name, server.name, text.len());
     Ok(())
@@ -161,9 +180,17 @@ async fn main() -> Result<()> {
     let plan = if args.smoke {
         args.seconds = 1;
         args.rounds = 1;
-        Plan { employees: 8, days: 3, history: 120 }
+        Plan {
+            employees: 8,
+            days: 3,
+            history: 120,
+        }
     } else {
-        Plan { employees: 200 * args.scale, days: 30, history: 5000 * args.scale }
+        Plan {
+            employees: 200 * args.scale,
+            days: 30,
+            history: 5000 * args.scale,
+        }
     };
     let roadlog = args.roadlog.clone().map_or_else(|| beside_me("roadlog"), Ok)?;
     let floor_binary = args.floor.clone().map_or_else(|| beside_me("roadlog-floor"), Ok)?;
@@ -174,7 +201,13 @@ async fn main() -> Result<()> {
     outcome
 }
 
-async fn run(args: &Args, plan: Plan, roadlog: &std::path::Path, floor_binary: &std::path::Path, scratch: &std::path::Path) -> Result<()> {
+async fn run(
+    args: &Args,
+    plan: Plan,
+    roadlog: &std::path::Path,
+    floor_binary: &std::path::Path,
+    scratch: &std::path::Path,
+) -> Result<()> {
     eprintln!("plan: {plan:?}, {} s × {} rounds per case", args.seconds, args.rounds);
     let mut databases: Vec<(&'static str, String)> = Vec::new();
     if !args.no_sqlite {
@@ -182,8 +215,12 @@ async fn run(args: &Args, plan: Plan, roadlog: &std::path::Path, floor_binary: &
     }
     if !args.no_postgres {
         // One benchmark database at a time; a run that was killed leaves one behind, dropped here.
-        let mut admin = sqlx::PgConnection::connect(&args.postgres).await.context("connecting to PostgreSQL")?;
-        sqlx::query("DROP DATABASE IF EXISTS roadlog_bench WITH (FORCE)").execute(&mut admin).await?;
+        let mut admin = sqlx::PgConnection::connect(&args.postgres)
+            .await
+            .context("connecting to PostgreSQL")?;
+        sqlx::query("DROP DATABASE IF EXISTS roadlog_bench WITH (FORCE)")
+            .execute(&mut admin)
+            .await?;
         sqlx::query("CREATE DATABASE roadlog_bench").execute(&mut admin).await?;
         let mut url = url::Url::parse(&args.postgres)?;
         url.set_path("roadlog_bench");
@@ -192,7 +229,9 @@ async fn run(args: &Args, plan: Plan, roadlog: &std::path::Path, floor_binary: &
     let result = measure(args, plan, roadlog, floor_binary, scratch, &databases).await;
     if !args.no_postgres {
         let mut admin = sqlx::PgConnection::connect(&args.postgres).await?;
-        sqlx::query("DROP DATABASE IF EXISTS roadlog_bench WITH (FORCE)").execute(&mut admin).await?;
+        sqlx::query("DROP DATABASE IF EXISTS roadlog_bench WITH (FORCE)")
+            .execute(&mut admin)
+            .await?;
     }
     result
 }
@@ -217,7 +256,8 @@ async fn measure(
         }
         servers.push((server, Some((fixture, cursor))));
     }
-    let selected = |case: &Case| case.side == Side::Floor || args.cases.is_empty() || args.cases.iter().any(|c| c == case.name);
+    let selected =
+        |case: &Case| case.side == Side::Floor || args.cases.is_empty() || args.cases.iter().any(|c| c == case.name);
     // The quiet server runs the two cases where a log line weighs most; its writes would meet
     // the logged server's on the same database.
     let cases_of = |server: &Server, fixture: &Option<(Fixture, String)>, slot: i64| -> Vec<Case> {
@@ -263,7 +303,9 @@ async fn measure(
     let mut rows = Vec::new();
     for (server, fixture) in &servers {
         for case in cases_of(server, fixture, 0) {
-            let Some((what, rounds)) = outcomes.get(&(server.name.to_string(), case.name)) else { continue };
+            let Some((what, rounds)) = outcomes.get(&(server.name.to_string(), case.name)) else {
+                continue;
+            };
             let mut row = Row::new(server.name, case.name, what, rounds.clone());
             let baseline = case.baseline.and_then(|b| {
                 let side = if b.starts_with("floor_") { "floor" } else { server.name };
@@ -271,15 +313,25 @@ async fn measure(
                     .get(&(side.to_string(), b))
                     .map(|(what, rounds)| (b, Row::new(side, b, what, rounds.clone())))
             });
-            row.judge(baseline.as_ref().map(|(b, r)| (*b, r)), case.goal, server.name == "postgres");
+            row.judge(
+                baseline.as_ref().map(|(b, r)| (*b, r)),
+                case.goal,
+                server.name == "postgres",
+            );
             rows.push(row);
         }
     }
     let log_cost = log_costs(&rows);
     for (case, cost) in &log_cost {
-        eprintln!("logging cost on {case}: {:.1} % of throughput (sqlite with the access log vs without)", cost * 100.0);
+        eprintln!(
+            "logging cost on {case}: {:.1} % of throughput (sqlite with the access log vs without)",
+            cost * 100.0
+        );
     }
-    let peaks: BTreeMap<String, f64> = servers.iter().map(|(s, _)| (s.name.to_string(), s.peak_mib())).collect();
+    let peaks: BTreeMap<String, f64> = servers
+        .iter()
+        .map(|(s, _)| (s.name.to_string(), s.peak_mib()))
+        .collect();
     report::print(&rows, &peaks);
     if let Some(folder) = args.json.parent() {
         std::fs::create_dir_all(folder)?;

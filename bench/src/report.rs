@@ -75,9 +75,16 @@ impl Row {
         let Some(goal) = goal else { return };
         let (text, met) = match goal {
             Goal::Ratio(r) => (format!("≥ {r:.2}×"), self.ratio.is_some_and(|x| x >= r)),
-            Goal::Writes { sqlite, postgres: pg, p99_ms } => {
+            Goal::Writes {
+                sqlite,
+                postgres: pg,
+                p99_ms,
+            } => {
                 let floor = if postgres { pg } else { sqlite };
-                (format!("≥ {floor:.0}/s, p99 < {p99_ms:.0} ms"), self.rps >= floor && self.p99_ms < p99_ms)
+                (
+                    format!("≥ {floor:.0}/s, p99 < {p99_ms:.0} ms"),
+                    self.rps >= floor && self.p99_ms < p99_ms,
+                )
             }
             Goal::Latency { p99_ms } => (format!("p99 < {p99_ms:.0} ms, 0 errors"), self.p99_ms < p99_ms),
         };
@@ -89,12 +96,12 @@ impl Row {
 /// The table, one line per case and server.
 pub fn print(rows: &[Row], peaks: &BTreeMap<String, f64>) {
     println!(
-        "\n{:<10} {:<44} {:>9} {:>8} {:>8} {:>6} {:>7}  {:<12} {:<24} {}",
-        "server", "case", "req/s", "p50 ms", "p99 ms", "errors", "ratio", "against", "goal", "met"
+        "\n{:<12} {:<44} {:>9} {:>8} {:>8} {:>6} {:>7}  {:<12} {:<24} met",
+        "server", "case", "req/s", "p50 ms", "p99 ms", "errors", "ratio", "against", "goal"
     );
     for row in rows {
         println!(
-            "{:<10} {:<44} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>7}  {:<12} {:<24} {}",
+            "{:<12} {:<44} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>7}  {:<12} {:<24} {}",
             row.server,
             row.what,
             row.rps,

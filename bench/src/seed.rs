@@ -17,9 +17,9 @@ use roadlog::config::Environment;
 use roadlog::db::Db;
 use roadlog::domain::activities::log::NewActivity;
 use roadlog::domain::activities::service as activities;
+use roadlog::domain::companies::company;
 use roadlog::domain::companies::employments::{self, Target};
 use roadlog::domain::companies::service::{self as companies, EmploymentInput};
-use roadlog::domain::companies::company;
 use roadlog::domain::expenditures::NewExpenditure;
 use roadlog::domain::kinds::{ActivityType, ExpenditureType};
 use roadlog::domain::missions::service::{self as missions, MissionInput, Validation};
@@ -175,7 +175,15 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
     let (company_id, _) = company::sign_up(db, admin, "Bench Transport", "123456789", None).await?;
 
     let workers: Vec<i64> = stream::iter(0..plan.employees)
-        .map(|i| hire(db, admin, company_id, format!("worker{i}@bench.example"), format!("Worker {i}")))
+        .map(|i| {
+            hire(
+                db,
+                admin,
+                company_id,
+                format!("worker{i}@bench.example"),
+                format!("Worker {i}"),
+            )
+        })
         .buffered(CONCURRENCY)
         .try_collect()
         .await?;
@@ -197,7 +205,14 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
 
     let mut writers = Vec::with_capacity(WRITERS);
     for i in 0..WRITERS {
-        let writer = hire(db, admin, company_id, format!("writer{i}@bench.example"), format!("Writer {i}")).await?;
+        let writer = hire(
+            db,
+            admin,
+            company_id,
+            format!("writer{i}@bench.example"),
+            format!("Writer {i}"),
+        )
+        .await?;
         let mission = missions::create(db, writer, mission_input(company_id, "Écritures".into(), false)).await?;
         writers.push((token(db, writer).await?, mission.row.id));
     }

@@ -43,7 +43,14 @@ impl Server {
             .arg(database_url)
             .arg("--bind")
             .arg(format!("127.0.0.1:{port}"))
-            .env("RUST_LOG", if quiet { "warn" } else { roadlog::telemetry::logging::DEFAULT_FILTER })
+            .env(
+                "RUST_LOG",
+                if quiet {
+                    "warn"
+                } else {
+                    roadlog::telemetry::logging::DEFAULT_FILTER
+                },
+            )
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()

@@ -10,7 +10,12 @@ use serde::Deserialize;
 /// What a case sends.
 pub enum Requests {
     /// One request, formatted once by wrk.
-    Fixed { method: &'static str, path: String, headers: Vec<(String, String)>, body: String },
+    Fixed {
+        method: &'static str,
+        path: String,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
     /// A Lua `request()` function (with what it needs defined before it), built per call.
     Scripted(String),
 }
@@ -66,8 +71,18 @@ fn script(load: &Load) -> String {
          function init(args) unexpected = 0 end\n",
     );
     match load.requests {
-        Requests::Fixed { method, path, headers, body } => {
-            lua.push_str(&format!("wrk.method = {}\nwrk.path = {}\nwrk.body = {}\n", lua_string(method), lua_string(path), lua_string(body)));
+        Requests::Fixed {
+            method,
+            path,
+            headers,
+            body,
+        } => {
+            lua.push_str(&format!(
+                "wrk.method = {}\nwrk.path = {}\nwrk.body = {}\n",
+                lua_string(method),
+                lua_string(path),
+                lua_string(body)
+            ));
             for (name, value) in headers {
                 lua.push_str(&format!("wrk.headers[{}] = {}\n", lua_string(name), lua_string(value)));
             }
@@ -116,7 +131,11 @@ pub fn run(load: &Load, scratch: &std::path::Path) -> Result<Outcome> {
         .context("running wrk (apt-get install wrk)")?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let Some(line) = stdout.lines().find_map(|l| l.strip_prefix("BENCH-JSON ")) else {
-        bail!("wrk printed no summary: {}{}", stdout, String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "wrk printed no summary: {}{}",
+            stdout,
+            String::from_utf8_lossy(&output.stderr)
+        );
     };
     // The first unexpected answer of each thread, so a failing case says why.
     for sample in stdout.lines().filter_map(|l| l.strip_prefix("BENCH-SAMPLE ")) {

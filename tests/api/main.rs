@@ -26,6 +26,7 @@ mod oauth_token;
 mod operator;
 mod property;
 mod round_trips;
+mod spans;
 mod stress;
 
 fn main() -> std::process::ExitCode {

@@ -62,29 +62,26 @@ struct Conflict {
 /// OVERLAPPING_MISSIONS when the worker's span in `mission_id` overlaps their span in another
 /// mission; the other mission is described in `extensions.conflictingMission`.
 pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id: i64) -> AppResult<()> {
-    let own: Option<(Option<i64>, Option<i64>, i64)> = sqlx::query_as(
-        "SELECT MIN(start_time), MAX(COALESCE(end_time, $3)), COUNT(*) FROM activities
-         WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL",
-    )
-    .bind(user_id)
-    .bind(mission_id)
-    .bind(rules::OPEN)
-    .fetch_optional(&mut *conn)
-    .await?;
-    let Some((Some(start), Some(end), count)) = own else {
+    // The spans were refreshed by the write (see `spans`).
+    let own: Option<(i64, i64)> =
+        sqlx::query_as("SELECT start_time, end_time FROM mission_spans WHERE user_id = $1 AND mission_id = $2")
+            .bind(user_id)
+            .bind(mission_id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    let Some((start, end)) = own else {
         return Ok(());
     };
-    if count == 0 {
-        return Ok(());
-    }
-    // Only the missions whose span can meet this one are read.
+    // Only the spans that can meet this one are read: the other spans do not overlap each other,
+    // so at most one of those ending after `start` begins at or before it, and starting from the
+    // latest such beginning makes the search one range of the index, whatever the history.
     let others: Vec<(i64, i64, i64)> = sqlx::query_as(
-        "SELECT mission_id, MIN(start_time), MAX(COALESCE(end_time, $2)) FROM activities
-         WHERE user_id = $1 AND dismissed_at IS NULL AND mission_id <> $3
-         GROUP BY mission_id HAVING MIN(start_time) < $5 AND MAX(COALESCE(end_time, $2)) > $4",
+        "SELECT mission_id, start_time, end_time FROM mission_spans
+         WHERE user_id = $1 AND mission_id <> $2 AND start_time < $4 AND end_time > $3
+           AND start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x
+                                       WHERE x.user_id = $1 AND x.mission_id <> $2 AND x.start_time <= $3), $3)",
     )
     .bind(user_id)
-    .bind(rules::OPEN)
     .bind(mission_id)
     .bind(start)
     .bind(end)

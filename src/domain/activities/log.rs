@@ -9,9 +9,9 @@ use crate::domain::kinds::ActivityType;
 use crate::domain::missions::permissions;
 use crate::errors::{AppError, AppResult, Code};
 
-use super::checks;
 use super::rules::{not_in_future, positive_duration, to_minute};
 use super::store::{self, ActivityRow, add_version};
+use super::{checks, spans};
 
 fn forbidden() -> AppError {
     AppError::authorization("Forbidden access")
@@ -102,6 +102,9 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
             .execute(&mut *conn)
             .await?;
             add_version(conn, current.id, actor, new.context.as_ref(), new.creation_time).await?;
+            if current.mission_id != new.mission_id {
+                spans::refresh(conn, for_user, current.mission_id).await?;
+            }
         }
     }
     let (id,): (i64,) = sqlx::query_as(
@@ -123,6 +126,7 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     if end.is_none() {
         reopen(conn, new.mission_id, for_user).await?;
     }
+    spans::refresh(conn, for_user, new.mission_id).await?;
     checks::no_overlap(conn, for_user, id, start, end).await?;
     checks::no_interleaving(conn, for_user, new.mission_id).await?;
     store::find(conn, id)
@@ -220,6 +224,7 @@ pub async fn edit(
     if end.is_none() {
         reopen(conn, activity.mission_id, activity.user_id).await?;
     }
+    spans::refresh(conn, activity.user_id, activity.mission_id).await?;
     checks::no_overlap(conn, activity.user_id, activity.id, start, end).await?;
     checks::no_interleaving(conn, activity.user_id, activity.mission_id).await?;
     store::find(conn, activity.id)
@@ -256,18 +261,18 @@ pub async fn dismiss(
     context: Option<&serde_json::Value>,
 ) -> AppResult<()> {
     let received = now();
-    let done = sqlx::query(
+    let done: Option<(i64, i64)> = sqlx::query_as(
         "UPDATE activities SET dismissed_at = $2, dismiss_author_id = $3, dismiss_context = $4, last_update_time = $2
-         WHERE id = $1 AND dismissed_at IS NULL",
+         WHERE id = $1 AND dismissed_at IS NULL RETURNING user_id, mission_id",
     )
     .bind(activity_id)
     .bind(received)
     .bind(actor)
     .bind(context.map(|c| c.to_string()))
-    .execute(conn)
+    .fetch_optional(&mut *conn)
     .await?;
-    if done.rows_affected() != 1 {
+    let Some((user_id, mission_id)) = done else {
         return Err(AppError::invalid_resource("Activity already dismissed."));
-    }
-    Ok(())
+    };
+    spans::refresh(conn, user_id, mission_id).await
 }

@@ -5,6 +5,7 @@ pub mod checks;
 pub mod log;
 pub mod rules;
 pub mod service;
+pub mod spans;
 pub mod store;
 
 use chrono::NaiveDate;

@@ -86,12 +86,16 @@ pub mod sql {
     use crate::db::PerBackend;
     use crate::per_backend;
 
-    const USER_MISSIONS_HEAD: &str = "SELECT MIN(a.start_time) AS start, a.mission_id \
-         FROM activities a JOIN missions m ON m.id = a.mission_id WHERE a.user_id = $1 AND a.dismissed_at IS NULL";
-    const USER_MISSIONS_TAIL: &str = " GROUP BY a.mission_id \
-         HAVING MIN(a.start_time) < $2 AND MAX(COALESCE(a.end_time, $3)) > $4 \
-            AND (MIN(a.start_time) < $5 OR (MIN(a.start_time) = $5 AND a.mission_id < $6)) \
-         ORDER BY start DESC, a.mission_id DESC LIMIT $7";
+    // A worker's spans never overlap (the interleaving rule), nor do their activities, so of
+    // the rows ending after `$4` at most one starts at or before it: starting from the latest
+    // such start bounds the window below, and the whole window is one range of the index.
+    const USER_MISSIONS_HEAD: &str = "SELECT s.start_time AS start, s.mission_id \
+         FROM mission_spans s JOIN missions m ON m.id = s.mission_id WHERE s.user_id = $1";
+    const USER_MISSIONS_TAIL: &str = " AND s.start_time < $2 AND s.end_time > $4 AND s.end_time <= $3 \
+            AND s.start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x \
+                                          WHERE x.user_id = $1 AND x.start_time <= $4), $4) \
+            AND (s.start_time < $5 OR (s.start_time = $5 AND s.mission_id < $6)) \
+         ORDER BY s.start_time DESC, s.mission_id DESC LIMIT $7";
 
     const USER_ACTIVITIES_HEAD: &str = const_format::concatcp!(
         "SELECT ",
@@ -99,18 +103,20 @@ pub mod sql {
         " FROM activities a JOIN missions m ON m.id = a.mission_id WHERE a.user_id = $1 AND a.dismissed_at IS NULL"
     );
     const USER_ACTIVITIES_TAIL: &str = " AND a.start_time < $2 AND COALESCE(a.end_time, $3) > $4 \
+           AND a.start_time >= COALESCE((SELECT MAX(x.start_time) FROM activities x \
+                                         WHERE x.user_id = $1 AND x.dismissed_at IS NULL AND x.start_time <= $4), $4) \
            AND (a.start_time < $5 OR (a.start_time = $5 AND a.id < $6)) \
          ORDER BY a.start_time DESC, a.id DESC LIMIT $7";
 
-    const COMPANY_MISSIONS_HEAD: &str = "SELECT COALESCE(MIN(a.start_time), m.reception_time) AS start, m.id \
-         FROM missions m LEFT JOIN activities a ON a.mission_id = m.id AND a.dismissed_at IS NULL \
-         WHERE m.company_id = $1";
-    const COMPANY_MISSIONS_TAIL: &str = " GROUP BY m.id, m.reception_time \
-         HAVING COALESCE(MIN(a.start_time), m.reception_time) < $2 \
-            AND COALESCE(MAX(COALESCE(a.end_time, $3)), m.reception_time) >= $4 \
-            AND (COALESCE(MIN(a.start_time), m.reception_time) < $5 \
-                 OR (COALESCE(MIN(a.start_time), m.reception_time) = $5 AND m.id < $6)) \
-         ORDER BY start DESC, m.id DESC LIMIT $7";
+    // The mission's span is stored (see `activities::spans`); a mission without activity is
+    // listed at its reception time. The index on `(company_id, sort time, id)` serves the order.
+    const COMPANY_MISSIONS_HEAD: &str = "SELECT COALESCE(m.start_time, m.reception_time) AS start, m.id \
+         FROM missions m WHERE m.company_id = $1";
+    const COMPANY_MISSIONS_TAIL: &str = " AND COALESCE(m.start_time, m.reception_time) < $2 \
+            AND COALESCE(m.end_time, m.reception_time) >= $4 AND COALESCE(m.end_time, m.reception_time) <= $3 \
+            AND (COALESCE(m.start_time, m.reception_time) < $5 \
+                 OR (COALESCE(m.start_time, m.reception_time) = $5 AND m.id < $6)) \
+         ORDER BY COALESCE(m.start_time, m.reception_time) DESC, m.id DESC LIMIT $7";
 
     crate::statements! {
         /// `(sort time, mission id)` of the user's missions, by start of their first activity.

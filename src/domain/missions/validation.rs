@@ -96,6 +96,7 @@ pub async fn end_mission(
             .execute(&mut *conn)
             .await?;
         add_version(conn, id, actor, None, None).await?;
+        crate::domain::activities::spans::refresh(conn, for_user, mission_id).await?;
     }
     let inserted = sqlx::query(
         "INSERT INTO mission_ends (mission_id, user_id, submitter_id, reception_time, end_time) VALUES ($1, $2, $3, $4, $5)",
