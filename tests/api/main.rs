@@ -12,6 +12,7 @@ mod contract;
 mod drivers;
 mod export;
 mod export_benchmark;
+mod export_readers;
 mod graphql_http;
 mod hostile;
 mod mail;
