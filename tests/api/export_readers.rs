@@ -202,7 +202,9 @@ on_both_backends! {
         let s = setup(app).await;
         let root = root_key(app).await;
         let unsigned = json!({ "company_ids": [s.company], "user_ids": [s.worker.id] });
-        let (_, plain) = file_of(app, &s.admin, &s.worker, unsigned).await;
+        let (name, plain) = file_of(app, &s.admin, &s.worker, unsigned).await;
+        keep(&format!("unsigned_{name}"), &plain);
+        keep("EC_PK.bin", &root);
         let signed = json!({ "company_ids": [s.company], "user_ids": [s.worker.id], "with_digital_signatures": true });
         let (_, sealed) = file_of(app, &s.admin, &s.worker, signed).await;
 
