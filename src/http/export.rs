@@ -68,6 +68,7 @@ pub async fn generate(
         &api.key_sealer,
         &parsed,
         company_name.as_deref().unwrap_or_default(),
+        api.environment.as_str(),
     )
     .await
     {

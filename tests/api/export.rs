@@ -11,29 +11,29 @@ use serde_json::{Value, json};
 
 use crate::support::{TestApp, TestUser, codes};
 
-const HOUR: i64 = 3600;
-const LOG: &str = "mutation($m: Int!, $t: ActivityTypeEnum!, $s: TimeStamp!, $e: TimeStamp) { activities { logActivity(missionId: $m, type: $t, startTime: $s, endTime: $e, switch: false) { id } } }";
+pub const HOUR: i64 = 3600;
+pub const LOG: &str = "mutation($m: Int!, $t: ActivityTypeEnum!, $s: TimeStamp!, $e: TimeStamp) { activities { logActivity(missionId: $m, type: $t, startTime: $s, endTime: $e, switch: false) { id } } }";
 
-fn day(days_ago: i64) -> i64 {
+pub fn day(days_ago: i64) -> i64 {
     (chrono::Utc::now().timestamp() / 86_400 - days_ago) * 86_400
 }
 
-fn date(t: i64) -> String {
+pub fn date(t: i64) -> String {
     chrono::DateTime::from_timestamp(t, 0)
         .unwrap()
         .format("%Y-%m-%d")
         .to_string()
 }
 
-struct Setup {
-    admin: TestUser,
-    worker: TestUser,
-    company: i64,
-    mission: i64,
+pub struct Setup {
+    pub admin: TestUser,
+    pub worker: TestUser,
+    pub company: i64,
+    pub mission: i64,
 }
 
 /// A company with a driver (Élodie Müller) who worked two days, recorded through the API.
-async fn setup(app: &TestApp) -> Setup {
+pub async fn setup(app: &TestApp) -> Setup {
     let admin = app.new_user("admin@example.com").await;
     let worker = app.new_user("elodie@example.com").await;
     sqlx::query("UPDATE users SET first_name = 'Élodie', last_name = 'Müller' WHERE id = $1")
@@ -66,7 +66,7 @@ async fn setup(app: &TestApp) -> Setup {
 }
 
 /// What the worker recorded: two days, one of them with a break.
-fn recorded() -> Vec<(&'static str, i64, i64)> {
+pub fn recorded() -> Vec<(&'static str, i64, i64)> {
     let (d1, d2) = (day(3), day(2));
     vec![
         ("drive", d1 + 6 * HOUR, d1 + 9 * HOUR + 15 * 60),
@@ -77,7 +77,7 @@ fn recorded() -> Vec<(&'static str, i64, i64)> {
     ]
 }
 
-async fn export(app: &TestApp, user: Option<&TestUser>, body: Value) -> reqwest::Response {
+pub async fn export(app: &TestApp, user: Option<&TestUser>, body: Value) -> reqwest::Response {
     let mut request = app
         .client
         .post(app.url("/companies/generate_tachograph_files"))
@@ -88,7 +88,7 @@ async fn export(app: &TestApp, user: Option<&TestUser>, body: Value) -> reqwest:
     request.send().await.unwrap()
 }
 
-fn unzip(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+pub fn unzip(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("a ZIP archive");
     (0..archive.len())
         .map(|i| {
@@ -109,7 +109,7 @@ fn kind_name(kind: ActivityKind) -> &'static str {
     }
 }
 
-async fn root_key(app: &TestApp) -> Vec<u8> {
+pub async fn root_key(app: &TestApp) -> Vec<u8> {
     let response = app
         .client
         .get(app.url("/api/tachograph/root-public-key"))

@@ -13,6 +13,7 @@ mod drivers;
 mod employments;
 mod export;
 mod export_benchmark;
+mod export_readers;
 mod graceful_stop;
 mod graphql_http;
 mod hostile;

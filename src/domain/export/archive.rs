@@ -1,16 +1,23 @@
 //! Builds `fichiers_C1B.zip`: employees are read, encoded and compressed a chunk at a time, so
 //! memory holds one chunk of inputs and the compressed archive, whatever the number of
 //! employees. Encoding (and signing) runs on every core.
+//!
+//! Why the entries are dated and the archive commented: a ZIP entry's date is the only time an
+//! unpacked file keeps, so each is the export's time (UTC, in the DOS format, which has no time
+//! zone and a two-second step), not the format's default of 1980-01-01; and the archive's comment
+//! says which service, environment and period produced it, so that a file found later can be
+//! traced back.
 
 use std::io::{Cursor, Write};
 
-use chrono::NaiveDate;
+use chrono::{DateTime, Datelike, Timelike};
+use rayon::prelude::*;
 use zip::write::SimpleFileOptions;
 
 use crate::db::{Db, now};
 use crate::errors::{AppError, AppResult};
 
-use super::c1b::{self, CaKey, CardKey, CardSigner, Export};
+use super::c1b::{self, CaKey, CardKey, CardSigner, Export, Signatures};
 use super::data::{self, Employee};
 use super::keys_store;
 use super::request::ExportRequest;
@@ -25,40 +32,60 @@ pub struct Archive {
     pub files: usize,
 }
 
-/// One file to write: its input, whether it is the employee version, and its card key when signed.
-type FileInput = (Export, bool, Option<CardKey>);
+/// One file to write: its input, whether it is the employee version, and the employee's card key.
+type FileInput = (Export, bool, CardKey);
 
-/// Encodes exports on all cores (certifying card keys with `ca` when signing); results keep the
-/// inputs' order.
-fn encode_all(exports: Vec<FileInput>, ca: Option<&CaKey>) -> Vec<(String, Vec<u8>)> {
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .max(1);
-    let per_worker = exports.len().div_ceil(workers).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = exports
-            .chunks(per_worker)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(export, employee_version, card_key)| {
-                            let signer = ca.zip(card_key.clone()).map(|(ca, key)| CardSigner::new(key, ca));
-                            (
-                                c1b::file_name(export, *employee_version),
-                                c1b::encode(export, signer.as_ref()),
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    })
+/// Encodes exports on all cores (certifying each card key with `ca`); results keep the inputs'
+/// order, so the archive's order does not depend on scheduling.
+fn encode_all(inputs: Vec<FileInput>, ca: &CaKey, signatures: Signatures) -> Vec<(String, Vec<u8>)> {
+    inputs
+        .into_par_iter()
+        .map(|(export, employee_version, card_key)| {
+            let card = CardSigner::new(card_key, ca);
+            (
+                c1b::file_name(&export, employee_version),
+                c1b::encode(&export, &card, signatures),
+            )
+        })
+        .collect()
 }
 
-/// Writes every employee's file(s) into a ZIP archive.
-pub async fn build(db: &Db, sealer: &Sealer, request: &ExportRequest, company_name: &str) -> AppResult<Archive> {
+/// The DOS date and time of a Unix time (UTC); `None` outside 1980–2107, which DOS cannot hold.
+fn dos_time(unix_seconds: i64) -> Option<zip::DateTime> {
+    let t = DateTime::from_timestamp(unix_seconds, 0)?.naive_utc();
+    zip::DateTime::from_date_and_time(
+        u16::try_from(t.year()).ok()?,
+        t.month() as u8,
+        t.day() as u8,
+        t.hour() as u8,
+        t.minute() as u8,
+        t.second() as u8,
+    )
+    .ok()
+}
+
+/// The archive's comment: service, environment, period and time of the export.
+fn comment(environment: &str, request: &ExportRequest, generated_at: i64) -> String {
+    let time = DateTime::from_timestamp(generated_at, 0).unwrap_or_default();
+    format!(
+        "Roadlog {} C1B export, environment {environment}, period {} to {} (UTC days), generated {} UTC; \
+         entry times are UTC; files not issued by a tachograph card authority",
+        env!("CARGO_PKG_VERSION"),
+        request.min_date.format("%Y-%m-%d"),
+        request.max_date.format("%Y-%m-%d"),
+        time.format("%Y-%m-%dT%H:%M:%S"),
+    )
+}
+
+/// Writes every employee's file(s) into a ZIP archive; `environment` names this deployment in the
+/// archive's comment.
+pub async fn build(
+    db: &Db,
+    sealer: &Sealer,
+    request: &ExportRequest,
+    company_name: &str,
+    environment: &str,
+) -> AppResult<Archive> {
     let generated_at = now();
     let employees = data::employees(
         db,
@@ -68,20 +95,28 @@ pub async fn build(db: &Db, sealer: &Sealer, request: &ExportRequest, company_na
         request.max_date,
     )
     .await?;
-    let ca: Option<CaKey> = if request.with_digital_signatures {
-        Some(keys_store::ca(db, sealer).await?)
+    // Unsigned files carry the same certificate chain as signed ones (see `c1b::encode`).
+    let ca = keys_store::ca(db, sealer).await?;
+    let signatures = if request.with_digital_signatures {
+        Signatures::Included
     } else {
-        None
+        Signatures::Omitted
     };
+    let options = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(
+            dos_time(generated_at).ok_or_else(|| AppError::internal("the export time has no DOS form"))?,
+        );
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    zip.set_comment(comment(environment, request, generated_at))
+        .map_err(AppError::internal)?;
     let mut files = 0;
     for employees in employees.chunks(CHUNK) {
-        let inputs = chunk_inputs(db, sealer, request, company_name, employees, generated_at, ca.as_ref()).await?;
+        let inputs = chunk_inputs(db, sealer, request, company_name, employees, generated_at).await?;
         files += inputs.len();
         let ca = ca.clone();
         zip = tokio::task::spawn_blocking(move || -> AppResult<_> {
-            let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-            for (name, bytes) in encode_all(inputs, ca.as_ref()) {
+            for (name, bytes) in encode_all(inputs, &ca, signatures) {
                 zip.start_file(name, options).map_err(AppError::internal)?;
                 zip.write_all(&bytes).map_err(AppError::internal)?;
             }
@@ -104,28 +139,26 @@ async fn chunk_inputs(
     company_name: &str,
     employees: &[Employee],
     generated_at: i64,
-    ca: Option<&CaKey>,
 ) -> AppResult<Vec<FileInput>> {
-    let min: NaiveDate = request.min_date;
     let chunk = data::chunk(
         db,
         &request.company_ids,
         company_name,
         employees,
-        min,
+        request.min_date,
         request.max_date,
         request.employee_version,
         generated_at,
     )
     .await?;
-    let card_keys = match ca {
-        Some(_) => keys_store::card_keys(db, sealer, &employees.iter().map(|e| e.id).collect::<Vec<_>>()).await?,
-        None => Default::default(),
-    };
+    let card_keys = keys_store::card_keys(db, sealer, &employees.iter().map(|e| e.id).collect::<Vec<_>>()).await?;
     let mut inputs = Vec::with_capacity(chunk.current.len() + chunk.declared.len());
     let mut declared = chunk.declared.into_iter();
     for (employee, export) in employees.iter().zip(chunk.current) {
-        let key = card_keys.get(&employee.id).cloned();
+        let key = card_keys
+            .get(&employee.id)
+            .cloned()
+            .ok_or_else(|| AppError::internal(format!("no card key for user {}", employee.id)))?;
         inputs.push((export, false, key.clone()));
         if request.employee_version
             && let Some(export) = declared.next()
@@ -134,4 +167,41 @@ async fn chunk_inputs(
         }
     }
     Ok(inputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+
+    #[test]
+    fn entry_times_are_the_export_time_in_dos_form() {
+        // 2026-03-29 08:15:37 UTC = 1 774 772 137; DOS keeps even seconds: 08:15:36.
+        let t = dos_time(1_774_772_137).unwrap();
+        assert_eq!(
+            (t.year(), t.month(), t.day(), t.hour(), t.minute(), t.second()),
+            (2026, 3, 29, 8, 15, 36)
+        );
+        assert!(dos_time(0).is_none(), "1970 is before DOS time");
+    }
+
+    #[test]
+    fn comment_names_service_environment_and_period() {
+        let request = ExportRequest::new(
+            vec![1],
+            Vec::new(),
+            NaiveDate::from_ymd_opt(2026, 3, 1),
+            NaiveDate::from_ymd_opt(2026, 3, 28),
+            false,
+            false,
+            NaiveDate::from_ymd_opt(2026, 3, 29).unwrap(),
+        )
+        .unwrap();
+        let text = comment("sandbox", &request, 1_774_772_137);
+        assert!(text.starts_with("Roadlog "), "{text}");
+        assert!(
+            text.contains(" C1B export, environment sandbox, period 2026-03-01 to 2026-03-28 (UTC days), generated 2026-03-29T08:15:37 UTC"),
+            "{text}"
+        );
+    }
 }

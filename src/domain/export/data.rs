@@ -3,13 +3,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 
 use crate::db::{Db, id_list};
+use crate::domain::companies::parse_date;
 use crate::domain::missions::{date_of, day_start};
-use crate::errors::AppResult;
+use crate::errors::{AppError, AppResult};
 
-use super::c1b::{self, Activity, ActivityKind, DriverCard, Export, Place, PlaceEntryType, VehicleUse};
+use super::c1b::{self, Activity, ActivityKind, DriverCard, Export, Mission};
+use super::cards::{self, CardDates};
 
 /// An employee to export.
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -18,7 +20,9 @@ pub struct Employee {
     pub first_name: String,
     pub last_name: String,
     pub birth_date: Option<String>,
-    pub creation_time: i64,
+    /// The start of the employee's earliest employment (among the exported companies) that overlaps
+    /// the period, `YYYY-MM-DD`.
+    pub employment_start: String,
 }
 
 /// Export statements.
@@ -36,23 +40,25 @@ pub mod sql {
     );
 
     crate::statements! {
-        /// Employees with an accepted employment overlapping `[$1, $2]` in one of the companies `$3`.
+        /// Employees with an accepted employment overlapping `[$1, $2]` in one of the companies `$3`,
+        /// with the earliest start of those employments.
         pub const EMPLOYEES: PerBackend = per_backend!(
-            "SELECT u.id, u.first_name, u.last_name, u.birth_date, u.creation_time FROM users u \
-             WHERE u.id IN (SELECT e.user_id FROM employments e WHERE ",
+            "SELECT u.id, u.first_name, u.last_name, u.birth_date, MIN(e.start_date) AS employment_start \
+             FROM users u JOIN employments e ON e.user_id = u.id WHERE ",
             ["e.company_id" in 3],
             " AND e.validation_status = 'approved' AND e.dismissed_at IS NULL AND e.start_date <= $2 \
-               AND (e.end_date IS NULL OR e.end_date >= $1)) ORDER BY u.id"
+               AND (e.end_date IS NULL OR e.end_date >= $1) \
+             GROUP BY u.id, u.first_name, u.last_name, u.birth_date ORDER BY u.id"
         );
         /// The same, among the users `$4` only.
         pub const EMPLOYEES_AMONG: PerBackend = per_backend!(
-            "SELECT u.id, u.first_name, u.last_name, u.birth_date, u.creation_time FROM users u \
-             WHERE u.id IN (SELECT e.user_id FROM employments e WHERE ",
+            "SELECT u.id, u.first_name, u.last_name, u.birth_date, MIN(e.start_date) AS employment_start \
+             FROM users u JOIN employments e ON e.user_id = u.id WHERE ",
             ["e.company_id" in 3],
             " AND e.validation_status = 'approved' AND e.dismissed_at IS NULL AND e.start_date <= $2 \
-               AND (e.end_date IS NULL OR e.end_date >= $1)) AND ",
+               AND (e.end_date IS NULL OR e.end_date >= $1) AND ",
             ["u.id" in 4],
-            " ORDER BY u.id"
+            " GROUP BY u.id, u.first_name, u.last_name, u.birth_date ORDER BY u.id"
         );
         pub const ACTIVITIES: PerBackend = per_backend!(
             "SELECT a.id, a.mission_id, a.user_id, a.type, a.start_time, a.end_time, a.dismissed_at, a.dismiss_author_id \
@@ -206,10 +212,8 @@ pub async fn chunk(
     for a in activities {
         by_user.entry(a.user_id).or_default().push(a);
     }
-    let mut chunk = Chunk {
-        current: Vec::with_capacity(employees.len()),
-        declared: Vec::new(),
-    };
+    // Each employee's activities as currently recorded and, when asked, as declared.
+    let mut lists = Vec::with_capacity(employees.len());
     for employee in employees {
         let mine = by_user.remove(&employee.id).unwrap_or_default();
         let current: Vec<(i64, Activity)> = mine
@@ -227,13 +231,8 @@ pub async fn chunk(
             })
             .filter(|(_, a)| a.end > a.start)
             .collect();
-        let card = card(employee, company_name);
-        chunk
-            .current
-            .push(export(card.clone(), &current, &missions, min, max, generated_at));
-        if employee_version {
-            let declared: Vec<(i64, Activity)> = mine
-                .iter()
+        let declared: Vec<(i64, Activity)> = if employee_version {
+            mine.iter()
                 // Cancelled by the employee: not declared any more. Cancelled by someone else: the
                 // employee's declaration stands.
                 .filter(|a| a.dismiss_author_id != Some(employee.id))
@@ -253,7 +252,50 @@ pub async fn chunk(
                     ))
                 })
                 .filter(|(_, a)| a.end > a.start)
-                .collect();
+                .collect()
+        } else {
+            Vec::new()
+        };
+        lists.push((current, declared));
+    }
+
+    // The card covers the employment's start (or the first exported activity if earlier) up to
+    // the last exported activity and the download itself.
+    let mut coverage = Vec::with_capacity(employees.len());
+    for (employee, (current, declared)) in employees.iter().zip(&lists) {
+        let start = parse_date(&employee.employment_start).ok_or_else(|| {
+            AppError::internal(format!(
+                "employment start {:?} of user {} is not a date",
+                employee.employment_start, employee.id
+            ))
+        })?;
+        let exported = current.iter().chain(declared).map(|(_, a)| a);
+        let first = exported.clone().map(|a| date_of(a.start.max(from))).min();
+        let last = exported.map(|a| date_of(a.end.min(until) - 1)).max();
+        let earliest = first.map_or(start, |first| first.min(start));
+        let latest = last
+            .into_iter()
+            .chain([date_of(generated_at), earliest])
+            .max()
+            .unwrap_or(earliest);
+        coverage.push((employee.id, earliest, latest));
+    }
+    let card_dates = cards::settle(db, &coverage, generated_at).await?;
+
+    let mut chunk = Chunk {
+        current: Vec::with_capacity(employees.len()),
+        declared: Vec::new(),
+    };
+    for (employee, (current, declared)) in employees.iter().zip(lists) {
+        let dates = card_dates
+            .get(&employee.id)
+            .copied()
+            .ok_or_else(|| AppError::internal(format!("no card dates for user {}", employee.id)))?;
+        let card = card(employee, company_name, dates);
+        chunk
+            .current
+            .push(export(card.clone(), &current, &missions, min, max, generated_at));
+        if employee_version {
             chunk
                 .declared
                 .push(export(card, &declared, &missions, min, max, generated_at));
@@ -262,28 +304,23 @@ pub async fn chunk(
     Ok(chunk)
 }
 
-fn card(employee: &Employee, company_name: &str) -> DriverCard {
-    let issue = date_of(employee.creation_time);
+fn card(employee: &Employee, company_name: &str, dates: CardDates) -> DriverCard {
     DriverCard {
         card_number: c1b::roadlog_card_number(employee.id as u64, 0).unwrap_or_default(),
         surname: employee.last_name.clone(),
         first_names: employee.first_name.clone(),
-        birth_date: employee
-            .birth_date
-            .as_deref()
-            .and_then(crate::domain::companies::parse_date),
+        birth_date: employee.birth_date.as_deref().and_then(parse_date),
         company_name: company_name.to_string(),
         issuing_authority: c1b::DEFAULT_ISSUING_AUTHORITY.to_string(),
-        card_issue: issue,
-        card_validity_begin: issue,
-        // Driver cards are valid five years.
-        card_expiry: issue.with_year(issue.year() + 5).unwrap_or(issue),
+        card_issue: dates.issue,
+        card_validity_begin: dates.issue,
+        card_expiry: dates.expiry,
     }
 }
 
-/// Builds one file's input: activities, then per mission its vehicle use (split at midnight
-/// UTC, one record per day as the specification wants), its begin and end places, and the
-/// distance of its odometer readings, counted on its first day.
+/// Builds one file's input: activities, then per mission its vehicle records (one per day,
+/// odometers interpolated at midnight), its begin and end places and each day's distance (see
+/// `c1b::missions`).
 fn export(
     card: DriverCard,
     activities: &[(i64, Activity)],
@@ -292,59 +329,32 @@ fn export(
     max: NaiveDate,
     generated_at: i64,
 ) -> Export {
-    let mut spans: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    let mut per_mission: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
     for (mission, a) in activities {
-        let span = spans.entry(*mission).or_insert((a.start, a.end));
-        span.0 = span.0.min(a.start);
-        span.1 = span.1.max(a.end);
+        per_mission.entry(*mission).or_default().push((a.start, a.end));
     }
-    let mut vehicles = Vec::new();
-    let mut places = Vec::new();
-    let mut day_distances: BTreeMap<NaiveDate, u16> = BTreeMap::new();
-    for (mission_id, (first, last)) in &spans {
-        let data = missions.get(mission_id);
-        let km = |v: Option<i64>| v.and_then(|k| u32::try_from(k).ok());
-        let (start_km, end_km) = data.map(|d| (km(d.start_km), km(d.end_km))).unwrap_or((None, None));
-        places.push(Place {
-            time: *first,
-            entry_type: PlaceEntryType::Begin,
-            odometer: start_km,
-        });
-        places.push(Place {
-            time: *last,
-            entry_type: PlaceEntryType::End,
-            odometer: end_km,
-        });
-        if let (Some(s), Some(e)) = (start_km, end_km)
-            && e >= s
-        {
-            let day = day_distances.entry(date_of(*first)).or_default();
-            *day = day.saturating_add(u16::try_from(e - s).unwrap_or(u16::MAX)).min(9999);
-        }
-        if let Some(registration) = data.and_then(|d| d.registration_number.clone()) {
-            let mut day_start_time = *first;
-            while day_start_time < *last {
-                let midnight = day_start(date_of(day_start_time)) + 86_400;
-                let day_end = midnight.min(*last);
-                vehicles.push(VehicleUse {
-                    registration: registration.clone(),
-                    first_use: day_start_time,
-                    last_use: day_end,
-                    odometer_begin: if day_start_time == *first { start_km } else { None },
-                    odometer_end: if day_end == *last { end_km } else { None },
-                });
-                day_start_time = day_end;
+    let km = |v: Option<i64>| v.and_then(|k| u32::try_from(k).ok());
+    let missions: Vec<Mission> = per_mission
+        .into_iter()
+        .map(|(id, activities)| {
+            let data = missions.get(&id);
+            Mission {
+                registration: data.and_then(|d| d.registration_number.clone()),
+                activities,
+                odometer_begin: data.and_then(|d| km(d.start_km)),
+                odometer_end: data.and_then(|d| km(d.end_km)),
             }
-        }
-    }
+        })
+        .collect();
+    let records = c1b::mission_records(&missions, min, max);
     Export {
         card,
         period_start: min,
         period_end: max,
         activities: activities.iter().map(|(_, a)| *a).collect(),
-        vehicles,
-        places,
-        day_distances,
+        vehicles: records.vehicles,
+        places: records.places,
+        day_distances: records.day_distances,
         generated_at,
     }
 }

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use crate::db::{Db, PerBackend, now};
 use crate::errors::{AppError, AppResult};
 
@@ -62,31 +64,17 @@ pub async fn ca(db: &Db, sealer: &Sealer) -> AppResult<CaKey> {
     CaKey::from_bytes(&bytes).map_err(|e| AppError::internal(e.0))
 }
 
-/// The card keys of these employees, created for those who have none yet (in parallel: RSA key
-/// generation is the slow part of a first signed export).
+/// The card keys of these employees, created for those who have none yet (on every core: RSA key
+/// generation is the slow part of a first export).
 pub async fn card_keys(db: &Db, sealer: &Sealer, user_ids: &[i64]) -> AppResult<HashMap<i64, CardKey>> {
     let mut keys = read_card_keys(db, sealer, user_ids).await?;
     let missing: Vec<i64> = user_ids.iter().copied().filter(|u| !keys.contains_key(u)).collect();
     if !missing.is_empty() {
-        let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
-        let generated = tokio::task::spawn_blocking(move || {
-            std::thread::scope(|scope| {
-                let chunks: Vec<_> = missing
-                    .chunks(missing.len().div_ceil(workers))
-                    .map(|chunk| {
-                        scope.spawn(move || {
-                            chunk
-                                .iter()
-                                .map(|u| (*u, CardKey::generate().to_bytes()))
-                                .collect::<Vec<_>>()
-                        })
-                    })
-                    .collect();
-                chunks
-                    .into_iter()
-                    .flat_map(|c| c.join().unwrap_or_default())
-                    .collect::<Vec<_>>()
-            })
+        let generated: Vec<(i64, Vec<u8>)> = tokio::task::spawn_blocking(move || {
+            missing
+                .par_iter()
+                .map(|user| (*user, CardKey::generate().to_bytes()))
+                .collect()
         })
         .await
         .map_err(AppError::internal)?;

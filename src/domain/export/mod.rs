@@ -3,6 +3,7 @@
 
 pub mod archive;
 pub mod c1b;
+mod cards;
 mod data;
 pub mod keys_store;
 pub mod request;

@@ -9,7 +9,7 @@
 use super::input::VehicleUse;
 use super::layout::{CARD_VEHICLE_RECORD_LEN, NATION};
 use super::primitives::{bcd4, put_odometer, put_time_real};
-use super::text::{CODE_PAGE_LATIN1, latin1_field};
+use super::text::code_paged;
 
 /// An empty CardVehicleRecord.
 pub fn empty_record() -> [u8; CARD_VEHICLE_RECORD_LEN] {
@@ -18,8 +18,9 @@ pub fn empty_record() -> [u8; CARD_VEHICLE_RECORD_LEN] {
     r
 }
 
-/// VehicleRegistrationIdentification (15): nation ‖ code page ‖ 13 bytes; an empty registration is the default
-/// `00 00` + 13 spaces.
+/// VehicleRegistrationIdentification (15): nation ‖ code page ‖ 13 bytes, the code page chosen per registration
+/// as for names (a Bulgarian or Greek plate keeps its letters); an empty registration is the default `00 00` +
+/// 13 spaces.
 pub fn vehicle_registration(registration: &str) -> [u8; 15] {
     let mut out = [b' '; 15];
     if registration.trim().is_empty() {
@@ -27,8 +28,7 @@ pub fn vehicle_registration(registration: &str) -> [u8; 15] {
         out[1] = 0;
     } else {
         out[0] = NATION;
-        out[1] = CODE_PAGE_LATIN1;
-        out[2..].copy_from_slice(&latin1_field(&registration.to_uppercase(), 13));
+        out[1..].copy_from_slice(&code_paged(&registration.to_uppercase(), 13));
     }
     out
 }
@@ -113,6 +113,19 @@ mod tests {
         assert_eq!(counters, vec![&[0x00, 0x04][..], &[0x00, 0x05][..], &[0x00, 0x03][..]]);
         // Slot 0 = use 4: nation at record offset 14, code page, then "V4".
         assert_eq!(&out[2 + 14..2 + 18], &[0x11, 0x01, b'V', b'4']);
+    }
+
+    #[test]
+    fn registrations_announce_their_code_page() {
+        // A plate in Cyrillic letters: part 5, В = B2, А = B0; a Latin one: part 1.
+        let mut expected = vec![0x11, 0x05, 0xB2, b'1', b'2', b'3', b'4', 0xB0, 0xB2];
+        expected.resize(15, b' ');
+        assert_eq!(vehicle_registration("в1234ав").to_vec(), expected);
+        assert_eq!(&vehicle_registration("AB123CD")[..3], &[0x11, 0x01, b'A']);
+        assert_eq!(
+            vehicle_registration(" ").to_vec(),
+            [&[0u8, 0][..], &[b' '; 13]].concat()
+        );
     }
 
     #[test]

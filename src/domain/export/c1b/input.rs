@@ -75,8 +75,8 @@ pub struct Activity {
 }
 
 /// One vehicle record of EF_Vehicles_Used. The spec writes one record per calendar day and per period of use
-/// (req. 197), so the service should split uses at 00:00 UTC; the encoder writes the records as given, sorted by
-/// first use.
+/// (req. 197): build them with [`super::mission_records`], which cuts uses at 00:00 UTC and interpolates the
+/// odometer there; the encoder writes the records as given, sorted by first use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VehicleUse {
     pub registration: String,

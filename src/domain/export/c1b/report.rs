@@ -69,7 +69,7 @@ pub enum CertificateStatus {
     Invalid,
     /// The issuer's key is not known (no root key given, or the issuer's certificate is not valid).
     NotChecked,
-    /// 194 zero bytes (unsigned export).
+    /// 194 zero bytes (what unsigned exports carried before they carried the chain).
     Empty,
 }
 
@@ -92,6 +92,10 @@ pub struct Report {
     pub control_activity: Option<ControlReport>,
     pub specific_conditions: Vec<SpecificConditionReport>,
     pub certificates: CertificatesReport,
+    /// What a reader would flag although the file is well formed (odometers going backwards, a day distance
+    /// that its vehicle records do not add up to, data outside the card's validity, an open session in a
+    /// vehicle whose use has ended); empty for a consistent file.
+    pub findings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -205,6 +209,8 @@ pub struct PlaceReport {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CurrentUsageReport {
+    /// Some byte is not zero: the card claims to be inserted in a vehicle (all zero after card removal).
+    pub open_session: bool,
     pub session_open_time: Option<String>,
     pub vehicle_nation: u8,
     pub vehicle: String,

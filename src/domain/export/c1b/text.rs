@@ -1,139 +1,102 @@
-//! Text fields: `Name` (code page byte + ISO 8859-1 text), IA5 strings, and the ASCII fold used when a character
-//! cannot be written.
+//! Text fields: code-paged text (`Name`, vehicle registration number: one code-page byte + single-byte text),
+//! IA5 strings, and the ASCII transliteration used where no code page holds a character and for file names.
 //!
-//! Why these rules: Annex 1B allows in a Name only ASCII and the codes 192–255 of the announced ISO 8859 part
-//! (we always announce part 1, Latin-1, code page `01`); IA5 fields (card number, file names) are plain ASCII.
-//! Anything else is folded to ASCII with a small table of common accented letters (Polish, Czech, Romanian,
-//! Turkish, Hungarian, French ligatures…), and what remains becomes `?`, so that a name is never dropped.
+//! Why these rules: a reader decodes a Name in the ISO/IEC 8859 part its first byte announces, so each text
+//! announces the part that writes it exactly (see `code_pages`). Only a character that the chosen part does not
+//! hold is transliterated to ASCII (Ł → L, Щ → Shch, 東 → Dong), case kept, so that a name is never written as
+//! `?` nor left empty. IA5 fields (card number, file names) are plain ASCII, transliterated the same way.
 
-/// Code page byte of ISO/IEC 8859-1.
-pub const CODE_PAGE_LATIN1: u8 = 0x01;
+use super::code_pages::{best_part, decode_byte, encode_char, is_known};
 
-/// Upper-case ASCII spelling of a letter that has no place in the allowed Latin-1 range.
-fn fold_upper(c: char) -> Option<&'static str> {
-    let upper = c.to_uppercase().next().unwrap_or(c);
-    Some(match upper {
-        'À'..='Å' | 'Ā' | 'Ă' | 'Ą' => "A",
-        'Æ' => "AE",
-        'Ç' | 'Ć' | 'Ĉ' | 'Ċ' | 'Č' => "C",
-        'Ð' | 'Ď' | 'Đ' => "D",
-        'È'..='Ë' | 'Ē' | 'Ĕ' | 'Ė' | 'Ę' | 'Ě' => "E",
-        'Ĝ' | 'Ğ' | 'Ġ' | 'Ģ' => "G",
-        'Ĥ' | 'Ħ' => "H",
-        'Ì'..='Ï' | 'Ĩ' | 'Ī' | 'Ĭ' | 'Į' | 'İ' => "I",
-        'Ĳ' => "IJ",
-        'Ĵ' => "J",
-        'Ķ' => "K",
-        'Ĺ' | 'Ļ' | 'Ľ' | 'Ŀ' | 'Ł' => "L",
-        'Ñ' | 'Ń' | 'Ņ' | 'Ň' | 'Ŋ' => "N",
-        'Ò'..='Ö' | 'Ø' | 'Ō' | 'Ŏ' | 'Ő' => "O",
-        'Œ' => "OE",
-        'Ŕ' | 'Ŗ' | 'Ř' => "R",
-        'Ś' | 'Ŝ' | 'Ş' | 'Š' | 'Ș' => "S",
-        'Ţ' | 'Ť' | 'Ŧ' | 'Ț' => "T",
-        'Þ' => "TH",
-        'Ù'..='Ü' | 'Ũ' | 'Ū' | 'Ŭ' | 'Ů' | 'Ű' | 'Ų' => "U",
-        'Ŵ' => "W",
-        'Ý' | 'Ŷ' | 'Ÿ' => "Y",
-        'Ź' | 'Ż' | 'Ž' => "Z",
-        _ => return fold_special(c),
-    })
-}
-
-/// Letters whose upper case is not one character, and punctuation.
-fn fold_special(c: char) -> Option<&'static str> {
-    Some(match c {
-        'ß' => "SS",
-        'ı' => "I",
-        'ĸ' => "K",
-        'ŉ' => "N",
-        'ſ' => "S",
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' | '`' => "'",
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '«' | '»' => "\"",
-        '\u{2010}'..='\u{2015}' | '\u{2212}' => "-",
-        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' => " ",
-        '·' => ".",
-        _ => return None,
-    })
-}
-
-/// ASCII spelling of one character (`?` when unknown); case is kept.
-fn fold_char(c: char, out: &mut String) {
-    if c.is_ascii() {
-        out.push(if c.is_ascii_control() { ' ' } else { c });
-    } else if c.is_whitespace() {
+/// ASCII spelling of one character: itself when printable ASCII, a space for any space or control character,
+/// otherwise its transliteration (empty when there is none).
+fn push_ascii(c: char, out: &mut String) {
+    if (' '..='~').contains(&c) {
+        out.push(c);
+    } else if c.is_whitespace() || c.is_control() {
         out.push(' ');
-    } else if let Some(folded) = fold_upper(c) {
-        if c.is_lowercase() {
-            out.push_str(&folded.to_ascii_lowercase());
-        } else {
-            out.push_str(folded);
-        }
-    } else {
-        out.push('?');
+    } else if let Some(latin) = deunicode::deunicode_char(c) {
+        out.extend(latin.chars().filter(|l| (' '..='~').contains(l)));
     }
 }
 
-/// Folds a text to printable ASCII (accents dropped, unknown characters `?`).
-pub fn ascii_fold(text: &str) -> String {
+/// Runs of spaces as one (transliterations of CJK characters end with a separating space). Only the space
+/// byte is touched, so this is safe on code-paged text too.
+fn collapse_spaces(bytes: &mut Vec<u8>) {
+    bytes.dedup_by(|next, previous| *next == b' ' && *previous == b' ');
+}
+
+/// Transliterates a text to printable ASCII (Иван → Ivan, Γιώργος → Giorgos, Łęcka → Lecka).
+pub fn transliterate(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        fold_char(c, &mut out);
+        push_ascii(c, &mut out);
     }
+    let mut bytes = out.into_bytes();
+    collapse_spaces(&mut bytes);
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// A code-paged text of `1 + len` bytes: the ISO/IEC 8859 part that holds the trimmed text best, then its
+/// bytes, characters the part lacks transliterated, space-padded or truncated to `len`. An empty text gives the
+/// default `00` + `len` spaces.
+pub fn code_paged(text: &str, len: usize) -> Vec<u8> {
+    let text: String = text
+        .trim()
+        .chars()
+        .map(|c| if c.is_whitespace() || c.is_control() { ' ' } else { c })
+        .collect();
+    let mut out = Vec::with_capacity(1 + len);
+    if text.is_empty() {
+        out.push(0);
+        out.resize(1 + len, b' ');
+        return out;
+    }
+    let part = best_part(&text);
+    out.push(part);
+    let mut latin = String::new();
+    for c in text.chars() {
+        match encode_char(part, c) {
+            Some(byte) => out.push(byte),
+            None => {
+                latin.clear();
+                push_ascii(c, &mut latin);
+                out.extend_from_slice(latin.as_bytes());
+            }
+        }
+    }
+    collapse_spaces(&mut out);
+    out.truncate(1 + len);
+    out.resize(1 + len, b' ');
     out
 }
 
-/// Latin-1 bytes of `text` as allowed in a Name / VehicleRegistrationNumber: ASCII, Latin-1 192–255 as is,
-/// everything else folded. Space-padded or truncated to `len`.
-pub fn latin1_field(text: &str, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    let mut folded = String::new();
-    for c in text.trim().chars() {
-        if ('\u{C0}'..='\u{FF}').contains(&c) {
-            out.push(c as u32 as u8);
-        } else {
-            folded.clear();
-            fold_char(c, &mut folded);
-            out.extend_from_slice(folded.as_bytes());
-        }
-        if out.len() >= len {
-            break;
-        }
-    }
-    out.resize(len, b' ');
-    out
-}
-
-/// A `Name` (36 bytes): code page `01` + 35 bytes of Latin-1 text; an empty text gives the default
-/// `00` + 35 spaces.
+/// A `Name` (36 bytes): code-page byte + 35 bytes of text.
 pub fn name(text: &str) -> [u8; 36] {
     let mut out = [b' '; 36];
-    if text.trim().is_empty() {
-        out[0] = 0;
-    } else {
-        out[0] = CODE_PAGE_LATIN1;
-        out[1..].copy_from_slice(&latin1_field(text, 35));
-    }
+    out.copy_from_slice(&code_paged(text, 35));
     out
 }
 
-/// IA5String(len): ASCII, space-padded or truncated.
+/// IA5String(len): ASCII (transliterated), space-padded or truncated.
 pub fn ia5(text: &str, len: usize) -> Vec<u8> {
-    let mut out = ascii_fold(text.trim()).into_bytes();
+    let mut out = transliterate(text.trim()).into_bytes();
     out.resize(len, b' ');
     out
 }
 
-/// Text of a code-page-prefixed string (Name, VRN): Latin-1 for code pages 0 and 1, otherwise ASCII with `?`
-/// for the bytes whose meaning depends on the code page. Trailing spaces and NULs are removed.
+/// Text of a code-paged string (Name, VRN), decoded in the announced part (code page `00`, "no information",
+/// as Latin-1); U+FFFD for a byte the part does not define or for an unknown part. Trailing spaces and NULs are
+/// removed.
 pub fn decode_code_paged(bytes: &[u8]) -> String {
     let (code_page, text) = (bytes[0], &bytes[1..]);
+    let part = if code_page == 0 { 1 } else { code_page };
     let s: String = text
         .iter()
-        .map(|&b| match b {
-            0x20..=0x7E => b as char,
-            0xA0..=0xFF if code_page <= 1 => b as char,
-            _ => '?',
+        .map(|&b| match decode_byte(part, b) {
+            Some(c) => c,
+            None if b == 0xA0 && is_known(part) => ' ',
+            None => '\u{FFFD}',
         })
         .collect();
     trim_padding(&s, text)
@@ -149,7 +112,7 @@ pub fn decode_ia5(bytes: &[u8]) -> String {
 }
 
 fn trim_padding(s: &str, raw: &[u8]) -> String {
-    // NUL padding would have become '?': cut the decoded text at the raw trailing NULs first.
+    // NUL padding would have become a replacement character: cut the decoded text at the raw trailing NULs first.
     let kept = raw.len() - raw.iter().rev().take_while(|&&b| b == 0).count();
     s.chars().take(kept).collect::<String>().trim_end().to_string()
 }
@@ -158,45 +121,96 @@ fn trim_padding(s: &str, raw: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    fn padded(code_page: u8, text: &[u8]) -> Vec<u8> {
+        let mut v = vec![code_page];
+        v.extend_from_slice(text);
+        v.resize(36, b' ');
+        v
+    }
+
     #[test]
-    fn fold_common_accents() {
+    fn transliteration_is_ascii_and_never_a_question_mark() {
+        assert_eq!(transliterate("Иван"), "Ivan");
+        assert_eq!(transliterate("Γιώργος"), "Giorgos");
+        assert_eq!(transliterate("Łęcka Żółć"), "Lecka Zolc");
+        assert_eq!(transliterate("O’Brien\tPeña"), "O'Brien Pena");
+        assert_eq!(transliterate("東京").trim_end(), "Dong Jing");
+        assert_eq!(transliterate("李 Wei"), "Li Wei");
+    }
+
+    #[test]
+    fn latin1_names_announce_part_1() {
+        // "Zoé": Z o = 5A 6F, é = E9 in Latin-1.
+        assert_eq!(name("Zoé").to_vec(), padded(0x01, &[0x5A, 0x6F, 0xE9]));
+        assert_eq!(decode_code_paged(&name("Zoé")), "Zoé");
+    }
+
+    #[test]
+    fn polish_cyrillic_and_greek_names_are_written_exactly() {
+        // Latin-2: Ł = A3, ę = EA, Ż = AF, ó = F3, ł = B3.
         assert_eq!(
-            ascii_fold("Éloïse Œdipe-Łukasz Čapek ßtraße"),
-            "Eloise OEdipe-Lukasz Capek sstrasse"
+            name("Łęcka-Żółw").to_vec(),
+            padded(0x02, &[0xA3, 0xEA, b'c', b'k', b'a', b'-', 0xAF, 0xF3, 0xB3, b'w'])
         );
-        assert_eq!(ascii_fold("Ștefan Țurcanu Şahin ığ Ő"), "Stefan Turcanu Sahin ig O");
-        assert_eq!(ascii_fold("O’Brien – 東京"), "O'Brien - ??");
+        // Cyrillic (part 5): И = B8, в = D2, а = D0, н = DD.
+        assert_eq!(name("Иван").to_vec(), padded(0x05, &[0xB8, 0xD2, 0xD0, 0xDD]));
+        // Greek (part 7): Γ = C3, ι = E9, ώ = FE, ρ = F1, γ = E3, ο = EF, ς = F2.
+        assert_eq!(
+            name("Γιώργος").to_vec(),
+            padded(0x07, &[0xC3, 0xE9, 0xFE, 0xF1, 0xE3, 0xEF, 0xF2])
+        );
+        for text in [
+            "Łęcka-Żółw",
+            "Иван Петрович",
+            "Γιώργος Παπαδόπουλος",
+            "Ąžuolas Šimkus",
+            "Œdipe",
+        ] {
+            assert_eq!(decode_code_paged(&name(text)), text);
+        }
     }
 
     #[test]
-    fn name_keeps_latin1_and_folds_the_rest() {
-        // "Zoé Łęcka": Z o = 5A 6F, é = U+00E9 → E9 (Latin-1 192..255 kept), space, Ł → 'L', ę → 'e',
-        // c k a; then 26 spaces to 35 bytes; code page 01 first.
-        let n = name("Zoé Łęcka");
-        let mut expected = vec![0x01, 0x5A, 0x6F, 0xE9, 0x20, b'L', b'e', b'c', b'k', b'a'];
-        expected.resize(36, 0x20);
-        assert_eq!(n.to_vec(), expected);
-        assert_eq!(decode_code_paged(&n), "Zoé Lecka");
+    fn what_no_part_holds_is_transliterated() {
+        // Part 5 holds the Cyrillic letters; ü is not in it and becomes u.
+        let n = name("Müller Иван");
+        assert_eq!(n[0], 0x05);
+        assert_eq!(decode_code_paged(&n), "Muller Иван");
+        // No part holds CJK: the name is written in ASCII, never as '?'.
+        let n = name("李 Wei");
+        assert_eq!(n[0], 0x01);
+        let decoded = decode_code_paged(&n);
+        assert!(
+            decoded.ends_with(" Wei") && !decoded.contains('?') && decoded.len() > 4,
+            "{decoded}"
+        );
     }
 
     #[test]
-    fn empty_name_is_the_default_value() {
-        let mut expected = vec![0x00];
-        expected.resize(36, 0x20);
-        assert_eq!(name("  ").to_vec(), expected);
-        assert_eq!(decode_code_paged(&expected), "");
+    fn spaces_and_empty_names() {
+        // No-break space (160) and tabs are written as spaces; an empty name is the default `00` + spaces.
+        assert_eq!(name("Anne\u{A0}Marie").to_vec(), padded(0x01, b"Anne Marie"));
+        let mut empty = vec![0x00];
+        empty.resize(36, 0x20);
+        assert_eq!(name("  ").to_vec(), empty);
+        assert_eq!(decode_code_paged(&empty), "");
     }
 
     #[test]
     fn long_names_are_truncated_to_35_bytes() {
-        let n = name(&"Œ".repeat(20)); // 20 × "OE" = 40 bytes → first 35.
-        assert_eq!(&n[1..], &"OE".repeat(20).as_bytes()[..35]);
+        let n = name(&"Ж".repeat(40));
+        assert_eq!(n[0], 0x05);
+        assert!(n[1..].iter().all(|&b| b == 0xB6));
+        // Transliterations count their ASCII length: "東" is in no part and becomes "Dong ".
+        let n = name(&"東".repeat(40));
+        assert_eq!(&n[1..], &"Dong ".repeat(7).as_bytes()[..35]);
     }
 
     #[test]
-    fn latin1_symbols_below_192_are_folded() {
-        // '«' (AB) and '·' (B7) are Latin-1 but outside 192–255: folded to '"' and '.'; '×' (D7) is kept.
-        assert_eq!(latin1_field("«a·b×»", 6), vec![b'"', b'a', b'.', b'b', 0xD7, b'"']);
+    fn unknown_code_pages_decode_to_replacement_characters() {
+        let mut koi8 = vec![80, b'A', 0xC1];
+        koi8.resize(14, b' ');
+        assert_eq!(decode_code_paged(&koi8), "A\u{FFFD}");
     }
 
     #[test]
