@@ -213,25 +213,28 @@ async fn run(
     if !args.no_sqlite {
         databases.push(("sqlite", format!("sqlite://{}/bench.db?mode=rwc", scratch.display())));
     }
+    // A database of this run only, so that two runs (CI's smoke and a full run, say) never meet.
+    // Its name is made of our process id, digits only: nothing outside this program shapes it.
+    let pg_name = format!("roadlog_bench_{}", std::process::id());
     if !args.no_postgres {
-        // One benchmark database at a time; a run that was killed leaves one behind, dropped here.
         let mut admin = sqlx::PgConnection::connect(&args.postgres)
             .await
             .context("connecting to PostgreSQL")?;
-        sqlx::query("DROP DATABASE IF EXISTS roadlog_bench WITH (FORCE)")
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {pg_name}")))
             .execute(&mut admin)
             .await?;
-        sqlx::query("CREATE DATABASE roadlog_bench").execute(&mut admin).await?;
         let mut url = url::Url::parse(&args.postgres)?;
-        url.set_path("roadlog_bench");
+        url.set_path(&pg_name);
         databases.push(("postgres", url.to_string()));
     }
     let result = measure(args, plan, roadlog, floor_binary, scratch, &databases).await;
     if !args.no_postgres {
         let mut admin = sqlx::PgConnection::connect(&args.postgres).await?;
-        sqlx::query("DROP DATABASE IF EXISTS roadlog_bench WITH (FORCE)")
-            .execute(&mut admin)
-            .await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DROP DATABASE IF EXISTS {pg_name} WITH (FORCE)"
+        )))
+        .execute(&mut admin)
+        .await?;
     }
     result
 }
