@@ -10,8 +10,10 @@ use rsa::RsaPrivateKey;
 use rsa::pkcs1::{DecodeRsaPrivateKey, EncodeRsaPrivateKey};
 use rsa::traits::PublicKeyParts;
 
-use super::keys::KeyId;
 use super::layout::CERTIFICATE_LEN;
+
+/// An 8-byte KeyIdentifier (KID, CAR, CHR).
+pub type KeyId = [u8; 8];
 
 const MAGIC: &[u8; 4] = b"C1BK";
 const FORMAT_VERSION: u8 = 0x01;

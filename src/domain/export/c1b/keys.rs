@@ -29,8 +29,7 @@ use super::layout::CERTIFICATE_LEN;
 use super::primitives::bcd4;
 use super::signature::PublicKey;
 
-/// An 8-byte KeyIdentifier (KID, CAR, CHR).
-pub type KeyId = [u8; 8];
+pub use super::key_format::KeyId;
 
 /// NationNumeric "reserved for future use" that no authority uses.
 pub const NATION_RESERVED: u8 = 0xFC;
