@@ -158,6 +158,22 @@ pub struct DatabaseArgs {
     /// standard error.
     #[arg(long, env = "ROADLOG_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
+    /// When a SQLite commit reaches the disk. `normal` (the default, under WAL): a process crash
+    /// loses nothing, a power loss or OS crash may drop the last commits. `full`: each commit is
+    /// on disk before it is acknowledged, at a cost per write. PostgreSQL is unaffected (it keeps
+    /// `synchronous_commit=on`).
+    #[arg(long, env = "ROADLOG_SQLITE_SYNCHRONOUS", value_enum, default_value = "normal")]
+    pub sqlite_synchronous: SqliteSynchronous,
+}
+
+/// SQLite's `synchronous` setting under WAL (see [`DatabaseArgs::sqlite_synchronous`]).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SqliteSynchronous {
+    /// The WAL is synced at checkpoints only: durable against a crash of the process.
+    #[default]
+    Normal,
+    /// The WAL is synced at every commit: durable against a power loss too.
+    Full,
 }
 
 impl DatabaseArgs {
@@ -168,6 +184,7 @@ impl DatabaseArgs {
             data_dir: None,
             allow_sqlite_in_production: false,
             log_format: LogFormat::Human,
+            sqlite_synchronous: SqliteSynchronous::Normal,
         }
     }
 

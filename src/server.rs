@@ -22,7 +22,7 @@ pub async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Db> {
     args.check()?;
     let url = args.database_url()?;
     let shown = describe_database(&url);
-    let db = Db::connect(&url)
+    let db = Db::connect_with(&url, args.sqlite_synchronous)
         .await
         .with_context(|| format!("cannot open the database ({shown})"))?;
     db.migrate()

@@ -13,7 +13,7 @@ use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, ConnectOptions};
 
-use crate::config::Environment;
+use crate::config::{Environment, SqliteSynchronous};
 
 pub mod sql;
 pub use sql::PerBackend;
@@ -36,8 +36,13 @@ pub struct Db {
 }
 
 impl Db {
-    /// Opens the database at `url`, creating a SQLite file (and its folder) if needed.
+    /// Opens the database at `url` with the default settings.
     pub async fn connect(url: &str) -> anyhow::Result<Db> {
+        Db::connect_with(url, SqliteSynchronous::default()).await
+    }
+
+    /// Opens the database at `url`, creating a SQLite file (and its folder) if needed.
+    pub async fn connect_with(url: &str, synchronous: SqliteSynchronous) -> anyhow::Result<Db> {
         sqlx::any::install_default_drivers();
         let backend = if url.starts_with("sqlite:") {
             Backend::Sqlite
@@ -85,6 +90,14 @@ impl Db {
                         sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
                         sqlx::query("PRAGMA busy_timeout = 10000").execute(&mut *conn).await?;
                         sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await?;
+                        // Under WAL, NORMAL syncs at checkpoints instead of every commit: a
+                        // crash of the process loses nothing (the WAL is in the OS's hands), a
+                        // power loss may drop the last commits. README says so; FULL on demand.
+                        let pragma = match synchronous {
+                            SqliteSynchronous::Normal => "PRAGMA synchronous = NORMAL",
+                            SqliteSynchronous::Full => "PRAGMA synchronous = FULL",
+                        };
+                        sqlx::query(pragma).execute(&mut *conn).await?;
                     }
                     Ok(())
                 })

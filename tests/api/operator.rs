@@ -304,6 +304,25 @@ tests! {
         assert!(!first.join("data").exists() && !second.join("data").exists(), "nothing relative to the folder");
     }
 
+    async fn sqlite_durability_is_normal_by_default_and_full_on_demand() {
+        use roadlog::config::SqliteSynchronous;
+        for (setting, expected) in [(SqliteSynchronous::Normal, 1_i64), (SqliteSynchronous::Full, 2)] {
+            let db = roadlog::db::Db::connect_with(&sqlite_url(), setting).await.unwrap();
+            // Every pooled connection carries the setting, not only the first one.
+            let mut held = Vec::new();
+            for _ in 0..3 {
+                let mut conn = db.pool.acquire().await.unwrap();
+                let (mode,): (i64,) = sqlx::query_as("PRAGMA synchronous").fetch_one(&mut *conn).await.unwrap();
+                assert_eq!(mode, expected, "{setting:?}");
+                let (journal,): (String,) = sqlx::query_as("PRAGMA journal_mode").fetch_one(&mut *conn).await.unwrap();
+                assert_eq!(journal, "wal");
+                held.push(conn);
+            }
+        }
+        let help = run(&["serve", "--help"], &[]);
+        assert!(text(&help.stdout).contains("--sqlite-synchronous"), "{}", text(&help.stdout));
+    }
+
     fn production_refuses_plain_http_redirects_except_on_loopback() {
         let database = sqlite_url();
         let env = [("DATABASE_URL", database.as_str()), ("ROADLOG_ENV", "production"), ("ROADLOG_ALLOW_SQLITE_IN_PRODUCTION", "true")];
