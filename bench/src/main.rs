@@ -7,6 +7,7 @@
 //! rot. Performance is judged by this program, never by timed assertions in tests.
 
 mod cases;
+mod profile;
 mod report;
 mod seed;
 mod servers;
@@ -61,6 +62,10 @@ struct Args {
     /// Where the results go as JSON.
     #[arg(long, default_value = "bench/results.json")]
     json: PathBuf,
+    /// Records a CPU profile of the server (perf, folded stacks and a flame graph when
+    /// inferno is installed) during each case's first round, into this folder.
+    #[arg(long)]
+    profile: Option<PathBuf>,
     /// The roadlog binary (default: beside this one).
     #[arg(long)]
     roadlog: Option<PathBuf>,
@@ -292,7 +297,16 @@ async fn measure(
                     duration,
                     check_status: case.check_status,
                 };
+                let recording = match &args.profile {
+                    Some(dir) if round == 0 => Some(profile::start(dir, server.name, case.name, server.pid())?),
+                    _ => None,
+                };
                 let outcome = wrk::run(&load, scratch)?;
+                if let Some(recording) = recording {
+                    for file in recording.finish()? {
+                        eprintln!("    profile: {}", file.display());
+                    }
+                }
                 eprintln!("  {:<22} {:<9} {:>9.0} req/s", case.name, server.name, outcome.rps());
                 outcomes
                     .entry((server.name.to_string(), case.name))

@@ -80,6 +80,11 @@ impl Server {
         bail!("{name} did not answer /health within 60 s")
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Peak resident memory so far, in MiB (Linux's `VmHWM`).
     pub fn peak_mib(&self) -> f64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();

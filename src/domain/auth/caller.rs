@@ -35,6 +35,11 @@ impl Caller {
         let Some(token) = &bearer.0 else {
             return Ok(Caller::Anonymous);
         };
+        // Each kind of token carries its prefix (`rl_oat_` for an OAuth client's, `rl_at_` for a
+        // login session's): one lookup where the prefix tells which table holds it.
+        if token.starts_with("rl_oat_") {
+            return Ok(Self::of_oauth_token(db, token).await?);
+        }
         let row: Option<(i64, i64, i64, Option<i64>)> = sqlx::query_as(
             "SELECT t.user_id, t.session_id, t.expires_at, s.revoked_at
              FROM auth_tokens t JOIN sessions s ON s.id = t.session_id
@@ -44,20 +49,26 @@ impl Caller {
         .fetch_optional(&db.pool)
         .await?;
         Ok(match row {
-            // Not a login token: perhaps an access token that an OAuth client holds for the user.
-            None => match crate::domain::auth::oauth_tokens::resolve(db, token).await? {
-                Some((user_id, _client_id)) => Caller::User {
-                    user_id,
-                    session_id: None,
-                },
-                None => Caller::Rejected("Invalid token"),
-            },
+            None if token.starts_with("rl_at_") => Caller::Rejected("Invalid token"),
+            // No known prefix: perhaps an access token that an OAuth client holds for the user.
+            None => Self::of_oauth_token(db, token).await?,
             Some((_, _, _, Some(_))) => Caller::Rejected("Invalid token"),
             Some((_, _, expires_at, None)) if expires_at <= now() => Caller::Rejected("Expired access token"),
             Some((user_id, session_id, _, None)) => Caller::User {
                 user_id,
                 session_id: Some(session_id),
             },
+        })
+    }
+
+    /// The caller an OAuth client's access token stands for.
+    async fn of_oauth_token(db: &Db, token: &str) -> Result<Caller, AppError> {
+        Ok(match crate::domain::auth::oauth_tokens::resolve(db, token).await? {
+            Some((user_id, _client_id)) => Caller::User {
+                user_id,
+                session_id: None,
+            },
+            None => Caller::Rejected("Invalid token"),
         })
     }
 

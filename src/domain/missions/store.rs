@@ -27,17 +27,28 @@ pub mod sql {
 
     const SELECT: &str = "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
          m.vehicle_id, m.past_registration_justification FROM missions m";
+    /// Who ended the mission, as a comma-separated list of user ids.
+    const ENDED_BY: PerBackend = PerBackend {
+        sqlite: "group_concat(e.user_id)",
+        postgres: "string_agg(CAST(e.user_id AS TEXT), ',')",
+    };
     crate::statements! {
         pub const FIND: &str = concatcp!(SELECT, " WHERE m.id = $1");
-        pub const FIND_MANY: PerBackend = crate::per_backend!(SELECT, " WHERE ", ["m.id" in 1]);
-        /// Who ended each mission.
-        pub const ENDS_OF: PerBackend =
-            crate::per_backend!("SELECT mission_id, user_id FROM mission_ends WHERE ", ["mission_id" in 1]);
-        /// Per mission: its activities, the cancelled ones, the last cancellation.
-        pub const CANCELLATIONS_OF: PerBackend = crate::per_backend!(
-            "SELECT mission_id, COUNT(*), COUNT(dismissed_at), MAX(dismissed_at) FROM activities WHERE ",
-            ["mission_id" in 1],
-            " GROUP BY mission_id"
+        /// Each mission with what its view needs, in one statement: who ended it, and its
+        /// activities counted (all, cancelled) with the last cancellation — a mission whose
+        /// activities are all cancelled is deleted. Correlated subqueries read the
+        /// `(mission_id)` indexes, so the cost follows the number of missions asked for.
+        pub const VIEWS_OF: PerBackend = crate::per_backend!(
+            "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
+             m.vehicle_id, m.past_registration_justification, \
+             (SELECT ",
+            { ENDED_BY },
+            " FROM mission_ends e WHERE e.mission_id = m.id) AS ended_by, \
+             (SELECT COUNT(*) FROM activities a WHERE a.mission_id = m.id) AS activity_count, \
+             (SELECT COUNT(a.dismissed_at) FROM activities a WHERE a.mission_id = m.id) AS dismissed_count, \
+             (SELECT MAX(a.dismissed_at) FROM activities a WHERE a.mission_id = m.id) AS last_dismissal \
+             FROM missions m WHERE ",
+            ["m.id" in 1]
         );
     }
 }
@@ -91,46 +102,50 @@ pub struct MissionView {
     pub deleted_at: Option<i64>,
 }
 
-/// Builds the views of several missions for `viewer` in three queries, whatever their number:
-/// the missions, who ended them, and whether all their activities are cancelled.
+/// A mission and what its view needs, as [`sql::VIEWS_OF`] reads it.
+#[derive(sqlx::FromRow)]
+struct ViewRow {
+    #[sqlx(flatten)]
+    row: MissionRow,
+    ended_by: Option<String>,
+    activity_count: i64,
+    dismissed_count: i64,
+    last_dismissal: Option<i64>,
+}
+
+/// Builds the views of several missions for `viewer` in one query, whatever their number.
 pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i64, MissionView>> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
-    let list = crate::db::id_list(ids);
-    let rows = sqlx::query_as::<_, MissionRow>(db.sql(sql::FIND_MANY))
-        .bind(&list)
+    let rows = sqlx::query_as::<_, ViewRow>(db.sql(sql::VIEWS_OF))
+        .bind(crate::db::id_list(ids))
         .fetch_all(&db.pool)
         .await?;
-
-    let query = sqlx::query_as::<_, (i64, i64)>(db.sql(sql::ENDS_OF)).bind(&list);
-    let mut ended: HashMap<i64, Vec<i64>> = HashMap::new();
-    for (mission_id, user_id) in query.fetch_all(&db.pool).await? {
-        ended.entry(mission_id).or_default().push(user_id);
-    }
-
-    // A mission is deleted when it has activities and all of them are cancelled.
-    let query = sqlx::query_as::<_, (i64, i64, i64, Option<i64>)>(db.sql(sql::CANCELLATIONS_OF)).bind(&list);
-    let mut deleted: HashMap<i64, i64> = HashMap::new();
-    for (mission_id, total, dismissed, last) in query.fetch_all(&db.pool).await? {
-        if total > 0 && total == dismissed {
-            deleted.insert(mission_id, last.unwrap_or_default());
-        }
-    }
-
-    Ok(rows
-        .into_iter()
-        .map(|row| {
-            let ended_user_ids = ended.remove(&row.id).unwrap_or_default();
+    rows.into_iter()
+        .map(|view| {
+            let ended_user_ids = view
+                .ended_by
+                .as_deref()
+                .unwrap_or_default()
+                .split(',')
+                .filter(|id| !id.is_empty())
+                .map(|id| {
+                    id.parse::<i64>()
+                        .map_err(|cause| AppError::internal(format!("a user id in mission_ends: {cause}")))
+                })
+                .collect::<AppResult<Vec<i64>>>()?;
+            // A mission is deleted when it has activities and all of them are cancelled.
+            let deleted = view.activity_count > 0 && view.activity_count == view.dismissed_count;
             let view = MissionView {
                 is_ended_for_self: ended_user_ids.contains(&viewer),
-                deleted_at: deleted.get(&row.id).copied(),
+                deleted_at: deleted.then(|| view.last_dismissal.unwrap_or_default()),
                 ended_user_ids,
-                row,
+                row: view.row,
             };
-            (view.row.id, view)
+            Ok((view.row.id, view))
         })
-        .collect())
+        .collect()
 }
 
 /// One mission as `viewer` sees it.
