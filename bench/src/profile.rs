@@ -20,7 +20,17 @@ pub fn start(dir: &Path, server: &str, case: &str, pid: u32) -> Result<Recording
     std::fs::create_dir_all(dir)?;
     let data = dir.join(format!("{server}-{case}.perf.data"));
     let child = Command::new("perf")
-        .args(["record", "-e", "cpu-clock", "-F", "499", "--call-graph", "dwarf,8192", "-q", "-o"])
+        .args([
+            "record",
+            "-e",
+            "cpu-clock",
+            "-F",
+            "499",
+            "--call-graph",
+            "dwarf,8192",
+            "-q",
+            "-o",
+        ])
         .arg(&data)
         .arg("-p")
         .arg(pid.to_string())

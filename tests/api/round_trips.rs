@@ -103,6 +103,6 @@ on_both_backends! {
         );
         assert!(ten >= 8, "the statements of the request are seen: {ten}");
         println!("{:?}: {ten} statements for 10 missions, {hundred} for 100", app.backend);
-        assert!(hundred <= 16, "{hundred} statements for one query");
+        assert!(hundred <= 13, "{hundred} statements for one query");
     }
 }

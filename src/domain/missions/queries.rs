@@ -110,7 +110,7 @@ pub mod sql {
 
     // The mission's span is stored (see `activities::spans`); a mission without activity is
     // listed at its reception time. The index on `(company_id, sort time, id)` serves the order.
-    const COMPANY_MISSIONS_HEAD: &str = "SELECT COALESCE(m.start_time, m.reception_time) AS start, m.id \
+    const COMPANY_MISSIONS_HEAD: &str = "SELECT COALESCE(m.start_time, m.reception_time) AS start, m.id AS mission_id \
          FROM missions m WHERE m.company_id = $1";
     const COMPANY_MISSIONS_TAIL: &str = " AND COALESCE(m.start_time, m.reception_time) < $2 \
             AND COALESCE(m.end_time, m.reception_time) >= $4 AND COALESCE(m.end_time, m.reception_time) <= $3 \
@@ -118,25 +118,44 @@ pub mod sql {
                  OR (COALESCE(m.start_time, m.reception_time) = $5 AND m.id < $6)) \
          ORDER BY COALESCE(m.start_time, m.reception_time) DESC, m.id DESC LIMIT $7";
 
+    // A page of missions is read in one statement: the keyset query picks `(start, mission_id)`
+    // of at most `$7` missions, and each picked mission's view columns are read around it.
+    const PAGE_HEAD: PerBackend = per_backend!(
+        "SELECT k.start, ",
+        { crate::domain::missions::store::sql::VIEW_COLUMNS },
+        " FROM ("
+    );
+    const PAGE_TAIL: &str = ") k JOIN missions m ON m.id = k.mission_id ORDER BY k.start DESC, m.id DESC";
+
     crate::statements! {
-        /// `(sort time, mission id)` of the user's missions, by start of their first activity.
-        pub const USER_MISSIONS: &str = const_format::concatcp!(USER_MISSIONS_HEAD, USER_MISSIONS_TAIL);
-        pub const USER_MISSIONS_IN_SCOPE: PerBackend =
-            per_backend!(USER_MISSIONS_HEAD, " AND ", ["m.company_id" in 8], USER_MISSIONS_TAIL);
+        /// The page of the user's missions, by start of their first activity.
+        pub const USER_MISSIONS: PerBackend =
+            per_backend!({ PAGE_HEAD }, USER_MISSIONS_HEAD, USER_MISSIONS_TAIL, PAGE_TAIL);
+        pub const USER_MISSIONS_IN_SCOPE: PerBackend = per_backend!(
+            { PAGE_HEAD },
+            USER_MISSIONS_HEAD,
+            " AND ",
+            ["m.company_id" in 8],
+            USER_MISSIONS_TAIL,
+            PAGE_TAIL
+        );
         /// The user's activities that were not cancelled.
         pub const USER_ACTIVITIES: &str = const_format::concatcp!(USER_ACTIVITIES_HEAD, USER_ACTIVITIES_TAIL);
         pub const USER_ACTIVITIES_IN_SCOPE: PerBackend =
             per_backend!(USER_ACTIVITIES_HEAD, " AND ", ["m.company_id" in 8], USER_ACTIVITIES_TAIL);
-        /// `(sort time, mission id)` of the company's missions.
-        pub const COMPANY_MISSIONS: &str = const_format::concatcp!(COMPANY_MISSIONS_HEAD, COMPANY_MISSIONS_TAIL);
+        /// The page of the company's missions.
+        pub const COMPANY_MISSIONS: PerBackend =
+            per_backend!({ PAGE_HEAD }, COMPANY_MISSIONS_HEAD, COMPANY_MISSIONS_TAIL, PAGE_TAIL);
         /// Only the ended ones: a mission is ended when it has activities and every worker in it
         /// ended it.
-        pub const COMPANY_ENDED_MISSIONS: &str = const_format::concatcp!(
+        pub const COMPANY_ENDED_MISSIONS: PerBackend = per_backend!(
+            { PAGE_HEAD },
             COMPANY_MISSIONS_HEAD,
             " AND EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL) \
               AND NOT EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL \
                               AND NOT EXISTS (SELECT 1 FROM mission_ends e WHERE e.mission_id = m.id AND e.user_id = x.user_id))",
-            COMPANY_MISSIONS_TAIL
+            COMPANY_MISSIONS_TAIL,
+            PAGE_TAIL
         );
     }
 }
@@ -205,22 +224,25 @@ impl Window {
     }
 }
 
-/// Builds a mission page from `(sort time, mission id)` rows, `limit + 1` of them at most (a
-/// mission that vanished meanwhile is `None`).
-async fn mission_page(
-    db: &Db,
-    mut keys: Vec<(i64, i64)>,
-    limit: i64,
-    viewer: i64,
-) -> AppResult<Page<Option<MissionView>>> {
-    let has_next_page = keys.len() as i64 > limit;
-    keys.truncate(limit as usize);
-    let ids: Vec<i64> = keys.iter().map(|k| k.1).collect();
-    let mut missions = store::load_many(db, &ids, viewer).await?;
-    let items = keys
-        .iter()
-        .map(|(time, id)| (encode_cursor(*time, *id), missions.remove(id)))
-        .collect();
+/// A row of a mission page: the sort time (the cursor's first half) and the mission's view.
+#[derive(sqlx::FromRow)]
+struct PageRow {
+    start: i64,
+    #[sqlx(flatten)]
+    view: store::ViewRow,
+}
+
+/// Builds a mission page from its rows, `limit + 1` of them at most.
+fn mission_page(mut rows: Vec<PageRow>, limit: i64, viewer: i64) -> AppResult<Page<Option<MissionView>>> {
+    let has_next_page = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let items = rows
+        .into_iter()
+        .map(|row| {
+            let view = row.view.into_view(viewer)?;
+            Ok((encode_cursor(row.start, view.row.id), Some(view)))
+        })
+        .collect::<AppResult<_>>()?;
     Ok(Page { items, has_next_page })
 }
 
@@ -237,10 +259,9 @@ pub async fn user_missions(
 ) -> AppResult<Page<Option<MissionView>>> {
     let scope = scope(db, viewer, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (sql, companies) = scoped(db, &scope, sql::USER_MISSIONS, sql::USER_MISSIONS_IN_SCOPE);
-    let query = Window::new(user_id, from, until, after, limit)?.bind(sqlx::query_as::<_, (i64, i64)>(sql), companies);
-    let keys = query.fetch_all(&db.pool).await?;
-    mission_page(db, keys, limit, viewer).await
+    let (sql, companies) = scoped(db, &scope, db.sql(sql::USER_MISSIONS), sql::USER_MISSIONS_IN_SCOPE);
+    let query = Window::new(user_id, from, until, after, limit)?.bind(sqlx::query_as::<_, PageRow>(sql), companies);
+    mission_page(query.fetch_all(&db.pool).await?, limit, viewer)
 }
 
 /// `Company.missions` (admins): the company's missions, newest first.
@@ -261,9 +282,9 @@ pub async fn company_missions(
     } else {
         sql::COMPANY_MISSIONS
     };
-    let query = Window::new(company_id, from, until, after, limit)?.bind(sqlx::query_as::<_, (i64, i64)>(sql), None);
-    let keys = query.fetch_all(&db.pool).await?;
-    mission_page(db, keys, limit, viewer).await
+    let query =
+        Window::new(company_id, from, until, after, limit)?.bind(sqlx::query_as::<_, PageRow>(db.sql(sql)), None);
+    mission_page(query.fetch_all(&db.pool).await?, limit, viewer)
 }
 
 /// `User.activities`: the user's activities that were not cancelled, newest first (with the

@@ -27,29 +27,31 @@ pub mod sql {
 
     const SELECT: &str = "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
          m.vehicle_id, m.past_registration_justification FROM missions m";
+    // A view needs who ended the mission, and its activities counted (all, cancelled) with the
+    // last cancellation — a mission whose activities are all cancelled is deleted. Correlated
+    // subqueries read the `(mission_id)` indexes, so the cost follows the number of missions
+    // read, never the stored history.
+
     /// Who ended the mission, as a comma-separated list of user ids.
     const ENDED_BY: PerBackend = PerBackend {
         sqlite: "group_concat(e.user_id)",
         postgres: "string_agg(CAST(e.user_id AS TEXT), ',')",
     };
+    /// The columns of a mission's view (a [`super::ViewRow`]), read from `missions m`.
+    pub(crate) const VIEW_COLUMNS: PerBackend = crate::per_backend!(
+        "m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
+         m.vehicle_id, m.past_registration_justification, \
+         (SELECT ",
+        { ENDED_BY },
+        " FROM mission_ends e WHERE e.mission_id = m.id) AS ended_by, \
+         (SELECT COUNT(*) FROM activities a WHERE a.mission_id = m.id) AS activity_count, \
+         (SELECT COUNT(a.dismissed_at) FROM activities a WHERE a.mission_id = m.id) AS dismissed_count, \
+         (SELECT MAX(a.dismissed_at) FROM activities a WHERE a.mission_id = m.id) AS last_dismissal"
+    );
     crate::statements! {
         pub const FIND: &str = concatcp!(SELECT, " WHERE m.id = $1");
-        /// Each mission with what its view needs, in one statement: who ended it, and its
-        /// activities counted (all, cancelled) with the last cancellation — a mission whose
-        /// activities are all cancelled is deleted. Correlated subqueries read the
-        /// `(mission_id)` indexes, so the cost follows the number of missions asked for.
-        pub const VIEWS_OF: PerBackend = crate::per_backend!(
-            "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
-             m.vehicle_id, m.past_registration_justification, \
-             (SELECT ",
-            { ENDED_BY },
-            " FROM mission_ends e WHERE e.mission_id = m.id) AS ended_by, \
-             (SELECT COUNT(*) FROM activities a WHERE a.mission_id = m.id) AS activity_count, \
-             (SELECT COUNT(a.dismissed_at) FROM activities a WHERE a.mission_id = m.id) AS dismissed_count, \
-             (SELECT MAX(a.dismissed_at) FROM activities a WHERE a.mission_id = m.id) AS last_dismissal \
-             FROM missions m WHERE ",
-            ["m.id" in 1]
-        );
+        /// Each mission with what its view needs, in one statement.
+        pub const VIEWS_OF: PerBackend = crate::per_backend!("SELECT ", { VIEW_COLUMNS }, " FROM missions m WHERE ", ["m.id" in 1]);
     }
 }
 
@@ -102,15 +104,40 @@ pub struct MissionView {
     pub deleted_at: Option<i64>,
 }
 
-/// A mission and what its view needs, as [`sql::VIEWS_OF`] reads it.
+/// A mission and what its view needs, as [`sql::VIEW_COLUMNS`] reads it.
 #[derive(sqlx::FromRow)]
-struct ViewRow {
+pub struct ViewRow {
     #[sqlx(flatten)]
     row: MissionRow,
     ended_by: Option<String>,
     activity_count: i64,
     dismissed_count: i64,
     last_dismissal: Option<i64>,
+}
+
+impl ViewRow {
+    /// The mission as `viewer` sees it.
+    pub fn into_view(self, viewer: i64) -> AppResult<MissionView> {
+        let ended_user_ids = self
+            .ended_by
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .filter(|id| !id.is_empty())
+            .map(|id| {
+                id.parse::<i64>()
+                    .map_err(|cause| AppError::internal(format!("a user id in mission_ends: {cause}")))
+            })
+            .collect::<AppResult<Vec<i64>>>()?;
+        // A mission is deleted when it has activities and all of them are cancelled.
+        let deleted = self.activity_count > 0 && self.activity_count == self.dismissed_count;
+        Ok(MissionView {
+            is_ended_for_self: ended_user_ids.contains(&viewer),
+            deleted_at: deleted.then(|| self.last_dismissal.unwrap_or_default()),
+            ended_user_ids,
+            row: self.row,
+        })
+    }
 }
 
 /// Builds the views of several missions for `viewer` in one query, whatever their number.
@@ -123,28 +150,7 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
         .fetch_all(&db.pool)
         .await?;
     rows.into_iter()
-        .map(|view| {
-            let ended_user_ids = view
-                .ended_by
-                .as_deref()
-                .unwrap_or_default()
-                .split(',')
-                .filter(|id| !id.is_empty())
-                .map(|id| {
-                    id.parse::<i64>()
-                        .map_err(|cause| AppError::internal(format!("a user id in mission_ends: {cause}")))
-                })
-                .collect::<AppResult<Vec<i64>>>()?;
-            // A mission is deleted when it has activities and all of them are cancelled.
-            let deleted = view.activity_count > 0 && view.activity_count == view.dismissed_count;
-            let view = MissionView {
-                is_ended_for_self: ended_user_ids.contains(&viewer),
-                deleted_at: deleted.then(|| view.last_dismissal.unwrap_or_default()),
-                ended_user_ids,
-                row: view.row,
-            };
-            Ok((view.row.id, view))
-        })
+        .map(|row| row.into_view(viewer).map(|view| (view.row.id, view)))
         .collect()
 }
 
