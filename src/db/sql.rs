@@ -89,12 +89,15 @@ macro_rules! per_backend {
     (@sqlite [$column:literal in $param:literal]) => {
         ::const_format::concatcp!($column, " IN (SELECT value FROM json_each($", stringify!($param), "))")
     };
+    // `= ANY(ARRAY(…))`, not `IN (SELECT …)`: PostgreSQL plans the latter as a hash join over
+    // a scan of the whole table (it cannot see the list's size in a generic plan: 16 ms for 50
+    // missions among 46,000 activities), the former as one index lookup per id (0.3 ms).
     (@postgres [$column:literal in $param:literal]) => {
         ::const_format::concatcp!(
             $column,
-            " IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(CAST($",
+            " = ANY(ARRAY(SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(CAST($",
             stringify!($param),
-            " AS TEXT) AS json)))"
+            " AS TEXT) AS json))))"
         )
     };
     (@sqlite {$fragment:expr}) => { $fragment.sqlite };
@@ -117,8 +120,8 @@ mod tests {
         );
         assert_eq!(
             STATEMENT.postgres,
-            "SELECT 1 FROM x WHERE x.a IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(CAST($1 AS TEXT) AS json))) \
-             AND x.b IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(CAST($2 AS TEXT) AS json)))"
+            "SELECT 1 FROM x WHERE x.a = ANY(ARRAY(SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(CAST($1 AS TEXT) AS json)))) \
+             AND x.b = ANY(ARRAY(SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(CAST($2 AS TEXT) AS json))))"
         );
     }
 }
