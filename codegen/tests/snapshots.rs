@@ -37,7 +37,10 @@ fn graphql_summary(schema: &Schema) -> String {
     let mut out = format!("query: {}, mutation: {:?}\n", schema.query, schema.mutation);
     for def in &schema.types {
         match def {
-            TypeDef::Scalar(s) => writeln!(out, "scalar {}", s.name).unwrap(),
+            TypeDef::Scalar(s) => match &s.specified_by {
+                Some(url) => writeln!(out, "scalar {} specified by {url}", s.name).unwrap(),
+                None => writeln!(out, "scalar {}", s.name).unwrap(),
+            },
             TypeDef::Enum(e) => writeln!(
                 out,
                 "enum {}: {}",
@@ -220,6 +223,10 @@ fn refused_contracts_say_why() {
         "schema { query: Query } type Query { a: Int } type Value { b(x: Int): Int }",
         "schema { query: Query } type Query { a: Int } directive @cached on FIELD_DEFINITION",
         "schema { query: Query } type Query @key { a: Int }",
+        "schema { query: Query } type Query { a: Int } scalar S @specifiedBy(url: 1)",
+        "schema { query: Query } type Query { a: Int } scalar S @specifiedBy(url: \"a\") @specifiedBy(url: \"b\")",
+        "schema { query: Query } type Query { a: Int } scalar S @specifiedBy(url: \"a\", other: 1)",
+        "schema { query: Query } type Query { a: Int } scalar S @other",
     ];
     let rest_cases = [
         "  /a:\n    get:\n      responses: {'200': {description: ok}}\n",
