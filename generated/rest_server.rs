@@ -869,6 +869,8 @@ pub mod types {
         pub token_endpoint_auth_methods_supported: Vec<String>,
         pub revocation_endpoint_auth_methods_supported: Vec<String>,
         pub code_challenge_methods_supported: Vec<String>,
+        /// The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`) and the formats of the GraphQL schema's custom scalars.
+        pub service_documentation: String,
     }
     impl TachographExportRequest {
         /// Reads a `TachographExportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).

@@ -15,7 +15,7 @@ use crate::graphql::contract::ContractSchema;
 
 pub use rest::RestHandlers;
 
-use crate::http::{contract, fallback, graphql, middleware};
+use crate::http::{contract, fallback, graphql, middleware, published};
 
 /// Every route of the service.
 pub fn routes(
@@ -25,6 +25,8 @@ pub fn routes(
     let rest = contract::routes(Arc::new(RestHandlers { api: api.clone() }));
     graphql::routes(api, schema)
         .or(rest)
+        .unify()
+        .or(published::routes())
         .unify()
         .recover(fallback::recover)
         .unify()

@@ -26,6 +26,7 @@ mod oauth_flow;
 mod oauth_token;
 mod operator;
 mod property;
+mod published;
 mod round_trips;
 mod spans;
 mod stress;
