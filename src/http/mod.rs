@@ -3,6 +3,7 @@
 //! media types and the answers for requests that match no route. The routes are put together in `crate::routes`.
 
 pub mod body;
+pub mod compression;
 mod docs_page;
 pub mod export;
 pub mod fallback;

@@ -144,7 +144,8 @@ fn serve(document: &Document, method: &Method, headers: &HeaderMap) -> warp::rep
 }
 
 /// The entity tag of `If-None-Match` that names the document (weak comparison, RFC 9110 §13.1.2),
-/// as the client wrote it without `W/`; `*` names any. `None` when none does.
+/// as the client wrote it without `W/`; `*` names any. The tag of a compressed form of the
+/// document (`"…-br"`) names it too, and is the one a 304 echoes. `None` when none does.
 fn matching_tag(if_none_match: &str, etag: &str) -> Option<String> {
     if if_none_match.trim() == "*" {
         return Some(etag.to_string());
@@ -153,7 +154,7 @@ fn matching_tag(if_none_match: &str, etag: &str) -> Option<String> {
         .split(',')
         .map(|tag| tag.trim())
         .map(|tag| tag.strip_prefix("W/").unwrap_or(tag))
-        .find(|tag| *tag == etag)
+        .find(|tag| super::compression::strip_coding(tag) == etag)
         .map(str::to_string)
 }
 
@@ -170,6 +171,8 @@ mod tests {
         assert_eq!(matching_tag("*", etag).as_deref(), Some(etag));
         assert_eq!(matching_tag("\"abcd\"", etag), None);
         assert_eq!(matching_tag("abc", etag), None);
+        assert_eq!(matching_tag("\"abc-br\"", etag).as_deref(), Some("\"abc-br\""));
+        assert_eq!(matching_tag("W/\"abc-gzip\"", etag).as_deref(), Some("\"abc-gzip\""));
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod support;
 
 mod accounts;
 mod companies;
+mod compression;
 mod contract;
 mod drivers;
 mod employments;
