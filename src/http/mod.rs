@@ -2,8 +2,10 @@
 //! generated from the OpenAPI file, the export handler, the published contract files, body limits,
 //! media types and the answers for requests that match no route. The routes are put together in `crate::routes`.
 
+pub mod allow;
 pub mod body;
 pub mod compression;
+pub mod cors;
 mod docs_page;
 pub mod export;
 pub mod fallback;

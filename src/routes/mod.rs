@@ -15,7 +15,7 @@ use crate::graphql::contract::ContractSchema;
 
 pub use rest::RestHandlers;
 
-use crate::http::{compression, contract, fallback, graphql, middleware, published};
+use crate::http::{allow, compression, contract, cors, fallback, graphql, middleware, published};
 
 /// Every route of the service.
 pub fn routes(
@@ -28,12 +28,14 @@ pub fn routes(
         .unify()
         .or(published::routes())
         .unify()
+        .or(allow::method_not_allowed())
+        .unify()
         .recover(fallback::recover)
         .unify()
 }
 
-/// The service the listener runs: the routes inside the middleware, their answers compressed
-/// as the client accepts.
+/// The service the listener runs: the routes behind the CORS policy, inside the middleware,
+/// their answers compressed as the client accepts.
 pub fn service(
     api: Arc<Api>,
     schema: ContractSchema,
@@ -52,8 +54,9 @@ pub fn service(
     let metrics = api.metrics.clone();
     let body_timeout = api.body_timeout;
     let proxies = Arc::new(api.trusted_proxies.clone());
+    let cors = cors::CorsPolicy::new(&api.cors_origins);
     compression::compress(middleware::Observe::new(
-        warp::service(routes(api, schema)),
+        cors::Cors::new(warp::service(routes(api, schema)), cors),
         metrics,
         body_timeout,
         proxies,

@@ -10,6 +10,7 @@ mod accounts;
 mod companies;
 mod compression;
 mod contract;
+mod cors;
 mod drivers;
 mod employments;
 mod export;
