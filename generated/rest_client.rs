@@ -3179,6 +3179,13 @@ pub mod builder {
                         ),
                     )
                 }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3226,6 +3233,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3281,6 +3295,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 503u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3336,6 +3357,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 503u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3384,6 +3412,13 @@ pub mod builder {
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
                 404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -3502,6 +3537,13 @@ pub mod builder {
                         ),
                     )
                 }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 503u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3527,7 +3569,10 @@ pub mod builder {
         ///Sends a `GET` request to `/.well-known/oauth-authorization-server`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::AuthorizationServerMetadata>, Error<()>> {
+        ) -> Result<
+            ResponseValue<types::AuthorizationServerMetadata>,
+            Error<types::ApiError>,
+        > {
             let Self { client } = self;
             let url = format!(
                 "{}/.well-known/oauth-authorization-server", client.baseurl,
@@ -3559,6 +3604,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
