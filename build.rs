@@ -3,7 +3,8 @@
 //! `schema/roadlog.graphql` and `openapi/roadlog.yaml` are the source of truth. This build script
 //! reads them, has `roadlog-codegen` compile them (a typed model of both, emitters written with
 //! `quote!`), writes `graphql_server.rs`, `rest_server.rs` and `rest_client.rs` to `OUT_DIR`, and
-//! registers the SDL for cynic. With `ROADLOG_REGENERATE=1` the generated files are also copied
+//! registers the SDL for cynic, and writes the OpenAPI document as JSON (`openapi.json`, served at
+//! `/openapi.json`). With `ROADLOG_REGENERATE=1` the generated files are also copied
 //! into `generated/`, the reviewable snapshot; a test fails when that snapshot is stale. A
 //! contract the generator cannot express fails the build with a message that says why.
 
@@ -28,6 +29,11 @@ fn main() {
     if let Err(e) = roadlog_codegen::register_cynic_schema("roadlog", SDL_PATH) {
         fail(&e.to_string());
     }
+
+    // The document as JSON, served at `/openapi.json` (not part of the reviewed snapshot: it is
+    // the same document, in another syntax).
+    let json = roadlog_codegen::openapi_json(&openapi).unwrap_or_else(|e| fail(&format!("{OPENAPI_PATH}: {e}")));
+    write(&out_dir.join("openapi.json"), &json);
 
     let files = [
         ("graphql_server.rs", &generated.graphql_server),

@@ -19,43 +19,43 @@ fn null_on_error<T>(
 }
 impl async_graphql::Description for crate::graphql::scalars::TimeStamp {
     fn description() -> &'static str {
-        "Point in time as an integer number of seconds since 1970-01-01T00:00:00 UTC (Unix time, UTC).\nActivity start and end times are truncated to the minute when stored."
+        "Point in time as an integer number of seconds since 1970-01-01T00:00:00 UTC, leap seconds not counted (Unix time, as POSIX defines \"Seconds Since the Epoch\"), e.g. `1767225600` for 2026-01-01T00:00:00Z.\nOutput: always a JSON integer. Input: an integer, or a string of decimal digits with an optional sign (e.g. `\"1767225600\"`); a number with a fractional part is truncated towards zero; anything else is rejected.\nActivity start and end times are truncated to the minute when stored."
     }
 }
 impl async_graphql::Description for crate::graphql::scalars::Date {
     fn description() -> &'static str {
-        "Calendar date as a string formatted YYYY-MM-DD (ISO 8601), without time or time zone."
+        "Calendar date as a string formatted `YYYY-MM-DD` (RFC 3339 `full-date`, the ISO 8601 extended calendar date), without time or time zone, e.g. `\"2026-01-31\"`.\nExactly ten characters and a date that exists (`\"2026-02-30\"` is rejected); other forms such as `\"31/01/2026\"` are rejected."
     }
 }
 impl async_graphql::Description for crate::graphql::scalars::Email {
     fn description() -> &'static str {
-        "E-mail address as a string. Input values are trimmed and lower-cased; a malformed address is rejected with an error."
+        "E-mail address as a string (an RFC 5322 `addr-spec`, `local-part@domain`), e.g. `\"jeanne@example.com\"`.\nInput values are trimmed and lower-cased, and must have one `@`, a non-empty local part of at most 64 characters, a domain with at least one dot whose labels neither start nor end with `-`, no white space or control characters, and at most 254 characters in all; a malformed address is rejected with the error `Invalid Email`."
     }
 }
 impl async_graphql::Description for crate::graphql::scalars::GenericScalar {
     fn description() -> &'static str {
-        "Any JSON value (object, array, string, number, boolean or null), stored and returned as sent."
+        "Any JSON value (RFC 8259: object, array, string, number, boolean or null), stored and returned as sent."
     }
 }
 impl async_graphql::Description for crate::graphql::scalars::ActivityTypeEnum {
     fn description() -> &'static str {
-        "Activity type as a lower-case string: `drive` (driving), `work` (work without driving), `support` (accompanying a driver or being on standby), `transfer` (travel between places without working, e.g. to reach a vehicle), `off` (leave, rest or training; used for holidays only). Any other value is rejected."
+        "Activity type as a lower-case string, one of: `drive` (driving), `work` (work without driving), `support` (accompanying a driver or being on standby), `transfer` (travel between places without working, e.g. to reach a vehicle), `off` (leave, rest or training; used for holidays only). Any other value, or a value that is not a string, is rejected.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
     }
 }
 impl async_graphql::Description for crate::graphql::scalars::ExpenditureTypeEnum {
     fn description() -> &'static str {
-        "Expenditure type as a lower-case string: `day_meal` (midday meal), `night_meal` (evening meal), `sleep_over` (night spent away from home), `snack` (snack). Any other value is rejected."
+        "Expenditure type as a lower-case string, one of: `day_meal` (midday meal), `night_meal` (evening meal), `sleep_over` (night spent away from home), `snack` (snack). Any other value, or a value that is not a string, is rejected.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
     }
 }
 impl async_graphql::Description for crate::graphql::scalars::LocationEntryTypeEnum {
     fn description() -> &'static str {
-        "Location type as a lower-case string: `mission_start_location` (where the mission starts) or `mission_end_location` (where it ends)."
+        "Location type as a lower-case string, one of: `mission_start_location` (where the mission starts) or `mission_end_location` (where it ends). Any other value, or a value that is not a string, is rejected.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
     }
 }
 impl async_graphql::Description
 for crate::graphql::scalars::OverValidationJustificationEnum {
     fn description() -> &'static str {
-        "Input form of the justification of an admin validation, as a lower-case string: `personal`, `professional` or `time_off`. Returned as OverValidationJustification."
+        "Input form of the justification of an admin validation, as a lower-case string, one of: `personal`, `professional` or `time_off`. Any other value, or a value that is not a string, is rejected. Returned as OverValidationJustification.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
     }
 }
 ///Reason given by a company admin when validating a mission for a user whose time had already been validated automatically.

@@ -43,6 +43,8 @@ pub mod types {
         pub revocation_endpoint_auth_methods_supported: ::std::vec::Vec<
             ::std::string::String,
         >,
+        ///The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`) and the formats of the GraphQL schema's custom scalars.
+        pub service_documentation: ::std::string::String,
         pub token_endpoint: ::std::string::String,
         pub token_endpoint_auth_methods_supported: ::std::vec::Vec<
             ::std::string::String,
@@ -980,6 +982,10 @@ pub mod types {
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
             >,
+            service_documentation: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
             token_endpoint: ::std::result::Result<
                 ::std::string::String,
                 ::std::string::String,
@@ -1012,6 +1018,9 @@ pub mod types {
                     revocation_endpoint_auth_methods_supported: Err(
                         "no value supplied for revocation_endpoint_auth_methods_supported"
                             .to_string(),
+                    ),
+                    service_documentation: Err(
+                        "no value supplied for service_documentation".to_string(),
                     ),
                     token_endpoint: Err(
                         "no value supplied for token_endpoint".to_string(),
@@ -1123,6 +1132,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn service_documentation<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.service_documentation = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for service_documentation: {e}"
+                        )
+                    });
+                self
+            }
             pub fn token_endpoint<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1168,6 +1191,7 @@ pub mod types {
                     revocation_endpoint: value.revocation_endpoint?,
                     revocation_endpoint_auth_methods_supported: value
                         .revocation_endpoint_auth_methods_supported?,
+                    service_documentation: value.service_documentation?,
                     token_endpoint: value.token_endpoint?,
                     token_endpoint_auth_methods_supported: value
                         .token_endpoint_auth_methods_supported?,
@@ -1189,6 +1213,7 @@ pub mod types {
                     revocation_endpoint_auth_methods_supported: Ok(
                         value.revocation_endpoint_auth_methods_supported,
                     ),
+                    service_documentation: Ok(value.service_documentation),
                     token_endpoint: Ok(value.token_endpoint),
                     token_endpoint_auth_methods_supported: Ok(
                         value.token_endpoint_auth_methods_supported,
@@ -2114,6 +2139,9 @@ reproduces the third-party API of the public reference service Mobilic.
 * **Environments.** There are two environments, `sandbox` and `production`. Each has its own base
   URL and its own data: accounts, OAuth clients, tokens and signing keys of one environment are
   unknown to the other. `GET /health` tells which environment answers.
+* **Contracts.** This document is served by every environment at `/openapi.yaml` and, as JSON,
+  at `/openapi.json`; the GraphQL schema at `/schema.graphql`; a page for developers at `/docs`.
+  Each answers with a strong `ETag` and `304 Not Modified` to an `If-None-Match` that names it.
 * **Authentication.** Protected REST routes take `Authorization: Bearer <access token>`. The token
   comes from the GraphQL mutation `auth.login` or from the OAuth 2.0 authorization-code flow
   (`GET /oauth/authorize`, then `POST /api/oauth/token`).
@@ -3151,6 +3179,13 @@ pub mod builder {
                         ),
                     )
                 }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3198,6 +3233,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3253,6 +3295,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 503u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3308,6 +3357,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 503u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3356,6 +3412,13 @@ pub mod builder {
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
                 404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -3474,6 +3537,13 @@ pub mod builder {
                         ),
                     )
                 }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 503u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3499,7 +3569,10 @@ pub mod builder {
         ///Sends a `GET` request to `/.well-known/oauth-authorization-server`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::AuthorizationServerMetadata>, Error<()>> {
+        ) -> Result<
+            ResponseValue<types::AuthorizationServerMetadata>,
+            Error<types::ApiError>,
+        > {
             let Self { client } = self;
             let url = format!(
                 "{}/.well-known/oauth-authorization-server", client.baseurl,
@@ -3531,6 +3604,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

@@ -869,6 +869,8 @@ pub mod types {
         pub token_endpoint_auth_methods_supported: Vec<String>,
         pub revocation_endpoint_auth_methods_supported: Vec<String>,
         pub code_challenge_methods_supported: Vec<String>,
+        /// The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`) and the formats of the GraphQL schema's custom scalars.
+        pub service_documentation: String,
     }
     impl TachographExportRequest {
         /// Reads a `TachographExportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
@@ -2056,6 +2058,8 @@ pub enum GenerateTachographFilesResponse {
     Forbidden(types::ApiError),
     /// 404: Ill-formed request: invalid JSON, missing or mistyped field, empty `company_ids`, bad date, `min_date` after `max_date`, or a period longer than 64 days.
     NotFound(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
     /// 500: The database or the key store failed (`INTERNAL_ERROR`).
     InternalServerError(types::ApiError),
 }
@@ -2084,6 +2088,10 @@ impl GenerateTachographFilesResponse {
             }
             GenerateTachographFilesResponse::NotFound(body) => {
                 let response = rt::json(404, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateTachographFilesResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
                 response
             }
             GenerateTachographFilesResponse::InternalServerError(body) => {
@@ -2123,6 +2131,8 @@ impl TachographRootPublicKeyRequest {
 pub enum TachographRootPublicKeyResponse {
     /// 200: The 144-byte root public key.
     Ok(bytes::Bytes),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
     /// 500: The database or the key store failed (`INTERNAL_ERROR`).
     InternalServerError(types::ApiError),
 }
@@ -2137,6 +2147,10 @@ impl TachographRootPublicKeyResponse {
                     "content-disposition",
                     "attachment; filename=EC_PK.bin",
                 );
+                response
+            }
+            TachographRootPublicKeyResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
                 response
             }
             TachographRootPublicKeyResponse::InternalServerError(body) => {
@@ -2176,6 +2190,8 @@ impl HealthRequest {
 pub enum HealthResponse {
     /// 200: The service is healthy.
     Ok(types::Health),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
     /// 503: The service cannot serve requests, for example because the database is unreachable.
     ServiceUnavailable(types::ApiError),
 }
@@ -2185,6 +2201,10 @@ impl HealthResponse {
         match self {
             HealthResponse::Ok(body) => {
                 let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            HealthResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
                 response
             }
             HealthResponse::ServiceUnavailable(body) => {
@@ -2224,6 +2244,8 @@ impl ReadyRequest {
 pub enum ReadyResponse {
     /// 200: Ready.
     Ok(types::Readiness),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
     /// 503: Not ready (database unreachable, or migrations missing).
     ServiceUnavailable(types::ApiError),
 }
@@ -2233,6 +2255,10 @@ impl ReadyResponse {
         match self {
             ReadyResponse::Ok(body) => {
                 let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            ReadyResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
                 response
             }
             ReadyResponse::ServiceUnavailable(body) => {
@@ -2274,6 +2300,8 @@ pub enum MetricsResponse {
     Ok(String),
     /// 404: Metrics are served on another address (`--metrics-bind`).
     NotFound(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
 }
 impl MetricsResponse {
     /// The HTTP response: status, documented headers, body.
@@ -2289,6 +2317,10 @@ impl MetricsResponse {
             }
             MetricsResponse::NotFound(body) => {
                 let response = rt::json(404, "application/json; charset=utf-8", &body);
+                response
+            }
+            MetricsResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
                 response
             }
         }
@@ -2347,14 +2379,16 @@ impl SandboxOutboxRequest {
 pub enum SandboxOutboxResponse {
     /// 200: The latest messages.
     Ok(Vec<types::OutboxEmail>),
+    /// 400: A query parameter is repeated, or `company_id` is not an integer.
+    BadRequest(types::ApiError),
     /// 401: No valid access token.
     Unauthorized(types::ApiError),
     /// 403: The caller administers no company, or not the one named.
     Forbidden(types::ApiError),
     /// 404: Not available in this environment.
     NotFound(types::ApiError),
-    /// 400: A query parameter is repeated, or `company_id` is not an integer.
-    BadRequest(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
     /// 503: The database is unreachable (`INTERNAL_ERROR`).
     ServiceUnavailable(types::ApiError),
 }
@@ -2364,6 +2398,10 @@ impl SandboxOutboxResponse {
         match self {
             SandboxOutboxResponse::Ok(body) => {
                 let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            SandboxOutboxResponse::BadRequest(body) => {
+                let response = rt::json(400, "application/json; charset=utf-8", &body);
                 response
             }
             SandboxOutboxResponse::Unauthorized(body) => {
@@ -2378,8 +2416,8 @@ impl SandboxOutboxResponse {
                 let response = rt::json(404, "application/json; charset=utf-8", &body);
                 response
             }
-            SandboxOutboxResponse::BadRequest(body) => {
-                let response = rt::json(400, "application/json; charset=utf-8", &body);
+            SandboxOutboxResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
                 response
             }
             SandboxOutboxResponse::ServiceUnavailable(body) => {
@@ -2419,6 +2457,8 @@ impl AuthorizationServerMetadataRequest {
 pub enum AuthorizationServerMetadataResponse {
     /// 200: Authorization server metadata.
     Ok(types::AuthorizationServerMetadata),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
 }
 impl AuthorizationServerMetadataResponse {
     /// The HTTP response: status, documented headers, body.
@@ -2426,6 +2466,10 @@ impl AuthorizationServerMetadataResponse {
         match self {
             AuthorizationServerMetadataResponse::Ok(body) => {
                 let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            AuthorizationServerMetadataResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
                 response
             }
         }

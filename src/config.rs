@@ -270,6 +270,12 @@ pub struct Settings {
     /// client's address is the connection's peer and those headers are ignored.
     #[arg(long = "trusted-proxy", env = "ROADLOG_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// A browser origin whose pages may call the API (CORS), written as browsers send it
+    /// (`https://app.example.com`, `http://localhost:3000`), or `*` for any origin (never with
+    /// credentials: bearer tokens need none); repeat, or separate with commas in the variable.
+    /// Default: none, no page of another origin may read the API's answers.
+    #[arg(long = "cors-origin", env = "ROADLOG_CORS_ORIGINS", value_delimiter = ',', value_parser = crate::http::cors::parse_origin)]
+    pub cors_origins: Vec<String>,
     /// Base64 of 32 random bytes (`openssl rand -base64 32`): the C1B signing keys are stored
     /// encrypted with it (those stored in clear are encrypted at start). Best given through the
     /// environment, not the command line.
@@ -294,6 +300,7 @@ impl Settings {
             body_timeout: defaults::BODY_TIMEOUT_SECS,
             client_rate_limit: defaults::CLIENT_RATE_LIMIT,
             trusted_proxies: Vec::new(),
+            cors_origins: Vec::new(),
             key_encryption_key: None,
         }
     }

@@ -182,6 +182,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         body_timeout: Duration::from_secs(settings.body_timeout),
         client_limiter: crate::domain::auth::client_rate::ClientLimiter::new(settings.client_rate_limit),
         trusted_proxies: settings.trusted_proxies.clone(),
+        cors_origins: settings.cors_origins.clone(),
         key_sealer,
     });
     let transport = match &settings.smtp_url {

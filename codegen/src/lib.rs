@@ -59,6 +59,43 @@ pub fn openapi_document(text: &str) -> Result<openapiv3::OpenAPI, Error> {
     serde_norway::from_str(text).map_err(|e| Error::new(format!("not a valid OpenAPI 3.0 document: {e}")))
 }
 
+/// The OpenAPI document (YAML) as JSON, with the keys in the order of the file, pretty-printed:
+/// the form served at `/openapi.json`. Refuses what JSON cannot hold (a key that is not a string,
+/// a number or a boolean, a YAML tag).
+pub fn openapi_json(yaml: &str) -> Result<String, Error> {
+    let value: serde_norway::Value =
+        serde_norway::from_str(yaml).map_err(|e| Error::new(format!("not valid YAML: {e}")))?;
+    check_json_compatible(&value, "")?;
+    let mut json =
+        serde_json::to_string_pretty(&value).map_err(|e| Error::new(format!("not expressible in JSON: {e}")))?;
+    json.push('\n');
+    Ok(json)
+}
+
+fn check_json_compatible(value: &serde_norway::Value, at: &str) -> Result<(), Error> {
+    use serde_norway::Value;
+    match value {
+        Value::Tagged(tagged) => Err(Error::new(format!("{at}: YAML tag {} has no JSON form", tagged.tag))),
+        Value::Sequence(items) => items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, item)| check_json_compatible(item, &format!("{at}/{i}"))),
+        Value::Mapping(map) => map.iter().try_for_each(|(key, item)| {
+            let key = match key {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                other => return Err(Error::new(format!("{at}: the key {other:?} has no JSON form"))),
+            };
+            check_json_compatible(item, &format!("{at}/{key}"))
+        }),
+        Value::Number(n) if n.as_f64().is_some_and(|f| !f.is_finite()) => {
+            Err(Error::new(format!("{at}: {n} has no JSON form")))
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => Ok(()),
+    }
+}
+
 /// The REST server code of an OpenAPI document.
 pub fn rest_server(openapi: &str) -> Result<String, Error> {
     let spec = openapi_document(openapi)?;

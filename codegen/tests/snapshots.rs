@@ -37,7 +37,10 @@ fn graphql_summary(schema: &Schema) -> String {
     let mut out = format!("query: {}, mutation: {:?}\n", schema.query, schema.mutation);
     for def in &schema.types {
         match def {
-            TypeDef::Scalar(s) => writeln!(out, "scalar {}", s.name).unwrap(),
+            TypeDef::Scalar(s) => match &s.specified_by {
+                Some(url) => writeln!(out, "scalar {} specified by {url}", s.name).unwrap(),
+                None => writeln!(out, "scalar {}", s.name).unwrap(),
+            },
             TypeDef::Enum(e) => writeln!(
                 out,
                 "enum {}: {}",
@@ -220,6 +223,10 @@ fn refused_contracts_say_why() {
         "schema { query: Query } type Query { a: Int } type Value { b(x: Int): Int }",
         "schema { query: Query } type Query { a: Int } directive @cached on FIELD_DEFINITION",
         "schema { query: Query } type Query @key { a: Int }",
+        "schema { query: Query } type Query { a: Int } scalar S @specifiedBy(url: 1)",
+        "schema { query: Query } type Query { a: Int } scalar S @specifiedBy(url: \"a\") @specifiedBy(url: \"b\")",
+        "schema { query: Query } type Query { a: Int } scalar S @specifiedBy(url: \"a\", other: 1)",
+        "schema { query: Query } type Query { a: Int } scalar S @other",
     ];
     let rest_cases = [
         "  /a:\n    get:\n      responses: {'200': {description: ok}}\n",
@@ -243,4 +250,30 @@ fn refused_contracts_say_why() {
         writeln!(out, "{}\n  → {error}", paths.trim_end()).unwrap();
     }
     insta::assert_snapshot!(out);
+}
+
+/// The JSON form of the OpenAPI document: the same data (read back through both parsers), the
+/// keys in the order of the file, status codes as strings; what JSON cannot hold is refused.
+#[test]
+fn openapi_json_is_the_yaml_document_in_order() {
+    let yaml = repo_file("openapi/roadlog.yaml");
+    let json = roadlog_codegen::openapi_json(&yaml).unwrap();
+    let from_json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let from_yaml: serde_json::Value = serde_norway::from_str(&yaml).unwrap();
+    assert_eq!(from_json, from_yaml);
+    let top: Vec<&str> = json
+        .lines()
+        .filter(|l| l.starts_with("  \"") && !l.starts_with("   "))
+        .map(|l| l.trim().split('"').nth(1).unwrap())
+        .collect();
+    assert_eq!(top, ["openapi", "info", "servers", "tags", "paths", "components"]);
+    assert!(json.contains("\"200\": {"), "status codes are string keys");
+    let small = roadlog_codegen::openapi_json("b: 1\na: {z: 2, y: [3, true]}\n404: x\n").unwrap();
+    assert_eq!(
+        small,
+        "{\n  \"b\": 1,\n  \"a\": {\n    \"z\": 2,\n    \"y\": [\n      3,\n      true\n    ]\n  },\n  \"404\": \"x\"\n}\n"
+    );
+    for refused in ["a: !custom 1\n", "? [1, 2]\n: x\n", "a: .inf\n"] {
+        assert!(roadlog_codegen::openapi_json(refused).is_err(), "{refused:?}");
+    }
 }

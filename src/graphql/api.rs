@@ -25,6 +25,8 @@ pub struct Api {
     pub body_timeout: std::time::Duration,
     /// Proxies whose forwarding headers name the client's address.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Browser origins granted cross-origin access (CORS); `*` for any.
+    pub cors_origins: Vec<String>,
     /// How the C1B signing keys are stored (encrypted when a key-encryption key is configured).
     pub key_sealer: crate::domain::export::sealing::Sealer,
     /// Token requests per OAuth client (`None`: unlimited).

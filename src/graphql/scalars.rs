@@ -1,6 +1,8 @@
 //! The custom scalars of `schema/roadlog.graphql`, with the reference service's input and output
 //! forms. The generated code refers to each of them by name: a scalar added to the SDL without an
-//! implementation here does not compile.
+//! implementation here does not compile. Each declares the `@specifiedBy` URL of the SDL (the
+//! contract test compares the served schema's with the file's); the enum-like ones point to the
+//! page the service serves at `/docs`.
 
 use async_graphql::{InputValueError, InputValueResult, Number, Scalar, ScalarType, Value};
 use chrono::NaiveDate;
@@ -19,7 +21,11 @@ fn parse_timestamp(value: &Value) -> Option<i64> {
     }
 }
 
-#[Scalar(name = "TimeStamp", use_type_description)]
+#[Scalar(
+    name = "TimeStamp",
+    use_type_description,
+    specified_by_url = "https://pubs.opengroup.org/onlinepubs/9699919799/basedefs/V1_chap04.html"
+)]
 impl ScalarType for TimeStamp {
     fn parse(value: Value) -> InputValueResult<Self> {
         parse_timestamp(&value)
@@ -47,7 +53,11 @@ fn parse_date(value: &Value) -> Option<NaiveDate> {
     }
 }
 
-#[Scalar(name = "Date", use_type_description)]
+#[Scalar(
+    name = "Date",
+    use_type_description,
+    specified_by_url = "https://www.rfc-editor.org/rfc/rfc3339#section-5.6"
+)]
 impl ScalarType for Date {
     fn parse(value: Value) -> InputValueResult<Self> {
         parse_date(&value)
@@ -86,7 +96,11 @@ pub fn normalize_email(raw: &str) -> Option<String> {
     Some(email)
 }
 
-#[Scalar(name = "Email", use_type_description)]
+#[Scalar(
+    name = "Email",
+    use_type_description,
+    specified_by_url = "https://www.rfc-editor.org/rfc/rfc5322#section-3.4.1"
+)]
 impl ScalarType for Email {
     fn parse(value: Value) -> InputValueResult<Self> {
         match &value {
@@ -110,7 +124,11 @@ impl ScalarType for Email {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenericScalar(pub serde_json::Value);
 
-#[Scalar(name = "GenericScalar", use_type_description)]
+#[Scalar(
+    name = "GenericScalar",
+    use_type_description,
+    specified_by_url = "https://www.rfc-editor.org/rfc/rfc8259"
+)]
 impl ScalarType for GenericScalar {
     fn parse(value: Value) -> InputValueResult<Self> {
         value
@@ -128,11 +146,11 @@ impl ScalarType for GenericScalar {
 /// are lower-case strings, accepted only as strings (the reference's literal form), rejected at
 /// validation otherwise.
 macro_rules! string_enum_scalar {
-    ($(#[$doc:meta])* $name:ident = $domain:ty, $graphql:literal) => {
+    ($(#[$doc:meta])* $name:ident = $domain:ty, $graphql:literal, $specified_by:literal) => {
         $(#[$doc])*
         pub type $name = $domain;
 
-        #[Scalar(name = $graphql, use_type_description)]
+        #[Scalar(name = $graphql, use_type_description, specified_by_url = $specified_by)]
         impl ScalarType for $domain {
             fn parse(value: Value) -> InputValueResult<Self> {
                 match &value {
@@ -160,22 +178,22 @@ macro_rules! string_enum_scalar {
 
 string_enum_scalar!(
     /// Kind of a working-time activity.
-    ActivityTypeEnum = crate::domain::kinds::ActivityType, "ActivityTypeEnum"
+    ActivityTypeEnum = crate::domain::kinds::ActivityType, "ActivityTypeEnum", "/docs#ActivityTypeEnum"
 );
 
 string_enum_scalar!(
     /// Kind of a professional expense.
-    ExpenditureTypeEnum = crate::domain::kinds::ExpenditureType, "ExpenditureTypeEnum"
+    ExpenditureTypeEnum = crate::domain::kinds::ExpenditureType, "ExpenditureTypeEnum", "/docs#ExpenditureTypeEnum"
 );
 
 string_enum_scalar!(
     /// Which end of a mission a location entry describes.
-    LocationEntryTypeEnum = crate::domain::kinds::LocationEntryType, "LocationEntryTypeEnum"
+    LocationEntryTypeEnum = crate::domain::kinds::LocationEntryType, "LocationEntryTypeEnum", "/docs#LocationEntryTypeEnum"
 );
 
 string_enum_scalar!(
     /// Why a mission is validated late.
-    OverValidationJustificationEnum = crate::domain::kinds::ValidationJustification, "OverValidationJustificationEnum"
+    OverValidationJustificationEnum = crate::domain::kinds::ValidationJustification, "OverValidationJustificationEnum", "/docs#OverValidationJustificationEnum"
 );
 
 /// Checks a variable's value against a custom scalar, with the scalar's own parser: the reason

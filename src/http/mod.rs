@@ -1,14 +1,19 @@
 //! The HTTP transport: the listener, the middleware, GraphQL over HTTP, the REST contract
-//! generated from the OpenAPI file, the export handler, body limits, media types and the
-//! answers for requests that match no route. The routes are put together in `crate::routes`.
+//! generated from the OpenAPI file, the export handler, the published contract files, body limits,
+//! media types and the answers for requests that match no route. The routes are put together in `crate::routes`.
 
+pub mod allow;
 pub mod body;
+pub mod compression;
+pub mod cors;
+mod docs_page;
 pub mod export;
 pub mod fallback;
 pub mod graphql;
 pub mod listener;
 pub mod media;
 pub mod middleware;
+pub mod published;
 
 /// REST handler trait, request type and routes generated from `openapi/roadlog.yaml`.
 #[allow(clippy::all, missing_docs)]
@@ -18,10 +23,12 @@ pub mod contract {
 
 use std::sync::LazyLock;
 
-/// The paths metrics and logs name as routes: the REST operations and GraphQL.
+/// The paths metrics and logs name as routes: the REST operations, GraphQL and the published
+/// contract.
 pub(crate) static KNOWN_ROUTES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut routes: Vec<&'static str> = contract::ROUTES.iter().map(|(_, _, path)| *path).collect();
     routes.push("/api/graphql");
+    routes.extend(published::PATHS);
     routes.sort_unstable();
     routes.dedup();
     routes

@@ -104,5 +104,6 @@ pub fn metadata(api: &Api) -> types::AuthorizationServerMetadata {
         token_endpoint_auth_methods_supported: strings(&["client_secret_basic", "client_secret_post"]),
         revocation_endpoint_auth_methods_supported: strings(&["client_secret_basic", "client_secret_post"]),
         code_challenge_methods_supported: strings(&["S256"]),
+        service_documentation: format!("{base}/docs"),
     }
 }

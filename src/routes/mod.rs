@@ -15,7 +15,7 @@ use crate::graphql::contract::ContractSchema;
 
 pub use rest::RestHandlers;
 
-use crate::http::{contract, fallback, graphql, middleware};
+use crate::http::{allow, compression, contract, cors, fallback, graphql, middleware, published};
 
 /// Every route of the service.
 pub fn routes(
@@ -26,17 +26,26 @@ pub fn routes(
     graphql::routes(api, schema)
         .or(rest)
         .unify()
+        .or(published::routes())
+        .unify()
+        .or(allow::method_not_allowed())
+        .unify()
         .recover(fallback::recover)
         .unify()
 }
 
-/// The service the listener runs: the routes inside the middleware.
+/// The service the listener runs: the routes behind the CORS policy, inside the middleware,
+/// their answers compressed as the client accepts.
 pub fn service(
     api: Arc<Api>,
     schema: ContractSchema,
 ) -> impl tower::Service<
     http::Request<hyper::body::Incoming>,
-    Response = warp::reply::Response,
+    Response = http::Response<
+        impl http_body::Body<Data = bytes::Bytes, Error = impl Into<Box<dyn std::error::Error + Send + Sync>>>
+        + Send
+        + 'static,
+    >,
     Error = Infallible,
     Future = impl Send,
 > + Clone
@@ -45,7 +54,13 @@ pub fn service(
     let metrics = api.metrics.clone();
     let body_timeout = api.body_timeout;
     let proxies = Arc::new(api.trusted_proxies.clone());
-    middleware::Observe::new(warp::service(routes(api, schema)), metrics, body_timeout, proxies)
+    let cors = cors::CorsPolicy::new(&api.cors_origins);
+    compression::compress(middleware::Observe::new(
+        cors::Cors::new(warp::service(routes(api, schema)), cors),
+        metrics,
+        body_timeout,
+        proxies,
+    ))
 }
 
 /// The service of `--metrics-bind`: `GET /metrics` only.

@@ -35,7 +35,7 @@ fn type_string(ty: &Type) -> String {
 }
 
 /// Every fact of an SDL document, one line each: types, fields, arguments (type, default),
-/// enum values, input fields, and their descriptions.
+/// enum values, input fields, and their descriptions; the `@specifiedBy` URL of each scalar.
 fn facts(sdl: &str) -> BTreeSet<String> {
     let doc = async_graphql::parser::parse_schema(sdl).expect("SDL parses");
     let desc = |d: &Option<async_graphql::Positioned<String>>| {
@@ -62,7 +62,13 @@ fn facts(sdl: &str) -> BTreeSet<String> {
                 facts.insert(format!("type {name} description={:?}", desc(&t.description)));
                 match t.kind {
                     TypeKind::Scalar => {
-                        facts.insert(format!("scalar {name}"));
+                        let specified_by: Vec<String> = t
+                            .directives
+                            .iter()
+                            .filter(|d| d.node.name.node == "specifiedBy")
+                            .flat_map(|d| d.node.arguments.iter().map(|(n, v)| format!("{}: {}", n.node, v.node)))
+                            .collect();
+                        facts.insert(format!("scalar {name} specifiedBy={specified_by:?}"));
                     }
                     TypeKind::Object(o) => {
                         for f in o.fields {
@@ -120,7 +126,8 @@ fn facts(sdl: &str) -> BTreeSet<String> {
 tests! {
 async fn served_schema_is_the_published_sdl() {
     let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
-    let served = roadlog::graphql::build_schema(app.server.api.clone()).sdl();
+    let served = roadlog::graphql::build_schema(app.server.api.clone())
+        .sdl_with_options(async_graphql::SDLExportOptions::new().include_specified_by());
     let published =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/roadlog.graphql")).unwrap();
     let (served, published) = (facts(&served), facts(&published));

@@ -230,3 +230,51 @@ on_both_backends! {
         assert_eq!(body, json!({ "errors": [{ "message": "Must provide query string." }] }));
     }
 }
+
+on_both_backends! {
+    async fn response_keys_follow_the_query_order_nested_and_aliased(app) {
+        let user = app.new_user("order@example.com").await;
+        let company = app.new_company(&user, "Zeta Transports").await;
+        let body = app.as_user(&user, "{ me { currentEmployments { id } } }", json!({})).await;
+        let employment = body["data"]["me"]["currentEmployments"][0]["id"].as_i64().unwrap();
+        let query = "{ me { lastName zz: firstName email id currentEmployments { hasAdminRights companyId id company { name id } } aa: id } checkAuth { userId success } __typename }";
+        let expected = format!(
+            concat!(
+                r#"{{"data":{{"me":{{"lastName":"Martin","zz":"Jeanne","email":"order@example.com","id":{user},"#,
+                r#""currentEmployments":[{{"hasAdminRights":true,"companyId":{company},"id":{employment},"company":{{"name":"Zeta Transports","id":{company}}}}}],"aa":{user}}},"#,
+                r#""checkAuth":{{"userId":{user},"success":true}},"__typename":"Queries"}}}}"#
+            ),
+            user = user.id,
+            company = company,
+            employment = employment,
+        );
+        let token = user.token.as_str();
+        let send = |request: reqwest::RequestBuilder| async move {
+            let response = request.bearer_auth(token).send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            response.text().await.unwrap()
+        };
+        let post = send(app.client.post(app.url("/api/graphql")).json(&json!({ "query": query }))).await;
+        assert_eq!(post, expected, "POST: keys in the order of the query");
+        let get = send(app.client.get(app.url("/api/graphql")).query(&[("query", query)])).await;
+        assert_eq!(get, expected, "GET: keys in the order of the query");
+        let batch = send(
+            app.client
+                .post(app.url("/api/graphql"))
+                .json(&json!([{ "query": query }, { "query": "{ checkAuth { success userId } }" }])),
+        )
+        .await;
+        let second = format!(r#"{{"data":{{"checkAuth":{{"success":true,"userId":{}}}}}}}"#, user.id);
+        assert_eq!(batch, format!("[{expected},{second}]"), "batch: each answer in its query's order");
+
+        // With an error: the other fields keep their order, `data` comes before `errors`.
+        let failing = send(
+            app.client
+                .post(app.url("/api/graphql"))
+                .json(&json!({ "query": "{ zulu: checkAuth { userId } user(id: 999999) { id } alpha: __typename }" })),
+        )
+        .await;
+        let prefix = format!(r#"{{"data":{{"zulu":{{"userId":{}}},"user":null,"alpha":"Queries"}},"errors":[{{"message":"#, user.id);
+        assert!(failing.starts_with(&prefix), "{failing}");
+    }
+}

@@ -8,7 +8,9 @@ mod support;
 
 mod accounts;
 mod companies;
+mod compression;
 mod contract;
+mod cors;
 mod drivers;
 mod employments;
 mod export;
@@ -26,6 +28,7 @@ mod oauth_flow;
 mod oauth_token;
 mod operator;
 mod property;
+mod published;
 mod round_trips;
 mod spans;
 mod stress;

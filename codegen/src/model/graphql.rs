@@ -38,6 +38,8 @@ impl TypeDef {
 pub struct Scalar {
     pub name: String,
     pub description: Option<String>,
+    /// The URL of its `@specifiedBy` directive: the specification of its format.
+    pub specified_by: Option<String>,
 }
 
 /// How the generator treats an object type.

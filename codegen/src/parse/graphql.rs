@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use async_graphql_parser::Positioned;
 use async_graphql_parser::types::{
-    BaseType, FieldDefinition, InputValueDefinition, Type, TypeKind, TypeSystemDefinition,
+    BaseType, ConstDirective, FieldDefinition, InputValueDefinition, Type, TypeKind, TypeSystemDefinition,
 };
 use async_graphql_value::ConstValue;
 
@@ -47,8 +47,13 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
                         "type extensions are not supported (`extend type {name}`)"
                     )));
                 }
-                if !ty.directives.is_empty() {
-                    return Err(Error::new(format!("directives are not supported (on `{name}`)")));
+                let allowed = ty.directives.is_empty()
+                    || (matches!(ty.kind, TypeKind::Scalar)
+                        && ty.directives.iter().all(|d| d.node.name.node == "specifiedBy"));
+                if !allowed {
+                    return Err(Error::new(format!(
+                        "directives are not supported (on `{name}`), except `@specifiedBy` on a scalar"
+                    )));
                 }
                 let kind = match &ty.kind {
                     TypeKind::Scalar => Kind::Scalar,
@@ -100,7 +105,11 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
         let name = def.name.node.to_string();
         let description = describe(&def.description);
         types.push(match &def.kind {
-            TypeKind::Scalar => TypeDef::Scalar(Scalar { name, description }),
+            TypeKind::Scalar => TypeDef::Scalar(Scalar {
+                specified_by: specified_by(&name, &def.directives)?,
+                name,
+                description,
+            }),
             TypeKind::Enum(e) => TypeDef::Enum(Enum {
                 name,
                 description,
@@ -177,6 +186,25 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
         });
     }
     Ok(Schema { query, mutation, types })
+}
+
+/// The URL of a scalar's `@specifiedBy(url: "…")`, at most one, with its one string argument.
+fn specified_by(name: &str, directives: &[Positioned<ConstDirective>]) -> Result<Option<String>, Error> {
+    match directives {
+        [] => Ok(None),
+        [directive] => match directive.node.arguments.as_slice() {
+            [(argument, value)] if argument.node == "url" => match &value.node {
+                ConstValue::String(url) if !url.is_empty() => Ok(Some(url.clone())),
+                _ => Err(Error::new(format!(
+                    "`@specifiedBy` of `{name}`: `url` must be a non-empty string"
+                ))),
+            },
+            _ => Err(Error::new(format!(
+                "`@specifiedBy` of `{name}` takes exactly one argument, `url`"
+            ))),
+        },
+        _ => Err(Error::new(format!("`{name}` has more than one `@specifiedBy`"))),
+    }
 }
 
 fn describe(d: &Option<Positioned<String>>) -> Option<String> {

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 use warp::http::{HeaderMap, HeaderValue, StatusCode, header};
 
+use super::order::reorder;
 use super::prepare::{Prepared, prepare};
 use super::response::{ensure_code, null_parents_of_failed_non_null_fields, readable_syntax_message};
 use super::{Batch, error};
@@ -77,7 +78,7 @@ async fn run_all(
     let mut bodies = Vec::with_capacity(prepared.len());
     for operation in prepared {
         let (op_status, body) = match operation {
-            Prepared::Refused(body) => (StatusCode::BAD_REQUEST, body),
+            Prepared::Refused(body) => (StatusCode::BAD_REQUEST, Answer::Refused(body)),
             Prepared::Run(request) => {
                 let request = *request;
                 let started = ExecutionStarted::default();
@@ -91,20 +92,29 @@ async fn run_all(
                     request = request.data(crate::graphql::ClientAddress(ip.0));
                 }
                 let viewer = caller.user_id().unwrap_or_default();
-                let request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);
+                let mut request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);
+                // What the answer's order is rebuilt from (the executor does not keep it).
+                let document = request.parsed_query().ok().cloned();
+                let variables = request.variables.clone();
+                let operation_name = request.operation_name.clone();
                 let mut response = schema.execute(request).await;
                 if started.get() {
                     for error in &mut response.errors {
                         ensure_code(error);
                     }
-                    let mut body = serde_json::to_value(&response).unwrap_or(Value::Null);
-                    null_parents_of_failed_non_null_fields(&mut body);
-                    (StatusCode::OK, body)
+                    null_parents_of_failed_non_null_fields(&mut response);
+                    if let Some(document) = &document {
+                        reorder(&mut response.data, document, operation_name.as_deref(), &variables);
+                    }
+                    (StatusCode::OK, Answer::Executed(response))
                 } else {
                     for error in &mut response.errors {
                         error.message = readable_syntax_message(&error.message);
                     }
-                    (StatusCode::BAD_REQUEST, json!({ "errors": response.errors }))
+                    (
+                        StatusCode::BAD_REQUEST,
+                        Answer::Refused(json!({ "errors": response.errors })),
+                    )
                 }
             }
         };
@@ -112,9 +122,38 @@ async fn run_all(
         bodies.push(body);
     }
     let body = if is_batch {
-        Value::Array(bodies)
+        serde_json::to_vec(&bodies)
     } else {
-        bodies.pop().unwrap_or(Value::Null)
+        serde_json::to_vec(&bodies.pop().unwrap_or(Answer::Refused(Value::Null)))
     };
-    json_bytes_response(status, media, serde_json::to_vec(&body).unwrap_or_default())
+    json_bytes_response(status, media, body.unwrap_or_default())
+}
+
+/// What one operation answers. An executed operation is serialised straight from the executor's
+/// response, its objects put in the order of the query's fields (`order`; GraphQL §7.1), never
+/// through `serde_json::Value`, whose maps are sorted alphabetically: `data`, then `errors` and
+/// `extensions` when there are any.
+enum Answer {
+    Executed(async_graphql::Response),
+    Refused(Value),
+}
+
+impl serde::Serialize for Answer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Answer::Refused(body) => body.serialize(serializer),
+            Answer::Executed(response) => {
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("data", &response.data)?;
+                if !response.errors.is_empty() {
+                    map.serialize_entry("errors", &response.errors)?;
+                }
+                if !response.extensions.is_empty() {
+                    map.serialize_entry("extensions", &response.extensions)?;
+                }
+                map.end()
+            }
+        }
+    }
 }

@@ -15,10 +15,11 @@
 //!
 //! This module holds the route, which reads the request by method (`get`, `post`) and hands it to
 //! `execute`; `prepare` runs the guard on each operation, `response` shapes what the executor
-//! answers.
+//! answers and `order` puts its keys in the order of the query.
 
 mod execute;
 mod get;
+mod order;
 mod post;
 mod prepare;
 mod response;

@@ -1,8 +1,7 @@
 //! What an executed operation answers, shaped as the interface words it: every error with a code,
 //! the parent of a failed non-null field nulled, syntax errors readable.
 
-use async_graphql::{ErrorExtensionValues, ServerError};
-use serde_json::Value;
+use async_graphql::{ErrorExtensionValues, PathSegment, ServerError, Value as ConstValue};
 
 use crate::errors::{AppError, Code};
 
@@ -37,36 +36,37 @@ pub(super) fn ensure_code(error: &mut ServerError) {
 /// nullable field into `null`, so a key missing at an error's path is a failed non-null field:
 /// its parent becomes `null` (the whole `data` when the parent is the root). Every field that
 /// returns an object in our schema is nullable, so the propagation stops there.
-pub(super) fn null_parents_of_failed_non_null_fields(body: &mut Value) {
-    let paths: Vec<Vec<Value>> = body
-        .get("errors")
-        .and_then(Value::as_array)
-        .map(|errors| {
-            errors
-                .iter()
-                .filter_map(|e| e.get("path").and_then(Value::as_array).cloned())
-                .collect()
-        })
-        .unwrap_or_default();
-    let Some(data) = body.get_mut("data") else { return };
+pub(super) fn null_parents_of_failed_non_null_fields(response: &mut async_graphql::Response) {
+    let paths: Vec<Vec<PathSegment>> = response
+        .errors
+        .iter()
+        .filter(|e| !e.path.is_empty())
+        .map(|e| e.path.clone())
+        .collect();
     for path in paths {
-        let Some((Value::String(last), parents)) = path.split_last() else {
+        let Some((PathSegment::Field(last), parents)) = path.split_last() else {
             continue;
         };
-        let mut pointer = String::new();
-        for segment in parents {
-            match segment {
-                Value::String(key) => pointer.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1"))),
-                Value::Number(i) => pointer.push_str(&format!("/{i}")),
-                _ => {}
-            }
-        }
-        if let Some(parent @ Value::Object(_)) = data.pointer_mut(&pointer)
-            && parent.get(last.as_str()).is_none()
+        if let Some(parent) = value_at(&mut response.data, parents)
+            && let ConstValue::Object(fields) = parent
+            && !fields.contains_key(last.as_str())
         {
-            *parent = Value::Null;
+            *parent = ConstValue::Null;
         }
     }
+}
+
+/// The value at a response path, if there is one.
+fn value_at<'a>(value: &'a mut ConstValue, path: &[PathSegment]) -> Option<&'a mut ConstValue> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(value);
+    };
+    let next = match (first, value) {
+        (PathSegment::Field(key), ConstValue::Object(fields)) => fields.get_mut(key.as_str())?,
+        (PathSegment::Index(i), ConstValue::List(items)) => items.get_mut(*i)?,
+        _ => return None,
+    };
+    value_at(next, rest)
 }
 
 /// async-graphql words syntax errors as a parser trace (` --> 1:9 … = expected …`); clients
@@ -83,18 +83,42 @@ pub(super) fn readable_syntax_message(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use async_graphql::{PathSegment, Response, ServerError, Value};
     use serde_json::json;
+
+    fn response(data: serde_json::Value, paths: &[&[PathSegment]]) -> Response {
+        let mut response = Response::new(Value::from_json(data).unwrap());
+        response.errors = paths
+            .iter()
+            .map(|path| {
+                let mut error = ServerError::new("failed", None);
+                error.path = path.to_vec();
+                error
+            })
+            .collect();
+        response
+    }
+
+    fn field(name: &str) -> PathSegment {
+        PathSegment::Field(name.to_string())
+    }
 
     #[test]
     fn failed_non_null_fields_null_their_parent() {
-        let mut body = json!({"data": {"me": null}, "errors": [{"path": ["checkAuth"]}, {"path": ["me"]}]});
+        let mut body = response(json!({"me": null}), &[&[field("checkAuth")], &[field("me")]]);
         super::null_parents_of_failed_non_null_fields(&mut body);
-        assert_eq!(body["data"], json!(null));
-        let mut body = json!({"data": {"a": {"b": 1}, "c": [{"d": 1}, {"e": 2}]}, "errors": [{"path": ["c", 1, "d"]}]});
+        assert_eq!(body.data, Value::Null);
+        let mut body = response(
+            json!({"a": {"b": 1}, "c": [{"d": 1}, {"e": 2}]}),
+            &[&[field("c"), PathSegment::Index(1), field("d")]],
+        );
         super::null_parents_of_failed_non_null_fields(&mut body);
-        assert_eq!(body["data"], json!({"a": {"b": 1}, "c": [{"d": 1}, null]}));
-        let mut body = json!({"data": {"me": null}, "errors": [{"path": ["me"]}]});
+        assert_eq!(
+            body.data.into_json().unwrap(),
+            json!({"a": {"b": 1}, "c": [{"d": 1}, null]})
+        );
+        let mut body = response(json!({"me": null}), &[&[field("me")]]);
         super::null_parents_of_failed_non_null_fields(&mut body);
-        assert_eq!(body["data"], json!({"me": null}));
+        assert_eq!(body.data.into_json().unwrap(), json!({"me": null}));
     }
 }
