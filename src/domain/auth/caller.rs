@@ -38,7 +38,7 @@ impl Caller {
         // Each kind of token carries its prefix (`rl_oat_` for an OAuth client's, `rl_at_` for a
         // login session's): one lookup where the prefix tells which table holds it.
         if token.starts_with("rl_oat_") {
-            return Ok(Self::of_oauth_token(db, token).await?);
+            return Self::of_oauth_token(db, token).await;
         }
         let row: Option<(i64, i64, i64, Option<i64>)> = sqlx::query_as(
             "SELECT t.user_id, t.session_id, t.expires_at, s.revoked_at
