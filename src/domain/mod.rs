@@ -9,5 +9,6 @@ pub mod expenditures;
 pub mod export;
 pub mod kinds;
 pub mod missions;
+pub mod regulation;
 pub mod users;
 pub mod workers;

@@ -1,0 +1,472 @@
+//! The catalogue of checks (reference §1.3, table `regulation_check`): type, label, rule, unit,
+//! dates of application, variables and descriptions with their legal sources, word for word.
+//! The reference keeps them as database rows; Roadlog keeps them here, with the same ids, and
+//! stores alerts by check type.
+
+use chrono::NaiveDate;
+use serde_json::{Map, Value, json};
+
+use super::business::BusinessType;
+use super::pyjson;
+
+/// A check's type, as `RegulationCheckTypeEnum` spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CheckType {
+    MinimumDailyRest,
+    MaximumWorkDayTime,
+    MinimumWorkDayBreak,
+    MaximumUninterruptedWorkTime,
+    MaximumWorkedDaysInWeek,
+    NoLic,
+    MaximumWorkInCalendarWeek,
+    EnoughBreak,
+}
+
+impl CheckType {
+    pub const ALL: [CheckType; 8] = [
+        CheckType::MinimumDailyRest,
+        CheckType::MaximumWorkDayTime,
+        CheckType::MinimumWorkDayBreak,
+        CheckType::MaximumUninterruptedWorkTime,
+        CheckType::MaximumWorkedDaysInWeek,
+        CheckType::NoLic,
+        CheckType::MaximumWorkInCalendarWeek,
+        CheckType::EnoughBreak,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckType::MinimumDailyRest => "minimumDailyRest",
+            CheckType::MaximumWorkDayTime => "maximumWorkDayTime",
+            CheckType::MinimumWorkDayBreak => "minimumWorkDayBreak",
+            CheckType::MaximumUninterruptedWorkTime => "maximumUninterruptedWorkTime",
+            CheckType::MaximumWorkedDaysInWeek => "maximumWorkedDaysInWeek",
+            CheckType::NoLic => "noLic",
+            CheckType::MaximumWorkInCalendarWeek => "maximumWorkInCalendarWeek",
+            CheckType::EnoughBreak => "enoughBreak",
+        }
+    }
+
+    pub fn from_str_opt(text: &str) -> Option<CheckType> {
+        CheckType::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+
+    /// Its row of the catalogue.
+    pub fn def(self) -> &'static CheckDef {
+        CHECKS
+            .iter()
+            .find(|c| c.check_type == self)
+            .expect("every check type has a row")
+    }
+}
+
+/// `UnitTypeEnum`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    Day,
+    Week,
+}
+
+impl Unit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::Day => "day",
+            Unit::Week => "week",
+        }
+    }
+
+    pub fn from_str_opt(text: &str) -> Option<Unit> {
+        match text {
+            "day" => Some(Unit::Day),
+            "week" => Some(Unit::Week),
+            _ => None,
+        }
+    }
+}
+
+/// `SubmitterTypeEnum`: whose validation the computation follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubmitterType {
+    Employee,
+    Admin,
+}
+
+impl SubmitterType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubmitterType::Employee => "employee",
+            SubmitterType::Admin => "admin",
+        }
+    }
+
+    pub fn from_str_opt(text: &str) -> Option<SubmitterType> {
+        match text {
+            "employee" => Some(SubmitterType::Employee),
+            "admin" => Some(SubmitterType::Admin),
+            _ => None,
+        }
+    }
+}
+
+/// One row of the catalogue.
+#[derive(Debug)]
+pub struct CheckDef {
+    pub id: i64,
+    pub check_type: CheckType,
+    pub label: &'static str,
+    /// `RegulationRuleEnum`: `dailyWork`, `dailyRest`, `weeklyWork`, `weeklyRest`.
+    pub rule: Option<&'static str>,
+    pub unit: Unit,
+    /// `date_application_start` (`YYYY-MM-DD`).
+    pub start: &'static str,
+    /// `date_application_end`, exclusive.
+    pub end: Option<&'static str>,
+}
+
+/// The day the reference replaced `minimumWorkDayBreak` and `maximumUninterruptedWorkTime` by
+/// `enoughBreak` (NATINF 35187): the day its migration `60f5c0616731` was created.
+pub const ENOUGH_BREAK_SINCE: &str = "2025-04-07";
+
+/// The catalogue, in the reference's id order.
+pub const CHECKS: [CheckDef; 8] = [
+    CheckDef {
+        id: 1,
+        check_type: CheckType::MinimumDailyRest,
+        label: "Non-respect(s) du repos quotidien",
+        rule: Some("dailyRest"),
+        unit: Unit::Day,
+        start: "2019-11-01",
+        end: None,
+    },
+    CheckDef {
+        id: 2,
+        check_type: CheckType::MaximumWorkDayTime,
+        label: "Dépassement(s) de la durée maximale du travail quotidien",
+        rule: Some("dailyWork"),
+        unit: Unit::Day,
+        start: "2019-11-01",
+        end: None,
+    },
+    CheckDef {
+        id: 3,
+        check_type: CheckType::MinimumWorkDayBreak,
+        label: "Non-respect(s) du temps de pause",
+        rule: Some("dailyRest"),
+        unit: Unit::Day,
+        start: "2019-11-01",
+        end: Some(ENOUGH_BREAK_SINCE),
+    },
+    CheckDef {
+        id: 4,
+        check_type: CheckType::MaximumUninterruptedWorkTime,
+        label: "Dépassement(s) de la durée maximale du travail ininterrompu",
+        rule: Some("dailyRest"),
+        unit: Unit::Day,
+        start: "2019-11-01",
+        end: Some(ENOUGH_BREAK_SINCE),
+    },
+    CheckDef {
+        id: 5,
+        check_type: CheckType::MaximumWorkedDaysInWeek,
+        label: "Non-respect(s) du repos hebdomadaire",
+        rule: Some("weeklyRest"),
+        unit: Unit::Week,
+        start: "2019-11-01",
+        end: None,
+    },
+    CheckDef {
+        id: 6,
+        check_type: CheckType::NoLic,
+        label: "Tenue non conforme du livret individuel de contrôle",
+        rule: None,
+        unit: Unit::Day,
+        start: "2019-11-01",
+        end: None,
+    },
+    CheckDef {
+        id: 7,
+        check_type: CheckType::MaximumWorkInCalendarWeek,
+        label: "Dépassement(s) de la durée maximale de travail hebdomadaire sur une semaine civile isolée",
+        rule: Some("weeklyWork"),
+        unit: Unit::Week,
+        start: "2019-11-01",
+        end: None,
+    },
+    CheckDef {
+        id: 8,
+        check_type: CheckType::EnoughBreak,
+        label: "Non-respect du temps de pause et/ou dépassement de la durée maximale de travail ininterrompu",
+        rule: Some("dailyRest"),
+        unit: Unit::Day,
+        start: ENOUGH_BREAK_SINCE,
+        end: None,
+    },
+];
+
+impl CheckDef {
+    /// Whether the check applies on `date` (`start ≤ date` and (no end or `end > date`)).
+    pub fn valid_on(&self, date: NaiveDate) -> bool {
+        let start: NaiveDate = self.start.parse().unwrap_or(NaiveDate::MIN);
+        let end: Option<NaiveDate> = self.end.and_then(|e| e.parse().ok());
+        start <= date && end.is_none_or(|e| e > date)
+    }
+
+    /// The stored variables, unresolved.
+    pub fn variables(&self) -> Value {
+        variables(self.check_type)
+    }
+
+    /// `RegulationCheck.variables`: the JSON string the reference returns.
+    pub fn variables_text(&self) -> String {
+        pyjson::dumps(&self.variables())
+    }
+
+    /// `RegulationCheck.label`; an alert of night work (NATINF 32083) says `de nuit` instead of
+    /// `quotidien`.
+    pub fn label_for(&self, night_work: bool) -> String {
+        if night_work {
+            self.label.replace("quotidien", "de nuit")
+        } else {
+            self.label.to_string()
+        }
+    }
+
+    /// `RegulationCheck.description` for a business; with night work the night description
+    /// follows after one space.
+    pub fn description_for(&self, business: BusinessType, night_work: bool) -> String {
+        let resolved = resolve(&self.variables(), business);
+        let text = |key: &str| {
+            resolved
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let description = text("DESCRIPTION");
+        if night_work {
+            format!("{description} {}", text("NIGHT_WORK_DESCRIPTION"))
+        } else {
+            description
+        }
+    }
+}
+
+/// The reference's `resolve_variables`: a variable is a scalar, or a map by transport type name
+/// whose value is a scalar or a map by business type name with an optional `default`. The
+/// matching business type wins even when null; otherwise `default` is used when truthy.
+pub fn resolve(variables: &Value, business: BusinessType) -> Map<String, Value> {
+    let mut resolved = Map::new();
+    let Some(map) = variables.as_object() else {
+        return resolved;
+    };
+    for (key, value) in map {
+        let Some(by_transport) = value.as_object() else {
+            resolved.insert(key.clone(), value.clone());
+            continue;
+        };
+        let Some(for_transport) = by_transport.get(business.transport().name()) else {
+            continue;
+        };
+        let Some(by_business) = for_transport.as_object() else {
+            resolved.insert(key.clone(), for_transport.clone());
+            continue;
+        };
+        if let Some(v) = by_business.get(business.name()) {
+            resolved.insert(key.clone(), v.clone());
+        } else if let Some(default) = by_business.get("default").filter(|d| truthy(d)) {
+            resolved.insert(key.clone(), default.clone());
+        }
+    }
+    resolved
+}
+
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+const BREAK_DESCRIPTION_NEW: &str = "La pause doit intervenir avant la 6e heure de travail ininterrompu et durer au moins 30 minutes lorsque le total des heures travaillées est compris entre 6 et 9 heures, et au moins 45 minutes au-delà de 9 heures de travail par jour (article L. 3312-2 du Code des transports).";
+const BREAK_DESCRIPTION_OLD: &str = "La pause doit intervenir avant la 6e heure de travail ininterrompu et durer au moins 30 minutes lorsque le total des heures travaillées est compris entre 6 et 9 heures, et 45 minutes au-delà de 9 heures de travail par jour. Le temps de pause peut être réparti en périodes d'au moins 15 minutes (L. 3312-2 du Code des transports).";
+const MAX_WORK_TRV_FREQUENT: &str = "La durée du travail quotidien est limitée à 10h si l’amplitude de la journée est inférieure à 13h, et à 9h si l’amplitude est supérieure à 13h (article D. 3312-6 du Code des transports). Attention, les dérogations ne sont pas intégrées dans Mobilic.";
+const MAX_WORK_TRV_INFREQUENT: &str = "La durée du travail quotidien est limitée à 10h (article D. 3312-6 du Code des transports). Attention, les dérogations ne sont pas intégrées dans Mobilic.";
+const MAX_WORK_TRV_OTHERS: &str = "La durée du travail quotidien est limitée à 10h si l’amplitude de la journée est inférieure à 12h, et à 9h si l’amplitude est supérieure à 12h (article D. 3312-6 du Code des transports). Attention, les dérogations ne sont pas intégrées dans Mobilic.";
+
+/// The variables as the reference stores them (`app/services/get_regulation_checks.py`).
+fn variables(check: CheckType) -> Value {
+    match check {
+        CheckType::MinimumDailyRest => json!({
+            "LONG_BREAK_DURATION_IN_HOURS": 10,
+            "DESCRIPTION": "La durée du repos quotidien est d'au moins 10h toutes les 24h (article R. 3312-53, 2° du Code des transports).",
+        }),
+        CheckType::MaximumWorkDayTime => json!({
+            "MAXIMUM_DURATION_OF_NIGHT_WORK_IN_HOURS": 10,
+            "MAXIMUM_DURATION_OF_DAY_WORK_IN_HOURS": {"TRM": 12, "TRV": 10},
+            "LONG_BREAK_DURATION_IN_HOURS": 10,
+            "AMPLITUDE_TRIGGER_IN_HOURS": {"TRM": null, "TRV": {"FREQUENT": 13, "INFREQUENT": null, "default": 12}},
+            "MAXIMUM_DURATION_OF_DAY_WORK_IF_HIGH_AMPLITUDE_IN_HOURS": 9,
+            "DESCRIPTION": {
+                "TRM": "La durée du travail quotidien est limitée à 12h (article R. 3312-a51 du Code des transports).",
+                "TRV": {"FREQUENT": MAX_WORK_TRV_FREQUENT, "INFREQUENT": MAX_WORK_TRV_INFREQUENT, "default": MAX_WORK_TRV_OTHERS},
+            },
+            "NIGHT_WORK_DESCRIPTION": {
+                "TRM": "Si une partie du travail de la journée s'effectue entre minuit et 5 heures, la durée maximale du travail est réduite à 10 heures (L. 3312-1 du Code des transports).",
+                "TRV": "La durée du travail quotidien compris entre minuit et 5 heures est limitée à 10h (L. 3312-1 du Code des transports).",
+            },
+        }),
+        CheckType::MinimumWorkDayBreak => json!({
+            "MINIMUM_DURATION_INDIVIDUAL_BREAK_IN_MIN": 15,
+            "MINIMUM_DURATION_WORK_IN_HOURS_1": 6,
+            "MINIMUM_DURATION_WORK_IN_HOURS_2": 9,
+            "MINIMUM_DURATION_BREAK_IN_MIN_1": 30,
+            "MINIMUM_DURATION_BREAK_IN_MIN_2": 45,
+            "DESCRIPTION": BREAK_DESCRIPTION_OLD,
+        }),
+        CheckType::MaximumUninterruptedWorkTime => json!({
+            "MAXIMUM_DURATION_OF_UNINTERRUPTED_WORK_IN_HOURS": 6,
+            "DESCRIPTION": "Le temps de travail doit être interrompu par une pause avant la 6e heure consécutive (article L3312-2 du Code des transports).",
+        }),
+        CheckType::MaximumWorkedDaysInWeek => json!({
+            "MINIMUM_WEEKLY_BREAK_IN_HOURS": 34,
+            "MAXIMUM_DAY_WORKED_BY_WEEK": 6,
+            "DESCRIPTION": "Il est interdit de travailler plus de six jours dans la semaine (article L. 3132-1 du Code du travail). Le repos hebdomadaire doit durer au minimum 34h (article L. 3132-2 du Code du travail).",
+        }),
+        CheckType::NoLic => json!({
+            "DESCRIPTION": {
+                "TRM": "Défaut de documents nécessaires au décompte de la durée du travail (L. 3121-67 du Code du travail et R. 3312-58 du Code des transports + arrêté du 20 juillet 1998).",
+                "TRV": "Défaut de documents nécessaires au décompte de la durée du travail (L. 3121-67 du Code du travail et R. 3312-19 du Code des transports + arrêté du 20 juillet 1998).",
+            },
+        }),
+        CheckType::MaximumWorkInCalendarWeek => json!({
+            "MAXIMUM_WEEKLY_WORK_IN_HOURS": {"TRM": {"LONG_DISTANCE": 56, "SHORT_DISTANCE": 52, "SHIPPING": 48}, "TRV": 48},
+            "DESCRIPTION": {
+                "TRM": {
+                    "LONG_DISTANCE": "La durée de travail hebdomadaire sur une semaine isolée est limitée à 56 heures (article R.3312-50 du Code des transports).",
+                    "SHORT_DISTANCE": "La durée de travail hebdomadaire sur une semaine isolée est limitée à 52 heures (article R.3312-50 du Code des transports).",
+                    "SHIPPING": "La durée de travail hebdomadaire sur une semaine isolée est limitée à 48 heures (article R.3312-50 du Code des transports).",
+                },
+                "TRV": "La durée de travail hebdomadaire sur une semaine isolée est limitée à 48 heures (article L.3121-20 du Code du travail). Attention, les dérogations ne sont pas intégrées dans Mobilic.",
+            },
+        }),
+        CheckType::EnoughBreak => json!({
+            "MINIMUM_DURATION_INDIVIDUAL_BREAK_IN_MIN": 15,
+            "MINIMUM_DURATION_WORK_IN_HOURS_1": 6,
+            "MINIMUM_DURATION_WORK_IN_HOURS_2": 9,
+            "MINIMUM_DURATION_BREAK_IN_MIN_1": 30,
+            "MINIMUM_DURATION_BREAK_IN_MIN_2": 45,
+            "MAXIMUM_DURATION_OF_UNINTERRUPTED_WORK_IN_HOURS": 6,
+            "DESCRIPTION": BREAK_DESCRIPTION_NEW,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn date(text: &str) -> NaiveDate {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn since_april_2025_the_daily_checks_are_rest_work_and_enough_break() {
+        let active = |day: &str| -> Vec<&str> {
+            CHECKS
+                .iter()
+                .filter(|c| c.unit == Unit::Day && c.check_type != CheckType::NoLic && c.valid_on(date(day)))
+                .map(|c| c.check_type.as_str())
+                .collect()
+        };
+        assert_eq!(
+            active("2025-06-01"),
+            ["minimumDailyRest", "maximumWorkDayTime", "enoughBreak"]
+        );
+        assert_eq!(
+            active("2025-04-06"),
+            [
+                "minimumDailyRest",
+                "maximumWorkDayTime",
+                "minimumWorkDayBreak",
+                "maximumUninterruptedWorkTime"
+            ]
+        );
+    }
+
+    #[test]
+    fn descriptions_resolve_per_business() {
+        let def = CheckType::MaximumWorkDayTime.def();
+        assert!(
+            def.description_for(BusinessType::Shipping, false)
+                .contains("limitée à 12h")
+        );
+        assert_eq!(
+            def.description_for(BusinessType::Frequent, false),
+            MAX_WORK_TRV_FREQUENT
+        );
+        assert_eq!(
+            def.description_for(BusinessType::Infrequent, false),
+            MAX_WORK_TRV_INFREQUENT
+        );
+        assert_eq!(def.description_for(BusinessType::Vtc, false), MAX_WORK_TRV_OTHERS);
+        assert!(def.description_for(BusinessType::Shipping, true).ends_with(
+            "(article R. 3312-a51 du Code des transports). Si une partie du travail de la journée s'effectue entre minuit et 5 heures, la durée maximale du travail est réduite à 10 heures (L. 3312-1 du Code des transports)."
+        ));
+        assert_eq!(
+            def.label_for(true),
+            "Dépassement(s) de la durée maximale du travail de nuit"
+        );
+        let week = CheckType::MaximumWorkInCalendarWeek.def();
+        assert!(
+            week.description_for(BusinessType::ShortDistance, false)
+                .contains("52 heures")
+        );
+        assert!(week.description_for(BusinessType::Loti, false).contains("L.3121-20"));
+    }
+
+    #[test]
+    fn resolution_keeps_a_null_business_entry() {
+        let resolved = resolve(&variables(CheckType::MaximumWorkDayTime), BusinessType::Infrequent);
+        assert_eq!(resolved.get("AMPLITUDE_TRIGGER_IN_HOURS"), Some(&Value::Null));
+        let resolved = resolve(&variables(CheckType::MaximumWorkDayTime), BusinessType::Shipping);
+        assert_eq!(resolved.get("AMPLITUDE_TRIGGER_IN_HOURS"), Some(&Value::Null));
+        let resolved = resolve(&variables(CheckType::MaximumWorkDayTime), BusinessType::TaxiGeneral);
+        assert_eq!(resolved.get("AMPLITUDE_TRIGGER_IN_HOURS"), Some(&json!(12)));
+    }
+
+    #[test]
+    fn thresholds_agree_with_the_stored_variables() {
+        for business in BusinessType::ALL {
+            let t = business.thresholds();
+            let day = resolve(&variables(CheckType::MaximumWorkDayTime), business);
+            assert_eq!(
+                day["MAXIMUM_DURATION_OF_DAY_WORK_IN_HOURS"],
+                json!(t.max_day_work_hours)
+            );
+            assert_eq!(
+                day["MAXIMUM_DURATION_OF_NIGHT_WORK_IN_HOURS"],
+                json!(t.max_night_work_hours)
+            );
+            assert_eq!(
+                day.get("AMPLITUDE_TRIGGER_IN_HOURS").and_then(Value::as_i64),
+                t.amplitude_trigger_hours,
+                "{business:?}"
+            );
+            let week = resolve(&variables(CheckType::MaximumWorkInCalendarWeek), business);
+            assert_eq!(week["MAXIMUM_WEEKLY_WORK_IN_HOURS"], json!(t.max_weekly_work_hours));
+        }
+    }
+
+    #[test]
+    fn variables_are_printed_like_the_reference() {
+        let text = CheckType::MinimumDailyRest.def().variables_text();
+        assert_eq!(
+            text,
+            "{\"DESCRIPTION\": \"La dur\\u00e9e du repos quotidien est d'au moins 10h toutes les 24h (article R. 3312-53, 2\\u00b0 du Code des transports).\", \"LONG_BREAK_DURATION_IN_HOURS\": 10}"
+        );
+    }
+}
