@@ -14,6 +14,7 @@ pub mod daily;
 pub mod explain;
 pub mod pyjson;
 pub mod time;
+pub mod variables;
 pub mod weekly;
 pub mod workdays;
 
