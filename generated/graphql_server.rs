@@ -165,6 +165,18 @@ pub struct CheckOutput {
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Mutations;
+///Resolvers of the fields of `Mutations` that are not plain data.
+#[async_trait::async_trait]
+pub trait MutationsResolver: Send + Sync + 'static {
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn update_company_details(
+        &self,
+        ctx: &Context<'_>,
+        apply_business_type_to_employees: Option<bool>,
+        company_id: i32,
+        new_business_type: Option<String>,
+    ) -> async_graphql::Result<Option<Company>>;
+}
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
 #[Object(name = "Mutations")]
 impl Mutations {
@@ -187,6 +199,38 @@ impl Mutations {
     #[graphql(name = "employments")]
     async fn employments(&self) -> Option<Employments> {
         Some(Employments)
+    }
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "updateCompanyDetails")]
+    async fn update_company_details(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "applyBusinessTypeToEmployees",
+            desc = "When true and the business type changes, every employment of the company (whatever its status) takes the new business."
+        )]
+        apply_business_type_to_employees: Option<bool>,
+        #[graphql(name = "companyId", desc = "The company to change.")]
+        company_id: i32,
+        #[graphql(
+            name = "newBusinessType",
+            desc = "The new business of the company, as a BusinessType member name (e.g. `LONG_DISTANCE`). New employments take the company's business; the regulatory checks use the business of the worker's employment."
+        )]
+        new_business_type: Option<String>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .update_company_details(
+                    ctx,
+                    apply_business_type_to_employees,
+                    company_id,
+                    new_business_type,
+                )
+                .await,
+        )
     }
 }
 ///Authentication mutations. No access token is required to call them.
@@ -759,6 +803,12 @@ pub struct Company {
 ///Resolvers of the fields of `Company` that are not plain data.
 #[async_trait::async_trait]
 pub trait CompanyResolver: Send + Sync + 'static {
+    ///The company's business (transport type and business type), which sets the thresholds of the regulatory checks; null when none was chosen (the checks then use SHIPPING). Readable like the company.
+    async fn business(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Business>>;
     ///Settings of the company that shape how its employees record their time.
     async fn settings(
         &self,
@@ -806,6 +856,17 @@ pub trait CompanyResolver: Send + Sync + 'static {
 }
 #[ComplexObject]
 impl Company {
+    ///The company's business (transport type and business type), which sets the thresholds of the regulatory checks; null when none was chosen (the checks then use SHIPPING). Readable like the company.
+    #[graphql(name = "business")]
+    async fn business(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Business>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.business(ctx, self).await,
+        )
+    }
     ///Settings of the company that shape how its employees record their time.
     #[graphql(name = "settings")]
     async fn settings(
@@ -1019,6 +1080,12 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<User>>;
+    ///The employee's business, copied from the company's when the employment was created and changed with changeEmployeeBusinessType; null when none. The regulatory checks use the business of the worker's current employment in the mission's company, else SHIPPING.
+    async fn business(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<Business>>;
 }
 #[ComplexObject]
 impl Employment {
@@ -1049,6 +1116,74 @@ impl Employment {
             ctx.data_unchecked::<Resolvers>().employment.submitter(ctx, self).await,
         )
     }
+    ///The employee's business, copied from the company's when the employment was created and changed with changeEmployeeBusinessType; null when none. The regulatory checks use the business of the worker's current employment in the mission's company, else SHIPPING.
+    #[graphql(name = "business")]
+    async fn business(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Business>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().employment.business(ctx, self).await,
+        )
+    }
+}
+///A business: a transport type and a business type. It sets the thresholds of the regulatory checks (maximum daily work, amplitude, maximum weekly work).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "Business")]
+pub struct Business {
+    ///Identifier of the business.
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+    ///Goods or passengers.
+    #[graphql(name = "transportType")]
+    pub transport_type: TransportType,
+    ///The business type.
+    #[graphql(name = "businessType")]
+    pub business_type: BusinessType,
+}
+///Transport type of a business.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[graphql(name = "TransportType", rename_items = "SCREAMING_SNAKE_CASE")]
+pub enum TransportType {
+    ///Road haulage of goods (transport routier de marchandises).
+    #[graphql(name = "TRM")]
+    Trm,
+    ///Road transport of passengers (transport routier de voyageurs).
+    #[graphql(name = "TRV")]
+    Trv,
+}
+///Business type (the transport type follows from it).
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[graphql(name = "BusinessType", rename_items = "SCREAMING_SNAKE_CASE")]
+pub enum BusinessType {
+    ///Goods, long distance: 12 h of work a day, 56 h in a calendar week.
+    #[graphql(name = "LONG_DISTANCE")]
+    LongDistance,
+    ///Goods, short distance: 12 h a day, 52 h a week.
+    #[graphql(name = "SHORT_DISTANCE")]
+    ShortDistance,
+    ///Goods, parcels and valuables (messagerie, fonds et valeurs): 12 h a day, 48 h a week. The default business.
+    #[graphql(name = "SHIPPING")]
+    Shipping,
+    ///Passengers, regular lines: 10 h a day (9 h when the day spans more than 13 h), 48 h a week.
+    #[graphql(name = "FREQUENT")]
+    Frequent,
+    ///Passengers, occasional services: 10 h a day, 48 h a week.
+    #[graphql(name = "INFREQUENT")]
+    Infrequent,
+    ///Passengers, taxi: 10 h a day (9 h when the day spans more than 12 h), 48 h a week.
+    #[graphql(name = "TAXI_GENERAL")]
+    TaxiGeneral,
+    ///Passengers, taxi under agreement (conventionné): as TAXI_GENERAL.
+    #[graphql(name = "TAXI_REGULATED")]
+    TaxiRegulated,
+    ///Passengers, chauffeur-driven car (VTC): as TAXI_GENERAL.
+    #[graphql(name = "VTC")]
+    Vtc,
+    ///Passengers, domestic transport (LOTI): as TAXI_GENERAL.
+    #[graphql(name = "LOTI")]
+    Loti,
 }
 ///A vehicle of a company.
 #[derive(SimpleObject, Clone, Debug)]
@@ -2589,6 +2724,13 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         employment_id: i32,
         has_admin_rights: bool,
     ) -> async_graphql::Result<Option<Company>>;
+    ///Changes the business of one employment and returns its company; the regulatory checks computed afterwards use it (existing alerts are not recomputed). Admins of the employment's company only. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR (not an admin, or unknown employment), AUTHENTICATION_ERROR.
+    async fn change_employee_business_type(
+        &self,
+        ctx: &Context<'_>,
+        business_type: String,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Company>>;
     ///Creates pending non-admin employments starting today for several users and e-mails at once, as createEmployment does, and returns them. At most 100 in total (INVALID_INPUTS otherwise). Company admins only. Errors: those of createEmployment.
     async fn batch_create_worker_employments(
         &self,
@@ -2755,6 +2897,28 @@ impl Employments {
                 .await,
         )
     }
+    ///Changes the business of one employment and returns its company; the regulatory checks computed afterwards use it (existing alerts are not recomputed). Admins of the employment's company only. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR (not an admin, or unknown employment), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeEmployeeBusinessType")]
+    async fn change_employee_business_type(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "businessType",
+            desc = "The new business, as a BusinessType member name (e.g. `FREQUENT`)."
+        )]
+        business_type: String,
+        #[graphql(name = "employmentId", desc = "Employment to change.")]
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .change_employee_business_type(ctx, business_type, employment_id)
+                .await,
+        )
+    }
     ///Creates pending non-admin employments starting today for several users and e-mails at once, as createEmployment does, and returns them. At most 100 in total (INVALID_INPUTS otherwise). Company admins only. Errors: those of createEmployment.
     #[graphql(name = "batchCreateWorkerEmployments")]
     async fn batch_create_worker_employments(
@@ -2803,19 +2967,20 @@ pub struct Resolvers {
     pub location_entry: Arc<dyn LocationEntryResolver>,
     pub mission: Arc<dyn MissionResolver>,
     pub mission_validation: Arc<dyn MissionValidationResolver>,
+    pub mutations: Arc<dyn MutationsResolver>,
     pub queries: Arc<dyn QueriesResolver>,
     pub sign_up: Arc<dyn SignUpResolver>,
     pub user: Arc<dyn UserResolver>,
     pub vehicle: Arc<dyn VehicleResolver>,
 }
 /// Every resolver trait of the schema: one type implementing them all serves the whole API.
-pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + QueriesResolver + SignUpResolver + UserResolver + VehicleResolver {}
+pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + SignUpResolver + UserResolver + VehicleResolver {}
 impl<
     T: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver
         + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver
         + ExpenditureResolver + LocationEntryResolver + MissionResolver
-        + MissionValidationResolver + QueriesResolver + SignUpResolver + UserResolver
-        + VehicleResolver,
+        + MissionValidationResolver + MutationsResolver + QueriesResolver
+        + SignUpResolver + UserResolver + VehicleResolver,
 > AllResolvers for T {}
 impl Resolvers {
     /// Uses one implementation for every trait.
@@ -2833,6 +2998,7 @@ impl Resolvers {
             location_entry: implementation.clone(),
             mission: implementation.clone(),
             mission_validation: implementation.clone(),
+            mutations: implementation.clone(),
             queries: implementation.clone(),
             sign_up: implementation.clone(),
             user: implementation.clone(),

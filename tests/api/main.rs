@@ -7,6 +7,7 @@
 mod support;
 
 mod accounts;
+mod businesses;
 mod companies;
 mod compression;
 mod contract;

@@ -5,7 +5,7 @@ use async_graphql::Context;
 use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{
-    Company, CompanyResolver, CompanySettings, Employment, MissionConnection, User, Vehicle,
+    Business, Company, CompanyResolver, CompanySettings, Employment, MissionConnection, User, Vehicle,
 };
 use crate::graphql::scalars::{Date, TimeStamp};
 use crate::graphql::{Api, caller};
@@ -16,6 +16,14 @@ use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
 impl CompanyResolver for Api {
+    async fn business(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Business>> {
+        Ok(
+            crate::domain::companies::business::of_company(&self.db, parent.id.into())
+                .await?
+                .map(Business::from),
+        )
+    }
+
     async fn settings(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<CompanySettings>> {
         Ok(company::find(&self.db, parent.id.into())
             .await?

@@ -14,6 +14,7 @@ mod expenditure;
 mod location_entry;
 mod mission;
 mod mission_validation;
+mod mutations;
 mod queries;
 mod sign_up;
 mod user;
