@@ -30,6 +30,7 @@ mod oauth_token;
 mod operator;
 mod property;
 mod published;
+mod regulation;
 mod round_trips;
 mod spans;
 mod stress;
