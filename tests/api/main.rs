@@ -31,6 +31,7 @@ mod operator;
 mod property;
 mod published;
 mod regulation;
+mod regulation_api;
 mod round_trips;
 mod spans;
 mod stress;

@@ -5,5 +5,7 @@
 //! rebuild) and the reads of the API.
 
 pub mod load;
+pub mod read;
+pub mod recap;
 pub mod store;
 pub mod triggers;

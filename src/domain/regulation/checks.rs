@@ -69,6 +69,8 @@ pub enum Unit {
 }
 
 impl Unit {
+    pub const ALL: [Unit; 2] = [Unit::Day, Unit::Week];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Unit::Day => "day",
@@ -93,6 +95,8 @@ pub enum SubmitterType {
 }
 
 impl SubmitterType {
+    pub const ALL: [SubmitterType; 2] = [SubmitterType::Employee, SubmitterType::Admin];
+
     pub fn as_str(self) -> &'static str {
         match self {
             SubmitterType::Employee => "employee",
@@ -109,14 +113,39 @@ impl SubmitterType {
     }
 }
 
+/// `RegulationRuleEnum`: the rule a check belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    DailyWork,
+    DailyRest,
+    WeeklyWork,
+    WeeklyRest,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 4] = [Rule::DailyWork, Rule::DailyRest, Rule::WeeklyWork, Rule::WeeklyRest];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::DailyWork => "dailyWork",
+            Rule::DailyRest => "dailyRest",
+            Rule::WeeklyWork => "weeklyWork",
+            Rule::WeeklyRest => "weeklyRest",
+        }
+    }
+
+    pub fn from_str_opt(text: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+}
+
 /// One row of the catalogue.
 #[derive(Debug)]
 pub struct CheckDef {
     pub id: i64,
     pub check_type: CheckType,
     pub label: &'static str,
-    /// `RegulationRuleEnum`: `dailyWork`, `dailyRest`, `weeklyWork`, `weeklyRest`.
-    pub rule: Option<&'static str>,
+    pub rule: Option<Rule>,
     pub unit: Unit,
     /// `date_application_start` (`YYYY-MM-DD`).
     pub start: &'static str,
@@ -134,7 +163,7 @@ pub const CHECKS: [CheckDef; 8] = [
         id: 1,
         check_type: CheckType::MinimumDailyRest,
         label: "Non-respect(s) du repos quotidien",
-        rule: Some("dailyRest"),
+        rule: Some(Rule::DailyRest),
         unit: Unit::Day,
         start: "2019-11-01",
         end: None,
@@ -143,7 +172,7 @@ pub const CHECKS: [CheckDef; 8] = [
         id: 2,
         check_type: CheckType::MaximumWorkDayTime,
         label: "Dépassement(s) de la durée maximale du travail quotidien",
-        rule: Some("dailyWork"),
+        rule: Some(Rule::DailyWork),
         unit: Unit::Day,
         start: "2019-11-01",
         end: None,
@@ -152,7 +181,7 @@ pub const CHECKS: [CheckDef; 8] = [
         id: 3,
         check_type: CheckType::MinimumWorkDayBreak,
         label: "Non-respect(s) du temps de pause",
-        rule: Some("dailyRest"),
+        rule: Some(Rule::DailyRest),
         unit: Unit::Day,
         start: "2019-11-01",
         end: Some(ENOUGH_BREAK_SINCE),
@@ -161,7 +190,7 @@ pub const CHECKS: [CheckDef; 8] = [
         id: 4,
         check_type: CheckType::MaximumUninterruptedWorkTime,
         label: "Dépassement(s) de la durée maximale du travail ininterrompu",
-        rule: Some("dailyRest"),
+        rule: Some(Rule::DailyRest),
         unit: Unit::Day,
         start: "2019-11-01",
         end: Some(ENOUGH_BREAK_SINCE),
@@ -170,7 +199,7 @@ pub const CHECKS: [CheckDef; 8] = [
         id: 5,
         check_type: CheckType::MaximumWorkedDaysInWeek,
         label: "Non-respect(s) du repos hebdomadaire",
-        rule: Some("weeklyRest"),
+        rule: Some(Rule::WeeklyRest),
         unit: Unit::Week,
         start: "2019-11-01",
         end: None,
@@ -188,7 +217,7 @@ pub const CHECKS: [CheckDef; 8] = [
         id: 7,
         check_type: CheckType::MaximumWorkInCalendarWeek,
         label: "Dépassement(s) de la durée maximale de travail hebdomadaire sur une semaine civile isolée",
-        rule: Some("weeklyWork"),
+        rule: Some(Rule::WeeklyWork),
         unit: Unit::Week,
         start: "2019-11-01",
         end: None,
@@ -197,7 +226,7 @@ pub const CHECKS: [CheckDef; 8] = [
         id: 8,
         check_type: CheckType::EnoughBreak,
         label: "Non-respect du temps de pause et/ou dépassement de la durée maximale de travail ininterrompu",
-        rule: Some("dailyRest"),
+        rule: Some(Rule::DailyRest),
         unit: Unit::Day,
         start: ENOUGH_BREAK_SINCE,
         end: None,

@@ -16,6 +16,7 @@ mod mission;
 mod mission_validation;
 mod mutations;
 mod queries;
+mod regulation;
 mod sign_up;
 mod user;
 mod vehicle;
