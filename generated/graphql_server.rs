@@ -80,7 +80,7 @@ impl async_graphql::Description for crate::graphql::scalars::UnitTypeEnum {
 }
 impl async_graphql::Description for crate::graphql::scalars::RegulationCheckTypeEnum {
     fn description() -> &'static str {
-        "Type of a regulatory check, as a string: `minimumDailyRest`, `maximumWorkDayTime`, `minimumWorkDayBreak` and `maximumUninterruptedWorkTime` (replaced by `enoughBreak` since 2025-04-07, kept for older results), `maximumWorkedDaysInWeek`, `noLic` (never computed), `maximumWorkInCalendarWeek`, `enoughBreak`."
+        "Type of a regulatory check, as a string: `minimumDailyRest`, `maximumWorkDayTime`, `minimumWorkDayBreak` and `maximumUninterruptedWorkTime` (replaced by `enoughBreak` since 2025-04-07, kept for older results), `maximumWorkedDaysInWeek`, `noLic` (never computed), `maximumWorkInCalendarWeek`, `enoughBreak`. Roadlog extensions, only for companies that opted in to the EU driving-time checks (Regulation (EC) No 561/2006): `euDailyDriving` (9 h, 10 h twice a week), `euBreak` (45 min, or 15 + 30 min, after 4 h 30 of driving), `euDailyRest` (11 h, 9 h reduced at most three times between weekly rests), `euWeeklyDriving` (56 h), `euTwoWeekDriving` (90 h over two weeks), `euWeeklyRest` (45 h, 24 h reduced, not twice in a row; compensation not checked)."
     }
 }
 impl async_graphql::Description for crate::graphql::scalars::RegulationRuleEnum {
@@ -205,6 +205,7 @@ pub trait MutationsResolver: Send + Sync + 'static {
         apply_business_type_to_employees: Option<bool>,
         company_id: i32,
         new_business_type: Option<String>,
+        eu_driving_time_checks: Option<bool>,
     ) -> async_graphql::Result<Option<Company>>;
 }
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
@@ -247,6 +248,11 @@ impl Mutations {
             desc = "The new business of the company, as a BusinessType member name (e.g. `LONG_DISTANCE`). New employments take the company's business; the regulatory checks use the business of the worker's employment."
         )]
         new_business_type: Option<String>,
+        #[graphql(
+            name = "euDrivingTimeChecks",
+            desc = "Roadlog extension, not in the reference: turns the EU driving-time checks of the company on or off (see CompanySettings.euDrivingTimeChecks). They apply to computations made afterwards (use the operator's `roadlog regulation rebuild` for past days). Omitted: unchanged."
+        )]
+        eu_driving_time_checks: Option<bool>,
     ) -> async_graphql::Result<Option<Company>> {
         null_on_error(
             ctx,
@@ -258,6 +264,7 @@ impl Mutations {
                     apply_business_type_to_employees,
                     company_id,
                     new_business_type,
+                    eu_driving_time_checks,
                 )
                 .await,
         )
@@ -1200,7 +1207,7 @@ pub trait RegulationComputationResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &RegulationComputation,
     ) -> async_graphql::Result<Option<User>>;
-    ///The checks that applied on the day the computation was created (filtered by unit when given), each with its alert if it failed; null when none.
+    ///The checks that applied on the day the computation was created (filtered by unit when given), each with its alert if it failed; null when none. The EU driving-time checks (Roadlog extension) are listed only when the user works for a company that opted in to them.
     async fn regulation_checks(
         &self,
         ctx: &Context<'_>,
@@ -1222,7 +1229,7 @@ impl RegulationComputation {
                 .await,
         )
     }
-    ///The checks that applied on the day the computation was created (filtered by unit when given), each with its alert if it failed; null when none.
+    ///The checks that applied on the day the computation was created (filtered by unit when given), each with its alert if it failed; null when none. The EU driving-time checks (Roadlog extension) are listed only when the user works for a company that opted in to them.
     #[graphql(name = "regulationChecks")]
     async fn regulation_checks(
         &self,
@@ -1385,10 +1392,10 @@ pub struct RegulatoryAlertsSummary {
     ///The same for the previous month (0 when fromDate and toDate are given).
     #[graphql(name = "totalNbAlertsPreviousMonth")]
     pub total_nb_alerts_previous_month: Option<i32>,
-    ///Daily alerts by kind: minimumDailyRest, maximumWorkDayTime, maximumNightWorkDayTime, not_enough_break, too_much_uninterrupted_work_time.
+    ///Daily alerts by kind: minimumDailyRest, maximumWorkDayTime, maximumNightWorkDayTime, not_enough_break, too_much_uninterrupted_work_time; then, for companies that opted in to the EU driving-time checks (Roadlog extension), euDailyDriving, euBreak, euDailyRest.
     #[graphql(name = "dailyAlerts")]
     pub daily_alerts: Option<Vec<Option<AlertsGroup>>>,
-    ///Weekly alerts by check: maximumWorkedDaysInWeek, maximumWorkInCalendarWeek (dated on Mondays).
+    ///Weekly alerts by check: maximumWorkedDaysInWeek, maximumWorkInCalendarWeek (dated on Mondays); then, for companies that opted in (Roadlog extension), euWeeklyDriving, euTwoWeekDriving, euWeeklyRest.
     #[graphql(name = "weeklyAlerts")]
     pub weekly_alerts: Option<Vec<Option<AlertsGroup>>>,
 }
@@ -1465,6 +1472,9 @@ pub struct CompanySettings {
     ///When true, employees are asked to name their missions.
     #[graphql(name = "requireMissionName")]
     pub require_mission_name: Option<bool>,
+    ///Roadlog extension, not in the reference: when true, the regulatory computations of the company's workers also apply the EU driving-time rules of Regulation (EC) No 561/2006 to `drive` activities (check types `euDailyDriving`, `euBreak`, `euDailyRest`, `euWeeklyDriving`, `euTwoWeekDriving`, `euWeeklyRest`). Defaults to false; set with updateCompanyDetails(euDrivingTimeChecks).
+    #[graphql(name = "euDrivingTimeChecks")]
+    pub eu_driving_time_checks: Option<bool>,
 }
 ///Employment of a user by a company over a period of days, or an invitation sent by e-mail. It stays pending until the employee accepts or rejects it.
 #[derive(SimpleObject, Clone, Debug)]

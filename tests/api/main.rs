@@ -32,6 +32,7 @@ mod property;
 mod published;
 mod regulation;
 mod regulation_api;
+mod regulation_eu;
 mod round_trips;
 mod spans;
 mod stress;

@@ -22,6 +22,10 @@ pub mod sql {
              WHERE user_id = $1 AND day = $2 AND submitter_type = $3 ORDER BY id";
         pub const ALERT: &str = "SELECT id, day, check_type, submitter_type, user_id, business_id, extra, explanation, \
              night_work, not_enough_break, too_much_uninterrupted_work_time FROM regulatory_alerts WHERE id = $1";
+        /// Whether the worker has an accepted employment in a company that opted in to the EU checks.
+        pub const EU_WORKER: &str = "SELECT 1 FROM employments e JOIN companies c ON c.id = e.company_id \
+             WHERE e.user_id = $1 AND e.validation_status = 'approved' AND e.dismissed_at IS NULL \
+               AND c.eu_driving_checks = 1 LIMIT 1";
         /// Whether `$1` is admin today (`$3`) of a company where `$2` holds or held an employment.
         pub const ADMIN_OF_USER: &str = "SELECT 1 FROM employments a JOIN employments w ON w.company_id = a.company_id \
              WHERE a.user_id = $1 AND a.validation_status = 'approved' AND a.dismissed_at IS NULL AND a.has_admin_rights = 1 \
@@ -46,12 +50,13 @@ impl ComputationRow {
         serde_json::Value::String(iso(self.creation_time)).to_string()
     }
 
-    /// The checks listed for the computation: those valid on the day it was created, in id order.
-    pub fn checks(&self, unit: Option<Unit>) -> Vec<&'static CheckDef> {
+    /// The checks listed for the computation: those valid on the day it was created, in id order;
+    /// the EU extensions only when `extensions`.
+    pub fn checks(&self, unit: Option<Unit>, extensions: bool) -> Vec<&'static CheckDef> {
         let created = crate::domain::missions::date_of(self.creation_time);
         CHECKS
             .iter()
-            .filter(|c| unit.is_none_or(|u| c.unit == u) && c.valid_on(created))
+            .filter(|c| unit.is_none_or(|u| c.unit == u) && c.valid_on(created) && (extensions || !c.extension))
             .collect()
     }
 }
@@ -134,4 +139,14 @@ pub async fn alerts_of(db: &Db, computation: &ComputationRow) -> AppResult<Vec<A
 /// One alert.
 pub async fn alert(db: &Db, id: i64) -> AppResult<Option<AlertRow>> {
     Ok(sqlx::query_as(sql::ALERT).bind(id).fetch_optional(&db.pool).await?)
+}
+
+/// Whether the EU driving-time checks (Roadlog extension) concern the worker: an accepted
+/// employment in a company that opted in.
+pub async fn eu_worker(db: &Db, user_id: i64) -> AppResult<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(sql::EU_WORKER)
+        .bind(user_id)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(row.is_some())
 }

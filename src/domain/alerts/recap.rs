@@ -38,7 +38,7 @@ pub mod sql {
         pub const OTHER_COMPANIES: &str = "SELECT DISTINCT c.siren FROM activities a JOIN missions m ON m.id = a.mission_id \
              JOIN companies c ON c.id = m.company_id WHERE a.user_id = $1 AND a.dismissed_at IS NULL \
              AND a.start_time >= $2 AND a.start_time < $3 AND m.company_id <> $4";
-        pub const SIREN: &str = "SELECT siren FROM companies WHERE id = $1";
+        pub const SIREN: &str = "SELECT siren, eu_driving_checks FROM companies WHERE id = $1";
         /// Admin computations of the workers (`$1`), days optional.
         pub const ADMIN_COMPUTATIONS: PerBackend = crate::per_backend!(
             "SELECT c.day, c.user_id, \
@@ -177,11 +177,11 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
         Some((from, to)) => total(&alert_lines(db, &users, from, to).await?),
         None => 0,
     };
-    let siren: Option<(String,)> = sqlx::query_as(sql::SIREN)
+    let company: Option<(String, i64)> = sqlx::query_as(sql::SIREN)
         .bind(query.company_id)
         .fetch_optional(&db.pool)
         .await?;
-    let siren = siren.map(|s| s.0).unwrap_or_default();
+    let (siren, eu) = company.map(|(s, eu)| (s, eu == 1)).unwrap_or_default();
     let mut daily: Vec<(String, Vec<&AlertLine>)> = vec![];
     let mut weekly: Vec<(String, Vec<&AlertLine>)> = vec![];
     fn group(groups: &mut Vec<(String, Vec<&AlertLine>)>, name: &str) -> usize {
@@ -193,7 +193,11 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
             }
         }
     }
-    for check in CHECKS.iter().filter(|c| c.check_type != CheckType::NoLic) {
+    // The EU extensions come after the reference's groups, for companies that opted in.
+    for check in CHECKS
+        .iter()
+        .filter(|c| c.check_type != CheckType::NoLic && (eu || !c.extension))
+    {
         let of_check = lines.iter().filter(|l| l.check_type == check.check_type.as_str());
         match (check.unit, check.check_type) {
             (Unit::Week, _) => {

@@ -28,6 +28,7 @@ pub mod sql {
         pub const SPAN_AT: &str = "SELECT MIN(v.start_time), MAX(COALESCE(v.end_time, v.start_time)) \
              FROM activity_versions v JOIN activities a ON a.id = v.activity_id \
              WHERE a.mission_id = $1 AND a.user_id = $2 AND a.type <> 'off' AND v.reception_time <= $3";
+        pub const EU_CHECKS: &str = "SELECT eu_driving_checks FROM companies WHERE id = $1";
         /// The workers of a company over a period (accepted employments).
         pub const WORKERS: &str = "SELECT DISTINCT user_id FROM employments WHERE company_id = $1 AND user_id IS NOT NULL \
              AND validation_status = 'approved' AND dismissed_at IS NULL AND start_date <= $3 \
@@ -42,15 +43,43 @@ pub struct Written {
     pub alerts: usize,
 }
 
+/// Whether the company opted in to the EU driving-time checks.
+pub async fn eu_checks(conn: &mut AnyConnection, company_id: i64) -> AppResult<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(sql::EU_CHECKS)
+        .bind(company_id)
+        .fetch_optional(conn)
+        .await?;
+    Ok(row.is_some_and(|r| r.0 == 1))
+}
+
+/// The settings of one recomputation: the business of the worker and the EU opt-in of the
+/// company whose event triggered it.
+#[derive(Clone, Copy, Debug)]
+pub struct Rules {
+    pub business: BusinessType,
+    pub eu_driving_checks: bool,
+}
+
+impl Rules {
+    /// The rules of `user_id` working for `company_id`.
+    pub async fn of(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<Rules> {
+        Ok(Rules {
+            business: business::for_worker(conn, user_id, company_id).await?,
+            eu_driving_checks: eu_checks(conn, company_id).await?,
+        })
+    }
+}
+
 /// Recomputes the worker's `from..=to` for `submitter` (with the day before, and whole weeks).
 pub async fn recompute(
     conn: &mut AnyConnection,
     user_id: i64,
     submitter: SubmitterType,
-    business: BusinessType,
+    rules: Rules,
     from: NaiveDate,
     to: NaiveDate,
 ) -> AppResult<Written> {
+    let business = rules.business;
     let tz = load::zone(conn, user_id).await?;
     let (load_from, load_until) = compute::load_range(from, to);
     let missions = load::missions(conn, tz, user_id, submitter, load_from, load_until).await?;
@@ -62,6 +91,7 @@ pub async fn recompute(
         period_end: to,
         today: today(),
         now: now(),
+        eu_driving_checks: rules.eu_driving_checks,
     });
     store::save(conn, user_id, submitter, business, &computation).await?;
     Ok(Written {
@@ -127,8 +157,8 @@ pub async fn after_validation(
                 }
             }
         }
-        let business = business::for_worker(conn, *user, company_id).await?;
-        recompute(conn, *user, submitter, business, from, to).await?;
+        let rules = Rules::of(conn, *user, company_id).await?;
+        recompute(conn, *user, submitter, rules, from, to).await?;
     }
     Ok(())
 }
@@ -145,8 +175,8 @@ pub async fn after_cancel(
     let tz = load::zone(conn, worker).await?;
     let from = time::local_date(tz, start);
     let to = end.map(|e| time::local_date(tz, e)).unwrap_or_else(today);
-    let business = business::for_worker(conn, worker, company_id).await?;
-    recompute(conn, worker, SubmitterType::Admin, business, from, to).await?;
+    let rules = Rules::of(conn, worker, company_id).await?;
+    recompute(conn, worker, SubmitterType::Admin, rules, from, to).await?;
     Ok(())
 }
 
@@ -189,9 +219,9 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
     for (user,) in workers {
         let mut tx = db.begin_write().await?;
         crate::domain::workers::lock(&mut tx, user).await?;
-        let business = business::for_worker(&mut tx, user, company_id).await?;
+        let rules = Rules::of(&mut tx, user, company_id).await?;
         for submitter in [SubmitterType::Employee, SubmitterType::Admin] {
-            let written = recompute(&mut tx, user, submitter, business, from, to).await?;
+            let written = recompute(&mut tx, user, submitter, rules, from, to).await?;
             report.computed_days += written.computed_days;
             report.alerts += written.alerts;
         }

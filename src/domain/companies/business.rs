@@ -89,6 +89,18 @@ pub async fn update_company(db: &Db, actor: i64, company_id: i64, name: Option<&
     Ok(())
 }
 
+/// `updateCompanyDetails(euDrivingTimeChecks)` (Roadlog extension): a company admin turns the EU
+/// driving-time checks on or off.
+pub async fn set_eu_driving_checks(db: &Db, actor: i64, company_id: i64, on: bool) -> AppResult<()> {
+    permissions::require_admin(db, actor, company_id).await?;
+    sqlx::query("UPDATE companies SET eu_driving_checks = $2 WHERE id = $1")
+        .bind(company_id)
+        .bind(i64::from(on))
+        .execute(&db.pool)
+        .await?;
+    Ok(())
+}
+
 /// `changeEmployeeBusinessType`: an admin of the employment's company changes its business;
 /// returns the company id. An unknown employment looks like a forbidden one.
 pub async fn change_employee(db: &Db, actor: i64, employment_id: i64, name: &str) -> AppResult<i64> {

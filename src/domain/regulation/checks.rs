@@ -21,10 +21,16 @@ pub enum CheckType {
     NoLic,
     MaximumWorkInCalendarWeek,
     EnoughBreak,
+    EuDailyDriving,
+    EuBreak,
+    EuDailyRest,
+    EuWeeklyDriving,
+    EuTwoWeekDriving,
+    EuWeeklyRest,
 }
 
 impl CheckType {
-    pub const ALL: [CheckType; 8] = [
+    pub const ALL: [CheckType; 14] = [
         CheckType::MinimumDailyRest,
         CheckType::MaximumWorkDayTime,
         CheckType::MinimumWorkDayBreak,
@@ -33,6 +39,12 @@ impl CheckType {
         CheckType::NoLic,
         CheckType::MaximumWorkInCalendarWeek,
         CheckType::EnoughBreak,
+        CheckType::EuDailyDriving,
+        CheckType::EuBreak,
+        CheckType::EuDailyRest,
+        CheckType::EuWeeklyDriving,
+        CheckType::EuTwoWeekDriving,
+        CheckType::EuWeeklyRest,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -45,6 +57,12 @@ impl CheckType {
             CheckType::NoLic => "noLic",
             CheckType::MaximumWorkInCalendarWeek => "maximumWorkInCalendarWeek",
             CheckType::EnoughBreak => "enoughBreak",
+            CheckType::EuDailyDriving => "euDailyDriving",
+            CheckType::EuBreak => "euBreak",
+            CheckType::EuDailyRest => "euDailyRest",
+            CheckType::EuWeeklyDriving => "euWeeklyDriving",
+            CheckType::EuTwoWeekDriving => "euTwoWeekDriving",
+            CheckType::EuWeeklyRest => "euWeeklyRest",
         }
     }
 
@@ -151,14 +169,34 @@ pub struct CheckDef {
     pub start: &'static str,
     /// `date_application_end`, exclusive.
     pub end: Option<&'static str>,
+    /// A Roadlog extension (EU driving-time rules), computed and listed only for companies that
+    /// opted in.
+    pub extension: bool,
 }
 
 /// The day the reference replaced `minimumWorkDayBreak` and `maximumUninterruptedWorkTime` by
 /// `enoughBreak` (NATINF 35187): the day its migration `60f5c0616731` was created.
 pub const ENOUGH_BREAK_SINCE: &str = "2025-04-07";
 
-/// The catalogue, in the reference's id order.
-pub const CHECKS: [CheckDef; 8] = [
+/// The day Regulation (EC) No 561/2006 applies from.
+const EU_SINCE: &str = "2007-04-11";
+
+/// Declares a Roadlog extension check.
+const fn eu(id: i64, check_type: CheckType, label: &'static str, rule: Rule, unit: Unit) -> CheckDef {
+    CheckDef {
+        id,
+        check_type,
+        label,
+        rule: Some(rule),
+        unit,
+        start: EU_SINCE,
+        end: None,
+        extension: true,
+    }
+}
+
+/// The catalogue: the reference's checks in its id order, then Roadlog's extensions.
+pub const CHECKS: [CheckDef; 14] = [
     CheckDef {
         id: 1,
         check_type: CheckType::MinimumDailyRest,
@@ -167,6 +205,7 @@ pub const CHECKS: [CheckDef; 8] = [
         unit: Unit::Day,
         start: "2019-11-01",
         end: None,
+        extension: false,
     },
     CheckDef {
         id: 2,
@@ -176,6 +215,7 @@ pub const CHECKS: [CheckDef; 8] = [
         unit: Unit::Day,
         start: "2019-11-01",
         end: None,
+        extension: false,
     },
     CheckDef {
         id: 3,
@@ -185,6 +225,7 @@ pub const CHECKS: [CheckDef; 8] = [
         unit: Unit::Day,
         start: "2019-11-01",
         end: Some(ENOUGH_BREAK_SINCE),
+        extension: false,
     },
     CheckDef {
         id: 4,
@@ -194,6 +235,7 @@ pub const CHECKS: [CheckDef; 8] = [
         unit: Unit::Day,
         start: "2019-11-01",
         end: Some(ENOUGH_BREAK_SINCE),
+        extension: false,
     },
     CheckDef {
         id: 5,
@@ -203,6 +245,7 @@ pub const CHECKS: [CheckDef; 8] = [
         unit: Unit::Week,
         start: "2019-11-01",
         end: None,
+        extension: false,
     },
     CheckDef {
         id: 6,
@@ -212,6 +255,7 @@ pub const CHECKS: [CheckDef; 8] = [
         unit: Unit::Day,
         start: "2019-11-01",
         end: None,
+        extension: false,
     },
     CheckDef {
         id: 7,
@@ -221,6 +265,7 @@ pub const CHECKS: [CheckDef; 8] = [
         unit: Unit::Week,
         start: "2019-11-01",
         end: None,
+        extension: false,
     },
     CheckDef {
         id: 8,
@@ -230,7 +275,50 @@ pub const CHECKS: [CheckDef; 8] = [
         unit: Unit::Day,
         start: ENOUGH_BREAK_SINCE,
         end: None,
+        extension: false,
     },
+    eu(
+        101,
+        CheckType::EuDailyDriving,
+        "Dépassement(s) de la durée de conduite journalière (UE)",
+        Rule::DailyWork,
+        Unit::Day,
+    ),
+    eu(
+        102,
+        CheckType::EuBreak,
+        "Non-respect(s) de la pause après 4 h 30 de conduite (UE)",
+        Rule::DailyRest,
+        Unit::Day,
+    ),
+    eu(
+        103,
+        CheckType::EuDailyRest,
+        "Non-respect(s) du repos journalier des conducteurs (UE)",
+        Rule::DailyRest,
+        Unit::Day,
+    ),
+    eu(
+        104,
+        CheckType::EuWeeklyDriving,
+        "Dépassement(s) de la durée de conduite hebdomadaire (UE)",
+        Rule::WeeklyWork,
+        Unit::Week,
+    ),
+    eu(
+        105,
+        CheckType::EuTwoWeekDriving,
+        "Dépassement(s) de la durée de conduite sur deux semaines (UE)",
+        Rule::WeeklyWork,
+        Unit::Week,
+    ),
+    eu(
+        106,
+        CheckType::EuWeeklyRest,
+        "Non-respect(s) du repos hebdomadaire des conducteurs (UE)",
+        Rule::WeeklyRest,
+        Unit::Week,
+    ),
 ];
 
 impl CheckDef {
@@ -297,7 +385,9 @@ mod tests {
         let active = |day: &str| -> Vec<&str> {
             CHECKS
                 .iter()
-                .filter(|c| c.unit == Unit::Day && c.check_type != CheckType::NoLic && c.valid_on(date(day)))
+                .filter(|c| {
+                    c.unit == Unit::Day && !c.extension && c.check_type != CheckType::NoLic && c.valid_on(date(day))
+                })
                 .map(|c| c.check_type.as_str())
                 .collect()
         };

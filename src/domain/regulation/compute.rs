@@ -10,7 +10,7 @@ use super::checks::{CHECKS, CheckType, Unit};
 use super::explain::{Explanation, Words};
 use super::time;
 use super::workdays::{self, Mission};
-use super::{daily, pyjson, weekly};
+use super::{daily, eu, pyjson, weekly};
 
 /// What one computation needs: the worker's missions that qualify for the submitter type
 /// (validated by the worker, or by an admin), with every activity of theirs that counts.
@@ -25,6 +25,8 @@ pub struct Input<'a> {
     pub today: NaiveDate,
     /// Running activities end now.
     pub now: i64,
+    /// Whether the company opted in to the EU driving-time checks (Roadlog extension).
+    pub eu_driving_checks: bool,
 }
 
 /// One failed check.
@@ -56,12 +58,13 @@ pub struct Computation {
     pub alerts: Vec<Alert>,
 }
 
-/// The local dates whose missions a computation of the period reads: from the Monday of the day
-/// before the period to the Sunday of its last week (or the day after the period).
+/// The local dates whose missions a computation of the period reads: from the Monday of the week
+/// before the day before the period (the EU checks look at the previous week) to the Sunday of
+/// its last week (or the day after the period).
 pub fn load_range(period_start: NaiveDate, period_end: NaiveDate) -> (NaiveDate, NaiveDate) {
     let first = period_start - Duration::days(1);
     let last = time::sunday(period_end).max(period_end + Duration::days(1));
-    (time::monday(first), last)
+    (time::monday(first) - Duration::days(7), last)
 }
 
 /// Recomputes the period.
@@ -69,13 +72,14 @@ pub fn compute(input: &Input) -> Computation {
     let first = input.period_start - Duration::days(1);
     let week_from = time::monday(first);
     let week_to = time::sunday(input.period_end);
-    let (from, until) = load_range(input.period_start, input.period_end);
-    let work_days = workdays::build(input.tz, input.missions, from, until, input.now);
+    let (_, until) = load_range(input.period_start, input.period_end);
+    // The reference builds its work days from the first Monday.
+    let work_days = workdays::build(input.tz, input.missions, week_from, until, input.now);
     let words = Words { tz: input.tz };
     let thresholds = input.business.thresholds();
     let daily_checks: Vec<CheckType> = CHECKS
         .iter()
-        .filter(|c| c.unit == Unit::Day && c.check_type != CheckType::NoLic && c.valid_on(input.today))
+        .filter(|c| c.unit == Unit::Day && !c.extension && c.check_type != CheckType::NoLic && c.valid_on(input.today))
         .map(|c| c.check_type)
         .collect();
     let mut computed = vec![];
@@ -133,6 +137,11 @@ pub fn compute(input: &Input) -> Computation {
             }
         }
         computed.push(week.monday);
+    }
+    if input.eu_driving_checks {
+        let line = eu::Timeline::new(input.missions, input.now);
+        alerts.extend(eu::daily(&line, words, first, input.period_end));
+        alerts.extend(eu::weekly(&line, words, (week_from, time::monday(week_to))));
     }
     computed.sort();
     computed.dedup();

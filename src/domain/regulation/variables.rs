@@ -109,6 +109,38 @@ pub fn variables(check: CheckType) -> Value {
                 "TRV": "La durée de travail hebdomadaire sur une semaine isolée est limitée à 48 heures (article L.3121-20 du Code du travail). Attention, les dérogations ne sont pas intégrées dans Mobilic.",
             },
         }),
+        CheckType::EuDailyDriving => json!({
+            "MAXIMUM_DAILY_DRIVING_IN_HOURS": 9,
+            "MAXIMUM_EXTENDED_DAILY_DRIVING_IN_HOURS": 10,
+            "MAXIMUM_EXTENSIONS_BY_WEEK": 2,
+            "DESCRIPTION": "Extension Roadlog. La durée de conduite journalière ne dépasse pas 9 heures ; elle peut être prolongée jusqu'à 10 heures au maximum deux fois au cours de la semaine (article 6, paragraphe 1, du règlement (CE) n° 561/2006).",
+        }),
+        CheckType::EuBreak => json!({
+            "MAXIMUM_DRIVING_BEFORE_BREAK_IN_MIN": 270,
+            "MINIMUM_BREAK_IN_MIN": 45,
+            "SPLIT_BREAK_IN_MIN": [15, 30],
+            "DESCRIPTION": "Extension Roadlog. Après un temps de conduite de quatre heures et demie, le conducteur observe une pause ininterrompue d'au moins 45 minutes, qui peut être remplacée par une pause d'au moins 15 minutes suivie d'une pause d'au moins 30 minutes (article 7 du règlement (CE) n° 561/2006).",
+        }),
+        CheckType::EuDailyRest => json!({
+            "MINIMUM_DAILY_REST_IN_HOURS": 11,
+            "MINIMUM_REDUCED_DAILY_REST_IN_HOURS": 9,
+            "MAXIMUM_REDUCED_DAILY_RESTS_BETWEEN_WEEKLY_RESTS": 3,
+            "SPLIT_DAILY_REST_IN_HOURS": [3, 9],
+            "DESCRIPTION": "Extension Roadlog. Dans chaque période de 24 heures suivant la fin du repos précédent, le conducteur prend un repos journalier de 11 heures (ou 3 heures puis 9 heures), réduit à 9 heures au plus trois fois entre deux repos hebdomadaires (article 8, paragraphes 2 et 4, du règlement (CE) n° 561/2006).",
+        }),
+        CheckType::EuWeeklyDriving => json!({
+            "MAXIMUM_WEEKLY_DRIVING_IN_HOURS": 56,
+            "DESCRIPTION": "Extension Roadlog. La durée de conduite hebdomadaire ne dépasse pas 56 heures (article 6, paragraphe 2, du règlement (CE) n° 561/2006).",
+        }),
+        CheckType::EuTwoWeekDriving => json!({
+            "MAXIMUM_TWO_WEEK_DRIVING_IN_HOURS": 90,
+            "DESCRIPTION": "Extension Roadlog. La durée de conduite totale sur deux semaines consécutives ne dépasse pas 90 heures (article 6, paragraphe 3, du règlement (CE) n° 561/2006).",
+        }),
+        CheckType::EuWeeklyRest => json!({
+            "MINIMUM_WEEKLY_REST_IN_HOURS": 45,
+            "MINIMUM_REDUCED_WEEKLY_REST_IN_HOURS": 24,
+            "DESCRIPTION": "Extension Roadlog. Au cours de deux semaines consécutives, le conducteur prend au moins deux repos hebdomadaires normaux de 45 heures, ou un repos normal et un repos réduit d'au moins 24 heures (article 8, paragraphe 6, du règlement (CE) n° 561/2006). La compensation des repos réduits n'est pas vérifiée.",
+        }),
         CheckType::EnoughBreak => json!({
             "MINIMUM_DURATION_INDIVIDUAL_BREAK_IN_MIN": 15,
             "MINIMUM_DURATION_WORK_IN_HOURS_1": 6,

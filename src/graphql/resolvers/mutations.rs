@@ -14,8 +14,12 @@ impl MutationsResolver for Api {
         apply_business_type_to_employees: Option<bool>,
         company_id: i32,
         new_business_type: Option<String>,
+        eu_driving_time_checks: Option<bool>,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).user_id()?;
+        if let Some(on) = eu_driving_time_checks {
+            business::set_eu_driving_checks(&self.db, actor, company_id.into(), on).await?;
+        }
         business::update_company(
             &self.db,
             actor,

@@ -38,7 +38,8 @@ impl RegulationComputationResolver for Api {
             submitter_type: parent.submitter_type.as_str().to_string(),
             user_id: parent.user_id.map(i64::from).unwrap_or_default(),
         };
-        let checks = row.checks(unit);
+        let extensions = read::eu_worker(&self.db, row.user_id).await?;
+        let checks = row.checks(unit, extensions);
         if checks.is_empty() {
             return Ok(None);
         }

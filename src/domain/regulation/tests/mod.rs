@@ -5,6 +5,7 @@
 
 mod daily_rest;
 mod enough_break;
+mod eu;
 mod period;
 mod weekly;
 mod work_day;
@@ -89,6 +90,7 @@ pub fn run_at(missions: &[Mission], from: &str, to: &str, business: BusinessType
         period_end: date(to),
         today: date("2025-06-02"),
         now,
+        eu_driving_checks: false,
     })
 }
 

@@ -98,6 +98,7 @@ fn the_checks_that_run_are_those_valid_today() {
         period_end: date("2025-01-14"),
         today: date("2025-01-20"),
         now: at("2025-06-01 00:00"),
+        eu_driving_checks: false,
     });
     let types: Vec<&str> = before.alerts.iter().map(|a| a.check.as_str()).collect();
     assert_eq!(types, ["minimumWorkDayBreak", "maximumUninterruptedWorkTime"]);
