@@ -198,29 +198,33 @@ string_enum_scalar!(
 
 string_enum_scalar!(
     /// Whose validations a regulatory computation follows.
-    SubmitterTypeEnum = crate::domain::regulation::checks::SubmitterType, "SubmitterTypeEnum"
+    SubmitterTypeEnum = crate::domain::regulation::checks::SubmitterType, "SubmitterTypeEnum", "/docs#SubmitterTypeEnum"
 );
 
 string_enum_scalar!(
     /// Unit of a regulatory check.
-    UnitTypeEnum = crate::domain::regulation::checks::Unit, "UnitTypeEnum"
+    UnitTypeEnum = crate::domain::regulation::checks::Unit, "UnitTypeEnum", "/docs#UnitTypeEnum"
 );
 
 string_enum_scalar!(
     /// Type of a regulatory check.
-    RegulationCheckTypeEnum = crate::domain::regulation::checks::CheckType, "RegulationCheckTypeEnum"
+    RegulationCheckTypeEnum = crate::domain::regulation::checks::CheckType, "RegulationCheckTypeEnum", "/docs#RegulationCheckTypeEnum"
 );
 
 string_enum_scalar!(
     /// Rule of a regulatory check.
-    RegulationRuleEnum = crate::domain::regulation::checks::Rule, "RegulationRuleEnum"
+    RegulationRuleEnum = crate::domain::regulation::checks::Rule, "RegulationRuleEnum", "/docs#RegulationRuleEnum"
 );
 
 /// A JSON document encoded as a string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JSONString(pub String);
 
-#[Scalar(name = "JSONString", use_type_description)]
+#[Scalar(
+    name = "JSONString",
+    use_type_description,
+    specified_by_url = "https://www.rfc-editor.org/rfc/rfc8259"
+)]
 impl ScalarType for JSONString {
     fn parse(value: Value) -> InputValueResult<Self> {
         match value {
@@ -247,7 +251,7 @@ fn parse_month(value: &Value) -> Option<NaiveDate> {
     }
 }
 
-#[Scalar(name = "ShortMonth", use_type_description)]
+#[Scalar(name = "ShortMonth", use_type_description, specified_by_url = "/docs#ShortMonth")]
 impl ScalarType for ShortMonth {
     fn parse(value: Value) -> InputValueResult<Self> {
         parse_month(&value)
