@@ -58,6 +58,36 @@ for crate::graphql::scalars::OverValidationJustificationEnum {
         "Input form of the justification of an admin validation, as a lower-case string, one of: `personal`, `professional` or `time_off`. Any other value, or a value that is not a string, is rejected. Returned as OverValidationJustification.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
     }
 }
+impl async_graphql::Description for crate::graphql::scalars::JSONString {
+    fn description() -> &'static str {
+        "A JSON document encoded as a string (the reference's `JSONString`): the value is a string whose content is JSON."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::ShortMonth {
+    fn description() -> &'static str {
+        "A month as a string formatted YYYY-MM. Any other input is rejected."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::SubmitterTypeEnum {
+    fn description() -> &'static str {
+        "Whose validations a regulatory computation follows, as a lower-case string: `employee` (missions the worker validated himself) or `admin` (missions validated by a company admin). Any other value is rejected."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::UnitTypeEnum {
+    fn description() -> &'static str {
+        "Unit of a regulatory check, as a lower-case string: `day` (results dated on the day) or `week` (results dated on the Monday of the calendar week). Any other value is rejected."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::RegulationCheckTypeEnum {
+    fn description() -> &'static str {
+        "Type of a regulatory check, as a string: `minimumDailyRest`, `maximumWorkDayTime`, `minimumWorkDayBreak` and `maximumUninterruptedWorkTime` (replaced by `enoughBreak` since 2025-04-07, kept for older results), `maximumWorkedDaysInWeek`, `noLic` (never computed), `maximumWorkInCalendarWeek`, `enoughBreak`. Roadlog extensions, only for companies that opted in to the EU driving-time checks (Regulation (EC) No 561/2006): `euDailyDriving` (9 h, 10 h twice a week), `euBreak` (45 min, or 15 + 30 min, after 4 h 30 of driving), `euDailyRest` (11 h, 9 h reduced at most three times between weekly rests), `euWeeklyDriving` (56 h), `euTwoWeekDriving` (90 h over two weeks), `euWeeklyRest` (45 h, 24 h reduced, not twice in a row; compensation not checked)."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::RegulationRuleEnum {
+    fn description() -> &'static str {
+        "The rule a regulatory check belongs to, as a string: `dailyWork`, `dailyRest`, `weeklyWork` or `weeklyRest`."
+    }
+}
 ///Reason given by a company admin when validating a mission for a user whose time had already been validated automatically.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[graphql(name = "OverValidationJustification", rename_items = "SCREAMING_SNAKE_CASE")]
@@ -165,6 +195,19 @@ pub struct CheckOutput {
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Mutations;
+///Resolvers of the fields of `Mutations` that are not plain data.
+#[async_trait::async_trait]
+pub trait MutationsResolver: Send + Sync + 'static {
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn update_company_details(
+        &self,
+        ctx: &Context<'_>,
+        apply_business_type_to_employees: Option<bool>,
+        company_id: i32,
+        new_business_type: Option<String>,
+        eu_driving_time_checks: Option<bool>,
+    ) -> async_graphql::Result<Option<Company>>;
+}
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
 #[Object(name = "Mutations")]
 impl Mutations {
@@ -187,6 +230,44 @@ impl Mutations {
     #[graphql(name = "employments")]
     async fn employments(&self) -> Option<Employments> {
         Some(Employments)
+    }
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "updateCompanyDetails")]
+    async fn update_company_details(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "applyBusinessTypeToEmployees",
+            desc = "When true and the business type changes, every employment of the company (whatever its status) takes the new business."
+        )]
+        apply_business_type_to_employees: Option<bool>,
+        #[graphql(name = "companyId", desc = "The company to change.")]
+        company_id: i32,
+        #[graphql(
+            name = "newBusinessType",
+            desc = "The new business of the company, as a BusinessType member name (e.g. `LONG_DISTANCE`). New employments take the company's business; the regulatory checks use the business of the worker's employment."
+        )]
+        new_business_type: Option<String>,
+        #[graphql(
+            name = "euDrivingTimeChecks",
+            desc = "Roadlog extension, not in the reference: turns the EU driving-time checks of the company on or off (see CompanySettings.euDrivingTimeChecks). They apply to computations made afterwards (use the operator's `roadlog regulation rebuild` for past days). Omitted: unchanged."
+        )]
+        eu_driving_time_checks: Option<bool>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .update_company_details(
+                    ctx,
+                    apply_business_type_to_employees,
+                    company_id,
+                    new_business_type,
+                    eu_driving_time_checks,
+                )
+                .await,
+        )
     }
 }
 ///Authentication mutations. No access token is required to call them.
@@ -576,6 +657,15 @@ pub trait UserResolver: Send + Sync + 'static {
         parent: &User,
         company_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Vec<Option<Company>>>>;
+    ///The regulatory computations of the user (the working-time checks: daily rest, daily work, breaks, weekly rest, weekly work), grouped by day, days ascending. A computation exists for each day (and each Monday, for the weekly checks) computed when a mission was validated: by the user himself (`employee`) or by an admin (`admin`). Readable by the user himself or by a caller who is currently admin of a company of the user (who sees all of the user's computations); otherwise AUTHORIZATION_ERROR.
+    async fn regulation_computations_by_day(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+        submitter_type: Option<crate::graphql::scalars::SubmitterTypeEnum>,
+        from_date: Option<crate::graphql::scalars::Date>,
+        to_date: Option<crate::graphql::scalars::Date>,
+    ) -> async_graphql::Result<Option<Vec<Option<RegulationComputationByDayOutput>>>>;
     ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
     async fn authorized_clients(
         &self,
@@ -710,6 +800,39 @@ impl User {
                 .await,
         )
     }
+    ///The regulatory computations of the user (the working-time checks: daily rest, daily work, breaks, weekly rest, weekly work), grouped by day, days ascending. A computation exists for each day (and each Monday, for the weekly checks) computed when a mission was validated: by the user himself (`employee`) or by an admin (`admin`). Readable by the user himself or by a caller who is currently admin of a company of the user (who sees all of the user's computations); otherwise AUTHORIZATION_ERROR.
+    #[graphql(name = "regulationComputationsByDay")]
+    async fn regulation_computations_by_day(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "submitterType",
+            desc = "Only the computations of this submitter type. Optional."
+        )]
+        submitter_type: Option<crate::graphql::scalars::SubmitterTypeEnum>,
+        #[graphql(
+            name = "fromDate",
+            desc = "Only days on or after this date. Optional."
+        )]
+        from_date: Option<crate::graphql::scalars::Date>,
+        #[graphql(name = "toDate", desc = "Only days on or before this date. Optional.")]
+        to_date: Option<crate::graphql::scalars::Date>,
+    ) -> async_graphql::Result<Option<Vec<Option<RegulationComputationByDayOutput>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .user
+                .regulation_computations_by_day(
+                    ctx,
+                    self,
+                    submitter_type,
+                    from_date,
+                    to_date,
+                )
+                .await,
+        )
+    }
     ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
     #[graphql(name = "authorizedClients")]
     async fn authorized_clients(
@@ -759,6 +882,12 @@ pub struct Company {
 ///Resolvers of the fields of `Company` that are not plain data.
 #[async_trait::async_trait]
 pub trait CompanyResolver: Send + Sync + 'static {
+    ///The company's business (transport type and business type), which sets the thresholds of the regulatory checks; null when none was chosen (the checks then use SHIPPING). Readable like the company.
+    async fn business(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Business>>;
     ///Settings of the company that shape how its employees record their time.
     async fn settings(
         &self,
@@ -803,9 +932,42 @@ pub trait CompanyResolver: Send + Sync + 'static {
         parent: &Company,
         latest_per_user: Option<bool>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
+    ///Summary of the regulatory alerts of the company's current workers computed on admin-validated time, for a month (or the period fromDate to toDate, toDate excluded, when both are given). Company admins only (AUTHORIZATION_ERROR otherwise, also when uniqueUserId is not a current worker of the company or of the team).
+    async fn regulatory_alerts_recap(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        month: crate::graphql::scalars::ShortMonth,
+        unique_user_id: Option<i32>,
+        team_id: Option<i32>,
+        from_date: Option<crate::graphql::scalars::Date>,
+        to_date: Option<crate::graphql::scalars::Date>,
+    ) -> async_graphql::Result<Option<RegulatoryAlertsSummary>>;
+    ///The admin regulatory computations of the company's current workers, one item per worker and computed day, with the number of alerts of that day. Company admins only (AUTHORIZATION_ERROR otherwise).
+    async fn admin_regulation_computations_by_user_and_by_day(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        from_date: Option<crate::graphql::scalars::Date>,
+        to_date: Option<crate::graphql::scalars::Date>,
+        user_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<
+        Option<Vec<Option<CompanyAdminRegulationComputationsByUserAndDay>>>,
+    >;
 }
 #[ComplexObject]
 impl Company {
+    ///The company's business (transport type and business type), which sets the thresholds of the regulatory checks; null when none was chosen (the checks then use SHIPPING). Readable like the company.
+    #[graphql(name = "business")]
+    async fn business(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Business>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.business(ctx, self).await,
+        )
+    }
     ///Settings of the company that shape how its employees record their time.
     #[graphql(name = "settings")]
     async fn settings(
@@ -927,6 +1089,366 @@ impl Company {
                 .await,
         )
     }
+    ///Summary of the regulatory alerts of the company's current workers computed on admin-validated time, for a month (or the period fromDate to toDate, toDate excluded, when both are given). Company admins only (AUTHORIZATION_ERROR otherwise, also when uniqueUserId is not a current worker of the company or of the team).
+    #[graphql(name = "regulatoryAlertsRecap")]
+    async fn regulatory_alerts_recap(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "month", desc = "The month, YYYY-MM.")]
+        month: crate::graphql::scalars::ShortMonth,
+        #[graphql(name = "uniqueUserId", desc = "Only this worker. Optional.")]
+        unique_user_id: Option<i32>,
+        #[graphql(
+            name = "teamId",
+            desc = "Only the workers of this team. Optional (Roadlog has no teams yet: no worker belongs to one)."
+        )]
+        team_id: Option<i32>,
+        #[graphql(
+            name = "fromDate",
+            desc = "Start of the period (inclusive), with toDate; replaces the month. Optional."
+        )]
+        from_date: Option<crate::graphql::scalars::Date>,
+        #[graphql(
+            name = "toDate",
+            desc = "End of the period (exclusive), with fromDate. Optional."
+        )]
+        to_date: Option<crate::graphql::scalars::Date>,
+    ) -> async_graphql::Result<Option<RegulatoryAlertsSummary>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .company
+                .regulatory_alerts_recap(
+                    ctx,
+                    self,
+                    month,
+                    unique_user_id,
+                    team_id,
+                    from_date,
+                    to_date,
+                )
+                .await,
+        )
+    }
+    ///The admin regulatory computations of the company's current workers, one item per worker and computed day, with the number of alerts of that day. Company admins only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "adminRegulationComputationsByUserAndByDay")]
+    async fn admin_regulation_computations_by_user_and_by_day(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "fromDate",
+            desc = "Only days on or after this date. Optional."
+        )]
+        from_date: Option<crate::graphql::scalars::Date>,
+        #[graphql(name = "toDate", desc = "Only days on or before this date. Optional.")]
+        to_date: Option<crate::graphql::scalars::Date>,
+        #[graphql(
+            name = "userIds",
+            desc = "Only these workers (ids of others are ignored). Optional."
+        )]
+        user_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<
+        Option<Vec<Option<CompanyAdminRegulationComputationsByUserAndDay>>>,
+    > {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .company
+                .admin_regulation_computations_by_user_and_by_day(
+                    ctx,
+                    self,
+                    from_date,
+                    to_date,
+                    user_ids,
+                )
+                .await,
+        )
+    }
+}
+///The regulatory computations of one day.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "RegulationComputationByDayOutput")]
+pub struct RegulationComputationByDayOutput {
+    ///The day.
+    #[graphql(name = "day")]
+    pub day: Option<crate::graphql::scalars::Date>,
+    ///The computations of the day (employee and admin).
+    #[graphql(name = "regulationComputations")]
+    pub regulation_computations: Option<Vec<Option<RegulationComputation>>>,
+}
+///A day (or, for the weekly checks, the Monday of a calendar week) whose regulatory checks were computed for a user and a submitter type.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "RegulationComputation", complex)]
+pub struct RegulationComputation {
+    ///Identifier of the computation.
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+    ///When the day was first computed, as a JSON-encoded string holding the UTC time without offset (`"2025-01-14T10:00:00"`). The reference types this field JSONString; the value it would encode is the same instant.
+    #[graphql(name = "creationTime")]
+    pub creation_time: crate::graphql::scalars::JSONString,
+    ///The computed day.
+    #[graphql(name = "day")]
+    pub day: crate::graphql::scalars::Date,
+    ///Whose validations the computation follows.
+    #[graphql(name = "submitterType")]
+    pub submitter_type: crate::graphql::scalars::SubmitterTypeEnum,
+    ///The user.
+    #[graphql(name = "userId")]
+    pub user_id: Option<i32>,
+}
+///Resolvers of the fields of `RegulationComputation` that are not plain data.
+#[async_trait::async_trait]
+pub trait RegulationComputationResolver: Send + Sync + 'static {
+    ///The user.
+    async fn user(
+        &self,
+        ctx: &Context<'_>,
+        parent: &RegulationComputation,
+    ) -> async_graphql::Result<Option<User>>;
+    ///The checks that applied on the day the computation was created (filtered by unit when given), each with its alert if it failed; null when none. The EU driving-time checks (Roadlog extension) are listed only when the user works for a company that opted in to them.
+    async fn regulation_checks(
+        &self,
+        ctx: &Context<'_>,
+        parent: &RegulationComputation,
+        unit: Option<crate::graphql::scalars::UnitTypeEnum>,
+    ) -> async_graphql::Result<Option<Vec<Option<RegulationCheck>>>>;
+}
+#[ComplexObject]
+impl RegulationComputation {
+    ///The user.
+    #[graphql(name = "user")]
+    async fn user(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .regulation_computation
+                .user(ctx, self)
+                .await,
+        )
+    }
+    ///The checks that applied on the day the computation was created (filtered by unit when given), each with its alert if it failed; null when none. The EU driving-time checks (Roadlog extension) are listed only when the user works for a company that opted in to them.
+    #[graphql(name = "regulationChecks")]
+    async fn regulation_checks(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "unit", desc = "Only the checks of this unit. Optional.")]
+        unit: Option<crate::graphql::scalars::UnitTypeEnum>,
+    ) -> async_graphql::Result<Option<Vec<Option<RegulationCheck>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .regulation_computation
+                .regulation_checks(ctx, self, unit)
+                .await,
+        )
+    }
+}
+///A regulatory check, with its legal source, and the alert of the enclosing computation if the check failed.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "RegulationCheck", complex)]
+pub struct RegulationCheck {
+    ///Identifier of the check.
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+    ///The check's type.
+    #[graphql(name = "type")]
+    pub r#type: crate::graphql::scalars::RegulationCheckTypeEnum,
+    ///Label (French), as the reference gives it; for night work, `quotidien` reads `de nuit`.
+    #[graphql(name = "label")]
+    pub label: String,
+    ///The rule the check belongs to.
+    #[graphql(name = "regulationRule")]
+    pub regulation_rule: Option<crate::graphql::scalars::RegulationRuleEnum>,
+    ///The check's variables (thresholds per business and descriptions), as a JSON-encoded string.
+    #[graphql(name = "variables")]
+    pub variables: Option<crate::graphql::scalars::JSONString>,
+    ///Whether results are by day or by week.
+    #[graphql(name = "unit")]
+    pub unit: crate::graphql::scalars::UnitTypeEnum,
+    ///Description with its legal source (French), for the alert's business (SHIPPING without alert); for night work the night-work rule follows.
+    #[graphql(name = "description")]
+    pub description: String,
+}
+///Resolvers of the fields of `RegulationCheck` that are not plain data.
+#[async_trait::async_trait]
+pub trait RegulationCheckResolver: Send + Sync + 'static {
+    ///The alert, when the check failed for the computation's user, day and submitter type; null otherwise.
+    async fn alert(
+        &self,
+        ctx: &Context<'_>,
+        parent: &RegulationCheck,
+    ) -> async_graphql::Result<Option<RegulatoryAlert>>;
+}
+#[ComplexObject]
+impl RegulationCheck {
+    ///The alert, when the check failed for the computation's user, day and submitter type; null otherwise.
+    #[graphql(name = "alert")]
+    async fn alert(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<RegulatoryAlert>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().regulation_check.alert(ctx, self).await,
+        )
+    }
+}
+///A failed regulatory check.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "RegulatoryAlert", complex)]
+pub struct RegulatoryAlert {
+    ///Identifier of the alert.
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+    ///The reference's details of the failure, as a JSON-encoded string (thresholds, measured durations, UTC times without offset, `sanction_code`), exactly as the reference returns it.
+    #[graphql(name = "extra")]
+    pub extra: Option<crate::graphql::scalars::GenericScalar>,
+}
+///Resolvers of the fields of `RegulatoryAlert` that are not plain data.
+#[async_trait::async_trait]
+pub trait RegulatoryAlertResolver: Send + Sync + 'static {
+    ///Roadlog extension, not in the reference: why the alert fired, in words a worker understands (English and French): the threshold applied and the activities or rests that caused it.
+    async fn explanation(
+        &self,
+        ctx: &Context<'_>,
+        parent: &RegulatoryAlert,
+    ) -> async_graphql::Result<Option<RegulatoryAlertExplanation>>;
+}
+#[ComplexObject]
+impl RegulatoryAlert {
+    ///Roadlog extension, not in the reference: why the alert fired, in words a worker understands (English and French): the threshold applied and the activities or rests that caused it.
+    #[graphql(name = "explanation")]
+    async fn explanation(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<RegulatoryAlertExplanation>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .regulatory_alert
+                .explanation(ctx, self)
+                .await,
+        )
+    }
+}
+///Roadlog extension: the explanation of a regulatory alert. Times in the texts are in the worker's time zone.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "RegulatoryAlertExplanation")]
+pub struct RegulatoryAlertExplanation {
+    ///What happened, in English.
+    #[graphql(name = "summaryEn")]
+    pub summary_en: String,
+    ///What happened, in French.
+    #[graphql(name = "summaryFr")]
+    pub summary_fr: String,
+    ///The threshold applied and its legal source, in English.
+    #[graphql(name = "thresholdEn")]
+    pub threshold_en: String,
+    ///The threshold applied and its legal source, in French.
+    #[graphql(name = "thresholdFr")]
+    pub threshold_fr: String,
+    ///The activities and rests that caused the alert.
+    #[graphql(name = "evidence")]
+    pub evidence: Vec<RegulatoryAlertEvidence>,
+}
+///Roadlog extension: one interval behind a regulatory alert, activities (with their ids) or a rest.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "RegulatoryAlertEvidence")]
+pub struct RegulatoryAlertEvidence {
+    ///Start of the interval.
+    #[graphql(name = "startTime")]
+    pub start_time: crate::graphql::scalars::TimeStamp,
+    ///End of the interval.
+    #[graphql(name = "endTime")]
+    pub end_time: crate::graphql::scalars::TimeStamp,
+    ///The activities of the interval; empty for a rest.
+    #[graphql(name = "activityIds")]
+    pub activity_ids: Vec<i32>,
+    ///The interval in English.
+    #[graphql(name = "descriptionEn")]
+    pub description_en: String,
+    ///The interval in French.
+    #[graphql(name = "descriptionFr")]
+    pub description_fr: String,
+}
+///Summary of a company's regulatory alerts over a month.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "RegulatoryAlertsSummary")]
+pub struct RegulatoryAlertsSummary {
+    ///False when no admin computation exists for the workers in the period.
+    #[graphql(name = "hasAnyComputation")]
+    pub has_any_computation: Option<bool>,
+    ///First day of the month, YYYY-MM-DD.
+    #[graphql(name = "month")]
+    pub month: Option<String>,
+    ///Number of alerts; an enoughBreak alert with both a missing break and too long a run of work counts twice.
+    #[graphql(name = "totalNbAlerts")]
+    pub total_nb_alerts: Option<i32>,
+    ///The same for the previous month (0 when fromDate and toDate are given).
+    #[graphql(name = "totalNbAlertsPreviousMonth")]
+    pub total_nb_alerts_previous_month: Option<i32>,
+    ///Daily alerts by kind: minimumDailyRest, maximumWorkDayTime, maximumNightWorkDayTime, not_enough_break, too_much_uninterrupted_work_time; then, for companies that opted in to the EU driving-time checks (Roadlog extension), euDailyDriving, euBreak, euDailyRest.
+    #[graphql(name = "dailyAlerts")]
+    pub daily_alerts: Option<Vec<Option<AlertsGroup>>>,
+    ///Weekly alerts by check: maximumWorkedDaysInWeek, maximumWorkInCalendarWeek (dated on Mondays); then, for companies that opted in (Roadlog extension), euWeeklyDriving, euTwoWeekDriving, euWeeklyRest.
+    #[graphql(name = "weeklyAlerts")]
+    pub weekly_alerts: Option<Vec<Option<AlertsGroup>>>,
+}
+///The alerts of one kind.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "AlertsGroup")]
+pub struct AlertsGroup {
+    ///The kind: a check type, or maximumNightWorkDayTime, not_enough_break, too_much_uninterrupted_work_time.
+    #[graphql(name = "alertsType")]
+    pub alerts_type: Option<String>,
+    ///Number of alerts.
+    #[graphql(name = "nbAlerts")]
+    pub nb_alerts: Option<i32>,
+    ///Their days, ascending.
+    #[graphql(name = "days")]
+    pub days: Option<Vec<Option<crate::graphql::scalars::Date>>>,
+    ///One item per day and worker, by day.
+    #[graphql(name = "dayDetails")]
+    pub day_details: Option<Vec<Option<AlertDayDetail>>>,
+}
+///A day with an alert for a worker.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "AlertDayDetail")]
+pub struct AlertDayDetail {
+    ///The day.
+    #[graphql(name = "day")]
+    pub day: Option<crate::graphql::scalars::Date>,
+    ///First and last name of the worker.
+    #[graphql(name = "userName")]
+    pub user_name: Option<String>,
+    ///The worker.
+    #[graphql(name = "userId")]
+    pub user_id: Option<i32>,
+    ///`company` when the worker also worked that day for a company with another SIREN, `establishment` when only for another company with the same SIREN; null otherwise.
+    #[graphql(name = "otherCompanyRelation")]
+    pub other_company_relation: Option<String>,
+}
+///A worker's admin regulatory computation of one day, with its alerts counted.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "CompanyAdminRegulationComputationsByUserAndDay")]
+pub struct CompanyAdminRegulationComputationsByUserAndDay {
+    ///The day.
+    #[graphql(name = "day")]
+    pub day: Option<crate::graphql::scalars::Date>,
+    ///The worker.
+    #[graphql(name = "userId")]
+    pub user_id: Option<i32>,
+    ///Daily admin alerts of the day (an enoughBreak alert counts once per failed half).
+    #[graphql(name = "nbAlertsDailyAdmin")]
+    pub nb_alerts_daily_admin: Option<i32>,
+    ///Weekly admin alerts dated that day (Mondays only).
+    #[graphql(name = "nbAlertsWeeklyAdmin")]
+    pub nb_alerts_weekly_admin: Option<i32>,
 }
 ///Settings of a company.
 #[derive(SimpleObject, Clone, Debug)]
@@ -950,6 +1472,9 @@ pub struct CompanySettings {
     ///When true, employees are asked to name their missions.
     #[graphql(name = "requireMissionName")]
     pub require_mission_name: Option<bool>,
+    ///Roadlog extension, not in the reference: when true, the regulatory computations of the company's workers also apply the EU driving-time rules of Regulation (EC) No 561/2006 to `drive` activities (check types `euDailyDriving`, `euBreak`, `euDailyRest`, `euWeeklyDriving`, `euTwoWeekDriving`, `euWeeklyRest`). Defaults to false; set with updateCompanyDetails(euDrivingTimeChecks).
+    #[graphql(name = "euDrivingTimeChecks")]
+    pub eu_driving_time_checks: Option<bool>,
 }
 ///Employment of a user by a company over a period of days, or an invitation sent by e-mail. It stays pending until the employee accepts or rejects it.
 #[derive(SimpleObject, Clone, Debug)]
@@ -1019,6 +1544,12 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<User>>;
+    ///The employee's business, copied from the company's when the employment was created and changed with changeEmployeeBusinessType; null when none. The regulatory checks use the business of the worker's current employment in the mission's company, else SHIPPING.
+    async fn business(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<Business>>;
 }
 #[ComplexObject]
 impl Employment {
@@ -1049,6 +1580,74 @@ impl Employment {
             ctx.data_unchecked::<Resolvers>().employment.submitter(ctx, self).await,
         )
     }
+    ///The employee's business, copied from the company's when the employment was created and changed with changeEmployeeBusinessType; null when none. The regulatory checks use the business of the worker's current employment in the mission's company, else SHIPPING.
+    #[graphql(name = "business")]
+    async fn business(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Business>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().employment.business(ctx, self).await,
+        )
+    }
+}
+///A business: a transport type and a business type. It sets the thresholds of the regulatory checks (maximum daily work, amplitude, maximum weekly work).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "Business")]
+pub struct Business {
+    ///Identifier of the business.
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+    ///Goods or passengers.
+    #[graphql(name = "transportType")]
+    pub transport_type: TransportType,
+    ///The business type.
+    #[graphql(name = "businessType")]
+    pub business_type: BusinessType,
+}
+///Transport type of a business.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[graphql(name = "TransportType", rename_items = "SCREAMING_SNAKE_CASE")]
+pub enum TransportType {
+    ///Road haulage of goods (transport routier de marchandises).
+    #[graphql(name = "TRM")]
+    Trm,
+    ///Road transport of passengers (transport routier de voyageurs).
+    #[graphql(name = "TRV")]
+    Trv,
+}
+///Business type (the transport type follows from it).
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[graphql(name = "BusinessType", rename_items = "SCREAMING_SNAKE_CASE")]
+pub enum BusinessType {
+    ///Goods, long distance: 12 h of work a day, 56 h in a calendar week.
+    #[graphql(name = "LONG_DISTANCE")]
+    LongDistance,
+    ///Goods, short distance: 12 h a day, 52 h a week.
+    #[graphql(name = "SHORT_DISTANCE")]
+    ShortDistance,
+    ///Goods, parcels and valuables (messagerie, fonds et valeurs): 12 h a day, 48 h a week. The default business.
+    #[graphql(name = "SHIPPING")]
+    Shipping,
+    ///Passengers, regular lines: 10 h a day (9 h when the day spans more than 13 h), 48 h a week.
+    #[graphql(name = "FREQUENT")]
+    Frequent,
+    ///Passengers, occasional services: 10 h a day, 48 h a week.
+    #[graphql(name = "INFREQUENT")]
+    Infrequent,
+    ///Passengers, taxi: 10 h a day (9 h when the day spans more than 12 h), 48 h a week.
+    #[graphql(name = "TAXI_GENERAL")]
+    TaxiGeneral,
+    ///Passengers, taxi under agreement (conventionné): as TAXI_GENERAL.
+    #[graphql(name = "TAXI_REGULATED")]
+    TaxiRegulated,
+    ///Passengers, chauffeur-driven car (VTC): as TAXI_GENERAL.
+    #[graphql(name = "VTC")]
+    Vtc,
+    ///Passengers, domestic transport (LOTI): as TAXI_GENERAL.
+    #[graphql(name = "LOTI")]
+    Loti,
 }
 ///A vehicle of a company.
 #[derive(SimpleObject, Clone, Debug)]
@@ -2589,6 +3188,13 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         employment_id: i32,
         has_admin_rights: bool,
     ) -> async_graphql::Result<Option<Company>>;
+    ///Changes the business of one employment and returns its company; the regulatory checks computed afterwards use it (existing alerts are not recomputed). Admins of the employment's company only. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR (not an admin, or unknown employment), AUTHENTICATION_ERROR.
+    async fn change_employee_business_type(
+        &self,
+        ctx: &Context<'_>,
+        business_type: String,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Company>>;
     ///Creates pending non-admin employments starting today for several users and e-mails at once, as createEmployment does, and returns them. At most 100 in total (INVALID_INPUTS otherwise). Company admins only. Errors: those of createEmployment.
     async fn batch_create_worker_employments(
         &self,
@@ -2755,6 +3361,28 @@ impl Employments {
                 .await,
         )
     }
+    ///Changes the business of one employment and returns its company; the regulatory checks computed afterwards use it (existing alerts are not recomputed). Admins of the employment's company only. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR (not an admin, or unknown employment), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeEmployeeBusinessType")]
+    async fn change_employee_business_type(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "businessType",
+            desc = "The new business, as a BusinessType member name (e.g. `FREQUENT`)."
+        )]
+        business_type: String,
+        #[graphql(name = "employmentId", desc = "Employment to change.")]
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .change_employee_business_type(ctx, business_type, employment_id)
+                .await,
+        )
+    }
     ///Creates pending non-admin employments starting today for several users and e-mails at once, as createEmployment does, and returns them. At most 100 in total (INVALID_INPUTS otherwise). Company admins only. Errors: those of createEmployment.
     #[graphql(name = "batchCreateWorkerEmployments")]
     async fn batch_create_worker_employments(
@@ -2803,19 +3431,24 @@ pub struct Resolvers {
     pub location_entry: Arc<dyn LocationEntryResolver>,
     pub mission: Arc<dyn MissionResolver>,
     pub mission_validation: Arc<dyn MissionValidationResolver>,
+    pub mutations: Arc<dyn MutationsResolver>,
     pub queries: Arc<dyn QueriesResolver>,
+    pub regulation_check: Arc<dyn RegulationCheckResolver>,
+    pub regulation_computation: Arc<dyn RegulationComputationResolver>,
+    pub regulatory_alert: Arc<dyn RegulatoryAlertResolver>,
     pub sign_up: Arc<dyn SignUpResolver>,
     pub user: Arc<dyn UserResolver>,
     pub vehicle: Arc<dyn VehicleResolver>,
 }
 /// Every resolver trait of the schema: one type implementing them all serves the whole API.
-pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + QueriesResolver + SignUpResolver + UserResolver + VehicleResolver {}
+pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + UserResolver + VehicleResolver {}
 impl<
     T: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver
         + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver
         + ExpenditureResolver + LocationEntryResolver + MissionResolver
-        + MissionValidationResolver + QueriesResolver + SignUpResolver + UserResolver
-        + VehicleResolver,
+        + MissionValidationResolver + MutationsResolver + QueriesResolver
+        + RegulationCheckResolver + RegulationComputationResolver
+        + RegulatoryAlertResolver + SignUpResolver + UserResolver + VehicleResolver,
 > AllResolvers for T {}
 impl Resolvers {
     /// Uses one implementation for every trait.
@@ -2833,7 +3466,11 @@ impl Resolvers {
             location_entry: implementation.clone(),
             mission: implementation.clone(),
             mission_validation: implementation.clone(),
+            mutations: implementation.clone(),
             queries: implementation.clone(),
+            regulation_check: implementation.clone(),
+            regulation_computation: implementation.clone(),
+            regulatory_alert: implementation.clone(),
             sign_up: implementation.clone(),
             user: implementation.clone(),
             vehicle: implementation.clone(),

@@ -60,6 +60,13 @@ pub enum Command {
         #[command(subcommand)]
         command: OutboxCommand,
     },
+    /// Regulatory alerts (the working-time checks).
+    Regulation {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(subcommand)]
+        command: RegulationCommand,
+    },
     /// Tachograph driver-card (C1B) files.
     C1b {
         #[command(subcommand)]
@@ -107,6 +114,28 @@ pub enum OutboxCommand {
         /// Most messages shown.
         #[arg(long, default_value_t = 100)]
         limit: i64,
+    },
+}
+
+/// `roadlog regulation …`
+#[derive(Subcommand, Debug, Clone)]
+pub enum RegulationCommand {
+    /// Recompute the alerts of every worker of a company over a period, from the validated
+    /// missions as they are now (the workers' and the admins' computations, one transaction per
+    /// worker); running it again gives the same alerts.
+    Rebuild {
+        /// The company's id.
+        #[arg(long)]
+        company: i64,
+        /// First day (YYYY-MM-DD); the day before and whole weeks are recomputed too.
+        #[arg(long)]
+        from: chrono::NaiveDate,
+        /// Last day (YYYY-MM-DD), at most 366 days after --from.
+        #[arg(long)]
+        to: chrono::NaiveDate,
+        /// One JSON document instead of a sentence.
+        #[arg(long)]
+        json: bool,
     },
 }
 

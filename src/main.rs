@@ -1,4 +1,5 @@
-//! The `roadlog` command: `serve` (the default), `migrate`, `config`, `client …`, `c1b inspect`.
+//! The `roadlog` command: `serve` (the default), `migrate`, `config`, `client …`, `outbox list`,
+//! `regulation rebuild`, `c1b inspect`.
 //! Results go to standard output, logs and errors to standard error; a failure exits non-zero
 //! with one line that names what failed.
 
@@ -6,7 +7,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 use roadlog::config::{
-    C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, Settings, describe_database,
+    C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, RegulationCommand, Settings,
+    describe_database,
 };
 
 fn main() -> ExitCode {
@@ -48,6 +50,10 @@ fn main() -> ExitCode {
             Command::Outbox { database, command } => {
                 roadlog::telemetry::logging::init(database.log_format);
                 outbox(&database, command).await
+            }
+            Command::Regulation { database, command } => {
+                roadlog::telemetry::logging::init(database.log_format);
+                regulation(&database, command).await
             }
             Command::C1b {
                 command: C1bCommand::Inspect { file, root_key },
@@ -211,6 +217,29 @@ async fn outbox(database: &DatabaseArgs, command: OutboxCommand) -> anyhow::Resu
                 entry.body.trim_end()
             );
         }
+    }
+    Ok(())
+}
+
+/// `roadlog regulation rebuild`: recomputes a company's alerts over a period.
+async fn regulation(database: &DatabaseArgs, command: RegulationCommand) -> anyhow::Result<()> {
+    let RegulationCommand::Rebuild {
+        company,
+        from,
+        to,
+        json,
+    } = command;
+    let db = roadlog::server::open_database(database).await?;
+    let report = roadlog::domain::alerts::triggers::rebuild(&db, company, from, to)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "company {company}, {from} to {to}: {} workers recomputed, {} days computed, {} alerts",
+            report.workers, report.computed_days, report.alerts
+        );
     }
     Ok(())
 }

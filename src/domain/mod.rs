@@ -3,11 +3,13 @@
 //! render what they answer. A test fails if a file here imports a transport module.
 
 pub mod activities;
+pub mod alerts;
 pub mod auth;
 pub mod companies;
 pub mod expenditures;
 pub mod export;
 pub mod kinds;
 pub mod missions;
+pub mod regulation;
 pub mod users;
 pub mod workers;

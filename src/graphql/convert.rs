@@ -80,6 +80,7 @@ impl From<&CompanyRow> for CompanySettings {
             require_expenditures: Some(row.require_expenditures == 1),
             require_support_activity: Some(row.require_support_activity == 1),
             require_mission_name: Some(row.require_mission_name == 1),
+            eu_driving_time_checks: Some(row.eu_driving_checks == 1),
         }
     }
 }

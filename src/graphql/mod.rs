@@ -3,6 +3,7 @@
 
 mod api;
 pub mod convert;
+pub mod convert_regulation;
 mod exec_flag;
 pub mod guard;
 pub mod loaders;

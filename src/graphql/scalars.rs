@@ -196,6 +196,78 @@ string_enum_scalar!(
     OverValidationJustificationEnum = crate::domain::kinds::ValidationJustification, "OverValidationJustificationEnum", "/docs#OverValidationJustificationEnum"
 );
 
+string_enum_scalar!(
+    /// Whose validations a regulatory computation follows.
+    SubmitterTypeEnum = crate::domain::regulation::checks::SubmitterType, "SubmitterTypeEnum", "/docs#SubmitterTypeEnum"
+);
+
+string_enum_scalar!(
+    /// Unit of a regulatory check.
+    UnitTypeEnum = crate::domain::regulation::checks::Unit, "UnitTypeEnum", "/docs#UnitTypeEnum"
+);
+
+string_enum_scalar!(
+    /// Type of a regulatory check.
+    RegulationCheckTypeEnum = crate::domain::regulation::checks::CheckType, "RegulationCheckTypeEnum", "/docs#RegulationCheckTypeEnum"
+);
+
+string_enum_scalar!(
+    /// Rule of a regulatory check.
+    RegulationRuleEnum = crate::domain::regulation::checks::Rule, "RegulationRuleEnum", "/docs#RegulationRuleEnum"
+);
+
+/// A JSON document encoded as a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JSONString(pub String);
+
+#[Scalar(
+    name = "JSONString",
+    use_type_description,
+    specified_by_url = "https://www.rfc-editor.org/rfc/rfc8259"
+)]
+impl ScalarType for JSONString {
+    fn parse(value: Value) -> InputValueResult<Self> {
+        match value {
+            Value::String(s) if serde_json::from_str::<serde_json::Value>(&s).is_ok() => Ok(JSONString(s)),
+            other => Err(InputValueError::custom(format!(
+                "Invalid JSONString {other}: expected a string of JSON"
+            ))),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        Value::String(self.0.clone())
+    }
+}
+
+/// A month, `YYYY-MM`, read as its first day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShortMonth(pub NaiveDate);
+
+fn parse_month(value: &Value) -> Option<NaiveDate> {
+    match value {
+        Value::String(s) if s.len() == 7 => NaiveDate::parse_from_str(&format!("{s}-01"), "%Y-%m-%d").ok(),
+        _ => None,
+    }
+}
+
+#[Scalar(name = "ShortMonth", use_type_description, specified_by_url = "/docs#ShortMonth")]
+impl ScalarType for ShortMonth {
+    fn parse(value: Value) -> InputValueResult<Self> {
+        parse_month(&value)
+            .map(ShortMonth)
+            .ok_or_else(|| InputValueError::custom(format!("Invalid ShortMonth {value}: expected YYYY-MM")))
+    }
+
+    fn is_valid(value: &Value) -> bool {
+        parse_month(value).is_some()
+    }
+
+    fn to_value(&self) -> Value {
+        Value::String(self.0.format("%Y-%m").to_string())
+    }
+}
+
 /// Checks a variable's value against a custom scalar, with the scalar's own parser: the reason
 /// when it does not parse. Names that are not custom scalars of ours pass.
 pub fn validate(name: &str, value: &Value) -> Result<(), String> {
@@ -213,6 +285,12 @@ pub fn validate(name: &str, value: &Value) -> Result<(), String> {
         "ExpenditureTypeEnum" => with::<ExpenditureTypeEnum>(value),
         "LocationEntryTypeEnum" => with::<LocationEntryTypeEnum>(value),
         "OverValidationJustificationEnum" => with::<OverValidationJustificationEnum>(value),
+        "SubmitterTypeEnum" => with::<SubmitterTypeEnum>(value),
+        "UnitTypeEnum" => with::<UnitTypeEnum>(value),
+        "RegulationCheckTypeEnum" => with::<RegulationCheckTypeEnum>(value),
+        "RegulationRuleEnum" => with::<RegulationRuleEnum>(value),
+        "JSONString" => with::<JSONString>(value),
+        "ShortMonth" => with::<ShortMonth>(value),
         _ => Ok(()),
     }
 }
@@ -262,6 +340,17 @@ mod tests {
         );
         assert!(<ActivityTypeEnum as ScalarType>::parse(Value::from("rest")).is_err());
         assert_eq!(ExpenditureTypeEnum::DayMeal.to_value(), Value::from("day_meal"));
+    }
+
+    #[test]
+    fn short_months_are_year_and_month() {
+        assert_eq!(
+            <ShortMonth as ScalarType>::parse(Value::from("2025-02")).unwrap(),
+            ShortMonth(NaiveDate::from_ymd_opt(2025, 2, 1).unwrap())
+        );
+        for bad in ["2025-13", "2025-2", "2025-02-01", "février"] {
+            assert!(<ShortMonth as ScalarType>::parse(Value::from(bad)).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 mod support;
 
 mod accounts;
+mod businesses;
 mod companies;
 mod compression;
 mod contract;
@@ -29,6 +30,9 @@ mod oauth_token;
 mod operator;
 mod property;
 mod published;
+mod regulation;
+mod regulation_api;
+mod regulation_eu;
 mod round_trips;
 mod spans;
 mod stress;

@@ -19,10 +19,13 @@ pub struct CompanyRow {
     pub require_expenditures: i64,
     pub require_support_activity: i64,
     pub require_mission_name: i64,
+    /// Roadlog extension: the EU driving-time checks (0/1).
+    pub eu_driving_checks: i64,
 }
 
 pub const COMPANY_COLUMNS: &str = "id, usual_name, siren, phone_number, has_ceased_activity, allow_team_mode, \
-     allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name";
+     allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name, \
+     eu_driving_checks";
 
 /// Company statements.
 pub mod sql {

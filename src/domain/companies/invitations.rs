@@ -33,8 +33,9 @@ pub async fn invite(
     let (token, token_hash) = tokens::generate("rl_inv_")?;
     let (id,): (i64,) = sqlx::query_as(
         "INSERT INTO employments (email, company_id, submitter_id, reception_time, validation_status, start_date,
-                                  end_date, has_admin_rights, is_primary, invite_token_hash, invite_expires_at)
-         VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10) RETURNING id",
+                                  end_date, has_admin_rights, is_primary, invite_token_hash, invite_expires_at, business_id)
+         VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10,
+                 (SELECT business_id FROM companies WHERE id = $2)) RETURNING id",
     )
     .bind(email)
     .bind(new.company_id)

@@ -1,6 +1,7 @@
 //! Companies, the employments that attach users to them, invitations, and who may read or
 //! manage what.
 
+pub mod business;
 pub mod company;
 pub mod employments;
 pub mod invitations;

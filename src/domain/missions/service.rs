@@ -282,7 +282,13 @@ pub async fn cancel(db: &Db, actor: i64, mission: i64, worker: i64) -> AppResult
             .fetch_one(&mut *conn)
             .await?;
             let start = span.0.unwrap_or_else(now);
-            permissions::writable(conn, actor, mission, worker, start, span.1).await?;
+            let access = permissions::writable(conn, actor, mission, worker, start, span.1).await?;
+            // The worker's counted time before it is cancelled, for the regulatory checks.
+            let counted: (Option<i64>, Option<i64>, i64) = sqlx::query_as(crate::domain::alerts::triggers::sql::SPAN)
+                .bind(mission)
+                .bind(worker)
+                .fetch_one(&mut *conn)
+                .await?;
             let live: Vec<(i64,)> = sqlx::query_as(
                 "SELECT id FROM activities WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL",
             )
@@ -301,8 +307,16 @@ pub async fn cancel(db: &Db, actor: i64, mission: i64, worker: i64) -> AppResult
             .bind(worker)
             .bind(now())
             .bind(actor)
-            .execute(conn)
+            .execute(&mut *conn)
             .await?;
+            // An admin's cancellation recomputes the admin checks of those days (reference §1.8).
+            if access.actor_is_admin
+                && let (Some(start), Some(end)) = (counted.0, counted.1)
+            {
+                let end = (counted.2 == 0).then_some(end);
+                crate::domain::alerts::triggers::after_cancel(conn, access.mission.company_id, worker, start, end)
+                    .await?;
+            }
             Ok(())
         })
     })

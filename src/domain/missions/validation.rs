@@ -254,5 +254,6 @@ pub async fn validate(
             .await?;
         }
     }
-    Ok(())
+    // The regulatory checks of the validated time, in this transaction (reference §1.8).
+    crate::domain::alerts::triggers::after_validation(conn, mission_id, mission.company_id, users, is_admin).await
 }

@@ -136,7 +136,7 @@ fn loader<T: Loader<i64>>(loader: T) -> CachedLoader<T> {
     DataLoader::with_cache(loader, crate::telemetry::spawn_in_span, HashMapCache::default()).delay(BATCH_WINDOW)
 }
 
-/// Adds every loader of this module to a request.
+/// Adds every loader of this module to a request (and the regulation alert stash).
 pub fn attach(request: async_graphql::Request, db: &Db, viewer: i64) -> async_graphql::Request {
     request
         .data(loader(ActivitiesByMission(db.clone())))
@@ -148,6 +148,7 @@ pub fn attach(request: async_graphql::Request, db: &Db, viewer: i64) -> async_gr
         .data(loader(VehiclesById(db.clone())))
         .data(loader(CompaniesById(db.clone())))
         .data(loader(MissionsById { db: db.clone(), viewer }))
+        .data(super::regulation::AlertStash::default())
 }
 
 /// Loads through a loader of the request.

@@ -2,6 +2,7 @@
 //! below a list of missions) is read in one query per batch, not one per object.
 
 pub mod missions;
+pub mod regulation;
 pub mod users;
 
 use async_graphql::dataloader::{DataLoader, HashMapCache};

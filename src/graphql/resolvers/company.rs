@@ -1,11 +1,12 @@
-//! `Company`: its settings, users, missions, vehicles and employments.
+//! `Company`: its business, settings, users, missions, vehicles, employments and regulatory
+//! alerts.
 
 use async_graphql::Context;
 
 use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{
-    Company, CompanyResolver, CompanySettings, Employment, MissionConnection, User, Vehicle,
+    Business, Company, CompanyResolver, CompanySettings, Employment, MissionConnection, User, Vehicle,
 };
 use crate::graphql::scalars::{Date, TimeStamp};
 use crate::graphql::{Api, caller};
@@ -16,6 +17,62 @@ use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
 impl CompanyResolver for Api {
+    async fn regulatory_alerts_recap(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        month: crate::graphql::scalars::ShortMonth,
+        unique_user_id: Option<i32>,
+        team_id: Option<i32>,
+        from_date: Option<Date>,
+        to_date: Option<Date>,
+    ) -> async_graphql::Result<Option<crate::graphql::contract::RegulatoryAlertsSummary>> {
+        use crate::domain::alerts::recap::{self, RecapQuery};
+        let actor = caller(ctx).user_id()?;
+        let query = RecapQuery {
+            company_id: parent.id.into(),
+            month: month.0,
+            unique_user_id: unique_user_id.map(i64::from),
+            team_id: team_id.map(i64::from),
+            from: from_date.map(|d| d.0),
+            to: to_date.map(|d| d.0),
+        };
+        let summary = recap::recap(&self.db, actor, query).await?;
+        Ok(Some((&summary).into()))
+    }
+
+    async fn admin_regulation_computations_by_user_and_by_day(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        from_date: Option<Date>,
+        to_date: Option<Date>,
+        user_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<
+        Option<Vec<Option<crate::graphql::contract::CompanyAdminRegulationComputationsByUserAndDay>>>,
+    > {
+        let actor = caller(ctx).user_id()?;
+        let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
+        let rows = crate::domain::alerts::recap::admin_days(
+            &self.db,
+            actor,
+            parent.id.into(),
+            from_date.map(|d| d.0),
+            to_date.map(|d| d.0),
+            users,
+        )
+        .await?;
+        Ok(Some(rows.iter().map(|r| Some(r.into())).collect()))
+    }
+
+    async fn business(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Business>> {
+        Ok(
+            crate::domain::companies::business::of_company(&self.db, parent.id.into())
+                .await?
+                .map(Business::from),
+        )
+    }
+
     async fn settings(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<CompanySettings>> {
         Ok(company::find(&self.db, parent.id.into())
             .await?

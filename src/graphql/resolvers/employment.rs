@@ -1,8 +1,9 @@
-//! `Employment`: its company, user and submitter.
+//! `Employment`: its company, user, submitter and business.
 
 use async_graphql::Context;
 
-use crate::graphql::contract::{Company, Employment, EmploymentResolver, User};
+use crate::domain::companies::business;
+use crate::graphql::contract::{Business, Company, Employment, EmploymentResolver, User};
 use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
@@ -28,5 +29,11 @@ impl EmploymentResolver for Api {
             Some(id) => Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?),
             None => Ok(None),
         }
+    }
+
+    async fn business(&self, _ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Business>> {
+        Ok(business::of_employment(&self.db, parent.id.into())
+            .await?
+            .map(Business::from))
     }
 }

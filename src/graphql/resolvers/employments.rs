@@ -110,4 +110,17 @@ impl EmploymentsResolver for Api {
         let rows = service::create_batch(&self.db, actor, company_id.into(), targets, &self.public_url).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
+
+    async fn change_employee_business_type(
+        &self,
+        ctx: &Context<'_>,
+        business_type: String,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Company>> {
+        let actor = caller(ctx).user_id()?;
+        let company_id =
+            crate::domain::companies::business::change_employee(&self.db, actor, employment_id.into(), &business_type)
+                .await?;
+        Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
+    }
 }

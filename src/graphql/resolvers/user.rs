@@ -1,4 +1,5 @@
-//! `User`: a user's lists (missions, activities, employments, companies, applications).
+//! `User`: a user's lists (missions, activities, employments, companies, applications) and
+//! regulatory computations.
 
 use async_graphql::Context;
 
@@ -27,6 +28,46 @@ fn self_only(ctx: &Context<'_>, parent: &User, field: &str) -> Result<i64, AppEr
 
 #[async_trait::async_trait]
 impl UserResolver for Api {
+    async fn regulation_computations_by_day(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+        submitter_type: Option<crate::graphql::scalars::SubmitterTypeEnum>,
+        from_date: Option<Date>,
+        to_date: Option<Date>,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::RegulationComputationByDayOutput>>>> {
+        use crate::domain::alerts::read;
+        use crate::graphql::contract::{RegulationComputation, RegulationComputationByDayOutput};
+        let actor = caller(ctx).user_id()?;
+        let user = i64::from(parent.id);
+        read::may_read(&self.db, actor, user).await?;
+        let rows = read::computations(
+            &self.db,
+            user,
+            submitter_type,
+            from_date.map(|d| d.0),
+            to_date.map(|d| d.0),
+        )
+        .await?;
+        let mut days: Vec<Option<RegulationComputationByDayOutput>> = vec![];
+        let mut current: Option<(String, Vec<Option<RegulationComputation>>)> = None;
+        for row in &rows {
+            match &mut current {
+                Some((day, list)) if *day == row.day => list.push(Some(row.into())),
+                _ => {
+                    if let Some((day, list)) = current.take() {
+                        days.push(Some(by_day(&day, list)));
+                    }
+                    current = Some((row.day.clone(), vec![Some(row.into())]));
+                }
+            }
+        }
+        if let Some((day, list)) = current {
+            days.push(Some(by_day(&day, list)));
+        }
+        Ok(Some(days))
+    }
+
     async fn activities(
         &self,
         ctx: &Context<'_>,
@@ -126,5 +167,15 @@ impl UserResolver for Api {
                 .map(|(id, name)| Some(OAuth2Client { id: id as i32, name }))
                 .collect(),
         ))
+    }
+}
+
+fn by_day(
+    day: &str,
+    list: Vec<Option<crate::graphql::contract::RegulationComputation>>,
+) -> crate::graphql::contract::RegulationComputationByDayOutput {
+    crate::graphql::contract::RegulationComputationByDayOutput {
+        day: crate::domain::companies::parse_date(day).map(Date),
+        regulation_computations: Some(list),
     }
 }

@@ -151,8 +151,9 @@ pub async fn insert_for_user(
     let primary = rules::admit(&existing, new.company_id, new.period, new.is_primary)?;
     let (id,): (i64,) = sqlx::query_as(
         "INSERT INTO employments (user_id, company_id, submitter_id, reception_time, validation_time, validation_status,
-                                  start_date, end_date, has_admin_rights, is_primary)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+                                  start_date, end_date, has_admin_rights, is_primary, business_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (SELECT business_id FROM companies WHERE id = $2))
+         RETURNING id",
     )
     .bind(user_id)
     .bind(new.company_id)

@@ -1,0 +1,152 @@
+//! What the API reads: a worker's computations and their alerts, and who may read them.
+
+use chrono::NaiveDate;
+
+use crate::db::Db;
+use crate::domain::companies::{date_text, today};
+use crate::domain::regulation::business::BusinessType;
+use crate::domain::regulation::checks::{CHECKS, CheckDef, CheckType, SubmitterType, Unit};
+use crate::domain::regulation::explain::Explanation;
+use crate::domain::regulation::time::iso;
+use crate::errors::{AppError, AppResult};
+
+pub mod sql {
+    crate::statements! {
+        /// `$1` worker, `$2` submitter type or NULL, `$3`/`$4` days or NULL.
+        pub const COMPUTATIONS: &str = "SELECT id, creation_time, day, submitter_type, user_id FROM regulation_computations \
+             WHERE user_id = $1 AND (CAST($2 AS TEXT) IS NULL OR submitter_type = CAST($2 AS TEXT)) \
+               AND (CAST($3 AS TEXT) IS NULL OR day >= CAST($3 AS TEXT)) \
+               AND (CAST($4 AS TEXT) IS NULL OR day <= CAST($4 AS TEXT)) ORDER BY day, id";
+        pub const ALERTS_OF_DAY: &str = "SELECT id, day, check_type, submitter_type, user_id, business_id, extra, explanation, \
+             night_work, not_enough_break, too_much_uninterrupted_work_time FROM regulatory_alerts \
+             WHERE user_id = $1 AND day = $2 AND submitter_type = $3 ORDER BY id";
+        pub const ALERT: &str = "SELECT id, day, check_type, submitter_type, user_id, business_id, extra, explanation, \
+             night_work, not_enough_break, too_much_uninterrupted_work_time FROM regulatory_alerts WHERE id = $1";
+        /// Whether the worker has an accepted employment in a company that opted in to the EU checks.
+        pub const EU_WORKER: &str = "SELECT 1 FROM employments e JOIN companies c ON c.id = e.company_id \
+             WHERE e.user_id = $1 AND e.validation_status = 'approved' AND e.dismissed_at IS NULL \
+               AND c.eu_driving_checks = 1 LIMIT 1";
+        /// Whether `$1` is admin today (`$3`) of a company where `$2` holds or held an employment.
+        pub const ADMIN_OF_USER: &str = "SELECT 1 FROM employments a JOIN employments w ON w.company_id = a.company_id \
+             WHERE a.user_id = $1 AND a.validation_status = 'approved' AND a.dismissed_at IS NULL AND a.has_admin_rights = 1 \
+               AND a.start_date <= $3 AND (a.end_date IS NULL OR a.end_date >= $3) \
+               AND w.user_id = $2 AND w.validation_status <> 'rejected' AND w.dismissed_at IS NULL LIMIT 1";
+    }
+}
+
+/// A computation as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct ComputationRow {
+    pub id: i64,
+    pub creation_time: i64,
+    pub day: String,
+    pub submitter_type: String,
+    pub user_id: i64,
+}
+
+impl ComputationRow {
+    /// The reference's `creationTime`: a JSON-encoded UTC time without offset.
+    pub fn creation_time_json(&self) -> String {
+        serde_json::Value::String(iso(self.creation_time)).to_string()
+    }
+
+    /// The checks listed for the computation: those valid on the day it was created, in id order;
+    /// the EU extensions only when `extensions`.
+    pub fn checks(&self, unit: Option<Unit>, extensions: bool) -> Vec<&'static CheckDef> {
+        let created = crate::domain::missions::date_of(self.creation_time);
+        CHECKS
+            .iter()
+            .filter(|c| unit.is_none_or(|u| c.unit == u) && c.valid_on(created) && (extensions || !c.extension))
+            .collect()
+    }
+}
+
+/// An alert as stored.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct AlertRow {
+    pub id: i64,
+    pub day: String,
+    pub check_type: String,
+    pub submitter_type: String,
+    pub user_id: i64,
+    pub business_id: i64,
+    pub extra: String,
+    pub explanation: String,
+    pub night_work: i64,
+    pub not_enough_break: i64,
+    pub too_much_uninterrupted_work_time: i64,
+}
+
+impl AlertRow {
+    pub fn check(&self) -> Option<CheckType> {
+        CheckType::from_str_opt(&self.check_type)
+    }
+
+    pub fn business(&self) -> BusinessType {
+        BusinessType::from_id(self.business_id).unwrap_or(BusinessType::DEFAULT)
+    }
+
+    pub fn explanation(&self) -> Explanation {
+        serde_json::from_str(&self.explanation).unwrap_or_default()
+    }
+}
+
+/// `User.regulationComputationsByDay`: the user himself, or a current admin of one of the user's
+/// companies.
+pub async fn may_read(db: &Db, actor: i64, user_id: i64) -> AppResult<()> {
+    if actor == user_id {
+        return Ok(());
+    }
+    let row: Option<(i64,)> = sqlx::query_as(sql::ADMIN_OF_USER)
+        .bind(actor)
+        .bind(user_id)
+        .bind(date_text(today()))
+        .fetch_optional(&db.pool)
+        .await?;
+    match row {
+        Some(_) => Ok(()),
+        None => Err(AppError::authorization("Forbidden access")),
+    }
+}
+
+/// The user's computations, by day.
+pub async fn computations(
+    db: &Db,
+    user_id: i64,
+    submitter: Option<SubmitterType>,
+    from: Option<NaiveDate>,
+    to: Option<NaiveDate>,
+) -> AppResult<Vec<ComputationRow>> {
+    Ok(sqlx::query_as(sql::COMPUTATIONS)
+        .bind(user_id)
+        .bind(submitter.map(|s| s.as_str()))
+        .bind(from.map(date_text))
+        .bind(to.map(date_text))
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+/// The alerts of a computation.
+pub async fn alerts_of(db: &Db, computation: &ComputationRow) -> AppResult<Vec<AlertRow>> {
+    Ok(sqlx::query_as(sql::ALERTS_OF_DAY)
+        .bind(computation.user_id)
+        .bind(&computation.day)
+        .bind(&computation.submitter_type)
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+/// One alert.
+pub async fn alert(db: &Db, id: i64) -> AppResult<Option<AlertRow>> {
+    Ok(sqlx::query_as(sql::ALERT).bind(id).fetch_optional(&db.pool).await?)
+}
+
+/// Whether the EU driving-time checks (Roadlog extension) concern the worker: an accepted
+/// employment in a company that opted in.
+pub async fn eu_worker(db: &Db, user_id: i64) -> AppResult<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(sql::EU_WORKER)
+        .bind(user_id)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(row.is_some())
+}

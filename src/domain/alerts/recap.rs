@@ -1,0 +1,364 @@
+//! A company's alerts for admins (reference §1.11–1.12): `regulatoryAlertsRecap` (a month's
+//! admin alerts by kind, with the reference's counting rules) and
+//! `adminRegulationComputationsByUserAndByDay`.
+
+use std::collections::BTreeMap;
+
+use chrono::{Datelike, Months, NaiveDate};
+
+use crate::db::{Db, PerBackend, id_list};
+use crate::domain::companies::{date_text, parse_date, permissions, today};
+use crate::domain::regulation::checks::{CHECKS, CheckType, Unit};
+use crate::domain::regulation::time::{self, DAY};
+use crate::errors::{AppError, AppResult};
+
+pub mod sql {
+    use crate::db::PerBackend;
+
+    crate::statements! {
+        /// The company's workers today (`$2`).
+        pub const CURRENT_WORKERS: &str = "SELECT DISTINCT user_id FROM employments WHERE company_id = $1 \
+             AND user_id IS NOT NULL AND validation_status = 'approved' AND dismissed_at IS NULL \
+             AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2) ORDER BY user_id";
+        /// Admin computations of the workers (`$1`) dated in `[$2, $3)`.
+        pub const ANY_COMPUTATION: PerBackend = crate::per_backend!(
+            "SELECT COUNT(*) FROM regulation_computations WHERE submitter_type = 'admin' AND day >= $2 AND day < $3 AND ",
+            ["user_id" in 1]
+        );
+        /// Admin alerts of the workers (`$1`) dated in `[$2, $3)`, with the workers' names.
+        pub const ALERTS: PerBackend = crate::per_backend!(
+            "SELECT a.day, a.check_type, a.user_id, a.night_work, a.not_enough_break, a.too_much_uninterrupted_work_time, \
+                    u.first_name, u.last_name, u.timezone_name \
+             FROM regulatory_alerts a JOIN users u ON u.id = a.user_id \
+             WHERE a.submitter_type = 'admin' AND a.day >= $2 AND a.day < $3 AND ",
+            ["a.user_id" in 1],
+            " ORDER BY a.day, a.user_id, a.id"
+        );
+        /// The SIRENs of other companies the worker (`$1`) started activities for in `[$2, $3)`.
+        pub const OTHER_COMPANIES: &str = "SELECT DISTINCT c.siren FROM activities a JOIN missions m ON m.id = a.mission_id \
+             JOIN companies c ON c.id = m.company_id WHERE a.user_id = $1 AND a.dismissed_at IS NULL \
+             AND a.start_time >= $2 AND a.start_time < $3 AND m.company_id <> $4";
+        pub const SIREN: &str = "SELECT siren, eu_driving_checks FROM companies WHERE id = $1";
+        /// Admin computations of the workers (`$1`), days optional.
+        pub const ADMIN_COMPUTATIONS: PerBackend = crate::per_backend!(
+            "SELECT c.day, c.user_id, \
+               (SELECT CAST(COALESCE(SUM(CASE WHEN a.check_type = 'enoughBreak' \
+                       THEN a.not_enough_break + a.too_much_uninterrupted_work_time ELSE 1 END), 0) AS BIGINT) \
+                FROM regulatory_alerts a WHERE a.user_id = c.user_id AND a.day = c.day \
+                  AND a.submitter_type = 'admin' AND a.unit = 'day'), \
+               (SELECT COUNT(*) FROM regulatory_alerts a WHERE a.user_id = c.user_id AND a.day = c.day \
+                  AND a.submitter_type = 'admin' AND a.unit = 'week') \
+             FROM regulation_computations c WHERE c.submitter_type = 'admin' \
+               AND (CAST($2 AS TEXT) IS NULL OR c.day >= CAST($2 AS TEXT)) \
+               AND (CAST($3 AS TEXT) IS NULL OR c.day <= CAST($3 AS TEXT)) AND ",
+            ["c.user_id" in 1],
+            " ORDER BY c.id"
+        );
+    }
+}
+
+/// `RegulatoryAlertsSummary`.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub has_any_computation: bool,
+    pub month: NaiveDate,
+    pub total: i64,
+    pub total_previous_month: i64,
+    pub daily: Vec<Group>,
+    pub weekly: Vec<Group>,
+}
+
+/// `AlertsGroup`.
+#[derive(Debug, Clone, Default)]
+pub struct Group {
+    pub alerts_type: String,
+    pub nb_alerts: i64,
+    pub days: Vec<NaiveDate>,
+    pub details: Vec<Detail>,
+}
+
+/// `AlertDayDetail`.
+#[derive(Debug, Clone)]
+pub struct Detail {
+    pub day: NaiveDate,
+    pub user_name: String,
+    pub user_id: i64,
+    pub other_company_relation: Option<&'static str>,
+}
+
+#[derive(sqlx::FromRow)]
+struct AlertLine {
+    day: String,
+    check_type: String,
+    user_id: i64,
+    night_work: i64,
+    not_enough_break: i64,
+    too_much_uninterrupted_work_time: i64,
+    first_name: String,
+    last_name: String,
+    timezone_name: String,
+}
+
+/// What `regulatoryAlertsRecap` receives.
+pub struct RecapQuery {
+    pub company_id: i64,
+    pub month: NaiveDate,
+    pub unique_user_id: Option<i64>,
+    pub team_id: Option<i64>,
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
+}
+
+async fn current_workers(db: &Db, company_id: i64) -> AppResult<Vec<i64>> {
+    let rows: Vec<(i64,)> = sqlx::query_as(sql::CURRENT_WORKERS)
+        .bind(company_id)
+        .bind(date_text(today()))
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(rows.into_iter().map(|r| r.0).collect())
+}
+
+async fn alert_lines(db: &Db, users: &[i64], from: NaiveDate, to: NaiveDate) -> AppResult<Vec<AlertLine>> {
+    Ok(sqlx::query_as(db.sql(sql::ALERTS))
+        .bind(id_list(users))
+        .bind(date_text(from))
+        .bind(date_text(to))
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+/// Counted as the reference counts: an `enoughBreak` alert with both halves failed counts twice.
+fn total(lines: &[AlertLine]) -> i64 {
+    lines
+        .iter()
+        .map(|l| 1 + i64::from(l.not_enough_break == 1 && l.too_much_uninterrupted_work_time == 1))
+        .sum()
+}
+
+/// `Company.regulatoryAlertsRecap`, for a company admin.
+pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary> {
+    if !permissions::is_admin(db, actor, query.company_id).await? {
+        return Err(permissions::admin_only_field("regulatoryAlertsRecap"));
+    }
+    // No teams in Roadlog yet: a team has no worker.
+    let mut users = if query.team_id.is_some() {
+        vec![]
+    } else {
+        current_workers(db, query.company_id).await?
+    };
+    if let Some(unique) = query.unique_user_id {
+        if !users.contains(&unique) {
+            return Err(AppError::authorization(
+                "Forbidden access: the user is not a current worker of the team or of the company",
+            ));
+        }
+        users = vec![unique];
+    }
+    let month = query.month.with_day(1).unwrap_or(query.month);
+    let (from, to, previous) = match (query.from, query.to) {
+        (Some(from), Some(to)) => (from, to, None),
+        _ => (month, month + Months::new(1), Some((month - Months::new(1), month))),
+    };
+    let empty = Summary {
+        month,
+        ..Summary::default()
+    };
+    let (computed,): (i64,) = sqlx::query_as(db.sql(sql::ANY_COMPUTATION))
+        .bind(id_list(&users))
+        .bind(date_text(from))
+        .bind(date_text(to))
+        .fetch_one(&db.pool)
+        .await?;
+    if computed == 0 {
+        return Ok(empty);
+    }
+    let lines = alert_lines(db, &users, from, to).await?;
+    let total_previous_month = match previous {
+        Some((from, to)) => total(&alert_lines(db, &users, from, to).await?),
+        None => 0,
+    };
+    let company: Option<(String, i64)> = sqlx::query_as(sql::SIREN)
+        .bind(query.company_id)
+        .fetch_optional(&db.pool)
+        .await?;
+    let (siren, eu) = company.map(|(s, eu)| (s, eu == 1)).unwrap_or_default();
+    let mut daily: Vec<(String, Vec<&AlertLine>)> = vec![];
+    let mut weekly: Vec<(String, Vec<&AlertLine>)> = vec![];
+    fn group(groups: &mut Vec<(String, Vec<&AlertLine>)>, name: &str) -> usize {
+        match groups.iter().position(|g| g.0 == name) {
+            Some(i) => i,
+            None => {
+                groups.push((name.to_string(), vec![]));
+                groups.len() - 1
+            }
+        }
+    }
+    // The EU extensions come after the reference's groups, for companies that opted in.
+    for check in CHECKS
+        .iter()
+        .filter(|c| c.check_type != CheckType::NoLic && (eu || !c.extension))
+    {
+        let of_check = lines.iter().filter(|l| l.check_type == check.check_type.as_str());
+        match (check.unit, check.check_type) {
+            (Unit::Week, _) => {
+                if check.valid_on(from) {
+                    let i = group(&mut weekly, check.check_type.as_str());
+                    weekly[i].1.extend(of_check);
+                }
+            }
+            (Unit::Day, CheckType::MaximumWorkDayTime) => {
+                let day = group(&mut daily, "maximumWorkDayTime");
+                let night = group(&mut daily, "maximumNightWorkDayTime");
+                for line in of_check {
+                    daily[if line.night_work == 1 { night } else { day }].1.push(line);
+                }
+            }
+            (Unit::Day, CheckType::EnoughBreak)
+            | (Unit::Day, CheckType::MinimumWorkDayBreak)
+            | (Unit::Day, CheckType::MaximumUninterruptedWorkTime) => {
+                let merged = check.check_type == CheckType::EnoughBreak;
+                let lines: Vec<&AlertLine> = of_check.collect();
+                if merged || check.check_type == CheckType::MinimumWorkDayBreak {
+                    let i = group(&mut daily, "not_enough_break");
+                    daily[i]
+                        .1
+                        .extend(lines.iter().filter(|l| !merged || l.not_enough_break == 1));
+                }
+                if merged || check.check_type == CheckType::MaximumUninterruptedWorkTime {
+                    let i = group(&mut daily, "too_much_uninterrupted_work_time");
+                    daily[i].1.extend(
+                        lines
+                            .iter()
+                            .filter(|l| !merged || l.too_much_uninterrupted_work_time == 1),
+                    );
+                }
+            }
+            (Unit::Day, other) => {
+                let i = group(&mut daily, other.as_str());
+                daily[i].1.extend(of_check);
+            }
+        }
+    }
+    let mut relations: BTreeMap<(String, i64), Option<&'static str>> = BTreeMap::new();
+    for line in &lines {
+        let key = (line.day.clone(), line.user_id);
+        if relations.contains_key(&key) {
+            continue;
+        }
+        let relation = other_company_relation(db, query.company_id, &siren, line).await?;
+        relations.insert(key, relation);
+    }
+    let build = |groups: Vec<(String, Vec<&AlertLine>)>| -> Vec<Group> {
+        groups
+            .into_iter()
+            .map(|(alerts_type, lines)| {
+                let mut days: Vec<NaiveDate> = lines.iter().filter_map(|l| parse_date(&l.day)).collect();
+                days.sort();
+                days.dedup();
+                let mut details: Vec<Detail> = vec![];
+                let mut sorted = lines.clone();
+                sorted.sort_by(|a, b| a.day.cmp(&b.day).then(a.user_id.cmp(&b.user_id)));
+                for line in sorted {
+                    let Some(day) = parse_date(&line.day) else { continue };
+                    if details.iter().any(|d| d.day == day && d.user_id == line.user_id) {
+                        continue;
+                    }
+                    details.push(Detail {
+                        day,
+                        user_name: format!("{} {}", line.first_name, line.last_name),
+                        user_id: line.user_id,
+                        other_company_relation: relations.get(&(line.day.clone(), line.user_id)).copied().flatten(),
+                    });
+                }
+                Group {
+                    alerts_type,
+                    nb_alerts: lines.len() as i64,
+                    days,
+                    details,
+                }
+            })
+            .collect()
+    };
+    Ok(Summary {
+        has_any_computation: true,
+        month,
+        total: total(&lines),
+        total_previous_month,
+        daily: build(daily),
+        weekly: build(weekly),
+    })
+}
+
+/// `company` when the worker started activities that local day for a company with another
+/// SIREN, `establishment` when only for other companies with the same SIREN.
+async fn other_company_relation(
+    db: &Db,
+    company_id: i64,
+    siren: &str,
+    line: &AlertLine,
+) -> AppResult<Option<&'static str>> {
+    let Some(day) = parse_date(&line.day) else {
+        return Ok(None);
+    };
+    let tz = time::zone(&line.timezone_name);
+    let start = time::day_start(tz, day);
+    let sirens: Vec<(String,)> = sqlx::query_as(sql::OTHER_COMPANIES)
+        .bind(line.user_id)
+        .bind(start)
+        .bind(start + DAY)
+        .bind(company_id)
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(if sirens.iter().any(|s| s.0 != siren) {
+        Some("company")
+    } else if sirens.is_empty() {
+        None
+    } else {
+        Some("establishment")
+    })
+}
+
+/// `CompanyAdminRegulationComputationsByUserAndDay`.
+#[derive(sqlx::FromRow, Debug, Clone)]
+pub struct AdminDay {
+    pub day: String,
+    pub user_id: i64,
+    pub nb_alerts_daily_admin: i64,
+    pub nb_alerts_weekly_admin: i64,
+}
+
+/// `Company.adminRegulationComputationsByUserAndByDay`, for a company admin.
+pub async fn admin_days(
+    db: &Db,
+    actor: i64,
+    company_id: i64,
+    from: Option<NaiveDate>,
+    to: Option<NaiveDate>,
+    user_ids: Option<Vec<i64>>,
+) -> AppResult<Vec<AdminDay>> {
+    if !permissions::is_admin(db, actor, company_id).await? {
+        return Err(permissions::admin_only_field(
+            "adminRegulationComputationsByUserAndByDay",
+        ));
+    }
+    let mut users = current_workers(db, company_id).await?;
+    if let Some(wanted) = user_ids {
+        users.retain(|u| wanted.contains(u));
+    }
+    let statement: PerBackend = sql::ADMIN_COMPUTATIONS;
+    let rows: Vec<(String, i64, i64, i64)> = sqlx::query_as(db.sql(statement))
+        .bind(id_list(&users))
+        .bind(from.map(date_text))
+        .bind(to.map(date_text))
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(day, user_id, daily, weekly)| AdminDay {
+            day,
+            user_id,
+            nb_alerts_daily_admin: daily,
+            nb_alerts_weekly_admin: weekly,
+        })
+        .collect())
+}

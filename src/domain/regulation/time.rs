@@ -1,0 +1,138 @@
+//! Days and weeks as the reference cuts them, in the worker's time zone.
+//!
+//! A day D starts at local midnight of D (converted to UTC) and, as in the reference, lasts
+//! exactly 24 hours from there (`start_of_day + timedelta(days=1)` on naive UTC datetimes): on the
+//! day clocks go forward it reaches 01:00 of D+1, and on the day they go back its last local hour
+//! belongs to no day window. Weeks run Monday to Sunday and are named by their Monday.
+
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone};
+use chrono_tz::Tz;
+
+pub const MINUTE: i64 = 60;
+pub const HOUR: i64 = 3600;
+pub const DAY: i64 = 86_400;
+
+/// The worker's zone; an unknown name falls back to the reference's default, `Europe/Paris`.
+pub fn zone(name: &str) -> Tz {
+    name.parse().unwrap_or(chrono_tz::Europe::Paris)
+}
+
+/// Unix seconds of a local wall-clock time. An ambiguous time (clocks going back) is read with
+/// the earlier offset, a skipped one (clocks going forward) with the offset in force before the
+/// change, as Python's `zoneinfo` does with `fold=0`.
+pub fn local_to_utc(tz: Tz, local: NaiveDateTime) -> i64 {
+    use chrono::LocalResult;
+    match tz.from_local_datetime(&local) {
+        LocalResult::Single(t) => t.timestamp(),
+        LocalResult::Ambiguous(earlier, _) => earlier.timestamp(),
+        LocalResult::None => {
+            let before = tz.offset_from_utc_datetime(&(local - Duration::days(1))).fix();
+            (local - Duration::seconds(i64::from(before.local_minus_utc())))
+                .and_utc()
+                .timestamp()
+        }
+    }
+}
+
+/// Unix seconds of local midnight at the start of `day`.
+pub fn day_start(tz: Tz, day: NaiveDate) -> i64 {
+    local_to_utc(tz, day.and_time(NaiveTime::MIN))
+}
+
+/// Unix seconds of a local time of day on `day`.
+pub fn local_time(tz: Tz, day: NaiveDate, hour: u32, minute: u32, second: u32) -> i64 {
+    let time = NaiveTime::from_hms_opt(hour, minute, second).unwrap_or(NaiveTime::MIN);
+    local_to_utc(tz, day.and_time(time))
+}
+
+/// The local date of an instant.
+pub fn local_date(tz: Tz, t: i64) -> NaiveDate {
+    tz.timestamp_opt(t, 0)
+        .single()
+        .map(|d| d.date_naive())
+        .unwrap_or_default()
+}
+
+/// The local wall-clock time of an instant.
+pub fn local_datetime(tz: Tz, t: i64) -> NaiveDateTime {
+    tz.timestamp_opt(t, 0)
+        .single()
+        .map(|d| d.naive_local())
+        .unwrap_or_default()
+}
+
+/// The Monday of the week of `day`.
+pub fn monday(day: NaiveDate) -> NaiveDate {
+    day - Duration::days(i64::from(day.weekday().num_days_from_monday()))
+}
+
+/// The Sunday of the week of `day`.
+pub fn sunday(day: NaiveDate) -> NaiveDate {
+    monday(day) + Duration::days(6)
+}
+
+/// Every date from `from` to `to`, both included.
+pub fn dates(from: NaiveDate, to: NaiveDate) -> impl Iterator<Item = NaiveDate> {
+    from.iter_days().take_while(move |d| *d <= to)
+}
+
+/// An instant as the reference writes it in `extra`: the naive UTC `isoformat()`,
+/// `2022-07-11T05:00:00`, without offset.
+pub fn iso(t: i64) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .map(|d| d.naive_utc().format("%Y-%m-%dT%H:%M:%S").to_string())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn date(text: &str) -> NaiveDate {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn local_midnight_follows_the_zone_offset() {
+        let paris = zone("Europe/Paris");
+        // Winter: UTC+1; summer: UTC+2.
+        assert_eq!(iso(day_start(paris, date("2025-01-15"))), "2025-01-14T23:00:00");
+        assert_eq!(iso(day_start(paris, date("2025-07-15"))), "2025-07-14T22:00:00");
+        // The day clocks go forward is 23 hours long locally, 24 hours for the reference.
+        let start = day_start(paris, date("2025-03-30"));
+        assert_eq!(day_start(paris, date("2025-03-31")) - start, 23 * HOUR);
+        assert_eq!(
+            iso(local_time(paris, date("2025-03-30"), 5, 0, 0)),
+            "2025-03-30T03:00:00"
+        );
+    }
+
+    #[test]
+    fn skipped_and_repeated_local_times_read_like_zoneinfo() {
+        let paris = zone("Europe/Paris");
+        // 02:30 does not exist on 2025-03-30: read with the winter offset (UTC+1).
+        assert_eq!(
+            iso(local_time(paris, date("2025-03-30"), 2, 30, 0)),
+            "2025-03-30T01:30:00"
+        );
+        // 02:30 happens twice on 2025-10-26: the first one (UTC+2).
+        assert_eq!(
+            iso(local_time(paris, date("2025-10-26"), 2, 30, 0)),
+            "2025-10-26T00:30:00"
+        );
+    }
+
+    #[test]
+    fn weeks_run_monday_to_sunday() {
+        assert_eq!(monday(date("2025-03-30")), date("2025-03-24"));
+        assert_eq!(monday(date("2025-03-24")), date("2025-03-24"));
+        assert_eq!(sunday(date("2025-03-24")), date("2025-03-30"));
+        assert_eq!(dates(date("2025-03-30"), date("2025-04-01")).count(), 3);
+    }
+
+    #[test]
+    fn unknown_zones_fall_back_to_paris() {
+        assert_eq!(zone("Mars/Olympus"), chrono_tz::Europe::Paris);
+        assert_eq!(zone("America/New_York"), chrono_tz::America::New_York);
+    }
+}

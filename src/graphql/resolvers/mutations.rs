@@ -1,0 +1,36 @@
+//! The fields of `Mutations` outside its namespaces: `updateCompanyDetails`.
+
+use async_graphql::Context;
+
+use crate::domain::companies::{business, company};
+use crate::graphql::contract::{Company, MutationsResolver};
+use crate::graphql::{Api, caller};
+
+#[async_trait::async_trait]
+impl MutationsResolver for Api {
+    async fn update_company_details(
+        &self,
+        ctx: &Context<'_>,
+        apply_business_type_to_employees: Option<bool>,
+        company_id: i32,
+        new_business_type: Option<String>,
+        eu_driving_time_checks: Option<bool>,
+    ) -> async_graphql::Result<Option<Company>> {
+        let actor = caller(ctx).user_id()?;
+        if let Some(on) = eu_driving_time_checks {
+            business::set_eu_driving_checks(&self.db, actor, company_id.into(), on).await?;
+        }
+        business::update_company(
+            &self.db,
+            actor,
+            company_id.into(),
+            new_business_type.as_deref(),
+            apply_business_type_to_employees.unwrap_or(false),
+        )
+        .await?;
+        Ok(company::find(&self.db, company_id.into())
+            .await?
+            .as_ref()
+            .map(Company::from))
+    }
+}
