@@ -183,6 +183,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         client_limiter: crate::domain::auth::client_rate::ClientLimiter::new(settings.client_rate_limit),
         trusted_proxies: settings.trusted_proxies.clone(),
         key_sealer,
+        console: settings.console,
     });
     let transport = match &settings.smtp_url {
         Some(url) => Transport::Smtp(Box::new(

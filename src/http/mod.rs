@@ -1,8 +1,9 @@
 //! The HTTP transport: the listener, the middleware, GraphQL over HTTP, the REST contract
 //! generated from the OpenAPI file, the export handler, body limits, media types and the
-//! answers for requests that match no route. The routes are put together in `crate::routes`.
+//! answers for requests that match no route, and the interactive console. The routes are put together in `crate::routes`.
 
 pub mod body;
+pub mod console;
 pub mod export;
 pub mod fallback;
 pub mod graphql;

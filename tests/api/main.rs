@@ -8,6 +8,8 @@ mod support;
 
 mod accounts;
 mod companies;
+mod console;
+mod console_browser;
 mod contract;
 mod drivers;
 mod employments;
