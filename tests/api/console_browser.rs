@@ -2,9 +2,10 @@
 //! test): the first example query runs without a token; a query with the token field shows the
 //! caller's data; a broken query typed into the editor is marked (schema error, then syntax
 //! error) while no request reaches `/api/graphql`; running it shows the 400 wrapped in an `error`
-//! field. Requests are counted by the server (its `/metrics`), and the page loads nothing from
-//! another origin and breaks no rule of its Content-Security-Policy. Screenshots are kept in
-//! `tests/artifacts/console-*.png` (the test prints their paths).
+//! field; a GraphQL GET opened in the browser opens the console on that query. Requests are
+//! counted by the server (its `/metrics`); the page loads nothing from another origin and breaks
+//! no rule of its Content-Security-Policy. Screenshots are kept in `tests/artifacts/console-*.png`
+//! (the test prints their paths).
 
 use serde_json::Value;
 
@@ -100,6 +101,8 @@ tests! {
         driver.click_element(&entry_points).await;
         driver.type_into_focused(&format!("{CONTROL}{ENTER}{CONTROL}")).await;
         driver.find_xpath(&format!("{RESULT}//span[contains(text(),'\"__schema\"')]")).await;
+        // The server validates the whole document before it runs one operation: the other
+        // examples (LogIn, Me, SignUp) are valid too.
         let entry = result_json(&driver).await;
         let queries: Vec<&str> = entry["data"]["__schema"]["queryType"]["fields"]
             .as_array()
@@ -168,6 +171,11 @@ tests! {
                 .all(|m| !m.contains("Content Security Policy") && (!m.starts_with("SEVERE") || m.contains(answered_400))),
             "{messages:#?}"
         );
+        // A GraphQL GET opened in the browser: the console, with that query in the editor.
+        driver.go(&app.url("/api/graphql?query=%7B%20me%20%7B%20id%20%7D%20%7D")).await;
+        driver.find("#graphiql[data-schema=loaded]").await;
+        assert_eq!(editor_text(&driver).await, "{ me { id } }");
+
         for path in &screenshots {
             println!("screenshot: {}", path.display());
         }
