@@ -128,12 +128,12 @@ tests! {
         assert_eq!(editor_text(&driver).await, "{ me { nosuchField } }");
         assert_eq!(driver.text(LINT_ERROR).await, "nosuchField");
         driver.hover(LINT_ERROR).await;
+        // The tooltip fades in; its text counts (and is drawn) once it is opaque.
+        driver
+            .wait_until("(t => t !== null && getComputedStyle(t).opacity === '1')(document.querySelector('.CodeMirror-lint-tooltip'))")
+            .await;
         let tooltip = driver.text(".CodeMirror-lint-tooltip").await;
         assert!(tooltip.contains("Cannot query field \"nosuchField\" on type \"User\""), "{tooltip}");
-        // The tooltip fades in: the screenshot waits until it is fully drawn.
-        driver
-            .wait_until("getComputedStyle(document.querySelector('.CodeMirror-lint-tooltip')).opacity === '1'")
-            .await;
         screenshots.push(driver.keep_screenshot("console-schema-error").await);
         type_document(&driver, "{ me { email: } }").await;
         assert_eq!(editor_text(&driver).await, "{ me { email: } }");

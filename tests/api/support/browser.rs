@@ -50,7 +50,9 @@ impl Driver {
         // chromedriver says on standard output when it listens: wait for that line.
         let stdout = process.stdout.take().expect("piped");
         let (listening, started) = tokio::sync::oneshot::channel();
-        tokio::task::spawn_blocking(move || {
+        // A thread of its own, not the runtime's blocking pool: the browser inherits this pipe,
+        // and a browser left behind by a failed test would keep the runtime from shutting down.
+        std::thread::spawn(move || {
             let mut lines = BufReader::new(stdout).lines();
             let mut listening = Some(listening);
             for line in lines.by_ref() {
@@ -286,8 +288,27 @@ impl Driver {
 }
 
 impl Drop for Driver {
+    /// A test that fails before `quit` still closes its browser: the session is deleted (a
+    /// blocking request, two seconds at most) before chromedriver is killed.
     fn drop(&mut self) {
+        if let Ok(url) = url::Url::parse(&self.base)
+            && let Some(port) = url.port()
+        {
+            use std::io::{Read, Write};
+            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            let limit = std::time::Duration::from_secs(2);
+            if let Ok(mut stream) = std::net::TcpStream::connect_timeout(&addr, limit) {
+                let _ = stream.set_read_timeout(Some(limit));
+                let request = format!(
+                    "DELETE {} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    url.path()
+                );
+                let _ = stream.write_all(request.as_bytes());
+                let _ = stream.read(&mut [0u8; 1024]);
+            }
+        }
         let _ = self.process.kill();
+        let _ = self.process.wait();
     }
 }
 
