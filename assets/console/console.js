@@ -124,6 +124,9 @@
       variables: params.get('variables') || undefined,
       operationName: params.get('operationName') || undefined,
       isHeadersEditorEnabled: true,
+      // Tabs and history live as long as the browser tab: a password typed into LogIn or a
+      // token in the Headers tab does not stay on the machine.
+      storage: window.sessionStorage,
       shouldPersistHeaders: false,
       onSchemaChange: schemaLoaded,
     })

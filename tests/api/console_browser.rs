@@ -57,7 +57,7 @@ async fn type_document(driver: &Driver, document: &str) {
     // last key, and keeps it in its storage then: run nothing before that, as no person could.
     let stored = serde_json::to_string(document).unwrap();
     driver
-        .wait_until(&format!("localStorage.getItem('graphiql:query') === {stored}"))
+        .wait_until(&format!("sessionStorage.getItem('graphiql:query') === {stored}"))
         .await;
 }
 
@@ -171,6 +171,13 @@ tests! {
                 .all(|m| !m.contains("Content Security Policy") && (!m.starts_with("SEVERE") || m.contains(answered_400))),
             "{messages:#?}"
         );
+        // What was typed and sent (a token, passwords in LogIn) lives in the tab's session
+        // storage only, never in the browser's lasting storage.
+        let lasting = driver.execute("return Object.keys(localStorage)").await;
+        assert_eq!(lasting, serde_json::json!([]), "{lasting}");
+        let history = driver.execute("return sessionStorage.getItem('graphiql:queries')").await;
+        assert!(history.as_str().is_some_and(|h| h.contains("{ me { email } }")), "{history}");
+
         // A GraphQL GET opened in the browser: the console, with that query in the editor.
         driver.go(&app.url("/api/graphql?query=%7B%20me%20%7B%20id%20%7D%20%7D")).await;
         driver.find("#graphiql[data-schema=loaded]").await;
