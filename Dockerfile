@@ -16,6 +16,7 @@ COPY schema schema
 COPY openapi openapi
 COPY generated generated
 COPY templates templates
+COPY assets assets
 COPY src src
 RUN cargo build --release --locked --bin roadlog \
     && cp target/release/roadlog /roadlog

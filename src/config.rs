@@ -310,6 +310,11 @@ pub struct Settings {
     /// environment, not the command line.
     #[arg(long, env = "ROADLOG_KEY_ENCRYPTION_KEY", hide_env_values = true)]
     pub key_encryption_key: Option<String>,
+    /// Serve the interactive API console (GraphiQL) at `/console`, and at `GET /api/graphql`
+    /// to browsers; `--console=false` turns it off (then `/console` is 404).
+    #[arg(long, env = "ROADLOG_CONSOLE", default_value_t = true, action = clap::ArgAction::Set,
+          num_args = 0..=1, default_missing_value = "true", require_equals = true)]
+    pub console: bool,
 }
 
 impl Settings {
@@ -331,6 +336,7 @@ impl Settings {
             trusted_proxies: Vec::new(),
             cors_origins: Vec::new(),
             key_encryption_key: None,
+            console: true,
         }
     }
 
@@ -394,6 +400,19 @@ mod tests {
         let path = url.strip_prefix("sqlite://").unwrap();
         assert!(path.starts_with('/'), "{url}");
         assert!(path.ends_with("relative/dir/roadlog-sandbox.db?mode=rwc"), "{url}");
+    }
+
+    #[test]
+    fn the_console_flag_turns_the_console_off() {
+        let serve = |args: &[&str]| match Cli::try_parse_from(args).unwrap() {
+            Cli { command: None, serve } => serve.console,
+            other => panic!("not the server: {other:?}"),
+        };
+        assert!(serve(&["roadlog"]));
+        assert!(serve(&["roadlog", "--console"]));
+        assert!(!serve(&["roadlog", "--console=false"]));
+        assert!(serve(&["roadlog", "--console=true"]));
+        assert!(Cli::try_parse_from(["roadlog", "--console=maybe"]).is_err());
     }
 
     #[test]

@@ -184,6 +184,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         trusted_proxies: settings.trusted_proxies.clone(),
         cors_origins: settings.cors_origins.clone(),
         key_sealer,
+        console: settings.console,
     });
     let transport = match &settings.smtp_url {
         Some(url) => Transport::Smtp(Box::new(

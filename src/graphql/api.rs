@@ -31,6 +31,9 @@ pub struct Api {
     pub key_sealer: crate::domain::export::sealing::Sealer,
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::domain::auth::client_rate::ClientLimiter>,
+    /// Whether the interactive console is served (`/console`, and `GET /api/graphql` for
+    /// browsers).
+    pub console: bool,
 }
 
 /// The identity behind the current request (anonymous when the glue placed none).

@@ -1,10 +1,12 @@
 //! The HTTP transport: the listener, the middleware, GraphQL over HTTP, the REST contract
 //! generated from the OpenAPI file, the export handler, the published contract files, body limits,
-//! media types and the answers for requests that match no route. The routes are put together in `crate::routes`.
+//! media types, the answers for requests that match no route, and the interactive console. The
+//! routes are put together in `crate::routes`.
 
 pub mod allow;
 pub mod body;
 pub mod compression;
+pub mod console;
 pub mod cors;
 mod docs_page;
 pub mod export;

@@ -15,7 +15,7 @@ use crate::graphql::contract::ContractSchema;
 
 pub use rest::RestHandlers;
 
-use crate::http::{allow, compression, contract, cors, fallback, graphql, middleware, published};
+use crate::http::{allow, compression, console, contract, cors, fallback, graphql, middleware, published};
 
 /// Every route of the service.
 pub fn routes(
@@ -23,7 +23,10 @@ pub fn routes(
     schema: ContractSchema,
 ) -> impl Filter<Extract = (impl warp::Reply,), Error = Infallible> + Clone {
     let rest = contract::routes(Arc::new(RestHandlers { api: api.clone() }));
-    graphql::routes(api, schema)
+    // The console first: it takes `GET /api/graphql` from browsers asking for HTML.
+    console::routes(api.clone())
+        .or(graphql::routes(api, schema))
+        .unify()
         .or(rest)
         .unify()
         .or(published::routes())

@@ -10,6 +10,8 @@ mod accounts;
 mod businesses;
 mod companies;
 mod compression;
+mod console;
+mod console_browser;
 mod contract;
 mod cors;
 mod drivers;

@@ -50,7 +50,9 @@ impl Driver {
         // chromedriver says on standard output when it listens: wait for that line.
         let stdout = process.stdout.take().expect("piped");
         let (listening, started) = tokio::sync::oneshot::channel();
-        tokio::task::spawn_blocking(move || {
+        // A thread of its own, not the runtime's blocking pool: the browser inherits this pipe,
+        // and a browser left behind by a failed test would keep the runtime from shutting down.
+        std::thread::spawn(move || {
             let mut lines = BufReader::new(stdout).lines();
             let mut listening = Some(listening);
             for line in lines.by_ref() {
@@ -68,7 +70,9 @@ impl Driver {
         let http = reqwest::Client::new();
         let base = format!("http://127.0.0.1:{port}");
         let profile = super::cleanup::new_dir();
-        let capabilities = json!({ "capabilities": { "alwaysMatch": { "browserName": "chrome", "goog:chromeOptions": {
+        let capabilities = json!({ "capabilities": { "alwaysMatch": { "browserName": "chrome",
+            "goog:loggingPrefs": { "browser": "ALL" },
+            "goog:chromeOptions": {
             "binary": CHROMIUM,
             "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -129,6 +133,111 @@ impl Driver {
             .to_string()
     }
 
+    /// The element matching an XPath expression (for text), waiting until it exists.
+    pub async fn find_xpath(&self, xpath: &str) -> String {
+        let found = self
+            .call(
+                reqwest::Method::POST,
+                "/element",
+                json!({ "using": "xpath", "value": xpath }),
+            )
+            .await;
+        found[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {xpath}: {found}"))
+            .to_string()
+    }
+
+    /// The rendered text of the element matching `css`.
+    pub async fn text(&self, css: &str) -> String {
+        let id = self.find(css).await;
+        let text = self
+            .call(reqwest::Method::GET, &format!("/element/{id}/text"), Value::Null)
+            .await;
+        text.as_str().unwrap_or_default().to_string()
+    }
+
+    /// Types into whatever has the focus, as a keyboard would (WebDriver key codes allowed:
+    /// `\u{E009}` Control, `\u{E007}` Enter, `\u{E003}` Backspace).
+    pub async fn type_into_focused(&self, text: &str) {
+        let active = self.call(reqwest::Method::GET, "/element/active", Value::Null).await;
+        let id = active[ELEMENT].as_str().expect("an element has the focus");
+        self.call(
+            reqwest::Method::POST,
+            &format!("/element/{id}/value"),
+            json!({ "text": text }),
+        )
+        .await;
+    }
+
+    /// Moves the mouse over the element matching `css` (what shows tooltips).
+    pub async fn hover(&self, css: &str) {
+        let id = self.find(css).await;
+        let pointer = json!({ "actions": [{ "type": "pointer", "id": "mouse", "actions": [
+            { "type": "pointerMove", "duration": 0, "origin": { ELEMENT: id }, "x": 0, "y": 0 }
+        ] }] });
+        self.call(reqwest::Method::POST, "/actions", pointer).await;
+    }
+
+    /// Runs a script in the page and returns its value.
+    pub async fn execute(&self, script: &str) -> Value {
+        self.call(
+            reqwest::Method::POST,
+            "/execute/sync",
+            json!({ "script": script, "args": [] }),
+        )
+        .await
+    }
+
+    /// Waits until a JavaScript expression is true in the page, checked at each frame the
+    /// browser draws (for state a page keeps in no element; at most the script timeout, 30 s).
+    pub async fn wait_until(&self, condition: &str) {
+        let script = format!(
+            "const done = arguments[arguments.length - 1]; \
+             const check = () => {{ if ({condition}) done(true); else requestAnimationFrame(check); }}; check();"
+        );
+        let outcome = self
+            .call(
+                reqwest::Method::POST,
+                "/execute/async",
+                json!({ "script": script, "args": [] }),
+            )
+            .await;
+        assert_eq!(outcome, json!(true), "never true: {condition}");
+    }
+
+    /// Sets the size of the window (screenshots of desktop pages).
+    pub async fn resize(&self, width: u32, height: u32) {
+        self.call(
+            reqwest::Method::POST,
+            "/window/rect",
+            json!({ "width": width, "height": height }),
+        )
+        .await;
+    }
+
+    /// What the page wrote to the browser's console since the last call (errors, CSP
+    /// violations), one message a line.
+    pub async fn console_messages(&self) -> Vec<String> {
+        let log = self
+            .call(reqwest::Method::POST, "/se/log", json!({ "type": "browser" }))
+            .await;
+        log.as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .map(|e| {
+                        format!(
+                            "{} {}",
+                            e["level"].as_str().unwrap_or(""),
+                            e["message"].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     pub async fn type_into(&self, css: &str, text: &str) {
         let id = self.find(css).await;
         self.call(
@@ -141,6 +250,11 @@ impl Driver {
 
     pub async fn click(&self, css: &str) {
         let id = self.find(css).await;
+        self.click_element(&id).await;
+    }
+
+    /// Clicks an element found before (by `find` or `find_xpath`).
+    pub async fn click_element(&self, id: &str) {
         self.call(reqwest::Method::POST, &format!("/element/{id}/click"), json!({}))
             .await;
     }
@@ -153,13 +267,16 @@ impl Driver {
             .unwrap()
     }
 
-    /// Keeps a screenshot in `tests/artifacts/NAME.png` (for people reviewing a run).
-    pub async fn keep_screenshot(&self, name: &str) {
+    /// Keeps a screenshot in `tests/artifacts/NAME.png` (for people reviewing a run) and
+    /// returns its path.
+    pub async fn keep_screenshot(&self, name: &str) -> std::path::PathBuf {
         let screenshot = self.screenshot().await;
         assert_eq!(&screenshot[..8], b"\x89PNG\r\n\x1a\n", "a PNG screenshot");
         let artifacts = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts");
         std::fs::create_dir_all(&artifacts).unwrap();
-        std::fs::write(artifacts.join(format!("{name}.png")), &screenshot).unwrap();
+        let path = artifacts.join(format!("{name}.png"));
+        std::fs::write(&path, &screenshot).unwrap();
+        path
     }
 
     pub async fn quit(mut self) {
@@ -171,8 +288,27 @@ impl Driver {
 }
 
 impl Drop for Driver {
+    /// A test that fails before `quit` still closes its browser: the session is deleted (a
+    /// blocking request, two seconds at most) before chromedriver is killed.
     fn drop(&mut self) {
+        if let Ok(url) = url::Url::parse(&self.base)
+            && let Some(port) = url.port()
+        {
+            use std::io::{Read, Write};
+            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            let limit = std::time::Duration::from_secs(2);
+            if let Ok(mut stream) = std::net::TcpStream::connect_timeout(&addr, limit) {
+                let _ = stream.set_read_timeout(Some(limit));
+                let request = format!(
+                    "DELETE {} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    url.path()
+                );
+                let _ = stream.write_all(request.as_bytes());
+                let _ = stream.read(&mut [0u8; 1024]);
+            }
+        }
         let _ = self.process.kill();
+        let _ = self.process.wait();
     }
 }
 
