@@ -149,6 +149,15 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
         "{{ company(id: {}) {{ missions(first: 50) {{ edges {{ node {{ id name activities {{ id type startTime endTime user {{ id firstName lastName }} }} }} }} }} }} }}",
         fixture.company_id
     );
+    // The month before the anchor: the seeded days were validated, so their alerts are stored.
+    let last_month = chrono::DateTime::from_timestamp(ANCHOR - 86_400, 0)
+        .expect("the anchor is a valid time")
+        .format("%Y-%m");
+    let recap = format!(
+        "{{ company(id: {}) {{ regulatoryAlertsRecap(month: \"{last_month}\") {{ month totalNbAlerts totalNbAlertsPreviousMonth \
+         dailyAlerts {{ alertsType nbAlerts days }} weeklyAlerts {{ alertsType nbAlerts days }} }} }} }}",
+        fixture.company_id
+    );
     let deep = format!(
         "{{ me {{ missions(first: 50, after: {}) {{ edges {{ node {{ id name }} }} }} }} }}",
         serde_json::to_string(deep_cursor).expect("a string serializes")
@@ -196,6 +205,13 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             graphql(&company, Some(&fixture.admin_token)),
             "floor_list",
             Goal::Ratio(0.20),
+        ),
+        read(
+            "recap",
+            "admin: regulatory alerts recap, 1 month",
+            graphql(&recap, Some(&fixture.admin_token)),
+            "floor_list",
+            Goal::Ratio(0.10),
         ),
         read(
             "deep_page",
