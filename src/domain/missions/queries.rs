@@ -316,7 +316,8 @@ pub async fn user_activities(
     let scope = scope(db, viewer, user_id, "activities").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
     let (sql, companies) = scoped(db, &scope, sql::USER_ACTIVITIES, sql::USER_ACTIVITIES_IN_SCOPE);
-    let query = Window::new(user_id, from, until, after, limit)?.bind(db, sqlx::query_as::<_, ActivityRow>(sql), companies);
+    let query =
+        Window::new(user_id, from, until, after, limit)?.bind(db, sqlx::query_as::<_, ActivityRow>(sql), companies);
     let mut rows = query.fetch_all(&db.pool).await?;
     let has_next_page = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
