@@ -155,29 +155,27 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tags_of_compressed_bodies_name_the_coding_and_strip_back() {
+    /// An answer tagged `"abc"` whose body is encoded with `coding`.
+    fn encoded(coding: &'static str) -> Response<()> {
         let mut response = Response::new(());
         response
             .headers_mut()
             .insert(header::ETAG, HeaderValue::from_static("\"abc\""));
         response
             .headers_mut()
-            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
-        let tagged = tag_coding(response);
+            .insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
+        response
+    }
+
+    #[test]
+    fn tags_of_compressed_bodies_name_the_coding_and_strip_back() {
+        let tagged = tag_coding(encoded("br"));
         assert_eq!(tagged.headers()[header::ETAG], "\"abc-br\"");
         assert_eq!(strip_coding("\"abc-br\""), "\"abc\"");
         assert_eq!(strip_coding("\"abc-gzip\""), "\"abc\"");
         assert_eq!(strip_coding("\"abc\""), "\"abc\"");
         // A body its handler encoded keeps the handler's tag.
-        let mut response = Response::new(());
-        response
-            .headers_mut()
-            .insert(header::ETAG, HeaderValue::from_static("\"abc\""));
-        response
-            .headers_mut()
-            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-        let response = tag_coding(mark_encoded(response));
+        let response = tag_coding(mark_encoded(encoded("gzip")));
         assert_eq!(response.headers()[header::ETAG], "\"abc\"");
     }
 }

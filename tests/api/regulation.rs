@@ -13,17 +13,9 @@ const VALIDATE: &str =
     "mutation($m: Int!, $u: [Int]!) { activities { validateMission(missionId: $m, usersIds: $u) { id } } }";
 const CANCEL: &str = "mutation($m: Int!, $u: Int!) { activities { cancelMission(missionId: $m, userId: $u) { id } } }";
 
-/// UTC midnight `days_ago` days ago (Paris is 1 or 2 hours ahead: same local date by day).
-pub fn day(days_ago: i64) -> i64 {
-    (chrono::Utc::now().timestamp() / 86_400 - days_ago) * 86_400
-}
-
-pub fn date(t: i64) -> String {
-    chrono::DateTime::from_timestamp(t, 0)
-        .unwrap()
-        .format("%Y-%m-%d")
-        .to_string()
-}
+// `day(n)` is UTC midnight n days ago (Paris is 1 or 2 hours ahead: the same local date by
+// day); `date(t)` its `YYYY-MM-DD`.
+pub use crate::export::{date, day};
 
 pub struct Company {
     pub admin: TestUser,
