@@ -3,8 +3,8 @@
 
 use serde_json::{Map, json};
 
-use super::daily::{Outcome, SANCTION_CODE};
 use super::explain::{Explanation, Words, duration_en, duration_fr};
+use super::outcome::{Outcome, SANCTION_CODE};
 use super::pyjson::PyNum;
 use super::time::{HOUR, MINUTE, iso};
 use super::workdays::{Activity, WorkDay};

@@ -3,14 +3,14 @@
 //! replace, which days (and Mondays) are now computed, and the new alerts.
 
 use chrono::{Duration, NaiveDate};
-use serde_json::{Map, Value};
 
 use super::business::BusinessType;
 use super::checks::{CHECKS, CheckType, Unit};
-use super::explain::{Explanation, Words};
+use super::explain::Words;
+pub use super::outcome::Alert;
 use super::time;
 use super::workdays::{self, Mission};
-use super::{daily, eu, pyjson, weekly};
+use super::{daily, eu, weekly};
 
 /// What one computation needs: the worker's missions that qualify for the submitter type
 /// (validated by the worker, or by an admin), with every activity of theirs that counts.
@@ -27,23 +27,6 @@ pub struct Input<'a> {
     pub now: i64,
     /// Whether the company opted in to the EU driving-time checks (Roadlog extension).
     pub eu_driving_checks: bool,
-}
-
-/// One failed check.
-#[derive(Clone, Debug)]
-pub struct Alert {
-    /// The day, or the Monday of the week.
-    pub day: NaiveDate,
-    pub check: CheckType,
-    pub extra: Map<String, Value>,
-    pub explanation: Explanation,
-}
-
-impl Alert {
-    /// `RegulatoryAlert.extra` as the reference prints it.
-    pub fn extra_text(&self) -> String {
-        pyjson::dumps(&Value::Object(self.extra.clone()))
-    }
 }
 
 /// The result of a computation.

@@ -3,11 +3,12 @@
 //! breaks and maximum uninterrupted work), with the same `extra` keys, number types and
 //! sanction codes, and an explanation of each failure.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
 use super::breaks;
 use super::business::Thresholds;
 use super::explain::{Evidence, Explanation, Words, duration_en, duration_fr};
+pub use super::outcome::{Outcome, SANCTION_CODE};
 use super::pyjson::PyNum;
 use super::time::{DAY, HOUR, iso};
 use super::workdays::{Activity, WorkDay};
@@ -16,27 +17,6 @@ pub const NATINF_11292: &str = "NATINF 11292";
 pub const NATINF_32083: &str = "NATINF 32083";
 pub const NATINF_20525: &str = "NATINF 20525";
 pub const NATINF_35187: &str = "NATINF 35187";
-/// The sanction code of the checks `enoughBreak` replaced.
-pub const SANCTION_CODE: &str = "Non-respect du Code des transports";
-
-/// What a check answers: success, the reference's `extra` and, on failure, why.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    pub success: bool,
-    pub extra: Map<String, Value>,
-    pub explanation: Explanation,
-}
-
-impl Outcome {
-    pub fn ok(extra: Map<String, Value>) -> Outcome {
-        Outcome {
-            success: true,
-            extra,
-            explanation: Explanation::default(),
-        }
-    }
-}
-
 /// `LONG_BREAK_DURATION_IN_HOURS` of `minimumDailyRest`.
 const MIN_DAILY_REST_HOURS: i64 = 10;
 

@@ -9,11 +9,13 @@
 
 pub mod breaks;
 pub mod business;
+pub mod check_type;
 pub mod checks;
 pub mod compute;
 pub mod daily;
 pub mod eu;
 pub mod explain;
+pub mod outcome;
 pub mod pyjson;
 pub mod time;
 pub mod variables;

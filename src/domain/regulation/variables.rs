@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::business::BusinessType;
-use super::checks::CheckType;
+use super::check_type::CheckType;
 
 /// The reference's `resolve_variables`: a variable is a scalar, or a map by transport type name
 /// whose value is a scalar or a map by business type name with an optional `default`. The

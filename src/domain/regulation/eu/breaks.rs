@@ -5,9 +5,9 @@ use serde_json::{Map, json};
 
 use super::{ARTICLE_7, Timeline, alert};
 use crate::domain::kinds::ActivityType;
-use crate::domain::regulation::checks::CheckType;
-use crate::domain::regulation::compute::Alert;
+use crate::domain::regulation::check_type::CheckType;
 use crate::domain::regulation::explain::{Explanation, Words, duration_en, duration_fr};
+use crate::domain::regulation::outcome::Alert;
 use crate::domain::regulation::time::{HOUR, MINUTE, iso};
 use crate::domain::regulation::workdays::Activity;
 

@@ -18,9 +18,9 @@
 use chrono::NaiveDate;
 use serde_json::{Map, Value, json};
 
-use super::checks::CheckType;
-use super::compute::Alert;
+use super::check_type::CheckType;
 use super::explain::{Explanation, Words, duration_en, duration_fr};
+use super::outcome::Alert;
 use super::time::{self, HOUR, iso};
 use super::workdays::{Activity, Mission};
 use crate::domain::kinds::ActivityType;

@@ -4,9 +4,9 @@ use chrono::NaiveDate;
 use serde_json::{Map, json};
 
 use super::{ARTICLE_8_2, Timeline, WEEKLY_REST_REDUCED, alert};
-use crate::domain::regulation::checks::CheckType;
-use crate::domain::regulation::compute::Alert;
+use crate::domain::regulation::check_type::CheckType;
 use crate::domain::regulation::explain::{Explanation, Words, duration_en, duration_fr};
+use crate::domain::regulation::outcome::Alert;
 use crate::domain::regulation::time::{DAY, HOUR, iso};
 
 /// Art. 8(2) and 8(4): within 24 h of the end of the previous rest, a rest of 11 h (or 3 h

@@ -6,9 +6,9 @@ use serde_json::{Map, json};
 
 use super::{ARTICLE_6_2, ARTICLE_6_3, ARTICLE_8_6, Timeline, WEEKLY_REST_REDUCED, WEEKLY_REST_REGULAR, alert};
 use crate::domain::kinds::ActivityType;
-use crate::domain::regulation::checks::CheckType;
-use crate::domain::regulation::compute::Alert;
+use crate::domain::regulation::check_type::CheckType;
 use crate::domain::regulation::explain::{Explanation, Words, duration_en, duration_fr};
+use crate::domain::regulation::outcome::Alert;
 use crate::domain::regulation::time::{self, HOUR};
 
 /// Weekly driving (56 h), two-week driving (90 h) and weekly rest, for the weeks whose Monday is
