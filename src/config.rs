@@ -303,7 +303,7 @@ pub struct Settings {
     /// (`https://app.example.com`, `http://localhost:3000`), or `*` for any origin (never with
     /// credentials: bearer tokens need none); repeat, or separate with commas in the variable.
     /// Default: none, no page of another origin may read the API's answers.
-    #[arg(long = "cors-origin", env = "ROADLOG_CORS_ORIGINS", value_delimiter = ',', value_parser = crate::http::cors::parse_origin)]
+    #[arg(long = "cors-origin", env = "ROADLOG_CORS_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
     pub cors_origins: Vec<String>,
     /// Base64 of 32 random bytes (`openssl rand -base64 32`): the C1B signing keys are stored
     /// encrypted with it (those stored in clear are encrypted at start). Best given through the
@@ -374,6 +374,24 @@ pub fn describe_database(url: &str) -> String {
         }
         Err(_) => "an unreadable database URL".to_string(),
     }
+}
+
+/// Checks an origin given to `--cors-origin`: `*`, or exactly what a browser sends in `Origin`
+/// (`https://app.example.com`, `http://localhost:3000`: scheme, host, port when not the
+/// default, no path, no trailing slash).
+pub fn parse_origin(text: &str) -> Result<String, String> {
+    if text == "*" {
+        return Ok(text.to_string());
+    }
+    let url = url::Url::parse(text)
+        .map_err(|e| format!("{text:?} is not an origin ({e}): write it as scheme://host[:port]"))?;
+    let serialized = url.origin().ascii_serialization();
+    if !matches!(url.scheme(), "http" | "https") || serialized != text {
+        return Err(format!(
+            "{text:?} is not an origin as browsers send it: write {serialized:?} (scheme://host[:port], no path, no trailing slash)"
+        ));
+    }
+    Ok(serialized)
 }
 
 #[cfg(test)]

@@ -62,24 +62,6 @@ impl CorsPolicy {
     }
 }
 
-/// Checks an origin given to `--cors-origin`: `*`, or exactly what a browser sends in `Origin`
-/// (`https://app.example.com`, `http://localhost:3000`: scheme, host, port when not the
-/// default, no path, no trailing slash).
-pub fn parse_origin(text: &str) -> Result<String, String> {
-    if text == "*" {
-        return Ok(text.to_string());
-    }
-    let url = url::Url::parse(text)
-        .map_err(|e| format!("{text:?} is not an origin ({e}): write it as scheme://host[:port]"))?;
-    let serialized = url.origin().ascii_serialization();
-    if !matches!(url.scheme(), "http" | "https") || serialized != text {
-        return Err(format!(
-            "{text:?} is not an origin as browsers send it: write {serialized:?} (scheme://host[:port], no path, no trailing slash)"
-        ));
-    }
-    Ok(serialized)
-}
-
 /// Wraps the routes.
 #[derive(Clone)]
 pub struct Cors<S> {
@@ -170,11 +152,14 @@ mod tests {
     #[test]
     fn origins_are_written_as_browsers_send_them() {
         assert_eq!(
-            parse_origin("https://app.example.com").unwrap(),
+            crate::config::parse_origin("https://app.example.com").unwrap(),
             "https://app.example.com"
         );
-        assert_eq!(parse_origin("http://localhost:3000").unwrap(), "http://localhost:3000");
-        assert_eq!(parse_origin("*").unwrap(), "*");
+        assert_eq!(
+            crate::config::parse_origin("http://localhost:3000").unwrap(),
+            "http://localhost:3000"
+        );
+        assert_eq!(crate::config::parse_origin("*").unwrap(), "*");
         for bad in [
             "https://app.example.com/",
             "https://app.example.com/path",
@@ -184,7 +169,7 @@ mod tests {
             "ftp://files.example.com",
             "",
         ] {
-            assert!(parse_origin(bad).is_err(), "{bad:?} must be refused");
+            assert!(crate::config::parse_origin(bad).is_err(), "{bad:?} must be refused");
         }
     }
 
