@@ -91,11 +91,6 @@ pub mod sql {
     // new page size (14 % of the CPU of a page of missions in the profile); an expression keeps
     // the cached plan.
     //
-    // The cursor is `(start, id) < ($5, $6)`; `start <= $5` beside it is implied, and lets the
-    // planner start the backward index walk at the cursor instead of at the newest row
-    // (PostgreSQL otherwise filtered every newer row: a page deep in a 5,000-mission history
-    // cost twice the first).
-    //
     // A worker's spans never overlap (the interleaving rule), nor do their activities, so of
     // the rows ending after `$4` at most one starts at or before it: starting from the latest
     // such start bounds the window below, and the whole window is one range of the index.
@@ -104,7 +99,7 @@ pub mod sql {
     const USER_MISSIONS_TAIL: &str = " AND s.start_time < $2 AND s.end_time > $4 AND s.end_time <= $3 \
             AND s.start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x \
                                           WHERE x.user_id = $1 AND x.start_time <= $4), $4) \
-            AND s.start_time <= $5 AND (s.start_time < $5 OR (s.start_time = $5 AND s.mission_id < $6)) \
+            AND (s.start_time < $5 OR (s.start_time = $5 AND s.mission_id < $6)) \
          ORDER BY s.start_time DESC, s.mission_id DESC LIMIT ($7 + 0)";
 
     const USER_ACTIVITIES_HEAD: &str = const_format::concatcp!(
@@ -115,7 +110,7 @@ pub mod sql {
     const USER_ACTIVITIES_TAIL: &str = " AND a.start_time < $2 AND COALESCE(a.end_time, $3) > $4 \
            AND a.start_time >= COALESCE((SELECT MAX(x.start_time) FROM activities x \
                                          WHERE x.user_id = $1 AND x.dismissed_at IS NULL AND x.start_time <= $4), $4) \
-           AND a.start_time <= $5 AND (a.start_time < $5 OR (a.start_time = $5 AND a.id < $6)) \
+           AND (a.start_time < $5 OR (a.start_time = $5 AND a.id < $6)) \
          ORDER BY a.start_time DESC, a.id DESC LIMIT ($7 + 0)";
 
     // The mission's span is stored (see `activities::spans`); a mission without activity is
@@ -124,7 +119,6 @@ pub mod sql {
          FROM missions m WHERE m.company_id = $1";
     const COMPANY_MISSIONS_TAIL: &str = " AND COALESCE(m.start_time, m.reception_time) < $2 \
             AND COALESCE(m.end_time, m.reception_time) >= $4 AND COALESCE(m.end_time, m.reception_time) <= $3 \
-            AND COALESCE(m.start_time, m.reception_time) <= $5 \
             AND (COALESCE(m.start_time, m.reception_time) < $5 \
                  OR (COALESCE(m.start_time, m.reception_time) = $5 AND m.id < $6)) \
          ORDER BY COALESCE(m.start_time, m.reception_time) DESC, m.id DESC LIMIT ($7 + 0)";
