@@ -41,17 +41,22 @@ async fn export(app: &TestApp, token: &str, company: i64) -> reqwest::Result<req
         .await
 }
 
+/// Starts an export and begins the server's stop once the export is in flight.
+async fn export_while_stopping(app: &TestApp, token: &str, company: i64) -> reqwest::Result<reqwest::Response> {
+    let mut in_flight = app.server.requests_in_flight();
+    let stop = async {
+        in_flight.wait_for(|n| *n >= 1).await.unwrap();
+        app.server.begin_stop();
+    };
+    let (response, ()) = tokio::join!(export(app, token, company), stop);
+    response
+}
+
 tests! {
     async fn a_stop_lets_a_running_export_finish_within_the_deadline() {
         let app = TestApp::spawn_with(Backend::Sqlite, |s| s.shutdown_timeout = 60).await.unwrap();
         let (token, company) = company_with_work(&app, 6).await;
-        let mut in_flight = app.server.requests_in_flight();
-        let request = export(&app, &token, company);
-        let stop = async {
-            in_flight.wait_for(|n| *n >= 1).await.unwrap();
-            app.server.begin_stop();
-        };
-        let (response, ()) = tokio::join!(request, stop);
+        let response = export_while_stopping(&app, &token, company).await;
         let response = response.expect("the export answers although the server is stopping");
         assert_eq!(response.status(), 200);
         let bytes = response.bytes().await.unwrap();
@@ -68,13 +73,7 @@ tests! {
         // Signed, first time: a card key is generated for each employee, far longer than the
         // zero deadline.
         let (token, company) = company_with_work(&app, 6).await;
-        let mut in_flight = app.server.requests_in_flight();
-        let request = export(&app, &token, company);
-        let stop = async {
-            in_flight.wait_for(|n| *n >= 1).await.unwrap();
-            app.server.begin_stop();
-        };
-        let (response, ()) = tokio::join!(request, stop);
+        let response = export_while_stopping(&app, &token, company).await;
         // Cut: no answer at all, never a partial archive presented as complete.
         assert!(response.is_err(), "the connection was cut: {:?}", response.map(|r| r.status()));
         // The database is left consistent: every card key stored is whole.
