@@ -8,6 +8,7 @@
 
 mod cases;
 mod profile;
+mod rebuild;
 mod report;
 mod seed;
 mod servers;
@@ -72,6 +73,10 @@ struct Args {
     /// The floor binary (default: beside this one).
     #[arg(long)]
     floor: Option<PathBuf>,
+    /// Keeps the seeded databases after the run (the SQLite file and the PostgreSQL database,
+    /// whose URLs are printed), to profile or explain queries on them afterwards.
+    #[arg(long)]
+    keep_databases: bool,
 }
 
 fn beside_me(name: &str) -> Result<PathBuf> {
@@ -202,7 +207,11 @@ async fn main() -> Result<()> {
     let scratch = std::env::temp_dir().join(format!("roadlog-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
     let outcome = run(&args, plan, &roadlog, &floor_binary, &scratch).await;
-    let _ = std::fs::remove_dir_all(&scratch);
+    if args.keep_databases {
+        eprintln!("kept: {}", scratch.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
     outcome
 }
 
@@ -233,7 +242,11 @@ async fn run(
         databases.push(("postgres", url.to_string()));
     }
     let result = measure(args, plan, roadlog, floor_binary, scratch, &databases).await;
-    if !args.no_postgres {
+    if args.keep_databases {
+        for (name, url) in &databases {
+            eprintln!("kept the {name} database: {url}");
+        }
+    } else if !args.no_postgres {
         let mut admin = sqlx::PgConnection::connect(&args.postgres).await?;
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "DROP DATABASE IF EXISTS {pg_name} WITH (FORCE)"
@@ -253,8 +266,10 @@ async fn measure(
     databases: &[(&'static str, String)],
 ) -> Result<()> {
     let mut servers = vec![(Server::floor(floor_binary)?, None)];
+    let mut rebuilds = Vec::new();
     for (name, url) in databases {
         let fixture = prepare(url, plan).await?;
+        rebuilds.push(rebuild::time(roadlog, name, url, &fixture, plan, args.rounds)?);
         let server = Server::roadlog(name, roadlog, url, &scratch.join(format!("{name}.log")), false)?;
         let cursor = deep_cursor(&server.url, &fixture.history_token, plan.history - 60).await?;
         if *name == "sqlite" {
@@ -350,10 +365,11 @@ async fn measure(
         .map(|(s, _)| (s.name.to_string(), s.peak_mib()))
         .collect();
     report::print(&rows, &peaks);
+    rebuild::print(&rebuilds, !args.smoke);
     if let Some(folder) = args.json.parent() {
         std::fs::create_dir_all(folder)?;
     }
-    let json = serde_json::json!({ "plan": format!("{plan:?}"), "seconds": args.seconds, "rounds": args.rounds, "rows": rows, "peak_mib": peaks, "log_cost": log_cost });
+    let json = serde_json::json!({ "plan": format!("{plan:?}"), "seconds": args.seconds, "rounds": args.rounds, "rows": rows, "peak_mib": peaks, "log_cost": log_cost, "regulation_rebuild": rebuilds });
     std::fs::write(&args.json, serde_json::to_string_pretty(&json)?)?;
     eprintln!("results written to {}", args.json.display());
     let errors: u64 = rows.iter().map(|r| r.errors).sum();

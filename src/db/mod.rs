@@ -30,6 +30,26 @@ pub enum Backend {
     Postgres,
 }
 
+impl Backend {
+    /// The database behind a connection (for code that runs on a connection or transaction
+    /// rather than on the pool).
+    pub fn of(conn: &sqlx::AnyConnection) -> Backend {
+        if conn.backend_name() == "PostgreSQL" {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        }
+    }
+
+    /// The spelling of `statement` for this database.
+    pub fn sql(self, statement: sql::PerBackend) -> &'static str {
+        match self {
+            Backend::Sqlite => statement.sqlite,
+            Backend::Postgres => statement.postgres,
+        }
+    }
+}
+
 /// A connection pool and the backend it talks to.
 #[derive(Clone, Debug)]
 pub struct Db {
@@ -222,10 +242,7 @@ impl Db {
 
     /// The spelling of `statement` for this database.
     pub fn sql(&self, statement: sql::PerBackend) -> &'static str {
-        match self.backend {
-            Backend::Sqlite => statement.sqlite,
-            Backend::Postgres => statement.postgres,
-        }
+        self.backend.sql(statement)
     }
 
     /// Whether the database answers (for `GET /health`).

@@ -6,7 +6,7 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::{Db, PerBackend};
+use crate::db::{Backend, Db, PerBackend};
 use crate::errors::AppResult;
 
 crate::statements! {
@@ -21,11 +21,7 @@ crate::statements! {
 /// PostgreSQL it is a row lock (`FOR UPDATE`); on SQLite the write transaction already holds
 /// the database's single write lock (`BEGIN IMMEDIATE`), so only the existence is checked.
 pub async fn lock(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
-    let sql = if conn.backend_name() == "PostgreSQL" {
-        LOCK.postgres
-    } else {
-        LOCK.sqlite
-    };
+    let sql = Backend::of(conn).sql(LOCK);
     let row: Option<(i64,)> = sqlx::query_as(sql).bind(user_id).fetch_optional(conn).await?;
     Ok(row.is_some())
 }

@@ -5,7 +5,7 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::now;
+use crate::db::{Backend, now};
 use crate::domain::companies::date_text;
 use crate::domain::regulation::business::BusinessType;
 use crate::domain::regulation::checks::{CheckType, SubmitterType};
@@ -13,15 +13,38 @@ use crate::domain::regulation::compute::{Alert, Computation};
 use crate::errors::{AppError, AppResult};
 
 pub mod sql {
+    use crate::db::PerBackend;
+
     crate::statements! {
         /// `$1` worker, `$2` submitter type, `$3`–`$4` days, `$5`–`$6` Mondays.
         pub const CLEAR: &str = "DELETE FROM regulatory_alerts WHERE user_id = $1 AND submitter_type = $2 \
              AND ((unit = 'day' AND day >= $3 AND day <= $4) OR (unit = 'week' AND day >= $5 AND day <= $6))";
-        pub const INSERT_ALERT: &str = "INSERT INTO regulatory_alerts (creation_time, day, check_type, unit, \
-             submitter_type, user_id, business_id, extra, explanation, night_work, not_enough_break, \
-             too_much_uninterrupted_work_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
-        pub const MARK_COMPUTED: &str = "INSERT INTO regulation_computations (creation_time, day, submitter_type, user_id) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT (day, user_id, submitter_type) DO NOTHING";
+        /// Every alert of a computation in one statement: `$5` is a JSON array of rows
+        /// `[day, check, unit, extra, explanation, night_work, not_enough_break,
+        /// too_much_uninterrupted_work_time]` (a statement per alert made a month's rebuild of a
+        /// 200-worker company 14,000 round trips).
+        pub const INSERT_ALERTS: PerBackend = PerBackend {
+            sqlite: "INSERT INTO regulatory_alerts (creation_time, day, check_type, unit, submitter_type, user_id, \
+                 business_id, extra, explanation, night_work, not_enough_break, too_much_uninterrupted_work_time) \
+                 SELECT $1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), \
+                 $2, $3, $4, json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]'), \
+                 json_extract(value, '$[6]'), json_extract(value, '$[7]') FROM json_each($5)",
+            postgres: "INSERT INTO regulatory_alerts (creation_time, day, check_type, unit, submitter_type, user_id, \
+                 business_id, extra, explanation, night_work, not_enough_break, too_much_uninterrupted_work_time) \
+                 SELECT $1, r.v->>0, r.v->>1, r.v->>2, $2, $3, $4, r.v->>3, r.v->>4, CAST(r.v->>5 AS BIGINT), \
+                 CAST(r.v->>6 AS BIGINT), CAST(r.v->>7 AS BIGINT) \
+                 FROM json_array_elements(CAST(CAST($5 AS TEXT) AS json)) AS r(v)",
+        };
+        /// Every computed day in one statement: `$4` is a JSON array of dates. (SQLite needs the
+        /// `WHERE true` to read `ON CONFLICT` as the upsert's, not as part of the `SELECT`.)
+        pub const MARK_COMPUTED: PerBackend = PerBackend {
+            sqlite: "INSERT INTO regulation_computations (creation_time, day, submitter_type, user_id) \
+                 SELECT $1, value, $2, $3 FROM json_each($4) WHERE true \
+                 ON CONFLICT (day, user_id, submitter_type) DO NOTHING",
+            postgres: "INSERT INTO regulation_computations (creation_time, day, submitter_type, user_id) \
+                 SELECT $1, value, $2, $3 FROM json_array_elements_text(CAST(CAST($4 AS TEXT) AS json)) \
+                 ON CONFLICT (day, user_id, submitter_type) DO NOTHING",
+        };
     }
 }
 
@@ -29,7 +52,8 @@ fn flag(alert: &Alert, key: &str) -> i64 {
     i64::from(alert.extra.get(key).and_then(serde_json::Value::as_bool) == Some(true))
 }
 
-/// Stores a computation of `user_id`'s alerts for `submitter`.
+/// Stores a computation of `user_id`'s alerts for `submitter`: three statements whatever the
+/// number of alerts and days.
 pub async fn save(
     conn: &mut AnyConnection,
     user_id: i64,
@@ -38,6 +62,7 @@ pub async fn save(
     computation: &Computation,
 ) -> AppResult<()> {
     let created = now();
+    let backend = Backend::of(conn);
     sqlx::query(sql::CLEAR)
         .bind(user_id)
         .bind(submitter.as_str())
@@ -47,34 +72,39 @@ pub async fn save(
         .bind(date_text(computation.weeks.1))
         .execute(&mut *conn)
         .await?;
-    for alert in &computation.alerts {
-        let explanation = serde_json::to_string(&alert.explanation)
-            .map_err(|e| AppError::internal(format!("explanation not serialisable: {e}")))?;
-        let unit = alert.check.def().unit;
-        sqlx::query(sql::INSERT_ALERT)
+    if !computation.alerts.is_empty() {
+        let mut rows = Vec::with_capacity(computation.alerts.len());
+        for alert in &computation.alerts {
+            let explanation = serde_json::to_string(&alert.explanation)
+                .map_err(|e| AppError::internal(format!("explanation not serialisable: {e}")))?;
+            let night_work = alert.check == CheckType::MaximumWorkDayTime && flag(alert, "night_work") == 1;
+            rows.push(serde_json::json!([
+                date_text(alert.day),
+                alert.check.as_str(),
+                alert.check.def().unit.as_str(),
+                alert.extra_text(),
+                explanation,
+                i64::from(night_work),
+                flag(alert, "not_enough_break"),
+                flag(alert, "too_much_uninterrupted_work_time"),
+            ]));
+        }
+        sqlx::query(backend.sql(sql::INSERT_ALERTS))
             .bind(created)
-            .bind(date_text(alert.day))
-            .bind(alert.check.as_str())
-            .bind(unit.as_str())
             .bind(submitter.as_str())
             .bind(user_id)
             .bind(business.id())
-            .bind(alert.extra_text())
-            .bind(explanation)
-            .bind(i64::from(
-                alert.check == CheckType::MaximumWorkDayTime && flag(alert, "night_work") == 1,
-            ))
-            .bind(flag(alert, "not_enough_break"))
-            .bind(flag(alert, "too_much_uninterrupted_work_time"))
+            .bind(serde_json::Value::Array(rows).to_string())
             .execute(&mut *conn)
             .await?;
     }
-    for day in &computation.computed {
-        sqlx::query(sql::MARK_COMPUTED)
+    if !computation.computed.is_empty() {
+        let days: Vec<String> = computation.computed.iter().map(|d| date_text(*d)).collect();
+        sqlx::query(backend.sql(sql::MARK_COMPUTED))
             .bind(created)
-            .bind(date_text(*day))
             .bind(submitter.as_str())
             .bind(user_id)
+            .bind(serde_json::to_string(&days).map_err(|e| AppError::internal(e.to_string()))?)
             .execute(&mut *conn)
             .await?;
     }
