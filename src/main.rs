@@ -288,7 +288,7 @@ async fn sandbox(database: &DatabaseArgs, command: SandboxCommand) -> anyhow::Re
     }
     println!("\nrules broken on purpose:");
     for breach in &report.breaches {
-        println!("  {} user {} on {}", breach.check_type, breach.user_id, breach.day);
+        println!("  {} user {} on {}", breach.check.as_str(), breach.user_id, breach.day);
     }
     Ok(())
 }

@@ -20,6 +20,7 @@
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 
 use crate::domain::kinds::{ActivityType, ExpenditureType};
+use crate::domain::regulation::checks::CheckType;
 
 /// Days seeded: the 30 days before today.
 pub const DAYS: i64 = 30;
@@ -176,14 +177,14 @@ impl Breach {
         Breach::MaximumWorkInCalendarWeek,
     ];
 
-    /// The check's type, as `RegulatoryAlert.type` and the recap's `alertsType` spell it.
-    pub fn check_type(self) -> &'static str {
+    /// The check that fails, as `RegulationCheck.type` names it.
+    pub fn check(self) -> CheckType {
         match self {
-            Breach::MinimumDailyRest => "minimumDailyRest",
-            Breach::MaximumWorkDayTime => "maximumWorkDayTime",
-            Breach::EnoughBreak => "enoughBreak",
-            Breach::MaximumWorkedDaysInWeek => "maximumWorkedDaysInWeek",
-            Breach::MaximumWorkInCalendarWeek => "maximumWorkInCalendarWeek",
+            Breach::MinimumDailyRest => CheckType::MinimumDailyRest,
+            Breach::MaximumWorkDayTime => CheckType::MaximumWorkDayTime,
+            Breach::EnoughBreak => CheckType::EnoughBreak,
+            Breach::MaximumWorkedDaysInWeek => CheckType::MaximumWorkedDaysInWeek,
+            Breach::MaximumWorkInCalendarWeek => CheckType::MaximumWorkInCalendarWeek,
         }
     }
 

@@ -16,8 +16,8 @@ use crate::domain::companies::employments::{self, NewEmployment};
 use crate::domain::companies::rules::Period;
 use crate::domain::companies::{company, date_text, permissions, today};
 use crate::domain::missions::{comments, validation};
+use crate::domain::regulation::checks::CheckType;
 use crate::domain::users::accounts::{self, HashedAccount};
-use crate::domain::workers;
 use crate::errors::{AppError, AppResult};
 
 use super::day::{self, Day, Places};
@@ -49,7 +49,12 @@ pub struct DemoWorker {
 pub struct SeededBreach {
     pub user_id: i64,
     pub day: NaiveDate,
-    pub check_type: &'static str,
+    #[serde(rename = "check_type", serialize_with = "check_name")]
+    pub check: CheckType,
+}
+
+fn check_name<S: serde::Serializer>(check: &CheckType, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(check.as_str())
 }
 
 /// What a seed created.
@@ -256,8 +261,8 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
             profile: persona.profile.to_string(),
         });
     }
-    let mut ids: Vec<i64> = workers.iter().map(|w| w.id).collect();
-    workers::lock_all(&mut tx, &mut ids).await?;
+    // Each worker was locked as its employment was created (no other transaction sees them
+    // before the commit), so every day below is recorded with its worker locked.
 
     let mut report = SeedReport {
         company_id,
@@ -301,7 +306,7 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
             report.breaches.push(SeededBreach {
                 user_id: worker,
                 day,
-                check_type: breach.check_type(),
+                check: breach.check(),
             });
         }
         if planned.validated_by_admin {

@@ -5,7 +5,7 @@ use async_graphql::Context;
 
 use crate::domain::sandbox::{self, SeedReport, Seeder};
 use crate::graphql::contract::{SandboxBreach, SandboxDemoWorker, SandboxSeedOutput};
-use crate::graphql::scalars::Date;
+use crate::graphql::scalars::{Date, Email};
 use crate::graphql::{Api, caller};
 
 fn count(n: usize) -> i32 {
@@ -33,7 +33,7 @@ fn output(report: SeedReport) -> SandboxSeedOutput {
             .into_iter()
             .map(|w| SandboxDemoWorker {
                 id: id(w.id),
-                email: w.email,
+                email: Email(w.email),
                 first_name: w.first_name,
                 last_name: w.last_name,
                 password: w.password,
@@ -54,7 +54,7 @@ fn output(report: SeedReport) -> SandboxSeedOutput {
             .map(|b| SandboxBreach {
                 user_id: id(b.user_id),
                 day: Date(b.day),
-                r#type: b.check_type.to_string(),
+                r#type: b.check,
             })
             .collect(),
     }
