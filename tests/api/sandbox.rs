@@ -21,7 +21,7 @@ const RECAP: &str = "query($c: Int!, $m: ShortMonth!, $f: Date, $t: Date) { comp
     regulatoryAlertsRecap(month: $m, fromDate: $f, toDate: $t) { hasAnyComputation totalNbAlerts \
     dailyAlerts { alertsType nbAlerts days } weeklyAlerts { alertsType nbAlerts days } } } }";
 const COMPUTATIONS: &str = "query($u: Int!, $f: Date, $t: Date) { user(id: $u) { \
-    regulationComputationsByDay(submitterType: admin, fromDate: $f, toDate: $t) { day \
+    regulationComputationsByDay(submitterType: \"admin\", fromDate: $f, toDate: $t) { day \
     regulationComputations { regulationChecks { type alert { id explanation { summaryEn } } } } } } }";
 const HISTORY: &str = "{ me { missions(first: 200) { edges { node { id name vehicle { registrationNumber } \
     startLocation { kilometerReading } endLocation { kilometerReading } validations { isAdmin userId } \
