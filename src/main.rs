@@ -7,9 +7,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 use roadlog::config::{
-    C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, RegulationCommand, SandboxCommand,
-    Settings,
-    describe_database,
+    C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, RegulationCommand,
+    SandboxCommand, Settings, describe_database,
 };
 
 fn main() -> ExitCode {

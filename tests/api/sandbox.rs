@@ -43,7 +43,15 @@ async fn count(app: &TestApp, sql: &str) -> i64 {
 /// Rows of the tables a seed writes, to check that a refusal wrote nothing.
 async fn footprint(app: &TestApp) -> Vec<i64> {
     let mut rows = Vec::new();
-    for table in ["users", "employments", "missions", "activities", "sandbox_seeds", "regulatory_alerts", "emails"] {
+    for table in [
+        "users",
+        "employments",
+        "missions",
+        "activities",
+        "sandbox_seeds",
+        "regulatory_alerts",
+        "emails",
+    ] {
         rows.push(count(app, &format!("SELECT COUNT(*) FROM {table}")).await);
     }
     rows
@@ -69,21 +77,34 @@ async fn seed_and_check_answer(app: &TestApp, admin: &TestUser, company: i64) ->
     let seeded = body["data"]["seedSandboxCompany"].clone();
     assert!(body["errors"].is_null(), "{body}");
     assert_eq!(seeded["companyId"], company);
-    let (first, last) = (seeded["firstDay"].as_str().unwrap(), seeded["lastDay"].as_str().unwrap());
+    let (first, last) = (
+        seeded["firstDay"].as_str().unwrap(),
+        seeded["lastDay"].as_str().unwrap(),
+    );
     assert_eq!(date_minus(last, 29), first, "30 days");
     let workers = seeded["workers"].as_array().unwrap();
     assert_eq!(workers.len(), 6);
     let emails: BTreeSet<&str> = workers.iter().map(|w| w["email"].as_str().unwrap()).collect();
     assert_eq!(emails.len(), 6);
-    assert!(emails.iter().all(|e| e.ends_with("@demo.roadlog.invalid")), "{emails:?}");
+    assert!(
+        emails.iter().all(|e| e.ends_with("@demo.roadlog.invalid")),
+        "{emails:?}"
+    );
     assert!(workers.iter().all(|w| w["password"].as_str().unwrap().len() >= 20));
     let missions = seeded["nbMissions"].as_i64().unwrap();
     assert!(missions >= 100, "six workers over 30 days: {seeded}");
     assert!(seeded["nbActivities"].as_i64().unwrap() >= 4 * missions);
-    assert!(seeded["nbExpenditures"].as_i64().unwrap() >= missions, "expenditures are on by default");
+    assert!(
+        seeded["nbExpenditures"].as_i64().unwrap() >= missions,
+        "expenditures are on by default"
+    );
     assert!(seeded["nbComments"].as_i64().unwrap() >= 5);
     assert_eq!(seeded["nbVehicles"], 6);
-    assert_eq!(seeded["nbWorkerValidations"].as_i64().unwrap(), missions - 1, "one day left to its worker");
+    assert_eq!(
+        seeded["nbWorkerValidations"].as_i64().unwrap(),
+        missions - 1,
+        "one day left to its worker"
+    );
     let by_admin = seeded["nbAdminValidations"].as_i64().unwrap();
     assert!(by_admin > missions - 6 * 3 && by_admin < missions, "{seeded}");
     let breaches = seeded["breaches"].as_array().unwrap();
@@ -98,7 +119,10 @@ async fn seed_and_check_answer(app: &TestApp, admin: &TestUser, company: i64) ->
             "minimumDailyRest"
         ])
     );
-    assert!(seeded["nbAlerts"].as_i64().unwrap() >= breaches.len() as i64, "{seeded}");
+    assert!(
+        seeded["nbAlerts"].as_i64().unwrap() >= breaches.len() as i64,
+        "{seeded}"
+    );
 
     // What the database holds: passwords only as argon2id hashes, and no mail to demo workers.
     for worker in workers {
@@ -110,7 +134,10 @@ async fn seed_and_check_answer(app: &TestApp, admin: &TestUser, company: i64) ->
         assert!(hash.starts_with("$argon2id$"));
         assert!(!hash.contains(worker["password"].as_str().unwrap()));
     }
-    assert_eq!(count(app, "SELECT COUNT(*) FROM emails WHERE recipient LIKE '%.invalid'").await, 0);
+    assert_eq!(
+        count(app, "SELECT COUNT(*) FROM emails WHERE recipient LIKE '%.invalid'").await,
+        0
+    );
     assert_eq!(count(app, "SELECT COUNT(*) FROM emails").await, 0, "no mail at all");
     seeded
 }
@@ -132,25 +159,46 @@ async fn login(app: &TestApp, email: &str, password: &str) -> String {
 /// The recap of the seeded period (weekly alerts dated on Mondays up to 6 days before it): each
 /// claimed breach shows on its day.
 async fn check_recap(app: &TestApp, admin: &TestUser, seeded: &Value) {
-    let (first, last) = (seeded["firstDay"].as_str().unwrap(), seeded["lastDay"].as_str().unwrap());
+    let (first, last) = (
+        seeded["firstDay"].as_str().unwrap(),
+        seeded["lastDay"].as_str().unwrap(),
+    );
     let from = date_minus(first, 6);
     let to = date_minus(last, -1);
     let body = app
-        .as_user(admin, RECAP, json!({ "c": seeded["companyId"], "m": &last[..7], "f": from, "t": to }))
+        .as_user(
+            admin,
+            RECAP,
+            json!({ "c": seeded["companyId"], "m": &last[..7], "f": from, "t": to }),
+        )
         .await;
     let recap = &body["data"]["company"]["regulatoryAlertsRecap"];
     assert_eq!(recap["hasAnyComputation"], true, "{body}");
     let mut shown: HashMap<String, BTreeSet<String>> = HashMap::new();
-    for group in recap["dailyAlerts"].as_array().unwrap().iter().chain(recap["weeklyAlerts"].as_array().unwrap()) {
-        let days = group["days"].as_array().unwrap().iter().map(|d| d.as_str().unwrap().to_string());
-        shown.entry(group["alertsType"].as_str().unwrap().to_string()).or_default().extend(days);
+    for group in recap["dailyAlerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(recap["weeklyAlerts"].as_array().unwrap())
+    {
+        let days = group["days"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_str().unwrap().to_string());
+        shown
+            .entry(group["alertsType"].as_str().unwrap().to_string())
+            .or_default()
+            .extend(days);
     }
     println!("recap of the seeded month: {shown:?}");
     for breach in seeded["breaches"].as_array().unwrap() {
         let day = breach["day"].as_str().unwrap();
         let kinds = recap_kinds(breach["type"].as_str().unwrap());
         assert!(
-            kinds.iter().any(|k| shown.get(*k).is_some_and(|days| days.contains(day))),
+            kinds
+                .iter()
+                .any(|k| shown.get(*k).is_some_and(|days| days.contains(day))),
             "{breach} is in the recap: {shown:?}"
         );
     }
@@ -162,9 +210,15 @@ async fn check_computations(app: &TestApp, admin: &TestUser, seeded: &Value) {
     for breach in seeded["breaches"].as_array().unwrap() {
         let day = breach["day"].as_str().unwrap();
         let body = app
-            .as_user(admin, COMPUTATIONS, json!({ "u": breach["userId"], "f": day, "t": day }))
+            .as_user(
+                admin,
+                COMPUTATIONS,
+                json!({ "u": breach["userId"], "f": day, "t": day }),
+            )
             .await;
-        let days = body["data"]["user"]["regulationComputationsByDay"].as_array().unwrap_or_else(|| panic!("{body}"));
+        let days = body["data"]["user"]["regulationComputationsByDay"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{body}"));
         let alert = days
             .iter()
             .flat_map(|d| d["regulationComputations"].as_array().unwrap())
@@ -180,24 +234,42 @@ async fn check_history(app: &TestApp, seeded: &Value) {
     let workers = seeded["workers"].as_array().unwrap();
     let mut total = 0;
     for worker in workers {
-        let token = login(app, worker["email"].as_str().unwrap(), worker["password"].as_str().unwrap()).await;
+        let token = login(
+            app,
+            worker["email"].as_str().unwrap(),
+            worker["password"].as_str().unwrap(),
+        )
+        .await;
         let (status, body) = app.graphql(HISTORY, json!({}), Some(&token)).await;
         assert_eq!(status, StatusCode::OK);
-        let missions = body["data"]["me"]["missions"]["edges"].as_array().unwrap_or_else(|| panic!("{body}"));
+        let missions = body["data"]["me"]["missions"]["edges"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{body}"));
         assert!(missions.len() >= 8, "{} worked: {}", worker["email"], missions.len());
         total += missions.len();
         for edge in missions {
             let mission = &edge["node"];
             assert!(mission["vehicle"]["registrationNumber"].is_string(), "{mission}");
-            let (start, end) = (&mission["startLocation"]["kilometerReading"], &mission["endLocation"]["kilometerReading"]);
-            assert!(end.as_i64().unwrap() > start.as_i64().unwrap(), "kilometres are required by default: {mission}");
+            let (start, end) = (
+                &mission["startLocation"]["kilometerReading"],
+                &mission["endLocation"]["kilometerReading"],
+            );
+            assert!(
+                end.as_i64().unwrap() > start.as_i64().unwrap(),
+                "kilometres are required by default: {mission}"
+            );
             assert!(!mission["activities"].as_array().unwrap().is_empty());
             assert!(!mission["expenditures"].as_array().unwrap().is_empty());
         }
     }
     assert_eq!(total as i64, seeded["nbMissions"].as_i64().unwrap());
     // The activity kinds and the validations of both sides appear in the history.
-    let token = login(app, workers[0]["email"].as_str().unwrap(), workers[0]["password"].as_str().unwrap()).await;
+    let token = login(
+        app,
+        workers[0]["email"].as_str().unwrap(),
+        workers[0]["password"].as_str().unwrap(),
+    )
+    .await;
     let (_, body) = app.graphql(HISTORY, json!({}), Some(&token)).await;
     let text = body.to_string();
     for kind in ["\"drive\"", "\"work\"", "\"support\"", "\"transfer\""] {
@@ -220,7 +292,10 @@ async fn check_export(app: &TestApp, admin: &TestUser, seeded: &Value) {
     assert_eq!(files.len(), 6, "one file per demo worker");
     for worker in seeded["workers"].as_array().unwrap() {
         let card = c1b::roadlog_card_number(worker["id"].as_u64().unwrap(), 0).unwrap();
-        let (name, content) = files.iter().find(|(n, _)| n.contains(&card)).expect("the worker's file");
+        let (name, content) = files
+            .iter()
+            .find(|(n, _)| n.contains(&card))
+            .expect("the worker's file");
         let report = c1b::inspect(content, None).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(report.findings, Vec::<String>::new(), "{name}");
         assert!(c1b::activity_intervals(&report).len() >= 40, "{name}");

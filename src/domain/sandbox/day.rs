@@ -73,7 +73,15 @@ pub async fn record(conn: &mut AnyConnection, day: &Day) -> AppResult<Recorded> 
     let mission_id = create_in(conn, worker, &input).await?;
     if let Some(places) = &day.places {
         let km = places.kilometers.map(|(start, _)| start);
-        locate(conn, worker, mission_id, LocationEntryType::MissionStartLocation, &places.start, km).await?;
+        locate(
+            conn,
+            worker,
+            mission_id,
+            LocationEntryType::MissionStartLocation,
+            &places.start,
+            km,
+        )
+        .await?;
     }
     let mut at = day.start;
     let mut activities = 0;
@@ -114,7 +122,15 @@ pub async fn record(conn: &mut AnyConnection, day: &Day) -> AppResult<Recorded> 
     validation::end_mission(conn, worker, mission_id, at, Some(worker)).await?;
     if let Some(places) = &day.places {
         let km = places.kilometers.map(|(_, end)| end);
-        locate(conn, worker, mission_id, LocationEntryType::MissionEndLocation, &places.end, km).await?;
+        locate(
+            conn,
+            worker,
+            mission_id,
+            LocationEntryType::MissionEndLocation,
+            &places.end,
+            km,
+        )
+        .await?;
     }
     if day.validate {
         validation::validate(conn, worker, mission_id, &[worker], None, created(at)).await?;

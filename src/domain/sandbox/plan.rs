@@ -101,14 +101,7 @@ impl Shape {
                 A(Work, 120),
                 A(Support, 120),
             ],
-            Shape::WeekOfExcess => &[
-                A(Drive, 180),
-                B(30),
-                A(Work, 180),
-                B(30),
-                A(Drive, 150),
-                A(Work, 180),
-            ],
+            Shape::WeekOfExcess => &[A(Drive, 180), B(30), A(Work, 180), B(30), A(Drive, 150), A(Work, 180)],
             Shape::WithoutBreak => &[A(Drive, 150), A(Work, 120), A(Drive, 120), A(Work, 90)],
             Shape::Late => &[A(Work, 60), A(Drive, 180), B(45), A(Drive, 180), A(Work, 90)],
             Shape::Early => &[A(Drive, 120), A(Work, 60), B(30), A(Drive, 120)],
@@ -340,11 +333,7 @@ pub fn plan(today: NaiveDate) -> Plan {
             }
         }
     }
-    if let Some(latest) = days
-        .iter_mut()
-        .rev()
-        .find(|d| d.worker == LEAVES_LAST_DAY_UNVALIDATED)
-    {
+    if let Some(latest) = days.iter_mut().rev().find(|d| d.worker == LEAVES_LAST_DAY_UNVALIDATED) {
         latest.validated_by_worker = false;
         latest.validated_by_admin = false;
     }

@@ -80,14 +80,26 @@ pub struct SeedReport {
 
 /// Where the demo workers go, in turn.
 const DESTINATIONS: [(&str, &str); 8] = [
-    ("Villefranche-sur-Saône", "Plateforme Nord, 120 avenue de l'Europe, 69400 Villefranche-sur-Saône"),
+    (
+        "Villefranche-sur-Saône",
+        "Plateforme Nord, 120 avenue de l'Europe, 69400 Villefranche-sur-Saône",
+    ),
     ("Vienne", "Entrepôt Sud, 8 chemin du Port, 38200 Vienne"),
     ("Saint-Étienne", "Magasin central, 45 rue Bergson, 42000 Saint-Étienne"),
-    ("Bourg-en-Bresse", "Zone des Vennes, 3 rue Lavoisier, 01000 Bourg-en-Bresse"),
+    (
+        "Bourg-en-Bresse",
+        "Zone des Vennes, 3 rue Lavoisier, 01000 Bourg-en-Bresse",
+    ),
     ("Mâcon", "Quai logistique, 17 route de Lyon, 71000 Mâcon"),
-    ("Grenoble", "Marché d'intérêt national, 2 rue de Stalingrad, 38100 Grenoble"),
+    (
+        "Grenoble",
+        "Marché d'intérêt national, 2 rue de Stalingrad, 38100 Grenoble",
+    ),
     ("Valence", "Parc de Briffaut, 10 rue Kastler, 26000 Valence"),
-    ("Saint-Quentin-Fallavier", "Parc de Chesnes, 5 rue du Rhône, 38070 Saint-Quentin-Fallavier"),
+    (
+        "Saint-Quentin-Fallavier",
+        "Parc de Chesnes, 5 rue du Rhône, 38070 Saint-Quentin-Fallavier",
+    ),
 ];
 
 const DEPOT: &str = "Dépôt, 12 rue des Entrepôts, 69007 Lyon";
@@ -103,7 +115,9 @@ const WORKER_COMMENTS: [&str; 5] = [
 
 fn admin_comment(breach: Breach) -> &'static str {
     match breach {
-        Breach::MinimumDailyRest => "Reprise trop tôt après la fin de service de la veille : repos quotidien insuffisant.",
+        Breach::MinimumDailyRest => {
+            "Reprise trop tôt après la fin de service de la veille : repos quotidien insuffisant."
+        }
         Breach::MaximumWorkDayTime => "Journée de plus de 12 h de travail : à éviter, on en reparle.",
         Breach::EnoughBreak => "Aucune pause de la journée : penser aux pauses obligatoires.",
         Breach::MaximumWorkedDaysInWeek => "Septième jour travaillé dans la semaine, sans repos hebdomadaire.",
@@ -141,7 +155,10 @@ fn demo_email(persona: &plan::Persona, company_id: i64) -> String {
 
 /// Unix seconds of a local time of the demo workers' zone.
 fn local(date: NaiveDate, minute: i64) -> AppResult<i64> {
-    let naive = date.and_hms_opt(0, 0, 0).ok_or_else(|| AppError::internal("invalid date"))? + Duration::minutes(minute);
+    let naive = date
+        .and_hms_opt(0, 0, 0)
+        .ok_or_else(|| AppError::internal("invalid date"))?
+        + Duration::minutes(minute);
     // The plan's times are between 05:00 and 22:00, never inside a clock change.
     DEMO_TIME_ZONE
         .from_local_datetime(&naive)
@@ -188,7 +205,8 @@ async fn seeded_at(conn: &mut AnyConnection, company_id: i64) -> AppResult<Optio
 pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Seeder) -> AppResult<SeedReport> {
     if environment != Environment::Sandbox {
         return Err(
-            AppError::authorization("Demo data is seeded only in the sandbox environment").with("reason", "SANDBOX_ONLY")
+            AppError::authorization("Demo data is seeded only in the sandbox environment")
+                .with("reason", "SANDBOX_ONLY"),
         );
     }
     let admin = the_admin(db, company_id, seeder).await?;
