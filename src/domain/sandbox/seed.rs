@@ -371,7 +371,9 @@ fn demo_day(
     } else {
         Vec::new()
     };
-    let comment = ((n + planned.worker) % 4 == 0).then(|| WORKER_COMMENTS[n % WORKER_COMMENTS.len()].to_string());
+    let comment = (n + planned.worker)
+        .is_multiple_of(4)
+        .then(|| WORKER_COMMENTS[n % WORKER_COMMENTS.len()].to_string());
     Ok(Day {
         company_id: company.id,
         worker,
