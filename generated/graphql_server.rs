@@ -207,6 +207,12 @@ pub trait MutationsResolver: Send + Sync + 'static {
         new_business_type: Option<String>,
         eu_driving_time_checks: Option<bool>,
     ) -> async_graphql::Result<Option<Company>>;
+    ///Roadlog extension, not in the reference; sandbox only. Fills a company with demo data so that an integrator has something to try the mission history, the regulatory alerts and the C1B export on from day one: six demo workers with accepted employments, and the 30 days before today (the workers' time zone, Europe/Paris) of missions with their vehicle, start and end locations (with kilometre readings when the company requires them), activities of every kind in days of different lengths with rest days, expenditures (when the company allows them), comments, and validations by the workers and by the caller; some days break each working-time rule on purpose (listed in `breaches`). The demo workers' e-mails are on the reserved domain `demo.roadlog.invalid` and receive no mail; each gets a random password, returned once in this answer (only its argon2id hash is stored), to log in as that worker. Everything is recorded through the rules of the mutations, in one transaction: on any error nothing is written. A company is seeded once: a second call is refused with INVALID_RESOURCE (`reason: SANDBOX_ALREADY_SEEDED`) and changes nothing. Errors: AUTHORIZATION_ERROR (not an admin of the company; the production environment, `reason: SANDBOX_ONLY`), INVALID_RESOURCE, AUTHENTICATION_ERROR.
+    async fn seed_sandbox_company(
+        &self,
+        ctx: &Context<'_>,
+        company_id: i32,
+    ) -> async_graphql::Result<Option<SandboxSeedOutput>>;
 }
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
 #[Object(name = "Mutations")]
@@ -269,6 +275,107 @@ impl Mutations {
                 .await,
         )
     }
+    ///Roadlog extension, not in the reference; sandbox only. Fills a company with demo data so that an integrator has something to try the mission history, the regulatory alerts and the C1B export on from day one: six demo workers with accepted employments, and the 30 days before today (the workers' time zone, Europe/Paris) of missions with their vehicle, start and end locations (with kilometre readings when the company requires them), activities of every kind in days of different lengths with rest days, expenditures (when the company allows them), comments, and validations by the workers and by the caller; some days break each working-time rule on purpose (listed in `breaches`). The demo workers' e-mails are on the reserved domain `demo.roadlog.invalid` and receive no mail; each gets a random password, returned once in this answer (only its argon2id hash is stored), to log in as that worker. Everything is recorded through the rules of the mutations, in one transaction: on any error nothing is written. A company is seeded once: a second call is refused with INVALID_RESOURCE (`reason: SANDBOX_ALREADY_SEEDED`) and changes nothing. Errors: AUTHORIZATION_ERROR (not an admin of the company; the production environment, `reason: SANDBOX_ONLY`), INVALID_RESOURCE, AUTHENTICATION_ERROR.
+    #[graphql(name = "seedSandboxCompany")]
+    async fn seed_sandbox_company(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company to fill; the caller must be one of its admins today."
+        )]
+        company_id: i32,
+    ) -> async_graphql::Result<Option<SandboxSeedOutput>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .seed_sandbox_company(ctx, company_id)
+                .await,
+        )
+    }
+}
+///Roadlog extension: what Mutations.seedSandboxCompany recorded.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "SandboxSeedOutput")]
+pub struct SandboxSeedOutput {
+    ///The seeded company.
+    #[graphql(name = "companyId")]
+    pub company_id: i32,
+    ///The first seeded day (30 days before today, in the demo workers' time zone).
+    #[graphql(name = "firstDay")]
+    pub first_day: crate::graphql::scalars::Date,
+    ///The last seeded day (yesterday). The workers validated every day but one; the caller validated every day up to three days before today, the last two are left to validate.
+    #[graphql(name = "lastDay")]
+    pub last_day: crate::graphql::scalars::Date,
+    ///The demo workers, with their passwords: shown this once.
+    #[graphql(name = "workers")]
+    pub workers: Vec<SandboxDemoWorker>,
+    ///Missions recorded (one per worker and working day).
+    #[graphql(name = "nbMissions")]
+    pub nb_missions: i32,
+    ///Activities recorded.
+    #[graphql(name = "nbActivities")]
+    pub nb_activities: i32,
+    ///Expenditures recorded (none when the company does not allow expenditures).
+    #[graphql(name = "nbExpenditures")]
+    pub nb_expenditures: i32,
+    ///Comments recorded, by the workers and by the caller.
+    #[graphql(name = "nbComments")]
+    pub nb_comments: i32,
+    ///Vehicles used (created in the company at their first use).
+    #[graphql(name = "nbVehicles")]
+    pub nb_vehicles: i32,
+    ///Missions validated by their worker.
+    #[graphql(name = "nbWorkerValidations")]
+    pub nb_worker_validations: i32,
+    ///Missions validated by the caller.
+    #[graphql(name = "nbAdminValidations")]
+    pub nb_admin_validations: i32,
+    ///Regulatory alerts of the admin computations of the demo workers, the ones Company.regulatoryAlertsRecap reads (counted as stored: an enoughBreak alert with both halves failed counts once here, twice in the recap).
+    #[graphql(name = "nbAlerts")]
+    pub nb_alerts: i32,
+    ///The rules the demo data breaks on purpose, one entry each.
+    #[graphql(name = "breaches")]
+    pub breaches: Vec<SandboxBreach>,
+}
+///Roadlog extension: a demo worker created by Mutations.seedSandboxCompany.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "SandboxDemoWorker")]
+pub struct SandboxDemoWorker {
+    ///The user's id.
+    #[graphql(name = "id")]
+    pub id: i32,
+    ///The login e-mail, on the reserved domain `demo.roadlog.invalid` (nothing is ever delivered there).
+    #[graphql(name = "email")]
+    pub email: crate::graphql::scalars::Email,
+    ///First name.
+    #[graphql(name = "firstName")]
+    pub first_name: String,
+    ///Last name.
+    #[graphql(name = "lastName")]
+    pub last_name: String,
+    ///The password to log in as this worker (Auth.login, or the OAuth login page). Shown only in this answer.
+    #[graphql(name = "password")]
+    pub password: String,
+    ///What this worker's month shows, in one sentence.
+    #[graphql(name = "profile")]
+    pub profile: String,
+}
+///Roadlog extension: a working-time rule the demo data breaks on purpose.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "SandboxBreach")]
+pub struct SandboxBreach {
+    ///The demo worker.
+    #[graphql(name = "userId")]
+    pub user_id: i32,
+    ///The day of the alert: the day itself for a daily check, the Monday of the week for a weekly one.
+    #[graphql(name = "day")]
+    pub day: crate::graphql::scalars::Date,
+    ///The check that fails (as in RegulationCheck.type): minimumDailyRest, maximumWorkDayTime, enoughBreak, maximumWorkedDaysInWeek or maximumWorkInCalendarWeek.
+    #[graphql(name = "type")]
+    pub r#type: crate::graphql::scalars::RegulationCheckTypeEnum,
 }
 ///Authentication mutations. No access token is required to call them.
 #[derive(Clone, Copy, Debug, Default)]

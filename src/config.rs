@@ -67,6 +67,13 @@ pub enum Command {
         #[command(subcommand)]
         command: RegulationCommand,
     },
+    /// Sandbox helpers: demo data for integrators.
+    Sandbox {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(subcommand)]
+        command: SandboxCommand,
+    },
     /// Tachograph driver-card (C1B) files.
     C1b {
         #[command(subcommand)]
@@ -134,6 +141,25 @@ pub enum RegulationCommand {
         #[arg(long)]
         to: chrono::NaiveDate,
         /// One JSON document instead of a sentence.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `roadlog sandbox …`
+#[derive(Subcommand, Debug, Clone)]
+pub enum SandboxCommand {
+    /// Fill a sandbox company with demo data: six demo workers (e-mails on the reserved
+    /// `demo.roadlog.invalid` domain, no mail sent, a random password each, printed once) and the
+    /// 30 days before today of missions, activities, locations, expenditures, comments, vehicles
+    /// and validations (by the workers and by the company's longest-standing admin), with days
+    /// that break each working-time rule. One transaction: on failure nothing is written. A
+    /// company is seeded once; refused in production.
+    Seed {
+        /// The company's id.
+        #[arg(long)]
+        company: i64,
+        /// One JSON document (passwords included) instead of a summary.
         #[arg(long)]
         json: bool,
     },

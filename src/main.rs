@@ -1,5 +1,5 @@
 //! The `roadlog` command: `serve` (the default), `migrate`, `config`, `client …`, `outbox list`,
-//! `regulation rebuild`, `c1b inspect`.
+//! `regulation rebuild`, `sandbox seed`, `c1b inspect`.
 //! Results go to standard output, logs and errors to standard error; a failure exits non-zero
 //! with one line that names what failed.
 
@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 use roadlog::config::{
-    C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, RegulationCommand, Settings,
-    describe_database,
+    C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, RegulationCommand,
+    SandboxCommand, Settings, describe_database,
 };
 
 fn main() -> ExitCode {
@@ -54,6 +54,10 @@ fn main() -> ExitCode {
             Command::Regulation { database, command } => {
                 roadlog::telemetry::logging::init(database.log_format);
                 regulation(&database, command).await
+            }
+            Command::Sandbox { database, command } => {
+                roadlog::telemetry::logging::init(database.log_format);
+                sandbox(&database, command).await
             }
             Command::C1b {
                 command: C1bCommand::Inspect { file, root_key },
@@ -240,6 +244,50 @@ async fn regulation(database: &DatabaseArgs, command: RegulationCommand) -> anyh
             "company {company}, {from} to {to}: {} workers recomputed, {} days computed, {} alerts",
             report.workers, report.computed_days, report.alerts
         );
+    }
+    Ok(())
+}
+
+/// `roadlog sandbox seed`: demo data for a sandbox company, and what was created.
+async fn sandbox(database: &DatabaseArgs, command: SandboxCommand) -> anyhow::Result<()> {
+    let SandboxCommand::Seed { company, json } = command;
+    if database.environment != Environment::Sandbox {
+        anyhow::bail!("demo data is seeded only in the sandbox: production holds real companies");
+    }
+    let db = roadlog::server::open_database(database).await?;
+    let seeder = roadlog::domain::sandbox::Seeder::Operator;
+    let report = roadlog::domain::sandbox::seed(&db, database.environment, company, seeder)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!(
+        "company {company}, {} to {}: {} demo workers, {} missions, {} activities, {} expenditures, {} comments, {} vehicles, {} validations by the workers, {} by admin {}, {} alerts",
+        report.first_day,
+        report.last_day,
+        report.workers.len(),
+        report.missions,
+        report.activities,
+        report.expenditures,
+        report.comments,
+        report.vehicles,
+        report.worker_validations,
+        report.admin_validations,
+        report.admin_id,
+        report.alerts
+    );
+    println!("\ndemo workers (passwords are shown this once):");
+    for worker in &report.workers {
+        println!(
+            "  {:<10} {:<45} {:<26} {} {}: {}",
+            worker.id, worker.email, worker.password, worker.first_name, worker.last_name, worker.profile
+        );
+    }
+    println!("\nrules broken on purpose:");
+    for breach in &report.breaches {
+        println!("  {} user {} on {}", breach.check.as_str(), breach.user_id, breach.day);
     }
     Ok(())
 }

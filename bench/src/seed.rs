@@ -20,11 +20,13 @@ use roadlog::domain::activities::service as activities;
 use roadlog::domain::companies::company;
 use roadlog::domain::companies::employments::{self, Target};
 use roadlog::domain::companies::service::{self as companies, EmploymentInput};
-use roadlog::domain::expenditures::NewExpenditure;
 use roadlog::domain::kinds::{ActivityType, ExpenditureType};
-use roadlog::domain::missions::service::{self as missions, MissionInput, Validation};
+use roadlog::domain::missions::service::{self as missions, MissionInput};
+use roadlog::domain::sandbox::day::{self, Day};
+use roadlog::domain::sandbox::plan::Segment;
 use roadlog::domain::users::accounts::{self, NewUser};
 use roadlog::domain::users::sessions;
+use roadlog::domain::workers;
 
 /// The day every seeded time is counted back from (00:00 UTC, 2026-10-01): the data is the
 /// same whatever day the benchmark runs.
@@ -112,10 +114,9 @@ async fn log(db: &Db, worker: i64, mission_id: i64, kind: ActivityType, start: i
 }
 
 /// One full working day: a mission from 06:00 with six activities, a meal, a comment, ended and
-/// validated by the worker.
+/// validated by the worker, recorded in one transaction by the domain's day recorder (the one
+/// the sandbox's demo data uses).
 async fn working_day(db: &Db, worker: i64, company_id: i64, day_start: i64, n: usize) -> Result<()> {
-    let mission = missions::create(db, worker, mission_input(company_id, format!("Tournée {n}"), true)).await?;
-    let id = mission.row.id;
     let kinds = [
         ActivityType::Drive,
         ActivityType::Work,
@@ -124,33 +125,28 @@ async fn working_day(db: &Db, worker: i64, company_id: i64, day_start: i64, n: u
         ActivityType::Drive,
         ActivityType::Work,
     ];
-    let mut start = day_start + 6 * 3600;
-    for kind in kinds {
-        log(db, worker, id, kind, start, start + 80 * 60).await?;
-        start += 90 * 60;
-    }
-    let meal = NewExpenditure {
-        mission_id: id,
-        user_id: None,
-        kind: ExpenditureType::DayMeal,
-        spending_date: chrono::DateTime::from_timestamp(day_start, 0)
-            .context("a seeded day is a valid date")?
-            .date_naive(),
-        creation_time: None,
+    // 80 minutes of each, 10 minutes apart; the mission ends 10 minutes after the last one.
+    let segments = kinds
+        .into_iter()
+        .flat_map(|kind| [Segment::Activity(kind, 80), Segment::Break(10)])
+        .collect();
+    let day = Day {
+        company_id,
+        worker,
+        mission_name: format!("Tournée {n}"),
+        vehicle: Some("AB-123-CD".to_string()),
+        start: day_start + 6 * 3600,
+        segments,
+        backdated: false,
+        places: None,
+        expenditures: vec![ExpenditureType::DayMeal],
+        comment: Some("Livraison faite, client absent à 11 h".to_string()),
+        validate: true,
     };
-    missions::log_expenditure(db, worker, meal).await?;
-    missions::log_comment(db, worker, id, "Livraison faite, client absent à 11 h").await?;
-    missions::end(db, worker, id, start, None).await?;
-    let validation = Validation {
-        mission: id,
-        users: vec![worker],
-        corrections: vec![],
-        expenditure_cancels: vec![],
-        expenditures: vec![],
-        justification: None,
-        creation_time: None,
-    };
-    missions::validate(db, worker, validation).await?;
+    workers::write(db, vec![worker], move |conn| {
+        Box::pin(async move { day::record(conn, &day).await })
+    })
+    .await?;
     Ok(())
 }
 

@@ -36,6 +36,7 @@ mod regulation;
 mod regulation_api;
 mod regulation_eu;
 mod round_trips;
+mod sandbox;
 mod spans;
 mod stress;
 

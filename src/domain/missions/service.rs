@@ -39,31 +39,35 @@ pub struct MissionInput {
 
 /// `createMission`: a mission of a company the actor works for.
 pub async fn create(db: &Db, actor: i64, input: MissionInput) -> AppResult<MissionView> {
-    let name = input.name.as_deref().map(mission_name).transpose()?;
     let id = workers::write(db, vec![], move |conn| {
-        Box::pin(async move {
-            permissions::can_create(conn, actor, input.company_id).await?;
-            let vehicle = vehicles::resolve(
-                conn,
-                input.company_id,
-                input.vehicle_id,
-                input.vehicle_registration_number.as_deref(),
-            )
-            .await?;
-            let new = store::NewMission {
-                company_id: input.company_id,
-                submitter_id: actor,
-                name: name.as_deref(),
-                context: input.context.as_ref(),
-                vehicle_id: vehicle.map(|v| v.id),
-                creation_time: input.creation_time,
-                past_registration_justification: input.past_registration_justification.as_deref(),
-            };
-            store::insert(conn, &new).await
-        })
+        Box::pin(async move { create_in(conn, actor, &input).await })
     })
     .await?;
     store::load_one(db, id, actor).await
+}
+
+/// `createMission` inside the caller's write transaction (the sandbox's demo data records its
+/// missions this way, many in one transaction); returns the new mission's id.
+pub async fn create_in(conn: &mut sqlx::AnyConnection, actor: i64, input: &MissionInput) -> AppResult<i64> {
+    let name = input.name.as_deref().map(mission_name).transpose()?;
+    permissions::can_create(conn, actor, input.company_id).await?;
+    let vehicle = vehicles::resolve(
+        conn,
+        input.company_id,
+        input.vehicle_id,
+        input.vehicle_registration_number.as_deref(),
+    )
+    .await?;
+    let new = store::NewMission {
+        company_id: input.company_id,
+        submitter_id: actor,
+        name: name.as_deref(),
+        context: input.context.as_ref(),
+        vehicle_id: vehicle.map(|v| v.id),
+        creation_time: input.creation_time,
+        past_registration_justification: input.past_registration_justification.as_deref(),
+    };
+    store::insert(conn, &new).await
 }
 
 /// `endMission`, for the actor or `worker`.

@@ -128,6 +128,50 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
     Err(AppError::internal("could not allocate a user id"))
 }
 
+/// An account whose password is already hashed, for [`insert_hashed`].
+pub struct HashedAccount<'a> {
+    pub email: &'a str,
+    pub password_hash: &'a str,
+    pub first_name: &'a str,
+    pub last_name: &'a str,
+    pub timezone_name: &'a str,
+}
+
+/// Creates an account inside the caller's write transaction, with the checks of [`create`] on
+/// names and time zone (the sandbox's demo workers, created with their employments and data in
+/// one transaction). The random id is chosen among unused ones first, so that a collision does
+/// not abort the caller's transaction; a taken e-mail is refused by the unique key.
+pub async fn insert_hashed(conn: &mut sqlx::AnyConnection, account: &HashedAccount<'_>) -> AppResult<i64> {
+    let first_name = required_name(account.first_name, "firstName")?;
+    let last_name = required_name(account.last_name, "lastName")?;
+    let timezone_name = timezone(Some(account.timezone_name.to_string()))?;
+    for _ in 0..5 {
+        let id = tokens::random_in(100_000_000, 999_999_999)?;
+        let taken: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?;
+        if taken.is_some() {
+            continue;
+        }
+        sqlx::query(
+            "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(id)
+        .bind(account.email)
+        .bind(account.password_hash)
+        .bind(&first_name)
+        .bind(&last_name)
+        .bind(&timezone_name)
+        .bind(now())
+        .execute(&mut *conn)
+        .await?;
+        return Ok(id);
+    }
+    Err(AppError::internal("could not allocate a user id"))
+}
+
 async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
     let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
         .bind(email)

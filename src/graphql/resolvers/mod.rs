@@ -17,6 +17,7 @@ mod mission_validation;
 mod mutations;
 mod queries;
 mod regulation;
+mod sandbox;
 mod sign_up;
 mod user;
 mod vehicle;

@@ -1,4 +1,5 @@
-//! The fields of `Mutations` outside its namespaces: `updateCompanyDetails`.
+//! The fields of `Mutations` outside its namespaces: `updateCompanyDetails`,
+//! `seedSandboxCompany` (in `sandbox.rs`).
 
 use async_graphql::Context;
 
@@ -32,5 +33,13 @@ impl MutationsResolver for Api {
             .await?
             .as_ref()
             .map(Company::from))
+    }
+
+    async fn seed_sandbox_company(
+        &self,
+        ctx: &Context<'_>,
+        company_id: i32,
+    ) -> async_graphql::Result<Option<crate::graphql::contract::SandboxSeedOutput>> {
+        super::sandbox::seed(self, ctx, company_id).await.map(Some)
     }
 }
