@@ -41,9 +41,9 @@ pub fn time(roadlog: &Path, database: &str, url: &str, fixture: &Fixture, plan: 
     for _ in 0..runs.max(1) {
         let started = Instant::now();
         let output = Command::new(roadlog)
-            .args(["regulation", "rebuild", "--json", "--company"])
+            .args(["regulation", "--database-url", url, "rebuild", "--json", "--company"])
             .arg(fixture.company_id.to_string())
-            .args(["--from", &from, "--to", &to, "--database-url", url])
+            .args(["--from", &from, "--to", &to])
             .env("RUST_LOG", "warn")
             .output()?;
         seconds.push(started.elapsed().as_secs_f64());

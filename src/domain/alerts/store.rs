@@ -1,11 +1,16 @@
 //! Writing one computation: the worker's alerts of the submitter type in the recomputed days and
-//! weeks are replaced, and every computed day gets its row (kept with its first creation time).
-//! Runs inside the caller's transaction, so a recomputation is all or nothing, and running it
-//! twice leaves the same rows.
+//! weeks become the computed ones, and every computed day gets its row (kept with its first
+//! creation time). Only the difference is written: an alert computed again exactly as stored
+//! keeps its row (its id and creation time), the others are deleted or inserted, so that a
+//! recomputation of unchanged data (a validation of one mission recomputes whole weeks, the
+//! operator's rebuild whole months) costs reads, not writes. Runs inside the caller's
+//! transaction, so a recomputation is all or nothing, and running it twice leaves the same rows.
 
 use sqlx::AnyConnection;
 
-use crate::db::{Backend, now};
+use std::collections::{HashMap, HashSet};
+
+use crate::db::{Backend, id_list, now};
 use crate::domain::companies::date_text;
 use crate::domain::regulation::business::BusinessType;
 use crate::domain::regulation::checks::{CheckType, SubmitterType};
@@ -16,9 +21,17 @@ pub mod sql {
     use crate::db::PerBackend;
 
     crate::statements! {
-        /// `$1` worker, `$2` submitter type, `$3`–`$4` days, `$5`–`$6` Mondays.
-        pub const CLEAR: &str = "DELETE FROM regulatory_alerts WHERE user_id = $1 AND submitter_type = $2 \
+        /// The stored alerts a computation replaces: `$1` worker, `$2` submitter type, `$3`–`$4`
+        /// days, `$5`–`$6` Mondays.
+        pub const STORED: &str = "SELECT id, day, check_type, business_id, extra, explanation, night_work, \
+             not_enough_break, too_much_uninterrupted_work_time FROM regulatory_alerts \
+             WHERE user_id = $1 AND submitter_type = $2 \
              AND ((unit = 'day' AND day >= $3 AND day <= $4) OR (unit = 'week' AND day >= $5 AND day <= $6))";
+        /// The days of `$3`–`$4` already computed for the worker and submitter type.
+        pub const COMPUTED: &str = "SELECT day FROM regulation_computations \
+             WHERE user_id = $1 AND submitter_type = $2 AND day >= $3 AND day <= $4";
+        /// Alerts no longer computed (ids as one JSON array).
+        pub const DELETE: PerBackend = crate::per_backend!("DELETE FROM regulatory_alerts WHERE ", ["id" in 1]);
         /// Every alert of a computation in one statement: `$5` is a JSON array of rows
         /// `[day, check, unit, extra, explanation, night_work, not_enough_break,
         /// too_much_uninterrupted_work_time]` (a statement per alert made a month's rebuild of a
@@ -52,8 +65,48 @@ fn flag(alert: &Alert, key: &str) -> i64 {
     i64::from(alert.extra.get(key).and_then(serde_json::Value::as_bool) == Some(true))
 }
 
-/// Stores a computation of `user_id`'s alerts for `submitter`: three statements whatever the
-/// number of alerts and days.
+/// An alert as stored, without its id, creation time and owner.
+#[derive(sqlx::FromRow, PartialEq, Eq)]
+struct Stored {
+    day: String,
+    check_type: String,
+    business_id: i64,
+    extra: String,
+    explanation: String,
+    night_work: i64,
+    not_enough_break: i64,
+    too_much_uninterrupted_work_time: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct StoredRow {
+    id: i64,
+    #[sqlx(flatten)]
+    alert: Stored,
+}
+
+fn stored(alert: &Alert, business: BusinessType) -> AppResult<Stored> {
+    let explanation = serde_json::to_string(&alert.explanation)
+        .map_err(|e| AppError::internal(format!("explanation not serialisable: {e}")))?;
+    let night_work = alert.check == CheckType::MaximumWorkDayTime && flag(alert, "night_work") == 1;
+    Ok(Stored {
+        day: date_text(alert.day),
+        check_type: alert.check.as_str().to_string(),
+        business_id: business.id(),
+        extra: alert.extra_text(),
+        explanation,
+        night_work: i64::from(night_work),
+        not_enough_break: flag(alert, "not_enough_break"),
+        too_much_uninterrupted_work_time: flag(alert, "too_much_uninterrupted_work_time"),
+    })
+}
+
+fn json<T: serde::Serialize>(value: &T) -> AppResult<String> {
+    serde_json::to_string(value).map_err(|e| AppError::internal(format!("not serialisable: {e}")))
+}
+
+/// Stores a computation of `user_id`'s alerts for `submitter`: two reads, then at most three
+/// statements whatever the number of alerts and days, none when nothing changed.
 pub async fn save(
     conn: &mut AnyConnection,
     user_id: i64,
@@ -63,50 +116,93 @@ pub async fn save(
 ) -> AppResult<()> {
     let created = now();
     let backend = Backend::of(conn);
-    sqlx::query(sql::CLEAR)
+    let (days, weeks) = (computation.days, computation.weeks);
+    let old: Vec<StoredRow> = sqlx::query_as(sql::STORED)
         .bind(user_id)
         .bind(submitter.as_str())
-        .bind(date_text(computation.days.0))
-        .bind(date_text(computation.days.1))
-        .bind(date_text(computation.weeks.0))
-        .bind(date_text(computation.weeks.1))
-        .execute(&mut *conn)
+        .bind(date_text(days.0))
+        .bind(date_text(days.1))
+        .bind(date_text(weeks.0))
+        .bind(date_text(weeks.1))
+        .fetch_all(&mut *conn)
         .await?;
-    if !computation.alerts.is_empty() {
-        let mut rows = Vec::with_capacity(computation.alerts.len());
-        for alert in &computation.alerts {
-            let explanation = serde_json::to_string(&alert.explanation)
-                .map_err(|e| AppError::internal(format!("explanation not serialisable: {e}")))?;
-            let night_work = alert.check == CheckType::MaximumWorkDayTime && flag(alert, "night_work") == 1;
-            rows.push(serde_json::json!([
-                date_text(alert.day),
-                alert.check.as_str(),
-                alert.check.def().unit.as_str(),
-                alert.extra_text(),
-                explanation,
-                i64::from(night_work),
-                flag(alert, "not_enough_break"),
-                flag(alert, "too_much_uninterrupted_work_time"),
-            ]));
+    // (day, check) is unique per worker and submitter type (a table constraint).
+    let mut old: HashMap<(String, String), StoredRow> = old
+        .into_iter()
+        .map(|row| ((row.alert.day.clone(), row.alert.check_type.clone()), row))
+        .collect();
+    let mut deleted = Vec::new();
+    let mut inserted = Vec::new();
+    for alert in &computation.alerts {
+        let new = stored(alert, business)?;
+        let unit = alert.check.def().unit.as_str();
+        match old.remove(&(new.day.clone(), new.check_type.clone())) {
+            Some(row) if row.alert == new => {}
+            Some(row) => {
+                deleted.push(row.id);
+                inserted.push((new, unit));
+            }
+            None => inserted.push((new, unit)),
         }
+    }
+    deleted.extend(old.into_values().map(|row| row.id));
+    if !deleted.is_empty() {
+        sqlx::query(backend.sql(sql::DELETE))
+            .bind(id_list(&deleted))
+            .execute(&mut *conn)
+            .await?;
+    }
+    if !inserted.is_empty() {
+        let rows: Vec<serde_json::Value> = inserted
+            .into_iter()
+            .map(|(a, unit)| {
+                serde_json::json!([
+                    a.day,
+                    a.check_type,
+                    unit,
+                    a.extra,
+                    a.explanation,
+                    a.night_work,
+                    a.not_enough_break,
+                    a.too_much_uninterrupted_work_time,
+                ])
+            })
+            .collect();
         sqlx::query(backend.sql(sql::INSERT_ALERTS))
             .bind(created)
             .bind(submitter.as_str())
             .bind(user_id)
             .bind(business.id())
-            .bind(serde_json::Value::Array(rows).to_string())
+            .bind(json(&rows)?)
             .execute(&mut *conn)
             .await?;
     }
-    if !computation.computed.is_empty() {
-        let days: Vec<String> = computation.computed.iter().map(|d| date_text(*d)).collect();
-        sqlx::query(backend.sql(sql::MARK_COMPUTED))
-            .bind(created)
-            .bind(submitter.as_str())
+    let first = computation.computed.first().copied();
+    let last = computation.computed.last().copied();
+    if let (Some(first), Some(last)) = (first, last) {
+        let known: Vec<(String,)> = sqlx::query_as(sql::COMPUTED)
             .bind(user_id)
-            .bind(serde_json::to_string(&days).map_err(|e| AppError::internal(e.to_string()))?)
-            .execute(&mut *conn)
+            .bind(submitter.as_str())
+            .bind(date_text(first))
+            .bind(date_text(last))
+            .fetch_all(&mut *conn)
             .await?;
+        let known: HashSet<String> = known.into_iter().map(|r| r.0).collect();
+        let days: Vec<String> = computation
+            .computed
+            .iter()
+            .map(|d| date_text(*d))
+            .filter(|d| !known.contains(d))
+            .collect();
+        if !days.is_empty() {
+            sqlx::query(backend.sql(sql::MARK_COMPUTED))
+                .bind(created)
+                .bind(submitter.as_str())
+                .bind(user_id)
+                .bind(json(&days)?)
+                .execute(&mut *conn)
+                .await?;
+        }
     }
     Ok(())
 }

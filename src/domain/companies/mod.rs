@@ -16,7 +16,8 @@ pub fn today() -> chrono::NaiveDate {
 
 /// The stored form of a date.
 pub fn date_text(date: chrono::NaiveDate) -> String {
-    date.format("%Y-%m-%d").to_string()
+    // `Display` writes the ISO date directly (`format` parses a pattern on every call).
+    date.to_string()
 }
 
 /// Reads a stored date.
