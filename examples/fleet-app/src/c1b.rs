@@ -1,0 +1,202 @@
+//! An independent check of the export's driver-card files, as any third party can make it from
+//! the published standard (EU generation-1 tachograph, Annex 1B Appendix 7 for the download
+//! format, Appendix 11 for the security mechanisms) and the root key the server publishes. It
+//! shares no code with the server: a second implementation is what makes the check worth having.
+//!
+//! * `EC_PK.bin` (144 bytes): key identifier (8) ‖ RSA modulus (128) ‖ public exponent (8).
+//! * A file is a series of TLVs `FID(2) ‖ appendix(1) ‖ length(2) ‖ value`; appendix `00` is an
+//!   elementary file (EF), `01` the signature of the EF just before it.
+//! * The chain: the CA certificate (EF `C108`) opens with the root key, the card certificate
+//!   (EF `C100`) with the key the CA certificate certifies. A certificate is 194 bytes:
+//!   signature (128) ‖ the rest of its content (58) ‖ the reference of its issuer (8); the
+//!   signature opens (ISO/IEC 9796-2, SHA-1) to `6A ‖ the first 106 bytes of the content ‖
+//!   SHA-1(content) ‖ BC`, and the content is profile `01` ‖ issuer (8) ‖ authorisation (7) ‖
+//!   end of validity (4) ‖ holder (8) ‖ modulus (128) ‖ exponent (8).
+//! * Every EF but EF_ICC (`0002`), EF_IC (`0005`) and the certificates is followed by its
+//!   signature with the card key: RSASSA-PKCS1-v1_5 with SHA-1 over the EF's value.
+
+use anyhow::{Context, anyhow, bail, ensure};
+use rsa::{BigUint, Pkcs1v15Sign, RsaPublicKey};
+use sha1::{Digest, Sha1};
+
+/// Larger entries are refused unread (a card file is a few tens of KiB).
+pub const MAX_FILE_LEN: u64 = 1 << 20;
+
+const CERTIFICATE_LEN: usize = 194;
+const BLOCK_LEN: usize = 128;
+const EF_ICC: u16 = 0x0002;
+const EF_IC: u16 = 0x0005;
+const EF_CARD_CERTIFICATE: u16 = 0xC100;
+const EF_CA_CERTIFICATE: u16 = 0xC108;
+const APPENDIX_DATA: u8 = 0x00;
+const APPENDIX_SIGNATURE: u8 = 0x01;
+
+/// A certified RSA key with its 8-byte identifier.
+#[derive(Clone)]
+struct Key {
+    id: [u8; 8],
+    modulus: BigUint,
+    exponent: BigUint,
+}
+
+impl Key {
+    fn new(id: &[u8], modulus: &[u8], exponent: &[u8]) -> anyhow::Result<Key> {
+        let modulus = BigUint::from_bytes_be(modulus);
+        let exponent = BigUint::from_bytes_be(exponent);
+        ensure!(modulus.bits() == 1024, "the modulus is {} bits, not 1024", modulus.bits());
+        ensure!(exponent >= BigUint::from(3u8), "the public exponent is below 3");
+        Ok(Key {
+            id: id.try_into().context("a key identifier is 8 bytes")?,
+            modulus,
+            exponent,
+        })
+    }
+
+    /// The raw public operation, left-padded to a 128-byte block.
+    fn raw(&self, block: &[u8]) -> anyhow::Result<[u8; BLOCK_LEN]> {
+        let x = BigUint::from_bytes_be(block);
+        ensure!(x < self.modulus, "the signature is not below the issuer's modulus");
+        let bytes = x.modpow(&self.exponent, &self.modulus).to_bytes_be();
+        let mut out = [0u8; BLOCK_LEN];
+        out[BLOCK_LEN - bytes.len()..].copy_from_slice(&bytes);
+        Ok(out)
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
+}
+
+/// The root public key, as published in `EC_PK.bin`.
+pub struct RootKey(Key);
+
+impl RootKey {
+    pub fn parse(bytes: &[u8]) -> anyhow::Result<RootKey> {
+        ensure!(bytes.len() == 144, "EC_PK.bin is {} bytes, the format says 144", bytes.len());
+        Ok(RootKey(Key::new(&bytes[..8], &bytes[8..136], &bytes[136..])?))
+    }
+
+    pub fn id_hex(&self) -> String {
+        hex(&self.0.id)
+    }
+}
+
+/// Opens a certificate with its issuer's key; gives the key it certifies.
+fn open_certificate(certificate: &[u8], issuer: &Key) -> anyhow::Result<Key> {
+    ensure!(certificate.len() == CERTIFICATE_LEN, "a certificate is 194 bytes, not {}", certificate.len());
+    let authority = &certificate[186..];
+    ensure!(
+        authority == issuer.id,
+        "issued by {}, not by {}",
+        hex(authority),
+        hex(&issuer.id)
+    );
+    let recovered = issuer.raw(&certificate[..BLOCK_LEN])?;
+    ensure!(
+        recovered[0] == 0x6A && recovered[127] == 0xBC,
+        "the signature does not open with the issuer's key"
+    );
+    let mut content = Vec::with_capacity(164);
+    content.extend_from_slice(&recovered[1..107]);
+    content.extend_from_slice(&certificate[BLOCK_LEN..186]);
+    ensure!(Sha1::digest(&content)[..] == recovered[107..127], "the content does not match its hash");
+    ensure!(content[0] == 0x01, "unknown certificate profile {:02X}", content[0]);
+    ensure!(&content[1..9] == authority, "the issuer inside differs from the issuer outside");
+    Key::new(&content[20..28], &content[28..156], &content[156..164])
+}
+
+/// One TLV of a file.
+struct Tlv<'a> {
+    fid: u16,
+    appendix: u8,
+    value: &'a [u8],
+}
+
+fn tlvs(file: &[u8]) -> anyhow::Result<Vec<Tlv<'_>>> {
+    let mut out = Vec::new();
+    let mut rest = file;
+    while !rest.is_empty() {
+        ensure!(rest.len() >= 5, "truncated TLV header at offset {}", file.len() - rest.len());
+        let fid = u16::from_be_bytes([rest[0], rest[1]]);
+        let len = usize::from(u16::from_be_bytes([rest[3], rest[4]]));
+        let value = rest
+            .get(5..5 + len)
+            .ok_or_else(|| anyhow!("TLV {fid:04X} announces {len} bytes past the end of the file"))?;
+        out.push(Tlv {
+            fid,
+            appendix: rest[2],
+            value,
+        });
+        rest = &rest[5 + len..];
+    }
+    Ok(out)
+}
+
+/// What a file's check found.
+pub struct Checked {
+    pub ca_key_id: String,
+    pub card_key_id: String,
+    pub signatures: usize,
+}
+
+/// Checks a signed file: its chain from the root, the card's serial number, and the signature
+/// of every EF that must have one.
+pub fn check_file(file: &[u8], root: &RootKey) -> anyhow::Result<Checked> {
+    let tlvs = tlvs(file)?;
+    let only = |fid: u16| -> anyhow::Result<&[u8]> {
+        let mut found = tlvs.iter().filter(|t| t.fid == fid && t.appendix == APPENDIX_DATA);
+        match (found.next(), found.next()) {
+            (Some(tlv), None) => Ok(tlv.value),
+            (None, _) => bail!("no EF {fid:04X}"),
+            _ => bail!("EF {fid:04X} appears twice"),
+        }
+    };
+    let ca = open_certificate(only(EF_CA_CERTIFICATE)?, &root.0).context("the CA certificate (EF C108)")?;
+    let card = open_certificate(only(EF_CARD_CERTIFICATE)?, &ca).context("the card certificate (EF C100)")?;
+    // EF_ICC: clock stop (1) ‖ card extended serial number (8), which is the card key's id.
+    let icc = only(EF_ICC)?;
+    ensure!(
+        icc.get(1..9) == Some(&card.id[..]),
+        "EF_ICC's serial number is not the card certificate's holder"
+    );
+
+    let card_key = RsaPublicKey::new(card.modulus.clone(), card.exponent.clone()).context("the card key")?;
+    let mut signatures = 0;
+    for (index, tlv) in tlvs.iter().enumerate() {
+        if tlv.appendix != APPENDIX_DATA || [EF_ICC, EF_IC, EF_CARD_CERTIFICATE, EF_CA_CERTIFICATE].contains(&tlv.fid) {
+            continue;
+        }
+        let signature = tlvs
+            .get(index + 1)
+            .filter(|next| next.fid == tlv.fid && next.appendix == APPENDIX_SIGNATURE)
+            .ok_or_else(|| anyhow!("EF {:04X} is not followed by its signature", tlv.fid))?;
+        card_key
+            .verify(Pkcs1v15Sign::new::<Sha1>(), &Sha1::digest(tlv.value), signature.value)
+            .map_err(|_| anyhow!("the signature of EF {:04X} does not verify with the card key", tlv.fid))?;
+        signatures += 1;
+    }
+    ensure!(signatures > 0, "no signed EF");
+    Ok(Checked {
+        ca_key_id: hex(&ca.id),
+        card_key_id: hex(&card.id),
+        signatures,
+    })
+}
+
+/// `C_<YYYYMMDD>_<HHMM>_<initial>_<SURNAME>_<card number>.C1B` (or `…_employee.C1B`): a plain
+/// ASCII file name, no folder, with the export's date and time.
+pub fn check_entry_name(name: &str) -> anyhow::Result<()> {
+    ensure!(
+        name.is_ascii() && !name.contains(['/', '\\']) && !name.starts_with('.'),
+        "not a plain ASCII file name"
+    );
+    let stem = name.strip_suffix(".C1B").ok_or_else(|| anyhow!("does not end in .C1B"))?;
+    let parts: Vec<&str> = stem.split('_').collect();
+    ensure!(parts.len() >= 5 && parts[0] == "C", "not C_<date>_<time>_<name>_<card number>");
+    chrono::NaiveDate::parse_from_str(parts[1], "%Y%m%d").context("the date is not YYYYMMDD")?;
+    ensure!(
+        parts[2].len() == 4 && chrono::NaiveTime::parse_from_str(parts[2], "%H%M").is_ok(),
+        "the time is not HHMM"
+    );
+    Ok(())
+}
