@@ -44,7 +44,7 @@ impl Key {
         let modulus = BigUint::from_bytes_be(modulus);
         let exponent = BigUint::from_bytes_be(exponent);
         ensure!(modulus.bits() == 1024, "the modulus is {} bits, not 1024", modulus.bits());
-        ensure!(exponent >= BigUint::from(3u8), "the public exponent is below 3");
+        ensure!(exponent >= BigUint::from(3u32), "the public exponent is below 3");
         Ok(Key {
             id: id.try_into().context("a key identifier is 8 bytes")?,
             modulus,
@@ -132,6 +132,16 @@ fn tlvs(file: &[u8]) -> anyhow::Result<Vec<Tlv<'_>>> {
     Ok(out)
 }
 
+/// The value of the one EF `fid` of a file (absent or repeated: refused).
+fn only<'a>(tlvs: &[Tlv<'a>], fid: u16) -> anyhow::Result<&'a [u8]> {
+    let mut found = tlvs.iter().filter(|t| t.fid == fid && t.appendix == APPENDIX_DATA);
+    match (found.next(), found.next()) {
+        (Some(tlv), None) => Ok(tlv.value),
+        (None, _) => bail!("no EF {fid:04X}"),
+        _ => bail!("EF {fid:04X} appears twice"),
+    }
+}
+
 /// What a file's check found.
 pub struct Checked {
     pub ca_key_id: String,
@@ -143,18 +153,10 @@ pub struct Checked {
 /// of every EF that must have one.
 pub fn check_file(file: &[u8], root: &RootKey) -> anyhow::Result<Checked> {
     let tlvs = tlvs(file)?;
-    let only = |fid: u16| -> anyhow::Result<&[u8]> {
-        let mut found = tlvs.iter().filter(|t| t.fid == fid && t.appendix == APPENDIX_DATA);
-        match (found.next(), found.next()) {
-            (Some(tlv), None) => Ok(tlv.value),
-            (None, _) => bail!("no EF {fid:04X}"),
-            _ => bail!("EF {fid:04X} appears twice"),
-        }
-    };
-    let ca = open_certificate(only(EF_CA_CERTIFICATE)?, &root.0).context("the CA certificate (EF C108)")?;
-    let card = open_certificate(only(EF_CARD_CERTIFICATE)?, &ca).context("the card certificate (EF C100)")?;
+    let ca = open_certificate(only(&tlvs, EF_CA_CERTIFICATE)?, &root.0).context("the CA certificate (EF C108)")?;
+    let card = open_certificate(only(&tlvs, EF_CARD_CERTIFICATE)?, &ca).context("the card certificate (EF C100)")?;
     // EF_ICC: clock stop (1) ‖ card extended serial number (8), which is the card key's id.
-    let icc = only(EF_ICC)?;
+    let icc = only(&tlvs, EF_ICC)?;
     ensure!(
         icc.get(1..9) == Some(&card.id[..]),
         "EF_ICC's serial number is not the card certificate's holder"

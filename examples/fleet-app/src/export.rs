@@ -35,7 +35,7 @@ pub async fn download_and_check(
         .context("cannot build the HTTP client")?;
     let api = rest::Client::new_with_client(server, http);
 
-    let root_key = bytes(api.tachograph_root_public_key().send().await.context("root public key")?.into_inner()).await?;
+    let root_key = collect(api.tachograph_root_public_key().send().await.context("root public key")?.into_inner()).await?;
     let root = c1b::RootKey::parse(&root_key).context("EC_PK.bin")?;
     println!("root public key: EC_PK.bin, {} bytes, key id {}", root_key.len(), root.id_hex());
 
@@ -45,7 +45,7 @@ pub async fn download_and_check(
         .send()
         .await
         .context("the C1B export")?;
-    let zip = bytes(zip.into_inner()).await?;
+    let zip = collect(zip.into_inner()).await?;
     println!("export: fichiers_C1B.zip, {} bytes", zip.len());
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -65,7 +65,7 @@ pub async fn download_and_check(
         let mut file = Vec::new();
         // A card file is at most a few tens of KiB: a much larger entry is refused unread.
         (&mut entry).take(c1b::MAX_FILE_LEN + 1).read_to_end(&mut file).with_context(|| format!("reading {name}"))?;
-        let checked = c1b::check_file(&file, &root).with_context(|| format!("{name}"))?;
+        let checked = c1b::check_file(&file, &root).with_context(|| name.clone())?;
         println!(
             "  {name}: {} bytes, card {} certified by CA {} under the root, {} EF signatures valid",
             file.len(),
@@ -83,7 +83,7 @@ pub async fn download_and_check(
 }
 
 /// A streamed body, whole.
-async fn bytes(stream: rest::ByteStream) -> anyhow::Result<Vec<u8>> {
+async fn collect(stream: rest::ByteStream) -> anyhow::Result<Vec<u8>> {
     let chunks: Vec<bytes::Bytes> = stream.into_inner().try_collect().await.context("reading the answer")?;
     Ok(chunks.concat())
 }

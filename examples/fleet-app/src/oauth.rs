@@ -179,7 +179,7 @@ impl Flow {
             bail!("the authorization server answered {error}: {description}");
         }
         let code = callback.one("code")?.ok_or_else(|| anyhow!("the redirect carries no code"))?;
-        let send = |request: oauth2::HttpRequest| {
+        let client = |request: oauth2::HttpRequest| {
             let http = http.clone();
             async move { send(&http, request).await }
         };
@@ -187,7 +187,7 @@ impl Flow {
             .client
             .exchange_code(AuthorizationCode::new(code.to_string()))
             .set_pkce_verifier(pending.verifier)
-            .request_async(&send)
+            .request_async(&client)
             .await
             .map_err(|error| anyhow!("token request: {}", describe(&error)))?;
         Ok(token.access_token().secret().clone())
