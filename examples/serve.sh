@@ -1,5 +1,5 @@
 # Sourced by examples/run and examples/typescript/check: starts `roadlog serve` (sandbox) on a
-# temporary SQLite database in the folder $1 and a random port, and sets
+# temporary SQLite database (the default one of the data folder $1) and a random port, and sets
 #   server_pid  the process, to stop at the end (stop_roadlog);
 #   url         http://127.0.0.1:PORT;
 #   database    the database options, for other `roadlog` commands on the same database.
@@ -7,7 +7,7 @@
 
 start_roadlog() {
   local work="$1"
-  database=(--database-url "sqlite://$work/roadlog.db" --data-dir "$work" --environment sandbox)
+  database=(--data-dir "$work" --environment sandbox)
   "$roadlog" serve "${database[@]}" --bind 127.0.0.1:0 --log-format json 2>"$work/server.log" &
   server_pid=$!
   local _

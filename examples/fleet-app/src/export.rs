@@ -60,7 +60,7 @@ pub async fn download_and_check(
     let mut signatures = 0;
     for index in 0..archive.len() {
         let mut entry = archive.by_index(index).context("a ZIP entry")?;
-        let name = entry.name().to_string();
+        let name = entry.name().context("a ZIP entry name")?.to_string();
         c1b::check_entry_name(&name).with_context(|| format!("entry {name:?}"))?;
         let mut file = Vec::new();
         // A card file is at most a few tens of KiB: a much larger entry is refused unread.

@@ -99,10 +99,19 @@ async fn run(args: Args) -> anyhow::Result<()> {
         me.first_name, me.last_name, me.id, me.missions.len()
     );
     for mission in &me.missions {
-        println!("  mission #{} {:?} of company #{}", mission.id, mission.name, mission.company_id);
+        let received = chrono::DateTime::from_timestamp(mission.reception_time.0, 0)
+            .map(|t| t.to_rfc3339())
+            .unwrap_or_default();
+        println!(
+            "  mission #{} {:?} of company #{}, received {received}",
+            mission.id, mission.name, mission.company_id
+        );
     }
     if me.admined_companies.is_empty() {
         bail!("the user administers no company: the C1B export needs a company admin");
+    }
+    for company in &me.admined_companies {
+        println!("administers company #{} {:?}", company.id, company.name);
     }
     let companies: Vec<i64> = me.admined_companies.iter().map(|c| i64::from(c.id)).collect();
     println!("exporting companies {companies:?} with digital signatures");
