@@ -50,7 +50,10 @@ fn main() {
         .from_sdl_file(&source.sdl)
         .and_then(|s| s.as_default())
     {
-        fail(&format!("{}: cynic cannot register the schema: {e}", source.sdl.display()));
+        fail(&format!(
+            "{}: cynic cannot register the schema: {e}",
+            source.sdl.display()
+        ));
     }
     println!("cargo::metadata=sdl={}", sdl_out.display());
 

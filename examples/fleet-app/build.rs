@@ -3,7 +3,8 @@
 //! schema in the output of the compiling crate's own build script).
 
 fn main() {
-    let sdl = std::env::var("DEP_ROADLOG_CLIENT_SDL").expect("roadlog-client's build script sets DEP_ROADLOG_CLIENT_SDL");
+    let sdl =
+        std::env::var("DEP_ROADLOG_CLIENT_SDL").expect("roadlog-client's build script sets DEP_ROADLOG_CLIENT_SDL");
     cynic_codegen::register_schema("roadlog")
         .from_sdl_file(&sdl)
         .and_then(|schema| schema.as_default())

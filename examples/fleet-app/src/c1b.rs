@@ -43,7 +43,11 @@ impl Key {
     fn new(id: &[u8], modulus: &[u8], exponent: &[u8]) -> anyhow::Result<Key> {
         let modulus = BigUint::from_bytes_be(modulus);
         let exponent = BigUint::from_bytes_be(exponent);
-        ensure!(modulus.bits() == 1024, "the modulus is {} bits, not 1024", modulus.bits());
+        ensure!(
+            modulus.bits() == 1024,
+            "the modulus is {} bits, not 1024",
+            modulus.bits()
+        );
         ensure!(exponent >= BigUint::from(3u32), "the public exponent is below 3");
         Ok(Key {
             id: id.try_into().context("a key identifier is 8 bytes")?,
@@ -72,7 +76,11 @@ pub struct RootKey(Key);
 
 impl RootKey {
     pub fn parse(bytes: &[u8]) -> anyhow::Result<RootKey> {
-        ensure!(bytes.len() == 144, "EC_PK.bin is {} bytes, the format says 144", bytes.len());
+        ensure!(
+            bytes.len() == 144,
+            "EC_PK.bin is {} bytes, the format says 144",
+            bytes.len()
+        );
         Ok(RootKey(Key::new(&bytes[..8], &bytes[8..136], &bytes[136..])?))
     }
 
@@ -83,7 +91,11 @@ impl RootKey {
 
 /// Opens a certificate with its issuer's key; gives the key it certifies.
 fn open_certificate(certificate: &[u8], issuer: &Key) -> anyhow::Result<Key> {
-    ensure!(certificate.len() == CERTIFICATE_LEN, "a certificate is 194 bytes, not {}", certificate.len());
+    ensure!(
+        certificate.len() == CERTIFICATE_LEN,
+        "a certificate is 194 bytes, not {}",
+        certificate.len()
+    );
     let authority = &certificate[186..];
     ensure!(
         authority == issuer.id,
@@ -99,9 +111,15 @@ fn open_certificate(certificate: &[u8], issuer: &Key) -> anyhow::Result<Key> {
     let mut content = Vec::with_capacity(164);
     content.extend_from_slice(&recovered[1..107]);
     content.extend_from_slice(&certificate[BLOCK_LEN..186]);
-    ensure!(Sha1::digest(&content)[..] == recovered[107..127], "the content does not match its hash");
+    ensure!(
+        Sha1::digest(&content)[..] == recovered[107..127],
+        "the content does not match its hash"
+    );
     ensure!(content[0] == 0x01, "unknown certificate profile {:02X}", content[0]);
-    ensure!(&content[1..9] == authority, "the issuer inside differs from the issuer outside");
+    ensure!(
+        &content[1..9] == authority,
+        "the issuer inside differs from the issuer outside"
+    );
     Key::new(&content[20..28], &content[28..156], &content[156..164])
 }
 
@@ -116,7 +134,11 @@ fn tlvs(file: &[u8]) -> anyhow::Result<Vec<Tlv<'_>>> {
     let mut out = Vec::new();
     let mut rest = file;
     while !rest.is_empty() {
-        ensure!(rest.len() >= 5, "truncated TLV header at offset {}", file.len() - rest.len());
+        ensure!(
+            rest.len() >= 5,
+            "truncated TLV header at offset {}",
+            file.len() - rest.len()
+        );
         let fid = u16::from_be_bytes([rest[0], rest[1]]);
         let len = usize::from(u16::from_be_bytes([rest[3], rest[4]]));
         let value = rest
@@ -192,9 +214,14 @@ pub fn check_entry_name(name: &str) -> anyhow::Result<()> {
         name.is_ascii() && !name.contains(['/', '\\']) && !name.starts_with('.'),
         "not a plain ASCII file name"
     );
-    let stem = name.strip_suffix(".C1B").ok_or_else(|| anyhow!("does not end in .C1B"))?;
+    let stem = name
+        .strip_suffix(".C1B")
+        .ok_or_else(|| anyhow!("does not end in .C1B"))?;
     let parts: Vec<&str> = stem.split('_').collect();
-    ensure!(parts.len() >= 5 && parts[0] == "C", "not C_<date>_<time>_<name>_<card number>");
+    ensure!(
+        parts.len() >= 5 && parts[0] == "C",
+        "not C_<date>_<time>_<name>_<card number>"
+    );
     chrono::NaiveDate::parse_from_str(parts[1], "%Y%m%d").context("the date is not YYYYMMDD")?;
     ensure!(
         parts[2].len() == 4 && chrono::NaiveTime::parse_from_str(parts[2], "%H%M").is_ok(),

@@ -26,7 +26,9 @@ pub async fn download_and_check(
     out: Option<&Path>,
 ) -> anyhow::Result<Report> {
     let mut headers = reqwest::header::HeaderMap::new();
-    let bearer = format!("Bearer {token}").parse().context("the token is not a header value")?;
+    let bearer = format!("Bearer {token}")
+        .parse()
+        .context("the token is not a header value")?;
     headers.insert(reqwest::header::AUTHORIZATION, bearer);
     let http = reqwest::Client::builder()
         .default_headers(headers)
@@ -35,9 +37,20 @@ pub async fn download_and_check(
         .context("cannot build the HTTP client")?;
     let api = rest::Client::new_with_client(server, http);
 
-    let root_key = collect(api.tachograph_root_public_key().send().await.context("root public key")?.into_inner()).await?;
+    let root_key = collect(
+        api.tachograph_root_public_key()
+            .send()
+            .await
+            .context("root public key")?
+            .into_inner(),
+    )
+    .await?;
     let root = c1b::RootKey::parse(&root_key).context("EC_PK.bin")?;
-    println!("root public key: EC_PK.bin, {} bytes, key id {}", root_key.len(), root.id_hex());
+    println!(
+        "root public key: EC_PK.bin, {} bytes, key id {}",
+        root_key.len(),
+        root.id_hex()
+    );
 
     let zip = api
         .generate_tachograph_files()
@@ -64,7 +77,10 @@ pub async fn download_and_check(
         c1b::check_entry_name(&name).with_context(|| format!("entry {name:?}"))?;
         let mut file = Vec::new();
         // A card file is at most a few tens of KiB: a much larger entry is refused unread.
-        (&mut entry).take(c1b::MAX_FILE_LEN + 1).read_to_end(&mut file).with_context(|| format!("reading {name}"))?;
+        (&mut entry)
+            .take(c1b::MAX_FILE_LEN + 1)
+            .read_to_end(&mut file)
+            .with_context(|| format!("reading {name}"))?;
         let checked = c1b::check_file(&file, &root).with_context(|| name.clone())?;
         println!(
             "  {name}: {} bytes, card {} certified by CA {} under the root, {} EF signatures valid",

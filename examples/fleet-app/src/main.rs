@@ -96,7 +96,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let me = me::read(&http, &server, &token).await?;
     println!(
         "signed in as {} {} (user #{}), {} recent mission(s):",
-        me.first_name, me.last_name, me.id, me.missions.len()
+        me.first_name,
+        me.last_name,
+        me.id,
+        me.missions.len()
     );
     for mission in &me.missions {
         let received = chrono::DateTime::from_timestamp(mission.reception_time.0, 0)
@@ -129,7 +132,11 @@ async fn run(args: Args) -> anyhow::Result<()> {
 /// difference is reported, not fatal: additions keep older clients working).
 async fn compare_contract(http: &reqwest::Client, server: &str) {
     let served = async {
-        let response = http.get(format!("{server}/schema.graphql")).send().await?.error_for_status()?;
+        let response = http
+            .get(format!("{server}/schema.graphql"))
+            .send()
+            .await?
+            .error_for_status()?;
         response.text().await
     };
     match served.await {

@@ -80,8 +80,20 @@ pub async fn read(http: &reqwest::Client, server: &str, token: &str) -> anyhow::
         last_name: user.last_name,
         missions: user
             .missions
-            .map(|connection| connection.edges.into_iter().flatten().filter_map(|edge| edge.node).collect())
+            .map(|connection| {
+                connection
+                    .edges
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|edge| edge.node)
+                    .collect()
+            })
             .unwrap_or_default(),
-        admined_companies: user.admined_companies.unwrap_or_default().into_iter().flatten().collect(),
+        admined_companies: user
+            .admined_companies
+            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .collect(),
     })
 }

@@ -33,7 +33,9 @@ pub fn ask_credentials(redirect_uri: &str) -> anyhow::Result<(String, String)> {
     println!("then type the client id and the client secret, one a line:");
     let mut lines = std::io::stdin().lock().lines();
     let mut next = |what: &str| -> anyhow::Result<String> {
-        let line = lines.next().ok_or_else(|| anyhow!("standard input ended before the {what}"))??;
+        let line = lines
+            .next()
+            .ok_or_else(|| anyhow!("standard input ended before the {what}"))??;
         let line = line.trim().to_string();
         if line.is_empty() {
             bail!("empty {what}");
@@ -55,7 +57,11 @@ pub struct Callback(Vec<(String, String)>);
 impl Callback {
     /// The one value of a parameter; absent and repeated parameters are both refused.
     fn one(&self, name: &str) -> anyhow::Result<Option<&str>> {
-        let mut values = self.0.iter().filter(|(key, _)| key == name).map(|(_, value)| value.as_str());
+        let mut values = self
+            .0
+            .iter()
+            .filter(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str());
         match (values.next(), values.next()) {
             (first, None) => Ok(first),
             _ => bail!("the redirect carries `{name}` more than once"),
@@ -114,7 +120,10 @@ impl Listener {
 }
 
 /// The page the browser gets back; a request to the redirect path is handed to `wait`.
-fn answer<B>(request: &hyper::Request<B>, sender: &mpsc::Sender<Vec<(String, String)>>) -> hyper::Response<Full<Bytes>> {
+fn answer<B>(
+    request: &hyper::Request<B>,
+    sender: &mpsc::Sender<Vec<(String, String)>>,
+) -> hyper::Response<Full<Bytes>> {
     let page = |status: u16, text: &str| {
         hyper::Response::builder()
             .status(status)
@@ -178,7 +187,9 @@ impl Flow {
             let description = callback.one("error_description")?.unwrap_or("");
             bail!("the authorization server answered {error}: {description}");
         }
-        let code = callback.one("code")?.ok_or_else(|| anyhow!("the redirect carries no code"))?;
+        let code = callback
+            .one("code")?
+            .ok_or_else(|| anyhow!("the redirect carries no code"))?;
         let client = |request: oauth2::HttpRequest| {
             let http = http.clone();
             async move { send(&http, request).await }
