@@ -229,3 +229,148 @@ pub fn check_entry_name(name: &str) -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    //! Files built here from keys made for the test: the checks accept a right one and refuse
+    //! each kind of alteration.
+
+    use rsa::traits::{PrivateKeyParts, PublicKeyParts};
+    use rsa::{Pkcs1v15Sign, RsaPrivateKey};
+    use sha1::{Digest, Sha1};
+
+    use super::*;
+
+    struct Authority {
+        id: [u8; 8],
+        key: RsaPrivateKey,
+    }
+
+    fn authority(id: u8) -> Authority {
+        Authority {
+            id: [0xFC, b'T', b'S', b'T', id, 0, 0, 1],
+            key: RsaPrivateKey::new(&mut rand::thread_rng(), 1024).expect("a 1024-bit key"),
+        }
+    }
+
+    fn padded<const N: usize>(value: &BigUint) -> [u8; N] {
+        let bytes = value.to_bytes_be();
+        let mut out = [0u8; N];
+        out[N - bytes.len()..].copy_from_slice(&bytes);
+        out
+    }
+
+    fn ec_pk(root: &Authority) -> Vec<u8> {
+        [&root.id[..], &padded::<128>(root.key.n()), &padded::<8>(root.key.e())].concat()
+    }
+
+    /// The 194-byte certificate of `holder`'s key, signed by `issuer` (ISO/IEC 9796-2, SHA-1).
+    fn certificate(issuer: &Authority, holder: &Authority) -> Vec<u8> {
+        let mut content = vec![0x01];
+        content.extend_from_slice(&issuer.id);
+        content.extend_from_slice(&[0xFF, b'T', b'A', b'C', b'H', b'O', 0x00]);
+        content.extend_from_slice(&[0xFF; 4]);
+        content.extend_from_slice(&holder.id);
+        content.extend_from_slice(&padded::<128>(holder.key.n()));
+        content.extend_from_slice(&padded::<8>(holder.key.e()));
+        let mut block = vec![0x6A];
+        block.extend_from_slice(&content[..106]);
+        block.extend_from_slice(&Sha1::digest(&content));
+        block.push(0xBC);
+        let signature = BigUint::from_bytes_be(&block).modpow(issuer.key.d(), issuer.key.n());
+        [&padded::<128>(&signature)[..], &content[106..], &issuer.id].concat()
+    }
+
+    fn tlv(out: &mut Vec<u8>, fid: u16, appendix: u8, value: &[u8]) {
+        out.extend_from_slice(&fid.to_be_bytes());
+        out.push(appendix);
+        out.extend_from_slice(&u16::try_from(value.len()).unwrap().to_be_bytes());
+        out.extend_from_slice(value);
+    }
+
+    fn signed(card: &Authority, value: &[u8]) -> Vec<u8> {
+        card.key
+            .sign(Pkcs1v15Sign::new::<Sha1>(), &Sha1::digest(value))
+            .expect("a signature")
+    }
+
+    struct Fixture {
+        root: Authority,
+        file: Vec<u8>,
+    }
+
+    /// root → CA → card, and a file with EF_ICC, EF_IC, both certificates and two signed EFs.
+    fn fixture() -> Fixture {
+        let (root, ca, card) = (authority(1), authority(2), authority(3));
+        let mut file = Vec::new();
+        let mut icc = vec![0u8; 25];
+        icc[1..9].copy_from_slice(&card.id);
+        tlv(&mut file, EF_ICC, APPENDIX_DATA, &icc);
+        tlv(&mut file, EF_IC, APPENDIX_DATA, &[0; 8]);
+        tlv(&mut file, 0x0501, APPENDIX_DATA, b"application identification");
+        tlv(&mut file, 0x0501, APPENDIX_SIGNATURE, &signed(&card, b"application identification"));
+        tlv(&mut file, EF_CARD_CERTIFICATE, APPENDIX_DATA, &certificate(&ca, &card));
+        tlv(&mut file, EF_CA_CERTIFICATE, APPENDIX_DATA, &certificate(&root, &ca));
+        tlv(&mut file, 0x0520, APPENDIX_DATA, b"identification");
+        tlv(&mut file, 0x0520, APPENDIX_SIGNATURE, &signed(&card, b"identification"));
+        Fixture { root, file }
+    }
+
+    #[test]
+    fn a_right_file_passes_and_every_alteration_fails() {
+        let Fixture { root, file } = fixture();
+        let root_key = RootKey::parse(&ec_pk(&root)).unwrap();
+        let checked = check_file(&file, &root_key).unwrap();
+        assert_eq!(checked.signatures, 2);
+
+        // One byte changed anywhere in a signed EF, a signature or a certificate.
+        let ef = file.windows(14).position(|w| w == b"identification").unwrap();
+        for at in [ef, ef + 140, file.len() - 1] {
+            let mut altered = file.clone();
+            altered[at] ^= 0x01;
+            assert!(check_file(&altered, &root_key).is_err(), "byte {at} altered, still accepted");
+        }
+        let certificates = file.windows(3).position(|w| w == [0xC1, 0x00, 0x00]).unwrap();
+        for offset in [5, 5 + 130, 5 + 190] {
+            let mut altered = file.clone();
+            altered[certificates + offset] ^= 0x80;
+            assert!(check_file(&altered, &root_key).is_err(), "certificate byte {offset} altered");
+        }
+        // Another root; a signature left out; a truncated file.
+        assert!(check_file(&file, &RootKey::parse(&ec_pk(&authority(9))).unwrap()).is_err());
+        let unsigned: Vec<u8> = file[..file.len() - 133].to_vec();
+        let error = check_file(&unsigned, &root_key).unwrap_err().to_string();
+        assert!(error.contains("not followed by its signature"), "{error}");
+        assert!(check_file(&file[..file.len() - 1], &root_key).is_err());
+    }
+
+    #[test]
+    fn the_root_key_has_the_published_shape() {
+        let root = authority(1);
+        let bytes = ec_pk(&root);
+        assert_eq!(RootKey::parse(&bytes).unwrap().id_hex(), hex(&root.id));
+        assert!(RootKey::parse(&bytes[..143]).is_err());
+        let mut small = bytes.clone();
+        small[8] = 0; // the modulus loses its top byte: not a 1024-bit key
+        assert!(RootKey::parse(&small).is_err());
+    }
+
+    #[test]
+    fn entry_names_follow_the_documented_pattern() {
+        for name in [
+            "C_20261126_1250_C_DURAND_RL00027450890100.C1B",
+            "C_20261126_1250_C_DURAND_RL00027450890100_employee.C1B",
+        ] {
+            check_entry_name(name).unwrap();
+        }
+        for name in [
+            "../C_20261126_1250_C_DURAND_RL00027450890100.C1B",
+            "C_20261126_1250_C_DURAND_RL00027450890100.zip",
+            "C_20261332_1250_C_DURAND_RL00027450890100.C1B",
+            "C_20261126_2561_C_DURAND_RL00027450890100.C1B",
+            "C_20261126_1250_É_DURAND_RL00027450890100.C1B",
+        ] {
+            assert!(check_entry_name(name).is_err(), "{name} accepted");
+        }
+    }
+}
