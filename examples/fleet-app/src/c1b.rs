@@ -165,6 +165,7 @@ fn only<'a>(tlvs: &[Tlv<'a>], fid: u16) -> anyhow::Result<&'a [u8]> {
 }
 
 /// What a file's check found.
+#[derive(Debug)]
 pub struct Checked {
     pub ca_key_id: String,
     pub card_key_id: String,
@@ -308,7 +309,12 @@ mod tests {
         tlv(&mut file, EF_ICC, APPENDIX_DATA, &icc);
         tlv(&mut file, EF_IC, APPENDIX_DATA, &[0; 8]);
         tlv(&mut file, 0x0501, APPENDIX_DATA, b"application identification");
-        tlv(&mut file, 0x0501, APPENDIX_SIGNATURE, &signed(&card, b"application identification"));
+        tlv(
+            &mut file,
+            0x0501,
+            APPENDIX_SIGNATURE,
+            &signed(&card, b"application identification"),
+        );
         tlv(&mut file, EF_CARD_CERTIFICATE, APPENDIX_DATA, &certificate(&ca, &card));
         tlv(&mut file, EF_CA_CERTIFICATE, APPENDIX_DATA, &certificate(&root, &ca));
         tlv(&mut file, 0x0520, APPENDIX_DATA, b"identification");
@@ -328,13 +334,19 @@ mod tests {
         for at in [ef, ef + 140, file.len() - 1] {
             let mut altered = file.clone();
             altered[at] ^= 0x01;
-            assert!(check_file(&altered, &root_key).is_err(), "byte {at} altered, still accepted");
+            assert!(
+                check_file(&altered, &root_key).is_err(),
+                "byte {at} altered, still accepted"
+            );
         }
         let certificates = file.windows(3).position(|w| w == [0xC1, 0x00, 0x00]).unwrap();
         for offset in [5, 5 + 130, 5 + 190] {
             let mut altered = file.clone();
             altered[certificates + offset] ^= 0x80;
-            assert!(check_file(&altered, &root_key).is_err(), "certificate byte {offset} altered");
+            assert!(
+                check_file(&altered, &root_key).is_err(),
+                "certificate byte {offset} altered"
+            );
         }
         // Another root; a signature left out; a truncated file.
         assert!(check_file(&file, &RootKey::parse(&ec_pk(&authority(9))).unwrap()).is_err());
