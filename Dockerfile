@@ -12,6 +12,10 @@ WORKDIR /src
 # The dependencies first, so that a change of our code alone does not rebuild them.
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY codegen codegen
+# Every workspace member's folder: cargo loads the whole workspace, even to build one binary.
+COPY client client
+COPY bench bench
+COPY examples/fleet-app examples/fleet-app
 COPY schema schema
 COPY openapi openapi
 COPY generated generated

@@ -2,11 +2,14 @@
 //!
 //! `schema/roadlog.graphql` and `openapi/roadlog.yaml` are the source of truth. This build script
 //! reads them, has `roadlog-codegen` compile them (a typed model of both, emitters written with
-//! `quote!`), writes `graphql_server.rs`, `rest_server.rs` and `rest_client.rs` to `OUT_DIR`, and
-//! registers the SDL for cynic, and writes the OpenAPI document as JSON (`openapi.json`, served at
-//! `/openapi.json`). With `ROADLOG_REGENERATE=1` the generated files are also copied
-//! into `generated/`, the reviewable snapshot; a test fails when that snapshot is stale. A
-//! contract the generator cannot express fails the build with a message that says why.
+//! `quote!`), writes `graphql_server.rs` and `rest_server.rs` to `OUT_DIR`, writes the OpenAPI
+//! document as JSON (`openapi.json`, served at `/openapi.json`), and registers the SDL for the
+//! cynic derives of the tests (which use the `roadlog-client` crate's schema module; cynic looks
+//! for the schema in the output of the compiling package's build script). With
+//! `ROADLOG_REGENERATE=1` the generated files are also copied into `generated/`, the reviewable
+//! snapshot; a test fails when that snapshot is stale. A contract the generator cannot express
+//! fails the build with a message that says why. The client of API users is built by its own
+//! crate (`client/`), from the same files.
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +41,6 @@ fn main() {
     let files = [
         ("graphql_server.rs", &generated.graphql_server),
         ("rest_server.rs", &generated.rest_server),
-        ("rest_client.rs", &generated.rest_client),
     ];
     let regenerate = std::env::var("ROADLOG_REGENERATE").is_ok_and(|v| v == "1");
     for (name, code) in files {

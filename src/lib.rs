@@ -11,6 +11,5 @@ pub mod http;
 pub mod mail;
 pub mod oauth;
 pub mod routes;
-pub mod sdk;
 pub mod server;
 pub mod telemetry;

@@ -9,8 +9,11 @@
 //! * `rest_server.rs`: per REST operation, a typed request (query parameters and body, parsed and
 //!   validated from the OpenAPI schemas) and a typed response (one variant per documented status),
 //!   the `RestApi` handler trait and its warp routes;
-//! * `rest_client.rs`: a typed progenitor client of the same document;
-//! * the cynic registration of the SDL ([`register_cynic_schema`]).
+//! * the cynic registration of the SDL ([`register_cynic_schema`]), for the derives of the
+//!   service's tests.
+//!
+//! The typed client of API users is not generated here but by the `roadlog-client` crate
+//! (`client/`), which must build without this unpublished crate.
 //!
 //! The service's `build.rs` calls [`generate`]; the snapshot tests of `tests/` pin the output.
 
@@ -38,12 +41,11 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The three generated files.
+/// The generated files of the service.
 #[derive(Debug, Clone)]
 pub struct Generated {
     pub graphql_server: String,
     pub rest_server: String,
-    pub rest_client: String,
 }
 
 /// The header every generated file starts with.
@@ -102,11 +104,6 @@ pub fn rest_server(openapi: &str) -> Result<String, Error> {
     emit::rest::emit(&parse::openapi::parse(&spec)?)
 }
 
-/// The progenitor client of an OpenAPI document.
-pub fn rest_client(openapi: &str) -> Result<String, Error> {
-    emit::client::emit(&openapi_document(openapi)?)
-}
-
 /// Every generated file of a contract, each with [`HEADER`]. Errors name the file at fault.
 pub fn generate(sdl_path: &str, sdl: &str, openapi_path: &str, openapi: &str) -> Result<Generated, Error> {
     fn at(path: &str) -> impl Fn(Error) -> Error + '_ {
@@ -115,12 +112,13 @@ pub fn generate(sdl_path: &str, sdl: &str, openapi_path: &str, openapi: &str) ->
     Ok(Generated {
         graphql_server: format!("{HEADER}{}", graphql_server(sdl).map_err(at(sdl_path))?),
         rest_server: format!("{HEADER}{}", rest_server(openapi).map_err(at(openapi_path))?),
-        rest_client: format!("{HEADER}{}", rest_client(openapi).map_err(at(openapi_path))?),
     })
 }
 
-/// Registers the SDL for cynic's derive macros (the typed GraphQL client), under `name`, in the
-/// `OUT_DIR` of the build script that calls it.
+/// Registers the SDL for cynic's derive macros, under `name`, in the `OUT_DIR` of the build
+/// script that calls it: cynic finds the schema of a derive in the output of the compiling
+/// package's own build script, so the service's tests (which derive their queries against
+/// `roadlog_client::schema`) need it registered by the service's `build.rs`.
 pub fn register_cynic_schema(name: &str, sdl_path: &str) -> Result<(), Error> {
     cynic_codegen::register_schema(name)
         .from_sdl_file(sdl_path)

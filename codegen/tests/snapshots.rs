@@ -201,7 +201,6 @@ fn real_contract_compiles_to_the_committed_snapshot() {
     for (name, code) in [
         ("graphql_server.rs", &generated.graphql_server),
         ("rest_server.rs", &generated.rest_server),
-        ("rest_client.rs", &generated.rest_client),
     ] {
         assert!(
             *code == repo_file(&format!("generated/{name}")),

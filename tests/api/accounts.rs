@@ -4,8 +4,8 @@
 use cynic::http::ReqwestExt;
 use cynic::{MutationBuilder, QueryBuilder};
 use reqwest::StatusCode;
-use roadlog::sdk::scalars::Email;
-use roadlog::sdk::schema;
+use roadlog_client::scalars::Email;
+use roadlog_client::schema;
 use serde_json::{Value, json};
 
 use crate::support::{TestApp, codes};

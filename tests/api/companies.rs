@@ -3,7 +3,7 @@
 
 use cynic::http::ReqwestExt;
 use cynic::{MutationBuilder, QueryBuilder};
-use roadlog::sdk::schema;
+use roadlog_client::schema;
 use serde_json::{Value, json};
 
 use crate::support::employments::{CANCEL, EmploymentFields, REJECT, ROLE, TERMINATE, VALIDATE, today};

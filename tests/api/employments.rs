@@ -4,7 +4,7 @@
 
 use cynic::MutationBuilder;
 use cynic::http::ReqwestExt;
-use roadlog::sdk::schema;
+use roadlog_client::schema;
 use serde_json::json;
 
 use crate::support::codes;

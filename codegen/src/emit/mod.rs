@@ -1,6 +1,5 @@
 //! The emitters: Rust tokens built with `quote!`, formatted with prettyplease.
 
-pub mod client;
 pub mod graphql;
 pub mod rest;
 

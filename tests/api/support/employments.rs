@@ -1,7 +1,7 @@
 //! What the company, employment and invitation tests share: the GraphQL fragment of an
 //! employment, the life-cycle mutations, today's date, and the sandbox outbox.
 
-use roadlog::sdk::schema;
+use roadlog_client::schema;
 use serde_json::Value;
 
 use super::TestApp;
