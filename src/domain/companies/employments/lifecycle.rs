@@ -100,24 +100,24 @@ pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<Naiv
                 .with("status", row.status(&date_text(today()))),
         );
     }
-    let today = today();
-    let end = end.unwrap_or(today);
+    let end = end.unwrap_or_else(today);
     let period = row
         .period()
         .ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
-    if period.end.is_some_and(|current| current < today) {
-        return Err(AppError::invalid_resource("Employment is already terminated")
-            .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
+    // As the reference: an employment that already has an end date (past, today or to come) is
+    // ended, and is not terminated again; its end date is not moved.
+    if let Some(current) = period.end {
+        return Err(
+            AppError::invalid_resource(format!(
+                "Employment is inactive or already terminated: it must not be already ended (end date {})",
+                date_text(current)
+            ))
+            .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"),
+        );
     }
     if end < period.start {
         return Err(
             AppError::invalid_inputs("End date must not be before the start date of the employment")
-                .with("field", "endDate"),
-        );
-    }
-    if period.end.is_some_and(|current| end > current) {
-        return Err(
-            AppError::invalid_inputs("Termination cannot extend an employment beyond its end date")
                 .with("field", "endDate"),
         );
     }
