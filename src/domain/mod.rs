@@ -11,5 +11,6 @@ pub mod export;
 pub mod kinds;
 pub mod missions;
 pub mod regulation;
+pub mod teams;
 pub mod users;
 pub mod workers;

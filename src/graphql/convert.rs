@@ -105,6 +105,7 @@ impl ToGraphql for EmploymentRow {
             is_primary: self.is_primary.map(|p| p == 1),
             is_acknowledged: Some(self.validation_status == "approved" && self.dismissed_at.is_none()),
             status: Some(self.status(&today).to_string()),
+            team_id: self.team_id.map(|id| id as i32),
         }
     }
 }

@@ -13,6 +13,7 @@ mod compression;
 mod console;
 mod console_browser;
 mod contract;
+mod coverage;
 mod cors;
 mod drivers;
 mod employments;
@@ -38,6 +39,7 @@ mod regulation_eu;
 mod round_trips;
 mod spans;
 mod stress;
+mod teams;
 
 fn main() -> std::process::ExitCode {
     support::harness::main()

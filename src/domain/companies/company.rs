@@ -126,6 +126,7 @@ pub async fn sign_up(
         has_admin_rights: true,
         is_primary: None,
         status: "approved",
+        team_id: None,
     };
     let employment_id = super::employments::insert_for_user(&mut tx, actor, actor, &new).await?;
     tx.commit().await?;

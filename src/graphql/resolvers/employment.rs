@@ -1,9 +1,10 @@
-//! `Employment`: its company, user, submitter and business.
+//! `Employment`: its company, user, submitter, business and team.
 
 use async_graphql::Context;
 
 use crate::domain::companies::business;
-use crate::graphql::contract::{Business, Company, Employment, EmploymentResolver, User};
+use crate::graphql::contract::{Business, Company, Employment, EmploymentResolver, Team, User};
+use crate::graphql::convert::ToGraphql;
 use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
@@ -35,5 +36,10 @@ impl EmploymentResolver for Api {
         Ok(business::of_employment(&self.db, parent.id.into())
             .await?
             .map(Business::from))
+    }
+
+    async fn team(&self, _ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Team>> {
+        let team = crate::domain::teams::of_employment(&self.db, parent.team_id.map(i64::from)).await?;
+        Ok(team.map(|t| t.to_graphql()))
     }
 }

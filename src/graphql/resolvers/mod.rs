@@ -18,5 +18,6 @@ mod mutations;
 mod queries;
 mod regulation;
 mod sign_up;
+mod teams;
 mod user;
 mod vehicle;

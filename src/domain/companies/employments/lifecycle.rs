@@ -32,7 +32,7 @@ fn state_error(row: &EmploymentRow) -> AppError {
 
 /// `validateEmployment` / `rejectEmployment`: the employment's own user answers a pending one.
 pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> AppResult<EmploymentRow> {
-    let mut conn = db.pool.acquire().await?;
+    let mut conn = db.begin_write().await?;
     let row = find(&mut conn, employment_id).await?.ok_or_else(forbidden)?;
     if row.user_id != Some(actor) {
         return Err(forbidden());
@@ -55,9 +55,14 @@ pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> Ap
     if done.rows_affected() != 1 {
         return Err(state_error(&row));
     }
-    find(&mut conn, employment_id)
+    if accept {
+        crate::domain::teams::follow_accepted(&mut conn, employment_id).await?;
+    }
+    let row = find(&mut conn, employment_id)
         .await?
-        .ok_or_else(|| AppError::internal("employment vanished"))
+        .ok_or_else(|| AppError::internal("employment vanished"))?;
+    conn.commit().await?;
+    Ok(row)
 }
 
 /// `cancelEmployment`: an admin withdraws a pending employment (its invitation stops working).
@@ -147,10 +152,15 @@ pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_righ
     if row.validation_status == "rejected" || row.dismissed_at.is_some() {
         return Err(state_error(&row));
     }
+    let mut tx = db.begin_write().await?;
     sqlx::query("UPDATE employments SET has_admin_rights = $2 WHERE id = $1")
         .bind(employment_id)
         .bind(i64::from(has_admin_rights))
-        .execute(&mut *conn)
+        .execute(&mut *tx)
         .await?;
+    if let (false, Some(user_id)) = (has_admin_rights, row.user_id) {
+        crate::domain::teams::drop_admin(&mut tx, user_id, row.company_id).await?;
+    }
+    tx.commit().await?;
     Ok(row.company_id)
 }

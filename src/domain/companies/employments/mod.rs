@@ -36,6 +36,8 @@ pub struct EmploymentRow {
     pub dismissed_at: Option<i64>,
     /// The worker's last activity in the company, or when the employment began to count.
     pub last_active_at: i64,
+    /// The team the worker belongs to through this employment.
+    pub team_id: Option<i64>,
 }
 
 /// A worker without activity for this long is INACTIVE (the reference's rule).
@@ -49,7 +51,7 @@ pub const SELECT: &str = "SELECT e.id, e.user_id, e.company_id, \
      e.reception_time, e.validation_status, e.start_date, e.end_date, e.has_admin_rights, e.is_primary, e.dismissed_at, \
      COALESCE((SELECT MAX(a.start_time) FROM activities a JOIN missions m ON m.id = a.mission_id \
                WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL), \
-              e.validation_time, e.reception_time) AS last_active_at \
+              e.validation_time, e.reception_time) AS last_active_at, e.team_id \
      FROM employments e LEFT JOIN users u ON u.id = e.user_id";
 
 impl EmploymentRow {
@@ -126,6 +128,8 @@ pub struct NewEmployment {
     pub has_admin_rights: bool,
     pub is_primary: Option<bool>,
     pub status: &'static str,
+    /// A team of the company (checked by the caller).
+    pub team_id: Option<i64>,
 }
 
 /// Checks a requested period.
@@ -151,8 +155,8 @@ pub async fn insert_for_user(
     let primary = rules::admit(&existing, new.company_id, new.period, new.is_primary)?;
     let (id,): (i64,) = sqlx::query_as(
         "INSERT INTO employments (user_id, company_id, submitter_id, reception_time, validation_time, validation_status,
-                                  start_date, end_date, has_admin_rights, is_primary, business_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (SELECT business_id FROM companies WHERE id = $2))
+                                  start_date, end_date, has_admin_rights, is_primary, business_id, team_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (SELECT business_id FROM companies WHERE id = $2), $11)
          RETURNING id",
     )
     .bind(user_id)
@@ -165,6 +169,7 @@ pub async fn insert_for_user(
     .bind(new.period.end.map(date_text))
     .bind(i64::from(new.has_admin_rights))
     .bind(i64::from(primary))
+    .bind(new.team_id)
     .fetch_one(conn)
     .await?;
     Ok(id)
