@@ -231,6 +231,11 @@ impl Mutations {
     async fn employments(&self) -> Option<Employments> {
         Some(Employments)
     }
+    ///Management of a company's teams.
+    #[graphql(name = "teams")]
+    async fn teams(&self) -> Option<Teams> {
+        Some(Teams)
+    }
     ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "updateCompanyDetails")]
     async fn update_company_details(
@@ -932,6 +937,12 @@ pub trait CompanyResolver: Send + Sync + 'static {
         parent: &Company,
         latest_per_user: Option<bool>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
+    ///The company's teams, by name. Readable by a user with a non-rejected, non-cancelled employment in the company covering today (pending invitations count), as users; otherwise AUTHORIZATION_ERROR. Teams group workers; they do not restrict what a company admin reads.
+    async fn teams(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<Team>>>>;
     ///Summary of the regulatory alerts of the company's current workers computed on admin-validated time, for a month (or the period fromDate to toDate, toDate excluded, when both are given). Company admins only (AUTHORIZATION_ERROR otherwise, also when uniqueUserId is not a current worker of the company or of the team).
     async fn regulatory_alerts_recap(
         &self,
@@ -1089,6 +1100,17 @@ impl Company {
                 .await,
         )
     }
+    ///The company's teams, by name. Readable by a user with a non-rejected, non-cancelled employment in the company covering today (pending invitations count), as users; otherwise AUTHORIZATION_ERROR. Teams group workers; they do not restrict what a company admin reads.
+    #[graphql(name = "teams")]
+    async fn teams(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<Team>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.teams(ctx, self).await,
+        )
+    }
     ///Summary of the regulatory alerts of the company's current workers computed on admin-validated time, for a month (or the period fromDate to toDate, toDate excluded, when both are given). Company admins only (AUTHORIZATION_ERROR otherwise, also when uniqueUserId is not a current worker of the company or of the team).
     #[graphql(name = "regulatoryAlertsRecap")]
     async fn regulatory_alerts_recap(
@@ -1100,7 +1122,7 @@ impl Company {
         unique_user_id: Option<i32>,
         #[graphql(
             name = "teamId",
-            desc = "Only the workers of this team. Optional (Roadlog has no teams yet: no worker belongs to one)."
+            desc = "Only the current workers whose current employment is in this team (Company.teams). Optional; a team of another company, or an unknown id, has no worker (then uniqueUserId is refused)."
         )]
         team_id: Option<i32>,
         #[graphql(
@@ -1522,6 +1544,9 @@ pub struct Employment {
     ///Computed status: PENDING (awaiting the employee's answer), ACTIVE, INACTIVE (non-admin without activity for more than 90 days), TERMINATED (end date in the past), DISMISSED (cancelled by an admin), REJECTED (refused by the employee).
     #[graphql(name = "status")]
     pub status: Option<String>,
+    ///Identifier of the team the employee belongs to through this employment; null when none.
+    #[graphql(name = "teamId")]
+    pub team_id: Option<i32>,
 }
 ///Resolvers of the fields of `Employment` that are not plain data.
 #[async_trait::async_trait]
@@ -1550,6 +1575,12 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<Business>>;
+    ///The team the employee belongs to through this employment; null when none.
+    async fn team(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<Team>>;
 }
 #[ComplexObject]
 impl Employment {
@@ -1590,6 +1621,83 @@ impl Employment {
             ctx,
             ctx.data_unchecked::<Resolvers>().employment.business(ctx, self).await,
         )
+    }
+    ///The team the employee belongs to through this employment; null when none.
+    #[graphql(name = "team")]
+    async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Team>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().employment.team(ctx, self).await,
+        )
+    }
+}
+///A team of a company: a group of its workers (through their employments), the company admins who manage it and the vehicles it uses. Created, replaced and deleted by company admins (Mutations.teams).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "Team", complex)]
+pub struct Team {
+    ///Unique identifier of the team (a random 9-digit number).
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+    ///Time the team was created.
+    #[graphql(name = "creationTime")]
+    pub creation_time: crate::graphql::scalars::TimeStamp,
+    ///Name of the team (1 to 255 characters).
+    #[graphql(name = "name")]
+    pub name: String,
+}
+///Resolvers of the fields of `Team` that are not plain data.
+#[async_trait::async_trait]
+pub trait TeamResolver: Send + Sync + 'static {
+    ///The company admins who manage the team.
+    async fn admin_users(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Team,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>>;
+    ///The team's vehicles that have not been terminated.
+    async fn vehicles(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Team,
+    ) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>>;
+    ///The users of the team's employments, current or ended, once they accepted them (an invitation still pending shows no account: privacy before consent).
+    async fn users(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Team,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>>;
+}
+#[ComplexObject]
+impl Team {
+    ///The company admins who manage the team.
+    #[graphql(name = "adminUsers")]
+    async fn admin_users(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().team.admin_users(ctx, self).await,
+        )
+    }
+    ///The team's vehicles that have not been terminated.
+    #[graphql(name = "vehicles")]
+    async fn vehicles(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().team.vehicles(ctx, self).await,
+        )
+    }
+    ///The users of the team's employments, current or ended, once they accepted them (an invitation still pending shows no account: privacy before consent).
+    #[graphql(name = "users")]
+    async fn users(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        null_on_error(ctx, ctx.data_unchecked::<Resolvers>().team.users(ctx, self).await)
     }
 }
 ///A business: a transport type and a business type. It sets the thresholds of the regulatory checks (maximum daily work, amplitude, maximum weekly work).
@@ -3155,6 +3263,7 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         start_date: Option<crate::graphql::scalars::Date>,
         user_id: Option<i32>,
         is_primary: Option<bool>,
+        team_id: Option<i32>,
     ) -> async_graphql::Result<Option<Employment>>;
     ///Accepts a pending employment; only its own user may call it. Errors: INVALID_RESOURCE (employment unknown, not pending or cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn validate_employment(
@@ -3168,7 +3277,7 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         employment_id: i32,
     ) -> async_graphql::Result<Option<Employment>>;
-    ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved, cancelled or already ended), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved or cancelled; or already ended, that is with an end date already set, past or to come: reason EMPLOYMENT_ALREADY_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn terminate_employment(
         &self,
         ctx: &Context<'_>,
@@ -3203,6 +3312,15 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         mails: Option<Vec<Option<crate::graphql::scalars::Email>>>,
         user_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
+    ///Moves a worker to a team of the company, or out of any team, and returns the company. With userId, every employment of the user in the company (whatever its state) moves; with employmentId, that employment only. A teamId of another company, or unknown, is ignored (nothing changes); a null teamId takes the worker out of their team. Company admins only. Errors: INVALID_INPUTS (both or neither of userId and employmentId), AUTHORIZATION_ERROR (not an admin of the company, or an employment of another company), AUTHENTICATION_ERROR.
+    async fn change_employee_team(
+        &self,
+        ctx: &Context<'_>,
+        company_id: i32,
+        employment_id: Option<i32>,
+        team_id: Option<i32>,
+        user_id: Option<i32>,
+    ) -> async_graphql::Result<Option<Company>>;
 }
 ///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment and rejectEmployment, the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
 #[Object(name = "Employments")]
@@ -3247,6 +3365,11 @@ impl Employments {
             desc = "Whether this is the user's primary employment (Roadlog extension). When omitted, the employment is primary if and only if the user has no primary employment over the period; false while the user has no primary employment over the period raises NO_PRIMARY_EMPLOYMENT."
         )]
         is_primary: Option<bool>,
+        #[graphql(
+            name = "teamId",
+            desc = "A team of the company the employee joins. Optional; a team of another company, or an unknown id, is ignored. When the employee accepts, all their employments in the company join it."
+        )]
+        team_id: Option<i32>,
     ) -> async_graphql::Result<Option<Employment>> {
         null_on_error(
             ctx,
@@ -3262,6 +3385,7 @@ impl Employments {
                     start_date,
                     user_id,
                     is_primary,
+                    team_id,
                 )
                 .await,
         )
@@ -3300,7 +3424,7 @@ impl Employments {
                 .await,
         )
     }
-    ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved, cancelled or already ended), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved or cancelled; or already ended, that is with an end date already set, past or to come: reason EMPLOYMENT_ALREADY_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "terminateEmployment")]
     async fn terminate_employment(
         &self,
@@ -3415,6 +3539,187 @@ impl Employments {
                 .await,
         )
     }
+    ///Moves a worker to a team of the company, or out of any team, and returns the company. With userId, every employment of the user in the company (whatever its state) moves; with employmentId, that employment only. A teamId of another company, or unknown, is ignored (nothing changes); a null teamId takes the worker out of their team. Company admins only. Errors: INVALID_INPUTS (both or neither of userId and employmentId), AUTHORIZATION_ERROR (not an admin of the company, or an employment of another company), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeEmployeeTeam")]
+    async fn change_employee_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(
+            name = "employmentId",
+            desc = "The one employment to move. Exclusive with userId."
+        )]
+        employment_id: Option<i32>,
+        #[graphql(name = "teamId", desc = "The team to join; null or omitted: no team.")]
+        team_id: Option<i32>,
+        #[graphql(
+            name = "userId",
+            desc = "The user whose employments in the company move. Exclusive with employmentId."
+        )]
+        user_id: Option<i32>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .change_employee_team(ctx, company_id, employment_id, team_id, user_id)
+                .await,
+        )
+    }
+}
+///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Teams;
+///Resolvers of the fields of `Teams` that are not plain data.
+#[async_trait::async_trait]
+pub trait TeamsResolver: Send + Sync + 'static {
+    ///Creates a team. Admins of the team: those of adminIds whose most recent employment in the company (by start date) has admin rights, others ignored; they are told by e-mail. Vehicles: those of vehicleIds that belong to the company. Members: every employment in the company of the users of userIds, whatever its state, joins the team (leaving its previous team). Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn create_team(
+        &self,
+        ctx: &Context<'_>,
+        admin_ids: Option<Vec<Option<i32>>>,
+        company_id: i32,
+        known_address_ids: Option<Vec<Option<i32>>>,
+        name: String,
+        user_ids: Option<Vec<Option<i32>>>,
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>>;
+    ///Deletes a team: its workers leave it (they stay employed), its admins and vehicles are released. Admins of the team's company only. Errors: AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
+    async fn delete_team(
+        &self,
+        ctx: &Context<'_>,
+        team_id: i32,
+    ) -> async_graphql::Result<Option<Company>>;
+    ///Replaces a team's name, admins, vehicles and members, with the rules of createTeam: a list left out empties it, and the workers no longer listed leave the team. Newly added admins are told by e-mail, as are the admins who stay and those removed. Admins of the team's company only. Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
+    async fn update_team(
+        &self,
+        ctx: &Context<'_>,
+        admin_ids: Option<Vec<Option<i32>>>,
+        known_address_ids: Option<Vec<Option<i32>>>,
+        name: String,
+        team_id: i32,
+        user_ids: Option<Vec<Option<i32>>>,
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>>;
+}
+///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
+#[Object(name = "Teams")]
+impl Teams {
+    ///Creates a team. Admins of the team: those of adminIds whose most recent employment in the company (by start date) has admin rights, others ignored; they are told by e-mail. Vehicles: those of vehicleIds that belong to the company. Members: every employment in the company of the users of userIds, whatever its state, joins the team (leaving its previous team). Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "createTeam")]
+    async fn create_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "adminIds",
+            desc = "Users to make admins of the team (company admins only; others are ignored)."
+        )]
+        admin_ids: Option<Vec<Option<i32>>>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(
+            name = "knownAddressIds",
+            desc = "Known addresses of the company to give the team. Accepted for compatibility: Roadlog has no known addresses, so none is kept."
+        )]
+        known_address_ids: Option<Vec<Option<i32>>>,
+        #[graphql(name = "name", desc = "Name of the team, 1 to 255 characters.")]
+        name: String,
+        #[graphql(
+            name = "userIds",
+            desc = "Users whose employments in the company join the team."
+        )]
+        user_ids: Option<Vec<Option<i32>>>,
+        #[graphql(
+            name = "vehicleIds",
+            desc = "Vehicles of the company the team uses (others are ignored)."
+        )]
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .teams
+                .create_team(
+                    ctx,
+                    admin_ids,
+                    company_id,
+                    known_address_ids,
+                    name,
+                    user_ids,
+                    vehicle_ids,
+                )
+                .await,
+        )
+    }
+    ///Deletes a team: its workers leave it (they stay employed), its admins and vehicles are released. Admins of the team's company only. Errors: AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
+    #[graphql(name = "deleteTeam")]
+    async fn delete_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "teamId", desc = "The team to delete.")]
+        team_id: i32,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().teams.delete_team(ctx, team_id).await,
+        )
+    }
+    ///Replaces a team's name, admins, vehicles and members, with the rules of createTeam: a list left out empties it, and the workers no longer listed leave the team. Newly added admins are told by e-mail, as are the admins who stay and those removed. Admins of the team's company only. Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
+    #[graphql(name = "updateTeam")]
+    async fn update_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "adminIds",
+            desc = "Users to make admins of the team (company admins only; others are ignored)."
+        )]
+        admin_ids: Option<Vec<Option<i32>>>,
+        #[graphql(
+            name = "knownAddressIds",
+            desc = "Known addresses of the company to give the team. Accepted for compatibility: Roadlog has no known addresses, so none is kept."
+        )]
+        known_address_ids: Option<Vec<Option<i32>>>,
+        #[graphql(name = "name", desc = "New name of the team, 1 to 255 characters.")]
+        name: String,
+        #[graphql(name = "teamId", desc = "The team to change.")]
+        team_id: i32,
+        #[graphql(
+            name = "userIds",
+            desc = "Users whose employments in the company are the team's members."
+        )]
+        user_ids: Option<Vec<Option<i32>>>,
+        #[graphql(
+            name = "vehicleIds",
+            desc = "Vehicles of the company the team uses (others are ignored)."
+        )]
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .teams
+                .update_team(
+                    ctx,
+                    admin_ids,
+                    known_address_ids,
+                    name,
+                    team_id,
+                    user_ids,
+                    vehicle_ids,
+                )
+                .await,
+        )
+    }
 }
 /// The implementations of every resolver trait, placed in the schema's data.
 #[derive(Clone)]
@@ -3437,18 +3742,21 @@ pub struct Resolvers {
     pub regulation_computation: Arc<dyn RegulationComputationResolver>,
     pub regulatory_alert: Arc<dyn RegulatoryAlertResolver>,
     pub sign_up: Arc<dyn SignUpResolver>,
+    pub team: Arc<dyn TeamResolver>,
+    pub teams: Arc<dyn TeamsResolver>,
     pub user: Arc<dyn UserResolver>,
     pub vehicle: Arc<dyn VehicleResolver>,
 }
 /// Every resolver trait of the schema: one type implementing them all serves the whole API.
-pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + UserResolver + VehicleResolver {}
+pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver {}
 impl<
     T: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver
         + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver
         + ExpenditureResolver + LocationEntryResolver + MissionResolver
         + MissionValidationResolver + MutationsResolver + QueriesResolver
         + RegulationCheckResolver + RegulationComputationResolver
-        + RegulatoryAlertResolver + SignUpResolver + UserResolver + VehicleResolver,
+        + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver
+        + UserResolver + VehicleResolver,
 > AllResolvers for T {}
 impl Resolvers {
     /// Uses one implementation for every trait.
@@ -3472,6 +3780,8 @@ impl Resolvers {
             regulation_computation: implementation.clone(),
             regulatory_alert: implementation.clone(),
             sign_up: implementation.clone(),
+            team: implementation.clone(),
+            teams: implementation.clone(),
             user: implementation.clone(),
             vehicle: implementation.clone(),
         }

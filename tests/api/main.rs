@@ -33,6 +33,7 @@ mod oauth_token;
 mod operator;
 mod property;
 mod published;
+mod reference_state;
 mod regulation;
 mod regulation_api;
 mod regulation_eu;

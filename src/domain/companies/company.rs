@@ -21,11 +21,13 @@ pub struct CompanyRow {
     pub require_mission_name: i64,
     /// Roadlog extension: the EU driving-time checks (0/1).
     pub eu_driving_checks: i64,
+    /// The number of workers the company declares.
+    pub number_workers: Option<i64>,
 }
 
 pub const COMPANY_COLUMNS: &str = "id, usual_name, siren, phone_number, has_ceased_activity, allow_team_mode, \
      allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name, \
-     eu_driving_checks";
+     eu_driving_checks, number_workers";
 
 /// Company statements.
 pub mod sql {

@@ -34,9 +34,9 @@ pub async fn invite(
     let (id,): (i64,) = sqlx::query_as(
         "INSERT INTO employments (email, company_id, submitter_id, reception_time, validation_status, start_date,
                                   end_date, has_admin_rights, is_primary, invite_token_hash, invite_expires_at, business_id,
-                                  team_id)
+                                  team_id, latest_invite_email_time)
          VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10,
-                 (SELECT business_id FROM companies WHERE id = $2), $11) RETURNING id",
+                 (SELECT business_id FROM companies WHERE id = $2), $11, $4) RETURNING id",
     )
     .bind(email)
     .bind(new.company_id)

@@ -130,6 +130,11 @@ async fn create_in(
     };
     let user_id = user.unwrap_or_default();
     let id = employments::insert_for_user(conn, user_id, actor, new).await?;
+    sqlx::query(employments::sql::INVITED)
+        .bind(id)
+        .bind(crate::db::now())
+        .execute(&mut *conn)
+        .await?;
     let (email,): (String,) = sqlx::query_as("SELECT email FROM users WHERE id = $1")
         .bind(user_id)
         .fetch_one(&mut *conn)

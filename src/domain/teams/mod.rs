@@ -44,7 +44,8 @@ pub mod sql {
              AND user_id IS NOT NULL AND validation_status = 'approved' AND dismissed_at IS NULL ORDER BY user_id";
         pub const ADMINS: &str = "SELECT user_id FROM team_admin_users WHERE team_id = $1 ORDER BY user_id";
         /// The team's vehicles still in service.
-        pub const VEHICLES: &str = "SELECT v.id, v.company_id, v.registration_number, v.alias, v.last_kilometer_reading \
+        pub const VEHICLES: &str = "SELECT v.id, v.company_id, v.registration_number, v.alias, v.last_kilometer_reading, \
+             v.creation_time, v.terminated_at \
              FROM team_vehicles t JOIN vehicles v ON v.id = t.vehicle_id \
              WHERE t.team_id = $1 AND v.terminated_at IS NULL ORDER BY v.registration_number";
         /// The company's workers today (`$2`) whose employment is in team `$3`.
@@ -82,7 +83,7 @@ pub async fn of_employment(db: &Db, team_id: Option<i64>) -> AppResult<Option<Te
     }
 }
 
-async fn user_ids(db: &Db, statement: &str, team_id: i64) -> AppResult<Vec<i64>> {
+async fn user_ids(db: &Db, statement: &'static str, team_id: i64) -> AppResult<Vec<i64>> {
     let rows: Vec<(i64,)> = sqlx::query_as(statement).bind(team_id).fetch_all(&db.pool).await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
 }

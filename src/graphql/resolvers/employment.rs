@@ -22,7 +22,15 @@ impl EmploymentResolver for Api {
         if !accepted && caller(ctx).user_id().ok() != Some(i64::from(id)) {
             return Ok(None);
         }
-        Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?)
+        let user = crate::graphql::loaders::users::load_user(ctx, id.into()).await?;
+        // As the reference: an employee who hides their e-mail shows `***` through it.
+        if parent.hide_email == Some(true) {
+            return Ok(user.map(|user| User {
+                email: Some("***".to_string()),
+                ..user
+            }));
+        }
+        Ok(user)
     }
 
     async fn submitter(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {

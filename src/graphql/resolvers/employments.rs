@@ -126,6 +126,17 @@ impl EmploymentsResolver for Api {
         Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
     }
 
+    async fn update_hide_email(
+        &self,
+        ctx: &Context<'_>,
+        employment_id: i32,
+        hide_email: bool,
+    ) -> async_graphql::Result<Option<Employment>> {
+        let actor = caller(ctx).user_id()?;
+        let row = employments::hide_email(&self.db, actor, employment_id.into(), hide_email).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
     async fn change_employee_team(
         &self,
         ctx: &Context<'_>,

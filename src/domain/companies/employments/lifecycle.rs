@@ -164,3 +164,21 @@ pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_righ
     tx.commit().await?;
     Ok(row.company_id)
 }
+
+/// `updateHideEmail`: the employee hides (or shows again) their e-mail from the company; only
+/// the employment's own user may (AUTHORIZATION_ERROR otherwise, an unknown id alike).
+pub async fn hide_email(db: &Db, actor: i64, employment_id: i64, hide: bool) -> AppResult<EmploymentRow> {
+    let mut conn = db.pool.acquire().await?;
+    let done = sqlx::query(super::sql::HIDE_EMAIL)
+        .bind(employment_id)
+        .bind(actor)
+        .bind(i64::from(hide))
+        .execute(&mut *conn)
+        .await?;
+    if done.rows_affected() != 1 {
+        return Err(forbidden());
+    }
+    find(&mut conn, employment_id)
+        .await?
+        .ok_or_else(|| AppError::internal("employment vanished"))
+}
