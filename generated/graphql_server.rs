@@ -198,13 +198,16 @@ pub struct Mutations;
 ///Resolvers of the fields of `Mutations` that are not plain data.
 #[async_trait::async_trait]
 pub trait MutationsResolver: Send + Sync + 'static {
-    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn update_company_details(
         &self,
         ctx: &Context<'_>,
         apply_business_type_to_employees: Option<bool>,
         company_id: i32,
         new_business_type: Option<String>,
+        new_name: Option<String>,
+        new_nb_workers: Option<i32>,
+        new_phone_number: Option<String>,
         eu_driving_time_checks: Option<bool>,
     ) -> async_graphql::Result<Option<Company>>;
 }
@@ -236,7 +239,7 @@ impl Mutations {
     async fn teams(&self) -> Option<Teams> {
         Some(Teams)
     }
-    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "updateCompanyDetails")]
     async fn update_company_details(
         &self,
@@ -254,6 +257,21 @@ impl Mutations {
         )]
         new_business_type: Option<String>,
         #[graphql(
+            name = "newName",
+            desc = "The new usual name of the company, 1 to 255 characters (trimmed)."
+        )]
+        new_name: Option<String>,
+        #[graphql(
+            name = "newNbWorkers",
+            desc = "The number of workers the company declares (Company.numberWorkers), greater than 0."
+        )]
+        new_nb_workers: Option<i32>,
+        #[graphql(
+            name = "newPhoneNumber",
+            desc = "The new phone number of the company, at most 30 characters."
+        )]
+        new_phone_number: Option<String>,
+        #[graphql(
             name = "euDrivingTimeChecks",
             desc = "Roadlog extension, not in the reference: turns the EU driving-time checks of the company on or off (see CompanySettings.euDrivingTimeChecks). They apply to computations made afterwards (use the operator's `roadlog regulation rebuild` for past days). Omitted: unchanged."
         )]
@@ -269,6 +287,9 @@ impl Mutations {
                     apply_business_type_to_employees,
                     company_id,
                     new_business_type,
+                    new_name,
+                    new_nb_workers,
+                    new_phone_number,
                     eu_driving_time_checks,
                 )
                 .await,
@@ -883,6 +904,9 @@ pub struct Company {
     ///True when the company has ceased its activity.
     #[graphql(name = "hasCeasedActivity")]
     pub has_ceased_activity: bool,
+    ///The number of workers the company declares (updateCompanyDetails(newNbWorkers)); null until it does.
+    #[graphql(name = "numberWorkers")]
+    pub number_workers: Option<i32>,
 }
 ///Resolvers of the fields of `Company` that are not plain data.
 #[async_trait::async_trait]
@@ -1547,6 +1571,24 @@ pub struct Employment {
     ///Identifier of the team the employee belongs to through this employment; null when none.
     #[graphql(name = "teamId")]
     pub team_id: Option<i32>,
+    ///True when the employee hides their e-mail from the company (updateHideEmail): once the employment is accepted, email reads `***`, and user.email too.
+    #[graphql(name = "hideEmail")]
+    pub hide_email: Option<bool>,
+    ///The end of the employee's latest ended activity in the company; null when none.
+    #[graphql(name = "lastActiveAt")]
+    pub last_active_at: Option<crate::graphql::scalars::TimeStamp>,
+    ///True when the employment is accepted, not cancelled, and not ended before today.
+    #[graphql(name = "isActive")]
+    pub is_active: Option<bool>,
+    ///True when the employment ended before today.
+    #[graphql(name = "isTerminated")]
+    pub is_terminated: Option<bool>,
+    ///True when the status is INACTIVE: an active non-admin employee without activity for more than 90 days.
+    #[graphql(name = "isInactive")]
+    pub is_inactive: Option<bool>,
+    ///When the latest invitation e-mail of the employment was sent; null when none was.
+    #[graphql(name = "latestInviteEmailTime")]
+    pub latest_invite_email_time: Option<crate::graphql::scalars::TimeStamp>,
 }
 ///Resolvers of the fields of `Employment` that are not plain data.
 #[async_trait::async_trait]
@@ -1779,6 +1821,12 @@ pub struct Vehicle {
     ///Last odometer reading recorded for the vehicle, in kilometres.
     #[graphql(name = "lastKilometerReading")]
     pub last_kilometer_reading: Option<i32>,
+    ///When the vehicle was created, as a JSON-encoded string holding the UTC time without offset (`"2025-01-14T10:00:00"`), as the reference types it (JSONString).
+    #[graphql(name = "creationTime")]
+    pub creation_time: crate::graphql::scalars::JSONString,
+    ///When the vehicle was taken out of service, in the format of creationTime; null while it is in service.
+    #[graphql(name = "terminatedAt")]
+    pub terminated_at: Option<crate::graphql::scalars::JSONString>,
 }
 ///Resolvers of the fields of `Vehicle` that are not plain data.
 #[async_trait::async_trait]
@@ -3312,6 +3360,13 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         mails: Option<Vec<Option<crate::graphql::scalars::Email>>>,
         user_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
+    ///Hides (or shows again) the employee's e-mail from the company and returns the employment: once accepted, Employment.email reads `***`, and so does the e-mail of Employment.user. Only the employment's own user may call it. Errors: AUTHORIZATION_ERROR (another user's employment, or unknown), AUTHENTICATION_ERROR.
+    async fn update_hide_email(
+        &self,
+        ctx: &Context<'_>,
+        employment_id: i32,
+        hide_email: bool,
+    ) -> async_graphql::Result<Option<Employment>>;
     ///Moves a worker to a team of the company, or out of any team, and returns the company. With userId, every employment of the user in the company (whatever its state) moves; with employmentId, that employment only. A teamId of another company, or unknown, is ignored (nothing changes); a null teamId takes the worker out of their team. Company admins only. Errors: INVALID_INPUTS (both or neither of userId and employmentId), AUTHORIZATION_ERROR (not an admin of the company, or an employment of another company), AUTHENTICATION_ERROR.
     async fn change_employee_team(
         &self,
@@ -3536,6 +3591,28 @@ impl Employments {
                 .data_unchecked::<Resolvers>()
                 .employments
                 .batch_create_worker_employments(ctx, company_id, mails, user_ids)
+                .await,
+        )
+    }
+    ///Hides (or shows again) the employee's e-mail from the company and returns the employment: once accepted, Employment.email reads `***`, and so does the e-mail of Employment.user. Only the employment's own user may call it. Errors: AUTHORIZATION_ERROR (another user's employment, or unknown), AUTHENTICATION_ERROR.
+    #[graphql(name = "updateHideEmail")]
+    async fn update_hide_email(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "employmentId", desc = "The employment.")]
+        employment_id: i32,
+        #[graphql(
+            name = "hideEmail",
+            desc = "True to hide the e-mail, false to show it."
+        )]
+        hide_email: bool,
+    ) -> async_graphql::Result<Option<Employment>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .update_hide_email(ctx, employment_id, hide_email)
                 .await,
         )
     }
