@@ -155,6 +155,8 @@ pub async fn update(db: &Db, actor: i64, team_id: i64, input: TeamInput) -> AppR
         .bind(&name)
         .execute(&mut *tx)
         .await?;
+    // The messages name the team as it is now called.
+    let team = TeamRow { name, ..team };
     replace(db, &mut tx, actor, &team, &input).await?;
     tx.commit().await?;
     Ok(team.company_id)
