@@ -362,10 +362,7 @@ const UNKNOWN_CLIENT: &str =
 /// response parameters MUST NOT be included more than once."
 fn repeated(query: &[(String, String)]) -> Option<&str> {
     let mut seen = std::collections::HashSet::new();
-    query
-        .iter()
-        .map(|(key, _)| key.as_str())
-        .find(|key| !seen.insert(*key))
+    query.iter().map(|(key, _)| key.as_str()).find(|key| !seen.insert(*key))
 }
 
 /// A request with a repeated parameter: `invalid_request` back to the application when its
@@ -388,7 +385,14 @@ async fn repeated_error(db: &Db, query: &[(String, String)], name: &str) -> Page
         state: SharedState::default(),
     };
     let description = format!("The parameter {name} was sent more than once");
-    invalid_request(&registrar, once("client_id"), once("redirect_uri"), once("state"), &description).await
+    invalid_request(
+        &registrar,
+        once("client_id"),
+        once("redirect_uri"),
+        once("state"),
+        &description,
+    )
+    .await
 }
 
 /// A request we refuse as `invalid_request`: back to the application when its client and

@@ -9,7 +9,8 @@ use crate::regulation::{company as regulated_company, day, mission, validate};
 use crate::support::employments::{ROLE, VALIDATE, outbox};
 use crate::support::{TestApp, TestUser, codes};
 
-const TEAM_FIELDS: &str = "id teams { id name creationTime adminUsers { id } users { id } vehicles { id registrationNumber } }";
+const TEAM_FIELDS: &str =
+    "id teams { id name creationTime adminUsers { id } users { id } vehicles { id registrationNumber } }";
 
 fn create_team() -> String {
     format!(
@@ -60,7 +61,9 @@ async fn stored(app: &TestApp, company: i64) -> (Vec<i64>, Vec<(i64, Option<i64>
 
 /// Creates a team with its creator as admin; answers its id.
 async fn new_team(app: &TestApp, by: &TestUser, company: i64, name: &str) -> i64 {
-    let body = app.as_user(by, &create_team(), json!({ "c": company, "n": name, "a": [by.id] })).await;
+    let body = app
+        .as_user(by, &create_team(), json!({ "c": company, "n": name, "a": [by.id] }))
+        .await;
     body["data"]["teams"]["createTeam"]["teams"]
         .as_array()
         .unwrap_or_else(|| panic!("{body}"))
@@ -84,7 +87,12 @@ async fn teams_of(app: &TestApp, company: i64, user: i64) -> Vec<Option<i64>> {
 }
 
 fn ids(list: &Value) -> Vec<i64> {
-    let mut ids: Vec<i64> = list.as_array().unwrap().iter().map(|v| v["id"].as_i64().unwrap()).collect();
+    let mut ids: Vec<i64> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_i64().unwrap())
+        .collect();
     ids.sort();
     ids
 }

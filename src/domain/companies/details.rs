@@ -40,19 +40,17 @@ fn check(details: &Details<'_>) -> AppResult<(Option<String>, Option<String>, Op
         Some(raw) => {
             let phone = raw.trim();
             if phone.is_empty() || phone.chars().count() > MAX_PHONE {
-                return Err(
-                    AppError::invalid_inputs(format!("newPhoneNumber must be between 1 and {MAX_PHONE} characters"))
-                        .with("field", "newPhoneNumber"),
-                );
+                return Err(AppError::invalid_inputs(format!(
+                    "newPhoneNumber must be between 1 and {MAX_PHONE} characters"
+                ))
+                .with("field", "newPhoneNumber"));
             }
             Some(phone.to_string())
         }
         None => None,
     };
     if details.nb_workers.is_some_and(|n| n <= 0) {
-        return Err(
-            AppError::invalid_inputs("Number of workers must be greater than 0").with("field", "newNbWorkers")
-        );
+        return Err(AppError::invalid_inputs("Number of workers must be greater than 0").with("field", "newNbWorkers"));
     }
     Ok((name, phone, details.nb_workers))
 }
@@ -67,7 +65,11 @@ pub async fn update(db: &Db, actor: i64, company_id: i64, details: Details<'_>) 
     let mut tx = db.begin_write().await?;
     for (statement, value) in [(sql::SET_NAME, name), (sql::SET_PHONE, phone)] {
         if let Some(value) = value {
-            sqlx::query(statement).bind(company_id).bind(value).execute(&mut *tx).await?;
+            sqlx::query(statement)
+                .bind(company_id)
+                .bind(value)
+                .execute(&mut *tx)
+                .await?;
         }
     }
     if let Some(count) = nb_workers {
@@ -104,9 +106,18 @@ mod tests {
             (Some("Acme".into()), Some("+33 1 23 45 67 89".into()), Some(12))
         );
         for bad in [
-            Details { name: Some("   "), ..Details::default() },
-            Details { phone_number: Some(&"1".repeat(31)), ..Details::default() },
-            Details { nb_workers: Some(0), ..Details::default() },
+            Details {
+                name: Some("   "),
+                ..Details::default()
+            },
+            Details {
+                phone_number: Some(&"1".repeat(31)),
+                ..Details::default()
+            },
+            Details {
+                nb_workers: Some(0),
+                ..Details::default()
+            },
         ] {
             assert!(check(&bad).is_err(), "{bad:?}");
         }

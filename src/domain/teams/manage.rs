@@ -32,7 +32,7 @@ pub mod sql {
         /// Of the users `$2`, those whose most recent employment in company `$1` (by start date,
         /// whatever its state, as the reference) has admin rights, made admins of team `$3`.
         pub const ADD_ADMINS: PerBackend = crate::per_backend!(
-            "INSERT INTO team_admin_users (team_id, user_id) SELECT DISTINCT $3, e.user_id FROM employments e \
+            "INSERT INTO team_admin_users (team_id, user_id) SELECT DISTINCT CAST($3 AS BIGINT), e.user_id FROM employments e \
              WHERE e.company_id = $1 AND e.has_admin_rights = 1 AND ",
             ["e.user_id" in 2],
             " AND NOT EXISTS (SELECT 1 FROM employments l WHERE l.company_id = e.company_id AND l.user_id = e.user_id \
@@ -41,7 +41,7 @@ pub mod sql {
         pub const CLEAR_VEHICLES: &str = "DELETE FROM team_vehicles WHERE team_id = $1";
         /// Of the vehicles `$2`, those of company `$1`, given to team `$3`.
         pub const ADD_VEHICLES: PerBackend = crate::per_backend!(
-            "INSERT INTO team_vehicles (team_id, vehicle_id) SELECT $3, v.id FROM vehicles v WHERE v.company_id = $1 AND ",
+            "INSERT INTO team_vehicles (team_id, vehicle_id) SELECT CAST($3 AS BIGINT), v.id FROM vehicles v WHERE v.company_id = $1 AND ",
             ["v.id" in 2]
         );
         pub const DETACH_MEMBERS: &str = "UPDATE employments SET team_id = NULL WHERE team_id = $1";
@@ -82,7 +82,7 @@ fn check_name(name: &str) -> AppResult<String> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_NAME {
         return Err(
-            AppError::invalid_inputs(format!("A team name has 1 to {MAX_NAME} characters")).with("field", "name")
+            AppError::invalid_inputs(format!("A team name has 1 to {MAX_NAME} characters")).with("field", "name"),
         );
     }
     Ok(name.to_string())
@@ -190,14 +190,20 @@ async fn replace(db: &Db, tx: &mut WriteTx, actor: i64, team: &TeamRow, input: &
         .bind(team.id)
         .execute(&mut **tx)
         .await?;
-    sqlx::query(sql::CLEAR_VEHICLES).bind(team.id).execute(&mut **tx).await?;
+    sqlx::query(sql::CLEAR_VEHICLES)
+        .bind(team.id)
+        .execute(&mut **tx)
+        .await?;
     sqlx::query(db.sql(sql::ADD_VEHICLES))
         .bind(team.company_id)
         .bind(id_list(&input.vehicle_ids))
         .bind(team.id)
         .execute(&mut **tx)
         .await?;
-    sqlx::query(sql::DETACH_MEMBERS).bind(team.id).execute(&mut **tx).await?;
+    sqlx::query(sql::DETACH_MEMBERS)
+        .bind(team.id)
+        .execute(&mut **tx)
+        .await?;
     sqlx::query(db.sql(sql::ATTACH_USERS))
         .bind(team.company_id)
         .bind(id_list(&input.user_ids))
@@ -272,7 +278,11 @@ async fn belongs(conn: &mut AnyConnection, team_id: i64, company_id: i64) -> App
 
 /// The team a new employment of the company joins: the one asked for if it is the company's,
 /// none otherwise (the reference ignores another company's team).
-pub async fn for_new_employment(conn: &mut AnyConnection, company_id: i64, team_id: Option<i64>) -> AppResult<Option<i64>> {
+pub async fn for_new_employment(
+    conn: &mut AnyConnection,
+    company_id: i64,
+    team_id: Option<i64>,
+) -> AppResult<Option<i64>> {
     match team_id {
         Some(team) if belongs(conn, team, company_id).await? => Ok(Some(team)),
         _ => Ok(None),

@@ -151,7 +151,9 @@ impl EmploymentsResolver for Api {
             (Some(user_id), None) => Moved::User(user_id.into()),
             (None, Some(employment_id)) => Moved::Employment(employment_id.into()),
             _ => {
-                return Err(AppError::invalid_inputs("Exactly one of userId or employmentId should be provided.").into());
+                return Err(
+                    AppError::invalid_inputs("Exactly one of userId or employmentId should be provided.").into(),
+                );
             }
         };
         let company_id =

@@ -112,13 +112,11 @@ pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<Naiv
     // As the reference: an employment that already has an end date (past, today or to come) is
     // ended, and is not terminated again; its end date is not moved.
     if let Some(current) = period.end {
-        return Err(
-            AppError::invalid_resource(format!(
-                "Employment is inactive or already terminated: it must not be already ended (end date {})",
-                date_text(current)
-            ))
-            .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"),
-        );
+        return Err(AppError::invalid_resource(format!(
+            "Employment is inactive or already terminated: it must not be already ended (end date {})",
+            date_text(current)
+        ))
+        .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
     }
     if end < period.start {
         return Err(
