@@ -198,13 +198,16 @@ pub struct Mutations;
 ///Resolvers of the fields of `Mutations` that are not plain data.
 #[async_trait::async_trait]
 pub trait MutationsResolver: Send + Sync + 'static {
-    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn update_company_details(
         &self,
         ctx: &Context<'_>,
         apply_business_type_to_employees: Option<bool>,
         company_id: i32,
         new_business_type: Option<String>,
+        new_name: Option<String>,
+        new_nb_workers: Option<i32>,
+        new_phone_number: Option<String>,
         eu_driving_time_checks: Option<bool>,
     ) -> async_graphql::Result<Option<Company>>;
     ///Roadlog extension, not in the reference; sandbox only. Fills a company with demo data so that an integrator has something to try the mission history, the regulatory alerts and the C1B export on from day one: six demo workers with accepted employments, and the 30 days before today (the workers' time zone, Europe/Paris) of missions with their vehicle, start and end locations (with kilometre readings when the company requires them), activities of every kind in days of different lengths with rest days, expenditures (when the company allows them), comments, and validations by the workers and by the caller; some days break each working-time rule on purpose (listed in `breaches`). The demo workers' e-mails are on the reserved domain `demo.roadlog.invalid` and receive no mail; each gets a random password, returned once in this answer (only its argon2id hash is stored), to log in as that worker. Everything is recorded through the rules of the mutations, in one transaction: on any error nothing is written. A company is seeded once: a second call is refused with INVALID_RESOURCE (`reason: SANDBOX_ALREADY_SEEDED`) and changes nothing. Errors: AUTHORIZATION_ERROR (not an admin of the company; the production environment, `reason: SANDBOX_ONLY`), INVALID_RESOURCE, AUTHENTICATION_ERROR.
@@ -237,7 +240,12 @@ impl Mutations {
     async fn employments(&self) -> Option<Employments> {
         Some(Employments)
     }
-    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). This version takes the business arguments; an omitted or empty argument changes nothing. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Management of a company's teams.
+    #[graphql(name = "teams")]
+    async fn teams(&self) -> Option<Teams> {
+        Some(Teams)
+    }
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "updateCompanyDetails")]
     async fn update_company_details(
         &self,
@@ -255,6 +263,21 @@ impl Mutations {
         )]
         new_business_type: Option<String>,
         #[graphql(
+            name = "newName",
+            desc = "The new usual name of the company, 1 to 255 characters (trimmed)."
+        )]
+        new_name: Option<String>,
+        #[graphql(
+            name = "newNbWorkers",
+            desc = "The number of workers the company declares (Company.numberWorkers), greater than 0."
+        )]
+        new_nb_workers: Option<i32>,
+        #[graphql(
+            name = "newPhoneNumber",
+            desc = "The new phone number of the company, at most 30 characters."
+        )]
+        new_phone_number: Option<String>,
+        #[graphql(
             name = "euDrivingTimeChecks",
             desc = "Roadlog extension, not in the reference: turns the EU driving-time checks of the company on or off (see CompanySettings.euDrivingTimeChecks). They apply to computations made afterwards (use the operator's `roadlog regulation rebuild` for past days). Omitted: unchanged."
         )]
@@ -270,6 +293,9 @@ impl Mutations {
                     apply_business_type_to_employees,
                     company_id,
                     new_business_type,
+                    new_name,
+                    new_nb_workers,
+                    new_phone_number,
                     eu_driving_time_checks,
                 )
                 .await,
@@ -985,6 +1011,9 @@ pub struct Company {
     ///True when the company has ceased its activity.
     #[graphql(name = "hasCeasedActivity")]
     pub has_ceased_activity: bool,
+    ///The number of workers the company declares (updateCompanyDetails(newNbWorkers)); null until it does.
+    #[graphql(name = "numberWorkers")]
+    pub number_workers: Option<i32>,
 }
 ///Resolvers of the fields of `Company` that are not plain data.
 #[async_trait::async_trait]
@@ -1039,6 +1068,12 @@ pub trait CompanyResolver: Send + Sync + 'static {
         parent: &Company,
         latest_per_user: Option<bool>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
+    ///The company's teams, by name. Readable by a user with a non-rejected, non-cancelled employment in the company covering today (pending invitations count), as users; otherwise AUTHORIZATION_ERROR. Teams group workers; they do not restrict what a company admin reads.
+    async fn teams(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<Team>>>>;
     ///Summary of the regulatory alerts of the company's current workers computed on admin-validated time, for a month (or the period fromDate to toDate, toDate excluded, when both are given). Company admins only (AUTHORIZATION_ERROR otherwise, also when uniqueUserId is not a current worker of the company or of the team).
     async fn regulatory_alerts_recap(
         &self,
@@ -1196,6 +1231,17 @@ impl Company {
                 .await,
         )
     }
+    ///The company's teams, by name. Readable by a user with a non-rejected, non-cancelled employment in the company covering today (pending invitations count), as users; otherwise AUTHORIZATION_ERROR. Teams group workers; they do not restrict what a company admin reads.
+    #[graphql(name = "teams")]
+    async fn teams(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<Team>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.teams(ctx, self).await,
+        )
+    }
     ///Summary of the regulatory alerts of the company's current workers computed on admin-validated time, for a month (or the period fromDate to toDate, toDate excluded, when both are given). Company admins only (AUTHORIZATION_ERROR otherwise, also when uniqueUserId is not a current worker of the company or of the team).
     #[graphql(name = "regulatoryAlertsRecap")]
     async fn regulatory_alerts_recap(
@@ -1207,7 +1253,7 @@ impl Company {
         unique_user_id: Option<i32>,
         #[graphql(
             name = "teamId",
-            desc = "Only the workers of this team. Optional (Roadlog has no teams yet: no worker belongs to one)."
+            desc = "Only the current workers whose current employment is in this team (Company.teams). Optional; a team of another company, or an unknown id, has no worker (then uniqueUserId is refused)."
         )]
         team_id: Option<i32>,
         #[graphql(
@@ -1629,6 +1675,27 @@ pub struct Employment {
     ///Computed status: PENDING (awaiting the employee's answer), ACTIVE, INACTIVE (non-admin without activity for more than 90 days), TERMINATED (end date in the past), DISMISSED (cancelled by an admin), REJECTED (refused by the employee).
     #[graphql(name = "status")]
     pub status: Option<String>,
+    ///Identifier of the team the employee belongs to through this employment; null when none.
+    #[graphql(name = "teamId")]
+    pub team_id: Option<i32>,
+    ///True when the employee hides their e-mail from the company (updateHideEmail): once the employment is accepted, email reads `***`, and user.email too.
+    #[graphql(name = "hideEmail")]
+    pub hide_email: Option<bool>,
+    ///The end of the employee's latest ended activity in the company; null when none.
+    #[graphql(name = "lastActiveAt")]
+    pub last_active_at: Option<crate::graphql::scalars::TimeStamp>,
+    ///True when the employment is accepted, not cancelled, and not ended before today.
+    #[graphql(name = "isActive")]
+    pub is_active: Option<bool>,
+    ///True when the employment ended before today.
+    #[graphql(name = "isTerminated")]
+    pub is_terminated: Option<bool>,
+    ///True when the status is INACTIVE: an active non-admin employee without activity for more than 90 days.
+    #[graphql(name = "isInactive")]
+    pub is_inactive: Option<bool>,
+    ///When the latest invitation e-mail of the employment was sent; null when none was.
+    #[graphql(name = "latestInviteEmailTime")]
+    pub latest_invite_email_time: Option<crate::graphql::scalars::TimeStamp>,
 }
 ///Resolvers of the fields of `Employment` that are not plain data.
 #[async_trait::async_trait]
@@ -1657,6 +1724,12 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<Business>>;
+    ///The team the employee belongs to through this employment; null when none.
+    async fn team(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<Team>>;
 }
 #[ComplexObject]
 impl Employment {
@@ -1697,6 +1770,83 @@ impl Employment {
             ctx,
             ctx.data_unchecked::<Resolvers>().employment.business(ctx, self).await,
         )
+    }
+    ///The team the employee belongs to through this employment; null when none.
+    #[graphql(name = "team")]
+    async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Team>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().employment.team(ctx, self).await,
+        )
+    }
+}
+///A team of a company: a group of its workers (through their employments), the company admins who manage it and the vehicles it uses. Created, replaced and deleted by company admins (Mutations.teams).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "Team", complex)]
+pub struct Team {
+    ///Unique identifier of the team (a random 9-digit number).
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+    ///Time the team was created.
+    #[graphql(name = "creationTime")]
+    pub creation_time: crate::graphql::scalars::TimeStamp,
+    ///Name of the team (1 to 255 characters).
+    #[graphql(name = "name")]
+    pub name: String,
+}
+///Resolvers of the fields of `Team` that are not plain data.
+#[async_trait::async_trait]
+pub trait TeamResolver: Send + Sync + 'static {
+    ///The company admins who manage the team.
+    async fn admin_users(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Team,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>>;
+    ///The team's vehicles that have not been terminated.
+    async fn vehicles(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Team,
+    ) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>>;
+    ///The users of the team's employments, current or ended, once they accepted them (an invitation still pending shows no account: privacy before consent).
+    async fn users(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Team,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>>;
+}
+#[ComplexObject]
+impl Team {
+    ///The company admins who manage the team.
+    #[graphql(name = "adminUsers")]
+    async fn admin_users(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().team.admin_users(ctx, self).await,
+        )
+    }
+    ///The team's vehicles that have not been terminated.
+    #[graphql(name = "vehicles")]
+    async fn vehicles(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().team.vehicles(ctx, self).await,
+        )
+    }
+    ///The users of the team's employments, current or ended, once they accepted them (an invitation still pending shows no account: privacy before consent).
+    #[graphql(name = "users")]
+    async fn users(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        null_on_error(ctx, ctx.data_unchecked::<Resolvers>().team.users(ctx, self).await)
     }
 }
 ///A business: a transport type and a business type. It sets the thresholds of the regulatory checks (maximum daily work, amplitude, maximum weekly work).
@@ -1778,6 +1928,12 @@ pub struct Vehicle {
     ///Last odometer reading recorded for the vehicle, in kilometres.
     #[graphql(name = "lastKilometerReading")]
     pub last_kilometer_reading: Option<i32>,
+    ///When the vehicle was created, as a JSON-encoded string holding the UTC time without offset (`"2025-01-14T10:00:00"`), as the reference types it (JSONString).
+    #[graphql(name = "creationTime")]
+    pub creation_time: crate::graphql::scalars::JSONString,
+    ///When the vehicle was taken out of service, in the format of creationTime; null while it is in service.
+    #[graphql(name = "terminatedAt")]
+    pub terminated_at: Option<crate::graphql::scalars::JSONString>,
 }
 ///Resolvers of the fields of `Vehicle` that are not plain data.
 #[async_trait::async_trait]
@@ -3262,6 +3418,7 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         start_date: Option<crate::graphql::scalars::Date>,
         user_id: Option<i32>,
         is_primary: Option<bool>,
+        team_id: Option<i32>,
     ) -> async_graphql::Result<Option<Employment>>;
     ///Accepts a pending employment; only its own user may call it. Errors: INVALID_RESOURCE (employment unknown, not pending or cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn validate_employment(
@@ -3275,7 +3432,7 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         employment_id: i32,
     ) -> async_graphql::Result<Option<Employment>>;
-    ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved, cancelled or already ended), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved or cancelled; or already ended, that is with an end date already set, past or to come: reason EMPLOYMENT_ALREADY_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn terminate_employment(
         &self,
         ctx: &Context<'_>,
@@ -3310,6 +3467,22 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         mails: Option<Vec<Option<crate::graphql::scalars::Email>>>,
         user_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
+    ///Hides (or shows again) the employee's e-mail from the company and returns the employment: once accepted, Employment.email reads `***`, and so does the e-mail of Employment.user. Only the employment's own user may call it. Errors: AUTHORIZATION_ERROR (another user's employment, or unknown), AUTHENTICATION_ERROR.
+    async fn update_hide_email(
+        &self,
+        ctx: &Context<'_>,
+        employment_id: i32,
+        hide_email: bool,
+    ) -> async_graphql::Result<Option<Employment>>;
+    ///Moves a worker to a team of the company, or out of any team, and returns the company. With userId, every employment of the user in the company (whatever its state) moves; with employmentId, that employment only. A teamId of another company, or unknown, is ignored (nothing changes); a null teamId takes the worker out of their team. Company admins only. Errors: INVALID_INPUTS (both or neither of userId and employmentId), AUTHORIZATION_ERROR (not an admin of the company, or an employment of another company), AUTHENTICATION_ERROR.
+    async fn change_employee_team(
+        &self,
+        ctx: &Context<'_>,
+        company_id: i32,
+        employment_id: Option<i32>,
+        team_id: Option<i32>,
+        user_id: Option<i32>,
+    ) -> async_graphql::Result<Option<Company>>;
 }
 ///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment and rejectEmployment, the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
 #[Object(name = "Employments")]
@@ -3354,6 +3527,11 @@ impl Employments {
             desc = "Whether this is the user's primary employment (Roadlog extension). When omitted, the employment is primary if and only if the user has no primary employment over the period; false while the user has no primary employment over the period raises NO_PRIMARY_EMPLOYMENT."
         )]
         is_primary: Option<bool>,
+        #[graphql(
+            name = "teamId",
+            desc = "A team of the company the employee joins. Optional; a team of another company, or an unknown id, is ignored. When the employee accepts, all their employments in the company join it."
+        )]
+        team_id: Option<i32>,
     ) -> async_graphql::Result<Option<Employment>> {
         null_on_error(
             ctx,
@@ -3369,6 +3547,7 @@ impl Employments {
                     start_date,
                     user_id,
                     is_primary,
+                    team_id,
                 )
                 .await,
         )
@@ -3407,7 +3586,7 @@ impl Employments {
                 .await,
         )
     }
-    ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved, cancelled or already ended), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved or cancelled; or already ended, that is with an end date already set, past or to come: reason EMPLOYMENT_ALREADY_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "terminateEmployment")]
     async fn terminate_employment(
         &self,
@@ -3522,6 +3701,209 @@ impl Employments {
                 .await,
         )
     }
+    ///Hides (or shows again) the employee's e-mail from the company and returns the employment: once accepted, Employment.email reads `***`, and so does the e-mail of Employment.user. Only the employment's own user may call it. Errors: AUTHORIZATION_ERROR (another user's employment, or unknown), AUTHENTICATION_ERROR.
+    #[graphql(name = "updateHideEmail")]
+    async fn update_hide_email(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "employmentId", desc = "The employment.")]
+        employment_id: i32,
+        #[graphql(
+            name = "hideEmail",
+            desc = "True to hide the e-mail, false to show it."
+        )]
+        hide_email: bool,
+    ) -> async_graphql::Result<Option<Employment>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .update_hide_email(ctx, employment_id, hide_email)
+                .await,
+        )
+    }
+    ///Moves a worker to a team of the company, or out of any team, and returns the company. With userId, every employment of the user in the company (whatever its state) moves; with employmentId, that employment only. A teamId of another company, or unknown, is ignored (nothing changes); a null teamId takes the worker out of their team. Company admins only. Errors: INVALID_INPUTS (both or neither of userId and employmentId), AUTHORIZATION_ERROR (not an admin of the company, or an employment of another company), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeEmployeeTeam")]
+    async fn change_employee_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(
+            name = "employmentId",
+            desc = "The one employment to move. Exclusive with userId."
+        )]
+        employment_id: Option<i32>,
+        #[graphql(name = "teamId", desc = "The team to join; null or omitted: no team.")]
+        team_id: Option<i32>,
+        #[graphql(
+            name = "userId",
+            desc = "The user whose employments in the company move. Exclusive with employmentId."
+        )]
+        user_id: Option<i32>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .change_employee_team(ctx, company_id, employment_id, team_id, user_id)
+                .await,
+        )
+    }
+}
+///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Teams;
+///Resolvers of the fields of `Teams` that are not plain data.
+#[async_trait::async_trait]
+pub trait TeamsResolver: Send + Sync + 'static {
+    ///Creates a team. Admins of the team: those of adminIds whose most recent employment in the company (by start date) has admin rights, others ignored; they are told by e-mail. Vehicles: those of vehicleIds that belong to the company. Members: every employment in the company of the users of userIds, whatever its state, joins the team (leaving its previous team). Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn create_team(
+        &self,
+        ctx: &Context<'_>,
+        admin_ids: Option<Vec<Option<i32>>>,
+        company_id: i32,
+        known_address_ids: Option<Vec<Option<i32>>>,
+        name: String,
+        user_ids: Option<Vec<Option<i32>>>,
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>>;
+    ///Deletes a team: its workers leave it (they stay employed), its admins and vehicles are released. Admins of the team's company only. Errors: AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
+    async fn delete_team(
+        &self,
+        ctx: &Context<'_>,
+        team_id: i32,
+    ) -> async_graphql::Result<Option<Company>>;
+    ///Replaces a team's name, admins, vehicles and members, with the rules of createTeam: a list left out empties it, and the workers no longer listed leave the team. Newly added admins are told by e-mail, as are the admins who stay and those removed. Admins of the team's company only. Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
+    async fn update_team(
+        &self,
+        ctx: &Context<'_>,
+        admin_ids: Option<Vec<Option<i32>>>,
+        known_address_ids: Option<Vec<Option<i32>>>,
+        name: String,
+        team_id: i32,
+        user_ids: Option<Vec<Option<i32>>>,
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>>;
+}
+///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
+#[Object(name = "Teams")]
+impl Teams {
+    ///Creates a team. Admins of the team: those of adminIds whose most recent employment in the company (by start date) has admin rights, others ignored; they are told by e-mail. Vehicles: those of vehicleIds that belong to the company. Members: every employment in the company of the users of userIds, whatever its state, joins the team (leaving its previous team). Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "createTeam")]
+    async fn create_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "adminIds",
+            desc = "Users to make admins of the team (company admins only; others are ignored)."
+        )]
+        admin_ids: Option<Vec<Option<i32>>>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(
+            name = "knownAddressIds",
+            desc = "Known addresses of the company to give the team. Accepted for compatibility: Roadlog has no known addresses, so none is kept."
+        )]
+        known_address_ids: Option<Vec<Option<i32>>>,
+        #[graphql(name = "name", desc = "Name of the team, 1 to 255 characters.")]
+        name: String,
+        #[graphql(
+            name = "userIds",
+            desc = "Users whose employments in the company join the team."
+        )]
+        user_ids: Option<Vec<Option<i32>>>,
+        #[graphql(
+            name = "vehicleIds",
+            desc = "Vehicles of the company the team uses (others are ignored)."
+        )]
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .teams
+                .create_team(
+                    ctx,
+                    admin_ids,
+                    company_id,
+                    known_address_ids,
+                    name,
+                    user_ids,
+                    vehicle_ids,
+                )
+                .await,
+        )
+    }
+    ///Deletes a team: its workers leave it (they stay employed), its admins and vehicles are released. Admins of the team's company only. Errors: AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
+    #[graphql(name = "deleteTeam")]
+    async fn delete_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "teamId", desc = "The team to delete.")]
+        team_id: i32,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().teams.delete_team(ctx, team_id).await,
+        )
+    }
+    ///Replaces a team's name, admins, vehicles and members, with the rules of createTeam: a list left out empties it, and the workers no longer listed leave the team. Newly added admins are told by e-mail, as are the admins who stay and those removed. Admins of the team's company only. Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
+    #[graphql(name = "updateTeam")]
+    async fn update_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "adminIds",
+            desc = "Users to make admins of the team (company admins only; others are ignored)."
+        )]
+        admin_ids: Option<Vec<Option<i32>>>,
+        #[graphql(
+            name = "knownAddressIds",
+            desc = "Known addresses of the company to give the team. Accepted for compatibility: Roadlog has no known addresses, so none is kept."
+        )]
+        known_address_ids: Option<Vec<Option<i32>>>,
+        #[graphql(name = "name", desc = "New name of the team, 1 to 255 characters.")]
+        name: String,
+        #[graphql(name = "teamId", desc = "The team to change.")]
+        team_id: i32,
+        #[graphql(
+            name = "userIds",
+            desc = "Users whose employments in the company are the team's members."
+        )]
+        user_ids: Option<Vec<Option<i32>>>,
+        #[graphql(
+            name = "vehicleIds",
+            desc = "Vehicles of the company the team uses (others are ignored)."
+        )]
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .teams
+                .update_team(
+                    ctx,
+                    admin_ids,
+                    known_address_ids,
+                    name,
+                    team_id,
+                    user_ids,
+                    vehicle_ids,
+                )
+                .await,
+        )
+    }
 }
 /// The implementations of every resolver trait, placed in the schema's data.
 #[derive(Clone)]
@@ -3544,18 +3926,21 @@ pub struct Resolvers {
     pub regulation_computation: Arc<dyn RegulationComputationResolver>,
     pub regulatory_alert: Arc<dyn RegulatoryAlertResolver>,
     pub sign_up: Arc<dyn SignUpResolver>,
+    pub team: Arc<dyn TeamResolver>,
+    pub teams: Arc<dyn TeamsResolver>,
     pub user: Arc<dyn UserResolver>,
     pub vehicle: Arc<dyn VehicleResolver>,
 }
 /// Every resolver trait of the schema: one type implementing them all serves the whole API.
-pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + UserResolver + VehicleResolver {}
+pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver {}
 impl<
     T: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver
         + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver
         + ExpenditureResolver + LocationEntryResolver + MissionResolver
         + MissionValidationResolver + MutationsResolver + QueriesResolver
         + RegulationCheckResolver + RegulationComputationResolver
-        + RegulatoryAlertResolver + SignUpResolver + UserResolver + VehicleResolver,
+        + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver
+        + UserResolver + VehicleResolver,
 > AllResolvers for T {}
 impl Resolvers {
     /// Uses one implementation for every trait.
@@ -3579,6 +3964,8 @@ impl Resolvers {
             regulation_computation: implementation.clone(),
             regulatory_alert: implementation.clone(),
             sign_up: implementation.clone(),
+            team: implementation.clone(),
+            teams: implementation.clone(),
             user: implementation.clone(),
             vehicle: implementation.clone(),
         }

@@ -80,6 +80,7 @@ async fn hire(db: &Db, admin: i64, company_id: i64, email: String, last: String)
         end: None,
         has_admin_rights: false,
         is_primary: Some(true),
+        team_id: None,
     };
     let employment = companies::create(db, admin, Target::User(worker), input, "http://127.0.0.1").await?;
     employments::answer(db, worker, employment.id, true).await?;

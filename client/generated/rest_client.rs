@@ -2271,9 +2271,11 @@ signs in (if needed) and then allows or refuses access on a consent page.
 * `302`: redirect to `redirect_uri`. After consent it carries `code` and `state`. On refusal or on
   any other error it carries `error` (`access_denied`, `invalid_request`,
   `unsupported_response_type`, …), an optional `error_description`, and `state` (RFC 6749
-  §4.1.2 and §4.1.2.1).
+  §4.1.2 and §4.1.2.1). A parameter sent more than once is `invalid_request` (RFC 6749 §3.1);
+  `state` then comes back only if it was sent once.
 * `400`: HTML error page when the `client_id` is unknown or the `redirect_uri` is not registered
-  for that client, or is missing. In these cases the server never redirects (RFC 6749 §4.1.2.1).
+  for that client, or is missing, or when either is sent more than once. In these cases the
+  server never redirects (RFC 6749 §4.1.2.1).
 
 `redirect_uri` must match a registered URI of the client exactly (RFC 9700 §2.1). The authorization
 code can be used once and is valid for 5 minutes. PKCE (RFC 7636) is optional; when

@@ -12,5 +12,6 @@ pub mod kinds;
 pub mod missions;
 pub mod regulation;
 pub mod sandbox;
+pub mod teams;
 pub mod users;
 pub mod workers;

@@ -21,13 +21,19 @@ use super::contract::{
     Expenditure, LocationEntry, Mission, MissionConnection, MissionEdge, MissionValidation,
     OverValidationJustification, PageInfo, User, UserTokens, Vehicle,
 };
-use super::scalars::{Date, GenericScalar, TimeStamp};
+use super::scalars::{Date, GenericScalar, JSONString, TimeStamp};
 
 /// A domain value as the contract's object.
 pub trait ToGraphql {
     type Output;
 
     fn to_graphql(&self) -> Self::Output;
+}
+
+/// A time as the reference's `JSONString` times: a JSON string of the naive UTC time
+/// (`"2025-01-14T10:00:00"`).
+fn json_time(t: i64) -> JSONString {
+    JSONString(serde_json::Value::String(crate::domain::regulation::time::iso(t)).to_string())
 }
 
 /// A stored JSON text as the `GenericScalar` it was given as.
@@ -67,6 +73,7 @@ impl From<&CompanyRow> for Company {
             siren: Some(row.siren.clone()),
             phone_number: row.phone_number.clone(),
             has_ceased_activity: row.has_ceased_activity == 1,
+            number_workers: row.number_workers.map(|n| n.min(i64::from(i32::MAX)) as i32),
         }
     }
 }
@@ -100,11 +107,23 @@ impl ToGraphql for EmploymentRow {
             company_id: self.company_id as i32,
             has_admin_rights: Some(self.has_admin_rights == 1),
             user_id: self.user_id.map(|id| id as i32),
-            email: self.email.clone(),
+            // As the reference: an employee who hides their e-mail shows `***` once accepted.
+            email: if self.hide_email == 1 && self.is_acknowledged() {
+                Some("***".to_string())
+            } else {
+                self.email.clone()
+            },
             submitter_id: self.submitter_id.map(|id| id as i32),
             is_primary: self.is_primary.map(|p| p == 1),
-            is_acknowledged: Some(self.validation_status == "approved" && self.dismissed_at.is_none()),
+            is_acknowledged: Some(self.is_acknowledged()),
             status: Some(self.status(&today).to_string()),
+            team_id: self.team_id.map(|id| id as i32),
+            hide_email: Some(self.hide_email == 1),
+            last_active_at: self.last_activity_end.map(TimeStamp),
+            is_active: Some(self.is_active(&today)),
+            is_terminated: Some(self.is_terminated(&today)),
+            is_inactive: Some(self.status(&today) == "INACTIVE"),
+            latest_invite_email_time: self.latest_invite_email_time.map(TimeStamp),
         }
     }
 }
@@ -120,6 +139,8 @@ impl ToGraphql for VehicleRow {
             name: Some(self.alias.clone().unwrap_or_else(|| self.registration_number.clone())),
             company_id: self.company_id as i32,
             last_kilometer_reading: self.last_kilometer_reading.map(|k| k as i32),
+            creation_time: json_time(self.creation_time),
+            terminated_at: self.terminated_at.map(json_time),
         }
     }
 }

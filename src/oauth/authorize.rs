@@ -2,7 +2,8 @@
 //! primitives, with a login page (the same accounts as the API), a consent page naming the
 //! application, CSRF protection (a double-submit token: cookie and form field must match), and a
 //! browser session kept in the database. An unknown client or an unregistered redirect URI is
-//! an HTML error page, never a redirect; other errors redirect with `error` and `state`.
+//! an HTML error page, never a redirect; other errors (a repeated parameter included) redirect
+//! with `error` and `state`.
 
 use oxide_auth::endpoint::{NormalizedParameter, OwnerConsent, Solicitation};
 use oxide_auth_async::endpoint::OwnerSolicitor;
@@ -189,6 +190,9 @@ async fn serve(
     form: Option<&AuthorizeSubmitForm>,
 ) -> Page {
     let db = &api.db;
+    if let Some(name) = repeated(&query) {
+        return repeated_error(db, &query, name).await;
+    }
     let jar = cookies::read(headers);
     let mut set_cookies: Vec<String> = Vec::new();
     let csrf = match cookies::get(&jar, cookies::CSRF).filter(|c| c.len() >= 32) {
@@ -297,7 +301,14 @@ async fn serve(
         state: state.clone(),
     };
     if pkce_refused {
-        return pkce_error(&registrar, get("client_id"), get("redirect_uri"), get("state")).await;
+        return invalid_request(
+            &registrar,
+            get("client_id"),
+            get("redirect_uri"),
+            get("state"),
+            "code_challenge_method must be S256, with a 43 to 128 character code_challenge",
+        )
+        .await;
     }
     let solicitor = Solicitor {
         db: db.clone(),
@@ -347,13 +358,51 @@ async fn serve(
 const UNKNOWN_CLIENT: &str =
     "The application that sent you here is unknown, or asked to send you back to an address it did not register.";
 
-/// A PKCE request we refuse: back to the application when its client and redirect URI are
-/// registered, an HTML page otherwise.
-async fn pkce_error(
+/// The first parameter the request carries more than once, if any. RFC 6749 §3.1: "Request and
+/// response parameters MUST NOT be included more than once."
+fn repeated(query: &[(String, String)]) -> Option<&str> {
+    let mut seen = std::collections::HashSet::new();
+    query.iter().map(|(key, _)| key.as_str()).find(|key| !seen.insert(*key))
+}
+
+/// A request with a repeated parameter: `invalid_request` back to the application when its
+/// client and redirect URI are each given once and registered (or the URI left out and the
+/// client has one), an HTML page otherwise. The state goes back only when it was given once.
+async fn repeated_error(db: &Db, query: &[(String, String)], name: &str) -> Page {
+    let once = |key: &str| {
+        let mut values = query.iter().filter(|(k, _)| k == key).map(|(_, v)| v.clone());
+        match (values.next(), values.next()) {
+            (Some(value), None) => Some(value),
+            _ => None,
+        }
+    };
+    let count = |key: &str| query.iter().filter(|(k, _)| k == key).count();
+    if count("client_id") != 1 || count("redirect_uri") > 1 {
+        return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+    }
+    let registrar = DbRegistrar {
+        db: db.clone(),
+        state: SharedState::default(),
+    };
+    let description = format!("The parameter {name} was sent more than once");
+    invalid_request(
+        &registrar,
+        once("client_id"),
+        once("redirect_uri"),
+        once("state"),
+        &description,
+    )
+    .await
+}
+
+/// A request we refuse as `invalid_request`: back to the application when its client and
+/// redirect URI are registered, an HTML page otherwise.
+async fn invalid_request(
     registrar: &DbRegistrar,
     client_id: Option<String>,
     redirect_uri: Option<String>,
     state: Option<String>,
+    description: &str,
 ) -> Page {
     use oxide_auth_async::primitives::Registrar;
     let exact = redirect_uri
@@ -373,10 +422,7 @@ async fn pkce_error(
     };
     url.query_pairs_mut()
         .append_pair("error", "invalid_request")
-        .append_pair(
-            "error_description",
-            "code_challenge_method must be S256, with a 43 to 128 character code_challenge",
-        );
+        .append_pair("error_description", description);
     if let Some(state) = state {
         url.query_pairs_mut().append_pair("state", &state);
     }

@@ -128,6 +128,18 @@ on_both_backends! {
         let body = app.as_user(&admin, TERMINATE, json!({ "e": id })).await;
         assert_eq!(body["data"]["employments"]["terminateEmployment"]["endDate"], today());
         assert_eq!(body["data"]["employments"]["terminateEmployment"]["status"], "ACTIVE");
+        // Ended today is already ended: not terminated again, its end date not moved.
+        let yesterday = (chrono::Utc::now().date_naive() - chrono::Days::new(1)).format("%Y-%m-%d").to_string();
+        let body = app.as_user(&admin, TERMINATE, json!({ "e": id, "d": yesterday })).await;
+        assert_eq!(codes(&body), ["INVALID_RESOURCE"], "{body}");
+        assert_eq!(body["errors"][0]["extensions"]["reason"], "EMPLOYMENT_ALREADY_TERMINATED");
+        assert!(body["errors"][0]["message"].as_str().unwrap().contains("must not be already ended"), "{body}");
+        let (stored,): (Option<String>,) = sqlx::query_as("SELECT end_date FROM employments WHERE id = $1")
+            .bind(id as i64)
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(stored, Some(today()));
         sqlx::query("UPDATE employments SET start_date = '2020-01-01', end_date = '2020-12-31' WHERE id = $1")
             .bind(id as i64)
             .execute(&app.server.db.pool)
@@ -138,6 +150,28 @@ on_both_backends! {
         let body = app.as_user(&admin, TERMINATE, json!({ "e": id })).await;
         assert_eq!(codes(&body), ["INVALID_RESOURCE"]);
         assert_eq!(body["errors"][0]["extensions"]["reason"], "EMPLOYMENT_ALREADY_TERMINATED");
+    }
+
+    async fn an_employment_with_an_end_date_to_come_is_already_ended(app) {
+        let admin = app.new_user("admin@example.com").await;
+        let worker = app.new_user("worker@example.com").await;
+        let company = app.new_company(&admin, "Acme").await;
+        let until = (chrono::Utc::now().date_naive() + chrono::Days::new(30)).format("%Y-%m-%d").to_string();
+        let body = app.employ(&admin, company, worker.id, &format!(", endDate: \"{until}\"")).await;
+        let id = body["data"]["employments"]["createEmployment"]["id"].as_i64().unwrap();
+        let body = app.as_user(&worker, VALIDATE, json!({ "e": id })).await;
+        assert!(body["errors"].is_null(), "{body}");
+        // As the reference: any end date already set means ended, whether past or to come.
+        let body = app.as_user(&admin, TERMINATE, json!({ "e": id })).await;
+        assert_eq!(codes(&body), ["INVALID_RESOURCE"], "{body}");
+        assert_eq!(body["errors"][0]["extensions"]["reason"], "EMPLOYMENT_ALREADY_TERMINATED");
+        assert!(body["data"]["employments"]["terminateEmployment"].is_null());
+        let (stored,): (Option<String>,) = sqlx::query_as("SELECT end_date FROM employments WHERE id = $1")
+            .bind(id)
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(stored, Some(until), "nothing changed");
     }
 
     async fn pending_employments_can_be_rejected_or_cancelled(app) {

@@ -14,6 +14,7 @@ mod console;
 mod console_browser;
 mod contract;
 mod cors;
+mod coverage;
 mod drivers;
 mod employments;
 mod export;
@@ -32,6 +33,7 @@ mod oauth_token;
 mod operator;
 mod property;
 mod published;
+mod reference_state;
 mod regulation;
 mod regulation_api;
 mod regulation_eu;
@@ -39,6 +41,7 @@ mod round_trips;
 mod sandbox;
 mod spans;
 mod stress;
+mod teams;
 
 fn main() -> std::process::ExitCode {
     support::harness::main()

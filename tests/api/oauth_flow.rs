@@ -175,6 +175,49 @@ on_both_backends! {
         assert!(query(&page.location.unwrap()).contains_key("error"));
     }
 
+    async fn a_repeated_parameter_is_an_invalid_request(app) {
+        app.new_user("driver@example.com").await;
+        let (client_id, _) = client(app).await;
+        let mut browser = Browser::new();
+        // Sound client and redirect URI: back to the application (RFC 6749 §3.1, §4.1.2.1).
+        for extra in ["&response_type=code", "&response_type=token", "&code_challenge_method=S256&code_challenge_method=S256"] {
+            let page = browser.get(&authorize_url(app, &client_id, extra)).await;
+            assert_eq!(page.status, StatusCode::FOUND, "{extra}: {}", page.body);
+            let location = page.location.unwrap();
+            assert!(location.starts_with(REDIRECT), "{location}");
+            let params = query(&location);
+            assert_eq!(params["error"], "invalid_request", "{extra}");
+            assert_eq!(params["state"], "xyz");
+            assert!(!params.contains_key("code"));
+        }
+        // A repeated state is not echoed (which one would be?).
+        let page = browser.get(&authorize_url(app, &client_id, "&state=other")).await;
+        assert_eq!(page.status, StatusCode::FOUND);
+        let params = query(&page.location.unwrap());
+        assert_eq!(params["error"], "invalid_request");
+        assert!(!params.contains_key("state"));
+        // The POST of the forms is held to the same rule.
+        let login = browser.get(&authorize_url(app, &client_id, "")).await;
+        let csrf = field(&login.body, "csrf_token");
+        let target = format!("{}&response_type=code", action(app, &login.body));
+        let page = browser.post(&target, &[("csrf_token", &csrf), ("action", "login"), ("email", "driver@example.com"), ("password", "long enough secret")]).await;
+        assert_eq!(page.status, StatusCode::FOUND, "{}", page.body);
+        assert_eq!(query(&page.location.unwrap())["error"], "invalid_request");
+        assert!(!browser.cookies.contains_key("rl_session"), "no login happened");
+        // client_id or redirect_uri repeated, or an unknown client: an HTML page, never a redirect.
+        let redirect: String = url::form_urlencoded::byte_serialize(REDIRECT.as_bytes()).collect();
+        for url in [
+            authorize_url(app, &client_id, &format!("&client_id={client_id}")),
+            authorize_url(app, &client_id, &format!("&redirect_uri={redirect}")),
+            authorize_url(app, "123456789", "&response_type=code"),
+        ] {
+            let page = browser.get(&url).await;
+            assert_eq!(page.status, StatusCode::BAD_REQUEST, "{url}");
+            assert!(page.location.is_none(), "never a redirect");
+            assert!(page.headers["content-type"].to_str().unwrap().starts_with("text/html"));
+        }
+    }
+
     async fn pkce_flow_end_to_end(app) {
         app.new_user("driver@example.com").await;
         let (client_id, secret) = client(app).await;

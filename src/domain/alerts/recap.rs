@@ -140,11 +140,10 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
     if !permissions::is_admin(db, actor, query.company_id).await? {
         return Err(permissions::admin_only_field("regulatoryAlertsRecap"));
     }
-    // No teams in Roadlog yet: a team has no worker.
-    let mut users = if query.team_id.is_some() {
-        vec![]
-    } else {
-        current_workers(db, query.company_id).await?
+    // With a team, its current workers only (a team of another company, or none, has none).
+    let mut users = match query.team_id {
+        Some(team) => crate::domain::teams::current_workers(db, query.company_id, team).await?,
+        None => current_workers(db, query.company_id).await?,
     };
     if let Some(unique) = query.unique_user_id {
         if !users.contains(&unique) {

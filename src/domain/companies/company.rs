@@ -21,11 +21,13 @@ pub struct CompanyRow {
     pub require_mission_name: i64,
     /// Roadlog extension: the EU driving-time checks (0/1).
     pub eu_driving_checks: i64,
+    /// The number of workers the company declares.
+    pub number_workers: Option<i64>,
 }
 
 pub const COMPANY_COLUMNS: &str = "id, usual_name, siren, phone_number, has_ceased_activity, allow_team_mode, \
      allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name, \
-     eu_driving_checks";
+     eu_driving_checks, number_workers";
 
 /// Company statements.
 pub mod sql {
@@ -126,6 +128,7 @@ pub async fn sign_up(
         has_admin_rights: true,
         is_primary: None,
         status: "approved",
+        team_id: None,
     };
     let employment_id = super::employments::insert_for_user(&mut tx, actor, actor, &new).await?;
     tx.commit().await?;

@@ -33,9 +33,10 @@ pub async fn invite(
     let (token, token_hash) = tokens::generate("rl_inv_")?;
     let (id,): (i64,) = sqlx::query_as(
         "INSERT INTO employments (email, company_id, submitter_id, reception_time, validation_status, start_date,
-                                  end_date, has_admin_rights, is_primary, invite_token_hash, invite_expires_at, business_id)
+                                  end_date, has_admin_rights, is_primary, invite_token_hash, invite_expires_at, business_id,
+                                  team_id, latest_invite_email_time)
          VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10,
-                 (SELECT business_id FROM companies WHERE id = $2)) RETURNING id",
+                 (SELECT business_id FROM companies WHERE id = $2), $11, $4) RETURNING id",
     )
     .bind(email)
     .bind(new.company_id)
@@ -47,6 +48,7 @@ pub async fn invite(
     .bind(new.is_primary.map(i64::from))
     .bind(&token_hash)
     .bind(now() + VALIDITY_SECONDS)
+    .bind(new.team_id)
     .fetch_one(&mut *conn)
     .await?;
     let body = format!(
@@ -106,6 +108,7 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
     if done.rows_affected() != 1 {
         return Err(invalid_token());
     }
+    crate::domain::teams::follow_accepted(conn, id).await?;
     Ok(id)
 }
 

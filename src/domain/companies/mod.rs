@@ -3,6 +3,7 @@
 
 pub mod business;
 pub mod company;
+pub mod details;
 pub mod employments;
 pub mod invitations;
 pub mod permissions;

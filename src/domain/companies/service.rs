@@ -36,6 +36,8 @@ pub struct EmploymentInput {
     pub end: Option<chrono::NaiveDate>,
     pub has_admin_rights: bool,
     pub is_primary: Option<bool>,
+    /// A team of the company; another company's team is ignored, as the reference does.
+    pub team_id: Option<i64>,
 }
 
 /// `createEmployment`: a pending employment of a user or an invited e-mail; `public_url` goes
@@ -48,14 +50,16 @@ pub async fn create(
     public_url: &str,
 ) -> AppResult<EmploymentRow> {
     let company = admin_company(db, actor, input.company_id).await?;
-    let new = NewEmployment {
+    let mut new = NewEmployment {
         company_id: company.id,
         period: employments::period(input.start, input.end)?,
         has_admin_rights: input.has_admin_rights,
         is_primary: input.is_primary,
         status: "pending",
+        team_id: None,
     };
     let mut tx = db.begin_write().await?;
+    new.team_id = crate::domain::teams::for_new_employment(&mut tx, company.id, input.team_id).await?;
     let id = create_in(&mut tx, actor, &company.usual_name, target, &new, public_url).await?;
     tx.commit().await?;
     read(db, id).await
@@ -82,6 +86,7 @@ pub async fn create_batch(
         has_admin_rights: false,
         is_primary: None,
         status: "pending",
+        team_id: None,
     };
     let mut tx = db.begin_write().await?;
     let mut ids = Vec::with_capacity(targets.len());
@@ -125,6 +130,11 @@ async fn create_in(
     };
     let user_id = user.unwrap_or_default();
     let id = employments::insert_for_user(conn, user_id, actor, new).await?;
+    sqlx::query(employments::sql::INVITED)
+        .bind(id)
+        .bind(crate::db::now())
+        .execute(&mut *conn)
+        .await?;
     let (email,): (String,) = sqlx::query_as("SELECT email FROM users WHERE id = $1")
         .bind(user_id)
         .fetch_one(&mut *conn)

@@ -13,6 +13,9 @@ pub struct VehicleRow {
     pub registration_number: String,
     pub alias: Option<String>,
     pub last_kilometer_reading: Option<i64>,
+    pub creation_time: i64,
+    /// When the vehicle was taken out of service; None while in service.
+    pub terminated_at: Option<i64>,
 }
 
 /// Vehicle statements.
@@ -20,7 +23,8 @@ pub mod sql {
     use crate::db::PerBackend;
     use const_format::concatcp;
 
-    const SELECT: &str = "SELECT id, company_id, registration_number, alias, last_kilometer_reading FROM vehicles";
+    const SELECT: &str = "SELECT id, company_id, registration_number, alias, last_kilometer_reading, creation_time, \
+         terminated_at FROM vehicles";
     crate::statements! {
         pub const FIND: &str = concatcp!(SELECT, " WHERE id = $1");
         pub const FIND_MANY: PerBackend = crate::per_backend!(SELECT, " WHERE ", ["id" in 1]);

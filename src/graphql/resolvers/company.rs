@@ -6,7 +6,7 @@ use async_graphql::Context;
 use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{
-    Business, Company, CompanyResolver, CompanySettings, Employment, MissionConnection, User, Vehicle,
+    Business, Company, CompanyResolver, CompanySettings, Employment, MissionConnection, Team, User, Vehicle,
 };
 use crate::graphql::scalars::{Date, TimeStamp};
 use crate::graphql::{Api, caller};
@@ -184,5 +184,11 @@ impl CompanyResolver for Api {
         }
         crate::graphql::loaders::missions::feed_users(ctx, &self.db, users).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
+    }
+
+    async fn teams(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Vec<Option<Team>>>> {
+        let actor = caller(ctx).user_id()?;
+        let teams = crate::domain::teams::of_company(&self.db, actor, parent.id.into()).await?;
+        Ok(Some(teams.iter().map(|t| Some(t.to_graphql())).collect()))
     }
 }

@@ -1,9 +1,10 @@
-//! `Employment`: its company, user, submitter and business.
+//! `Employment`: its company, user, submitter, business and team.
 
 use async_graphql::Context;
 
 use crate::domain::companies::business;
-use crate::graphql::contract::{Business, Company, Employment, EmploymentResolver, User};
+use crate::graphql::contract::{Business, Company, Employment, EmploymentResolver, Team, User};
+use crate::graphql::convert::ToGraphql;
 use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
@@ -21,7 +22,15 @@ impl EmploymentResolver for Api {
         if !accepted && caller(ctx).user_id().ok() != Some(i64::from(id)) {
             return Ok(None);
         }
-        Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?)
+        let user = crate::graphql::loaders::users::load_user(ctx, id.into()).await?;
+        // As the reference: an employee who hides their e-mail shows `***` through it.
+        if parent.hide_email == Some(true) {
+            return Ok(user.map(|user| User {
+                email: Some("***".to_string()),
+                ..user
+            }));
+        }
+        Ok(user)
     }
 
     async fn submitter(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<User>> {
@@ -35,5 +44,10 @@ impl EmploymentResolver for Api {
         Ok(business::of_employment(&self.db, parent.id.into())
             .await?
             .map(Business::from))
+    }
+
+    async fn team(&self, _ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Team>> {
+        let team = crate::domain::teams::of_employment(&self.db, parent.team_id.map(i64::from)).await?;
+        Ok(team.map(|t| t.to_graphql()))
     }
 }

@@ -24,6 +24,7 @@ impl EmploymentsResolver for Api {
         start_date: Option<Date>,
         user_id: Option<i32>,
         is_primary: Option<bool>,
+        team_id: Option<i32>,
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).user_id()?;
         let target = match (user_id, mail) {
@@ -37,6 +38,7 @@ impl EmploymentsResolver for Api {
             end: end_date.map(|d| d.0),
             has_admin_rights: has_admin_rights.unwrap_or(false),
             is_primary,
+            team_id: team_id.map(i64::from),
         };
         let row = service::create(&self.db, actor, target, input, &self.public_url).await?;
         Ok(Some(row.to_graphql()))
@@ -121,6 +123,41 @@ impl EmploymentsResolver for Api {
         let company_id =
             crate::domain::companies::business::change_employee(&self.db, actor, employment_id.into(), &business_type)
                 .await?;
+        Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
+    }
+
+    async fn update_hide_email(
+        &self,
+        ctx: &Context<'_>,
+        employment_id: i32,
+        hide_email: bool,
+    ) -> async_graphql::Result<Option<Employment>> {
+        let actor = caller(ctx).user_id()?;
+        let row = employments::hide_email(&self.db, actor, employment_id.into(), hide_email).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
+    async fn change_employee_team(
+        &self,
+        ctx: &Context<'_>,
+        company_id: i32,
+        employment_id: Option<i32>,
+        team_id: Option<i32>,
+        user_id: Option<i32>,
+    ) -> async_graphql::Result<Option<Company>> {
+        use crate::domain::teams::{self, Moved};
+        let actor = caller(ctx).user_id()?;
+        let moved = match (user_id, employment_id) {
+            (Some(user_id), None) => Moved::User(user_id.into()),
+            (None, Some(employment_id)) => Moved::Employment(employment_id.into()),
+            _ => {
+                return Err(
+                    AppError::invalid_inputs("Exactly one of userId or employmentId should be provided.").into(),
+                );
+            }
+        };
+        let company_id =
+            teams::change_employee_team(&self.db, actor, company_id.into(), moved, team_id.map(i64::from)).await?;
         Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
     }
 }

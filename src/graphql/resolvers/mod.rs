@@ -19,5 +19,6 @@ mod queries;
 mod regulation;
 mod sandbox;
 mod sign_up;
+mod teams;
 mod user;
 mod vehicle;

@@ -3,7 +3,7 @@
 
 use async_graphql::Context;
 
-use crate::domain::companies::{business, company};
+use crate::domain::companies::{business, company, details, permissions};
 use crate::graphql::contract::{Company, MutationsResolver};
 use crate::graphql::{Api, caller};
 
@@ -15,9 +15,23 @@ impl MutationsResolver for Api {
         apply_business_type_to_employees: Option<bool>,
         company_id: i32,
         new_business_type: Option<String>,
+        new_name: Option<String>,
+        new_nb_workers: Option<i32>,
+        new_phone_number: Option<String>,
         eu_driving_time_checks: Option<bool>,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).user_id()?;
+        // Every argument is checked before anything is written (the permission first).
+        permissions::require_admin(&self.db, actor, company_id.into()).await?;
+        if let Some(name) = new_business_type.as_deref().filter(|n| !n.is_empty()) {
+            business::parse_name(name, "newBusinessType")?;
+        }
+        let details = details::Details {
+            name: new_name.as_deref(),
+            phone_number: new_phone_number.as_deref(),
+            nb_workers: new_nb_workers.map(i64::from),
+        };
+        details::update(&self.db, actor, company_id.into(), details).await?;
         if let Some(on) = eu_driving_time_checks {
             business::set_eu_driving_checks(&self.db, actor, company_id.into(), on).await?;
         }

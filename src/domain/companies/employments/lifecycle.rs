@@ -32,7 +32,7 @@ fn state_error(row: &EmploymentRow) -> AppError {
 
 /// `validateEmployment` / `rejectEmployment`: the employment's own user answers a pending one.
 pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> AppResult<EmploymentRow> {
-    let mut conn = db.pool.acquire().await?;
+    let mut conn = db.begin_write().await?;
     let row = find(&mut conn, employment_id).await?.ok_or_else(forbidden)?;
     if row.user_id != Some(actor) {
         return Err(forbidden());
@@ -55,9 +55,14 @@ pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> Ap
     if done.rows_affected() != 1 {
         return Err(state_error(&row));
     }
-    find(&mut conn, employment_id)
+    if accept {
+        crate::domain::teams::follow_accepted(&mut conn, employment_id).await?;
+    }
+    let row = find(&mut conn, employment_id)
         .await?
-        .ok_or_else(|| AppError::internal("employment vanished"))
+        .ok_or_else(|| AppError::internal("employment vanished"))?;
+    conn.commit().await?;
+    Ok(row)
 }
 
 /// `cancelEmployment`: an admin withdraws a pending employment (its invitation stops working).
@@ -100,24 +105,22 @@ pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<Naiv
                 .with("status", row.status(&date_text(today()))),
         );
     }
-    let today = today();
-    let end = end.unwrap_or(today);
+    let end = end.unwrap_or_else(today);
     let period = row
         .period()
         .ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
-    if period.end.is_some_and(|current| current < today) {
-        return Err(AppError::invalid_resource("Employment is already terminated")
-            .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
+    // As the reference: an employment that already has an end date (past, today or to come) is
+    // ended, and is not terminated again; its end date is not moved.
+    if let Some(current) = period.end {
+        return Err(AppError::invalid_resource(format!(
+            "Employment is inactive or already terminated: it must not be already ended (end date {})",
+            date_text(current)
+        ))
+        .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
     }
     if end < period.start {
         return Err(
             AppError::invalid_inputs("End date must not be before the start date of the employment")
-                .with("field", "endDate"),
-        );
-    }
-    if period.end.is_some_and(|current| end > current) {
-        return Err(
-            AppError::invalid_inputs("Termination cannot extend an employment beyond its end date")
                 .with("field", "endDate"),
         );
     }
@@ -147,10 +150,33 @@ pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_righ
     if row.validation_status == "rejected" || row.dismissed_at.is_some() {
         return Err(state_error(&row));
     }
+    let mut tx = db.begin_write().await?;
     sqlx::query("UPDATE employments SET has_admin_rights = $2 WHERE id = $1")
         .bind(employment_id)
         .bind(i64::from(has_admin_rights))
+        .execute(&mut *tx)
+        .await?;
+    if let (false, Some(user_id)) = (has_admin_rights, row.user_id) {
+        crate::domain::teams::drop_admin(&mut tx, user_id, row.company_id).await?;
+    }
+    tx.commit().await?;
+    Ok(row.company_id)
+}
+
+/// `updateHideEmail`: the employee hides (or shows again) their e-mail from the company; only
+/// the employment's own user may (AUTHORIZATION_ERROR otherwise, an unknown id alike).
+pub async fn hide_email(db: &Db, actor: i64, employment_id: i64, hide: bool) -> AppResult<EmploymentRow> {
+    let mut conn = db.pool.acquire().await?;
+    let done = sqlx::query(super::sql::HIDE_EMAIL)
+        .bind(employment_id)
+        .bind(actor)
+        .bind(i64::from(hide))
         .execute(&mut *conn)
         .await?;
-    Ok(row.company_id)
+    if done.rows_affected() != 1 {
+        return Err(forbidden());
+    }
+    find(&mut conn, employment_id)
+        .await?
+        .ok_or_else(|| AppError::internal("employment vanished"))
 }

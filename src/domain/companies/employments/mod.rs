@@ -17,7 +17,7 @@ use crate::errors::{AppError, AppResult, Code};
 use super::rules::{self, Held, Period};
 use super::{date_text, parse_date, today};
 
-pub use lifecycle::{answer, cancel, change_role, terminate};
+pub use lifecycle::{answer, cancel, change_role, hide_email, terminate};
 
 /// An employment as stored (with the user's e-mail when the employment has none of its own).
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -36,6 +36,14 @@ pub struct EmploymentRow {
     pub dismissed_at: Option<i64>,
     /// The worker's last activity in the company, or when the employment began to count.
     pub last_active_at: i64,
+    /// The team the worker belongs to through this employment.
+    pub team_id: Option<i64>,
+    /// The employee hides their e-mail from the company (0/1).
+    pub hide_email: i64,
+    /// When the latest invitation e-mail of the employment was queued.
+    pub latest_invite_email_time: Option<i64>,
+    /// The end of the worker's latest ended activity in the company (`Employment.lastActiveAt`).
+    pub last_activity_end: Option<i64>,
 }
 
 /// A worker without activity for this long is INACTIVE (the reference's rule).
@@ -49,7 +57,9 @@ pub const SELECT: &str = "SELECT e.id, e.user_id, e.company_id, \
      e.reception_time, e.validation_status, e.start_date, e.end_date, e.has_admin_rights, e.is_primary, e.dismissed_at, \
      COALESCE((SELECT MAX(a.start_time) FROM activities a JOIN missions m ON m.id = a.mission_id \
                WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL), \
-              e.validation_time, e.reception_time) AS last_active_at \
+              e.validation_time, e.reception_time) AS last_active_at, e.team_id, e.hide_email, e.latest_invite_email_time, \
+     (SELECT MAX(a.end_time) FROM activities a JOIN missions m ON m.id = a.mission_id \
+      WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL) AS last_activity_end \
      FROM employments e LEFT JOIN users u ON u.id = e.user_id";
 
 impl EmploymentRow {
@@ -68,6 +78,21 @@ impl EmploymentRow {
         } else {
             "ACTIVE"
         }
+    }
+
+    /// Accepted, not cancelled.
+    pub fn is_acknowledged(&self) -> bool {
+        self.validation_status == "approved" && self.dismissed_at.is_none()
+    }
+
+    /// The reference's `isActive`: acknowledged and not ended before today.
+    pub fn is_active(&self, today: &str) -> bool {
+        self.is_acknowledged() && self.end_date.as_deref().is_none_or(|end| end >= today)
+    }
+
+    /// The reference's `isTerminated`: ended before today.
+    pub fn is_terminated(&self, today: &str) -> bool {
+        self.end_date.as_deref().is_some_and(|end| end < today)
     }
 
     fn period(&self) -> Option<Period> {
@@ -126,6 +151,8 @@ pub struct NewEmployment {
     pub has_admin_rights: bool,
     pub is_primary: Option<bool>,
     pub status: &'static str,
+    /// A team of the company (checked by the caller).
+    pub team_id: Option<i64>,
 }
 
 /// Checks a requested period.
@@ -151,8 +178,8 @@ pub async fn insert_for_user(
     let primary = rules::admit(&existing, new.company_id, new.period, new.is_primary)?;
     let (id,): (i64,) = sqlx::query_as(
         "INSERT INTO employments (user_id, company_id, submitter_id, reception_time, validation_time, validation_status,
-                                  start_date, end_date, has_admin_rights, is_primary, business_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (SELECT business_id FROM companies WHERE id = $2))
+                                  start_date, end_date, has_admin_rights, is_primary, business_id, team_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (SELECT business_id FROM companies WHERE id = $2), $11)
          RETURNING id",
     )
     .bind(user_id)
@@ -165,6 +192,7 @@ pub async fn insert_for_user(
     .bind(new.period.end.map(date_text))
     .bind(i64::from(new.has_admin_rights))
     .bind(i64::from(primary))
+    .bind(new.team_id)
     .fetch_one(conn)
     .await?;
     Ok(id)
@@ -177,6 +205,10 @@ pub mod sql {
 
     crate::statements! {
         pub const FIND: &str = concatcp!(SELECT, " WHERE e.id = $1");
+        /// The invitation e-mail of employment `$1` was queued at `$2`.
+        pub const INVITED: &str = "UPDATE employments SET latest_invite_email_time = $2 WHERE id = $1";
+        /// `updateHideEmail`: employment `$1` of user `$2`.
+        pub const HIDE_EMAIL: &str = "UPDATE employments SET hide_email = $3 WHERE id = $1 AND user_id = $2";
         /// `$1` company.
         pub const OF_COMPANY: &str = concatcp!(SELECT, " WHERE e.company_id = $1 AND e.dismissed_at IS NULL", ORDER);
         /// `$1` user, `$2` today.

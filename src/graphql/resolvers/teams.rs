@@ -1,0 +1,110 @@
+//! `Mutations.teams`, and the fields of `Team`: a company's teams, created, replaced and deleted
+//! by its admins (see `domain::teams`).
+
+use async_graphql::Context;
+
+use crate::domain::companies::company;
+use crate::domain::teams::{self, TeamInput, TeamRow};
+use crate::graphql::contract::{Company, Team, TeamResolver, TeamsResolver, User, Vehicle};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::scalars::TimeStamp;
+use crate::graphql::{Api, caller};
+
+impl ToGraphql for TeamRow {
+    type Output = Team;
+
+    fn to_graphql(&self) -> Team {
+        Team {
+            id: Some(self.id as i32),
+            creation_time: TimeStamp(self.creation_time),
+            name: self.name.clone(),
+        }
+    }
+}
+
+/// A list argument as ids: absent, null items and all.
+fn ids(list: Option<Vec<Option<i32>>>) -> Vec<i64> {
+    list.into_iter().flatten().flatten().map(i64::from).collect()
+}
+
+async fn company_of(api: &Api, company_id: i64) -> async_graphql::Result<Option<Company>> {
+    Ok(company::find(&api.db, company_id).await?.as_ref().map(Company::from))
+}
+
+#[async_trait::async_trait]
+impl TeamsResolver for Api {
+    async fn create_team(
+        &self,
+        ctx: &Context<'_>,
+        admin_ids: Option<Vec<Option<i32>>>,
+        company_id: i32,
+        _known_address_ids: Option<Vec<Option<i32>>>,
+        name: String,
+        user_ids: Option<Vec<Option<i32>>>,
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>> {
+        let actor = caller(ctx).user_id()?;
+        let input = TeamInput {
+            name,
+            user_ids: ids(user_ids),
+            admin_ids: ids(admin_ids),
+            vehicle_ids: ids(vehicle_ids),
+        };
+        let company_id = teams::create(&self.db, actor, company_id.into(), input).await?;
+        company_of(self, company_id).await
+    }
+
+    async fn delete_team(&self, ctx: &Context<'_>, team_id: i32) -> async_graphql::Result<Option<Company>> {
+        let actor = caller(ctx).user_id()?;
+        let company_id = teams::delete(&self.db, actor, team_id.into()).await?;
+        company_of(self, company_id).await
+    }
+
+    async fn update_team(
+        &self,
+        ctx: &Context<'_>,
+        admin_ids: Option<Vec<Option<i32>>>,
+        _known_address_ids: Option<Vec<Option<i32>>>,
+        name: String,
+        team_id: i32,
+        user_ids: Option<Vec<Option<i32>>>,
+        vehicle_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<Company>> {
+        let actor = caller(ctx).user_id()?;
+        let input = TeamInput {
+            name,
+            user_ids: ids(user_ids),
+            admin_ids: ids(admin_ids),
+            vehicle_ids: ids(vehicle_ids),
+        };
+        let company_id = teams::update(&self.db, actor, team_id.into(), input).await?;
+        company_of(self, company_id).await
+    }
+}
+
+#[async_trait::async_trait]
+impl TeamResolver for Api {
+    async fn admin_users(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        let Some(id) = parent.id else {
+            return Ok(None);
+        };
+        let users = teams::admins(&self.db, id.into()).await?;
+        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
+    }
+
+    async fn vehicles(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
+        let Some(id) = parent.id else {
+            return Ok(None);
+        };
+        let vehicles = teams::vehicles(&self.db, id.into()).await?;
+        Ok(Some(vehicles.iter().map(|v| Some(v.to_graphql())).collect()))
+    }
+
+    async fn users(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        let Some(id) = parent.id else {
+            return Ok(None);
+        };
+        let users = teams::members(&self.db, id.into()).await?;
+        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
+    }
+}
