@@ -268,6 +268,7 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
             has_admin_rights: false,
             is_primary: Some(true),
             status: "approved",
+            team_id: None,
         };
         employments::insert_for_user(&mut tx, id, admin, &employment).await?;
         workers.push(DemoWorker {
