@@ -8,6 +8,7 @@ pub mod domain;
 pub mod errors;
 pub mod graphql;
 pub mod http;
+pub mod i18n;
 pub mod mail;
 pub mod oauth;
 pub mod routes;

@@ -53,9 +53,10 @@ impl From<UserRow> for User {
             last_name: row.last_name,
             phone_number: row.phone_number,
             timezone_name: Some(row.timezone_name),
-            // This release has no e-mail activation step: an account can act as soon as it exists.
-            has_confirmed_email: true,
-            has_activated_email: true,
+            // One step confirms and activates, as in the reference for accounts created by
+            // sign-up (see `domain::users::confirmation`).
+            has_confirmed_email: row.email_confirmed_at.is_some(),
+            has_activated_email: row.email_confirmed_at.is_some(),
             // `admin` is the reference's flag for the service's own staff; no API user has it.
             admin: false,
             birth_date: row.birth_date,

@@ -1,6 +1,7 @@
 //! The GraphQL API: the code generated from `schema/roadlog.graphql`, its custom scalars, the
 //! hand-written resolvers, and the schema assembled with its limits.
 
+mod active;
 mod api;
 pub mod convert;
 pub mod convert_regulation;
@@ -11,6 +12,7 @@ mod resolvers;
 pub mod scalars;
 
 pub use api::{Api, ClientAddress, bearer, caller};
+pub use active::Refusals;
 pub use exec_flag::ExecutionStarted;
 
 /// Types, resolver traits and async-graphql wrappers generated from the SDL by `build.rs`.
@@ -34,11 +36,18 @@ pub const MAX_COMPLEXITY: usize = guard::Limits::DEFAULT.cost;
 
 /// The executable schema: generated roots, our resolvers, the limits and the execution marker.
 pub fn build_schema(api: Arc<Api>) -> contract::ContractSchema {
-    contract::schema_builder(contract::Resolvers::from_impl(api))
+    let production = api.environment == crate::config::Environment::Production;
+    let db = api.db.clone();
+    let builder = contract::schema_builder(contract::Resolvers::from_impl(api))
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(guard::Limits::DEFAULT.nesting)
         .limit_directives(guard::Limits::DEFAULT.directives)
-        .extension(exec_flag::ExecutionFlag)
-        .finish()
+        .extension(exec_flag::ExecutionFlag);
+    // The sandbox lets accounts act before their address is confirmed (see `active`).
+    if production {
+        builder.extension(active::ActiveAccount { db }).finish()
+    } else {
+        builder.finish()
+    }
 }

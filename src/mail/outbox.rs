@@ -30,6 +30,23 @@ pub async fn enqueue(
     Ok(())
 }
 
+/// Queues a message to the account that has the address `email`, if one has it, inside the
+/// caller's transaction. The same statement runs either way, so that the work done (and its
+/// time) does not tell whether an account exists (the password reset's request).
+pub async fn enqueue_to_account(conn: &mut AnyConnection, email: &str, subject: &str, body: &str) -> AppResult<()> {
+    sqlx::query(
+        "INSERT INTO emails (recipient, subject, body, created_at, company_id)
+         SELECT email, $2, $3, $4, NULL FROM users WHERE email = $1",
+    )
+    .bind(email)
+    .bind(subject)
+    .bind(body)
+    .bind(now())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// A message as the sandbox outbox shows it.
 #[derive(Serialize, sqlx::FromRow, Debug)]
 #[serde(rename_all = "camelCase")]

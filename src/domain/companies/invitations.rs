@@ -1,6 +1,8 @@
 //! Invitations by e-mail: a pending employment with a single-use token, sent through the outbox.
 //! The token is random, stored only as a hash, and expires; redeeming it attaches the employment
-//! to the account that presents it and accepts it.
+//! to the account that presents it and accepts it. The hash stays on the employment once the
+//! invitation is used, declined or cancelled (no longer redeemable), so that the invitation page
+//! can tell the person which of these happened rather than "unknown".
 
 use sqlx::AnyConnection;
 
@@ -12,6 +14,12 @@ use crate::mail::outbox;
 use super::date_text;
 use super::employments::{self, NewEmployment};
 use super::rules;
+
+/// The page where the invited person accepts or declines: `{public_url}/invitations/accept?token=…`.
+pub fn accept_link(public_url: &str, token: &str) -> String {
+    let query: String = url::form_urlencoded::byte_serialize(token.as_bytes()).collect();
+    format!("{}/invitations/accept?token={query}", public_url.trim_end_matches('/'))
+}
 
 /// How long an invitation can be redeemed.
 pub const VALIDITY_SECONDS: i64 = 14 * 24 * 3600;
@@ -51,20 +59,9 @@ pub async fn invite(
     .bind(new.team_id)
     .fetch_one(&mut *conn)
     .await?;
-    let body = format!(
-        "{company_name} invites you to record your working time on Roadlog.\n\n\
-         If you have no account yet, sign up with this invitation token (signUp.user, argument inviteToken);\n\
-         if you already have one, redeem it once logged in (signUp.redeemInvite):\n\n    {token}\n\n\
-         The invitation is valid for 14 days. Service: {public_url}\n"
-    );
-    outbox::enqueue(
-        conn,
-        email,
-        &format!("Invitation from {company_name}"),
-        &body,
-        Some(new.company_id),
-    )
-    .await?;
+    let link = accept_link(public_url, &token);
+    let message = crate::mail::messages::invitation(company_name, new.has_admin_rights, &link, &token, public_url);
+    outbox::enqueue(conn, email, &message.subject, &message.body, Some(new.company_id)).await?;
     Ok(id)
 }
 
@@ -95,8 +92,7 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
     // The conditions repeat those of the lookup, so that two redemptions of one token cannot both
     // succeed: the second updates nothing.
     let done = sqlx::query(
-        "UPDATE employments SET user_id = $2, is_primary = $3, validation_status = 'approved', validation_time = $4,
-                                invite_token_hash = NULL
+        "UPDATE employments SET user_id = $2, is_primary = $3, validation_status = 'approved', validation_time = $4
          WHERE id = $1 AND user_id IS NULL AND validation_status = 'pending' AND dismissed_at IS NULL",
     )
     .bind(id)
@@ -109,6 +105,17 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
         return Err(invalid_token());
     }
     crate::domain::teams::follow_accepted(conn, id).await?;
+    // The invitation reached this address: redeeming it as the account of that same address
+    // proves the account's owner reads it, as the confirmation link would.
+    sqlx::query(
+        "UPDATE users SET email_confirmed_at = $3
+         WHERE id = $1 AND email_confirmed_at IS NULL AND email = (SELECT email FROM employments WHERE id = $2)",
+    )
+    .bind(user_id)
+    .bind(id)
+    .bind(now())
+    .execute(&mut *conn)
+    .await?;
     Ok(id)
 }
 
@@ -121,4 +128,83 @@ pub async fn redeem_by(db: &Db, user_id: i64, token: &str) -> AppResult<super::e
     super::employments::find(&mut conn, id)
         .await?
         .ok_or_else(|| AppError::internal("employment vanished"))
+}
+
+/// An invitation as its page shows it.
+#[derive(Debug, Clone)]
+pub struct InvitationView {
+    pub company_name: String,
+    pub admin: bool,
+    /// The first day of the employment (`YYYY-MM-DD`).
+    pub start_date: String,
+    /// The address the invitation was sent to.
+    pub email: String,
+}
+
+/// Where an invitation token stands.
+#[derive(Debug, Clone)]
+pub enum InvitationState {
+    /// Can be accepted or declined.
+    Open(InvitationView),
+    /// Already accepted (by whoever held it).
+    Used,
+    /// Declined by the invited person.
+    Declined,
+    /// Withdrawn by the company.
+    Cancelled,
+    /// Past its validity.
+    Expired,
+    /// No invitation has this token.
+    Unknown,
+}
+
+/// Reads what a token stands for, without changing anything.
+pub async fn lookup(db: &Db, token: &str) -> AppResult<InvitationState> {
+    type Row = (String, i64, String, Option<String>, String, Option<i64>, Option<i64>, Option<i64>);
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT c.usual_name, e.has_admin_rights, e.start_date, e.email, e.validation_status, e.dismissed_at,
+                e.invite_expires_at, e.user_id
+         FROM employments e JOIN companies c ON c.id = e.company_id WHERE e.invite_token_hash = $1",
+    )
+    .bind(tokens::hash(token.trim()))
+    .fetch_optional(&db.pool)
+    .await?;
+    let Some((company_name, admin, start_date, email, status, dismissed_at, expires_at, user_id)) = row else {
+        return Ok(InvitationState::Unknown);
+    };
+    Ok(match status.as_str() {
+        "approved" => InvitationState::Used,
+        "rejected" => InvitationState::Declined,
+        _ if dismissed_at.is_some() => InvitationState::Cancelled,
+        _ if user_id.is_some() => InvitationState::Used,
+        _ if expires_at.is_none_or(|at| at <= now()) => InvitationState::Expired,
+        _ => InvitationState::Open(InvitationView {
+            company_name,
+            admin: admin == 1,
+            start_date,
+            email: email.unwrap_or_default(),
+        }),
+    })
+}
+
+/// The invited person, logged in as `user_id`, declines: the employment is refused (as
+/// `rejectEmployment` would) and the token stops working. The same conditions as a redemption,
+/// in one statement, so that a decline and an acceptance cannot both succeed.
+pub async fn decline(db: &Db, user_id: i64, token: &str) -> AppResult<()> {
+    let mut tx = db.begin_write().await?;
+    let done = sqlx::query(
+        "UPDATE employments SET user_id = $2, validation_status = 'rejected'
+         WHERE invite_token_hash = $1 AND user_id IS NULL AND validation_status = 'pending'
+           AND dismissed_at IS NULL AND invite_expires_at > $3",
+    )
+    .bind(tokens::hash(token.trim()))
+    .bind(user_id)
+    .bind(now())
+    .execute(&mut *tx)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Err(invalid_token());
+    }
+    tx.commit().await?;
+    Ok(())
 }

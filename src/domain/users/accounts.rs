@@ -15,9 +15,12 @@ pub struct UserRow {
     pub phone_number: Option<String>,
     pub birth_date: Option<String>,
     pub creation_time: i64,
+    /// When the address was confirmed (see `confirmation`); `None` until then.
+    pub email_confirmed_at: Option<i64>,
 }
 
-const USER_COLUMNS: &str = "id, email, first_name, last_name, timezone_name, phone_number, birth_date, creation_time";
+const USER_COLUMNS: &str =
+    "id, email, first_name, last_name, timezone_name, phone_number, birth_date, creation_time, email_confirmed_at";
 
 /// User statements.
 pub mod sql {
@@ -50,6 +53,8 @@ pub struct NewUser {
     pub timezone_name: Option<String>,
     /// An invitation to redeem with the new account.
     pub invite_token: Option<String>,
+    /// The language of the confirmation e-mail.
+    pub lang: crate::i18n::Lang,
 }
 
 fn required_name(value: &str, field: &str) -> AppResult<String> {
@@ -72,14 +77,10 @@ fn timezone(value: Option<String>) -> AppResult<String> {
     }
 }
 
-/// Creates an account. The e-mail is already normalised by the `Email` scalar; a second account
-/// with the same e-mail is refused by the database's unique key, even under concurrent sign-ups.
-pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
-    let first_name = required_name(&new.first_name, "firstName")?;
-    let last_name = required_name(&new.last_name, "lastName")?;
-    let timezone_name = timezone(new.timezone_name)?;
-    let length = new.password.chars().count();
-    if length < password::MIN_LENGTH || new.password.len() > password::MAX_LENGTH {
+/// INVALID_INPUTS unless the password has an acceptable length (sign-up and password reset).
+pub fn check_password(given: &str) -> AppResult<()> {
+    let length = given.chars().count();
+    if length < password::MIN_LENGTH || given.len() > password::MAX_LENGTH {
         return Err(AppError::invalid_inputs(format!(
             "Password must be between {} and {} characters long",
             password::MIN_LENGTH,
@@ -87,6 +88,18 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
         ))
         .with("field", "password"));
     }
+    Ok(())
+}
+
+/// Creates an account. The e-mail is already normalised by the `Email` scalar; a second account
+/// with the same e-mail is refused by the database's unique key, even under concurrent sign-ups.
+/// The confirmation e-mail is queued with the account, unless an invitation sent to the same
+/// address was redeemed with it (that proved the address already).
+pub async fn create(db: &Db, new: NewUser, public_url: &str) -> AppResult<i64> {
+    let first_name = required_name(&new.first_name, "firstName")?;
+    let last_name = required_name(&new.last_name, "lastName")?;
+    let timezone_name = timezone(new.timezone_name)?;
+    check_password(&new.password)?;
     let password_hash = password::hash(new.password).await?;
     // Random identifiers can collide; try again with another one in that rare case.
     for _ in 0..5 {
@@ -110,6 +123,13 @@ pub async fn create(db: &Db, new: NewUser) -> AppResult<i64> {
             Ok(_) => {
                 if let Some(token) = &new.invite_token {
                     crate::domain::companies::invitations::redeem(&mut tx, id, token).await?;
+                }
+                let (confirmed,): (Option<i64>,) = sqlx::query_as("SELECT email_confirmed_at FROM users WHERE id = $1")
+                    .bind(id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                if confirmed.is_none() {
+                    super::confirmation::send(&mut tx, id, &new.email, &first_name, new.lang, public_url).await?;
                 }
                 tx.commit().await?;
                 return Ok(id);
@@ -154,9 +174,12 @@ pub async fn insert_hashed(conn: &mut sqlx::AnyConnection, account: &HashedAccou
         if taken.is_some() {
             continue;
         }
+        // Accounts created this way (the sandbox's demo workers, on a reserved domain that
+        // receives no mail) are confirmed from the start.
         sqlx::query(
-            "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time,
+                                email_confirmed_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
         )
         .bind(id)
         .bind(account.email)

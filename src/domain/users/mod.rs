@@ -1,6 +1,10 @@
-//! User accounts: sign-up, login sessions, and reading users.
+//! User accounts: sign-up, e-mail confirmation, password reset, login sessions, and reading
+//! users.
 
+pub mod account_tokens;
 pub mod accounts;
 pub mod browser_sessions;
+pub mod confirmation;
+pub mod password_reset;
 pub mod sessions;
 pub mod throttle;

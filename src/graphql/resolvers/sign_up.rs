@@ -15,7 +15,7 @@ use crate::graphql::convert::ToGraphql;
 impl SignUpResolver for Api {
     async fn user(
         &self,
-        _ctx: &Context<'_>,
+        ctx: &Context<'_>,
         email: Email,
         password: String,
         first_name: String,
@@ -30,8 +30,10 @@ impl SignUpResolver for Api {
             last_name,
             timezone_name,
             invite_token,
+            // The confirmation e-mail in the language the request prefers.
+            lang: ctx.data_opt::<crate::i18n::Lang>().copied().unwrap_or_default(),
         };
-        let user_id = accounts::create(&self.db, new).await?;
+        let user_id = accounts::create(&self.db, new, &self.public_url).await?;
         Ok(Some(sessions::open(&self.db, self.environment, user_id).await?.into()))
     }
 

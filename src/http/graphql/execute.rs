@@ -83,7 +83,9 @@ async fn run_all(
                 let request = *request;
                 let started = ExecutionStarted::default();
                 let users = crate::graphql::loaders::users::new_loader(&api.db);
+                let refusals = crate::graphql::Refusals::default();
                 let mut request = request
+                    .data(refusals.clone())
                     .data(caller.clone())
                     .data(bearer.clone())
                     .data(started.clone())
@@ -91,6 +93,9 @@ async fn run_all(
                 if let Some(ip) = client_ip {
                     request = request.data(crate::graphql::ClientAddress(ip.0));
                 }
+                // The language of the e-mails a mutation sends to the caller (sign-up).
+                let accept_language = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
+                request = request.data(crate::i18n::Lang::negotiate(accept_language));
                 let viewer = caller.user_id().unwrap_or_default();
                 let mut request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);
                 // What the answer's order is rebuilt from (the executor does not keep it).
@@ -98,6 +103,7 @@ async fn run_all(
                 let variables = request.variables.clone();
                 let operation_name = request.operation_name.clone();
                 let mut response = schema.execute(request).await;
+                response.errors.extend(refusals.take());
                 if started.get() {
                     for error in &mut response.errors {
                         ensure_code(error);

@@ -70,7 +70,8 @@ pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
     let mut conn = db.pool.acquire().await?;
     let row = for_admin(&mut conn, db, actor, employment_id).await?;
     let done = sqlx::query(
-        "UPDATE employments SET dismissed_at = $2, dismiss_author_id = $3, invite_token_hash = NULL
+        // The invitation's token hash stays: the invitation page tells its holder it was cancelled.
+        "UPDATE employments SET dismissed_at = $2, dismiss_author_id = $3
          WHERE id = $1 AND validation_status = 'pending' AND dismissed_at IS NULL",
     )
     .bind(employment_id)

@@ -1,0 +1,85 @@
+//! Confirming an account's e-mail address, as the reference's activation e-mail: a new account
+//! receives a link; until it is opened, the account cannot act on a company (mutations other than
+//! logging in, signing up and redeeming an invitation answer AUTHORIZATION_ERROR) in production.
+//! The sandbox relaxes the rule (its mail reaches no real mailbox), but sends the link and
+//! reports the state (`hasConfirmedEmail`) all the same.
+
+use sqlx::AnyConnection;
+
+use crate::db::{Db, now};
+use crate::errors::AppResult;
+use crate::i18n::Lang;
+use crate::mail::{messages, outbox};
+
+use super::account_tokens::{self, LinkState, Purpose};
+
+/// How long a confirmation link works (the reference's `EMAIL_ACTIVATION_TOKEN_EXPIRATION`).
+pub const VALIDITY_SECONDS: i64 = 7 * 24 * 3600;
+
+/// The message of the refusal, worded as the reference.
+pub const NOT_ACTIVE: &str = "Actor is not active. The email activation is required to perform mutations.";
+
+/// The page that confirms: `{public_url}/account/confirm?token=…`.
+pub fn link(public_url: &str, token: &str) -> String {
+    format!("{}/account/confirm?token={token}", public_url.trim_end_matches('/'))
+}
+
+/// Queues the confirmation e-mail of a new account, inside the caller's transaction.
+pub async fn send(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    email: &str,
+    name: &str,
+    lang: Lang,
+    public_url: &str,
+) -> AppResult<()> {
+    let (token, hash) = account_tokens::fresh(Purpose::ConfirmEmail)?;
+    account_tokens::store(conn, &hash, Purpose::ConfirmEmail, user_id, VALIDITY_SECONDS).await?;
+    let message = messages::confirm_email(lang, name, &link(public_url, &token));
+    outbox::enqueue(conn, email, &message.subject, &message.body, None).await
+}
+
+/// What opening a confirmation link did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The address is confirmed now (or was already: a link opened twice, perhaps by a mail
+    /// scanner first, is not an error for the owner).
+    Confirmed,
+    Expired,
+    Unknown,
+}
+
+/// Opens a confirmation link.
+pub async fn confirm(db: &Db, token: &str) -> AppResult<Outcome> {
+    let mut tx = db.begin_write().await?;
+    if let Some(user_id) = account_tokens::spend(&mut tx, Purpose::ConfirmEmail, token).await? {
+        mark_confirmed(&mut tx, user_id).await?;
+        tx.commit().await?;
+        return Ok(Outcome::Confirmed);
+    }
+    drop(tx);
+    Ok(match account_tokens::state(db, Purpose::ConfirmEmail, token).await? {
+        LinkState::Used(_) | LinkState::Valid(_) => Outcome::Confirmed,
+        LinkState::Expired => Outcome::Expired,
+        LinkState::Unknown => Outcome::Unknown,
+    })
+}
+
+/// Records that the owner of the account proved the address (kept if already set).
+pub async fn mark_confirmed(conn: &mut AnyConnection, user_id: i64) -> AppResult<()> {
+    sqlx::query("UPDATE users SET email_confirmed_at = $2 WHERE id = $1 AND email_confirmed_at IS NULL")
+        .bind(user_id)
+        .bind(now())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether the account's address is confirmed.
+pub async fn is_confirmed(db: &Db, user_id: i64) -> AppResult<bool> {
+    let row: Option<(Option<i64>,)> = sqlx::query_as("SELECT email_confirmed_at FROM users WHERE id = $1")
+        .bind(user_id)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(matches!(row, Some((Some(_),))))
+}
