@@ -11,6 +11,7 @@ pub mod http;
 pub mod i18n;
 pub mod mail;
 pub mod oauth;
+pub mod pages;
 pub mod routes;
 pub mod server;
 pub mod telemetry;

@@ -12,6 +12,8 @@ struct Login<'a> {
     csrf: &'a str,
     client: &'a str,
     error: Option<&'a str>,
+    /// The sign-up page, which comes back to this authorization request afterwards.
+    signup: String,
 }
 
 #[derive(Template)]
@@ -38,13 +40,16 @@ fn render(page: &impl Template) -> String {
     })
 }
 
-/// The login form; it posts back to the authorization request's own URL.
+/// The login form; it posts back to the authorization request's own URL, and links to the
+/// sign-up page (which returns here) and to the password reset.
 pub fn login(action: &str, csrf: &str, client: &str, error: Option<&str>) -> String {
+    let next: String = url::form_urlencoded::byte_serialize(action.as_bytes()).collect();
     render(&Login {
         action,
         csrf,
         client,
         error,
+        signup: format!("/account/signup?next={next}"),
     })
 }
 
@@ -75,5 +80,8 @@ mod tests {
         assert!(page.contains("<strong>&#34;quoted&#34;</strong>"));
         assert!(page.contains("role=\"alert\">&#60;b&#62;wrong&#60;/b&#62;</p>"));
         assert!(!super::login("/a", "t", "c", None).contains("role=\"alert\""));
+        let page = super::login("/oauth/authorize?client_id=1&state=x", "t", "c", None);
+        assert!(page.contains("href=\"/account/signup?next=%2Foauth%2Fauthorize%3Fclient_id%3D1%26state%3Dx\""));
+        assert!(page.contains("href=\"/account/password/reset\""));
     }
 }

@@ -23,6 +23,7 @@ pub fn routes(
     schema: ContractSchema,
 ) -> impl Filter<Extract = (impl warp::Reply,), Error = Infallible> + Clone {
     let rest = contract::routes(Arc::new(RestHandlers { api: api.clone() }));
+    let api_pages = api.clone();
     // The console first: it takes `GET /api/graphql` from browsers asking for HTML.
     console::routes(api.clone())
         .or(graphql::routes(api, schema))
@@ -30,6 +31,8 @@ pub fn routes(
         .or(rest)
         .unify()
         .or(published::routes())
+        .unify()
+        .or(crate::pages::routes(api_pages))
         .unify()
         .or(allow::method_not_allowed())
         .unify()

@@ -6,6 +6,8 @@
 #[macro_use]
 mod support;
 
+mod account_browser;
+mod account_pages;
 mod accounts;
 mod businesses;
 mod companies;
