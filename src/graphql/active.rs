@@ -110,13 +110,15 @@ impl Extension for ActiveAccountExtension {
             Err(error) => error,
         };
         let mut error = async_graphql::Error::from(refusal).into_server_error(info.field.name.pos);
-        let mut path = Vec::new();
-        info.path_node.for_each(|segment| {
-            path.push(match segment {
-                async_graphql::context::QueryPathSegment::Name(name) => PathSegment::Field((*name).to_string()),
-                async_graphql::context::QueryPathSegment::Index(index) => PathSegment::Index(*index),
+        // The path from the root: the node and its parents, reversed.
+        let mut path: Vec<PathSegment> = std::iter::once(info.path_node)
+            .chain(info.path_node.parents())
+            .map(|node| match node.segment {
+                async_graphql::context::QueryPathSegment::Name(name) => PathSegment::Field(name.to_string()),
+                async_graphql::context::QueryPathSegment::Index(index) => PathSegment::Index(index),
             })
-        });
+            .collect();
+        path.reverse();
         error.path = path;
         match ctx.data_opt::<Refusals>() {
             Some(refusals) => {
