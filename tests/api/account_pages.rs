@@ -41,12 +41,12 @@ pub async fn invite(app: &TestApp, admin: &TestUser, company: i64, mail: &str, a
     link
 }
 
-async fn one(app: &TestApp, sql: &str, bind: &str) -> Option<String> {
+async fn one(app: &TestApp, sql: &'static str, bind: &str) -> Option<String> {
     let row: Option<(Option<String>,)> = sqlx::query_as(sql).bind(bind).fetch_optional(&app.server.db.pool).await.unwrap();
     row.and_then(|(v,)| v)
 }
 
-async fn count(app: &TestApp, sql: &str, id: i64) -> i64 {
+async fn count(app: &TestApp, sql: &'static str, id: i64) -> i64 {
     let (n,): (i64,) = sqlx::query_as(sql).bind(id).fetch_one(&app.server.db.pool).await.unwrap();
     n
 }
@@ -318,7 +318,7 @@ on_both_backends! {
         let body = get(app.url("/account/signup")).await.text().await.unwrap();
         assert!(body.contains("Créez votre compte Roadlog"), "{body}");
         let body = get(app.url("/invitations/accept?token=nothing")).await.text().await.unwrap();
-        assert!(body.contains("Ce lien d'invitation n'est pas valide."), "{body}");
+        assert!(body.contains("Ce lien d&#39;invitation n&#39;est pas valide."), "{body}");
         // English when French is refused or absent.
         let english = app.client.get(app.url("/account/signup")).header("accept-language", "fr;q=0, de").send().await.unwrap();
         assert_eq!(english.headers()["content-language"], "en");
