@@ -291,8 +291,19 @@ pub(crate) fn encode(value: &str) -> String {
 /// `Allow`; any other path is left to the other routes.
 pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     let get_api = api.clone();
-    let get = warp::get()
-        .and(warp::path::full())
+    // The path first: for any other path these routes reject as "not found", never as "method
+    // not allowed" (which warp would rank first among the rejections of every route).
+    let ours = || {
+        warp::path::full().and_then(|path: warp::path::FullPath| async move {
+            if PATHS.contains(&path.as_str()) {
+                Ok(path)
+            } else {
+                Err(warp::reject::not_found())
+            }
+        })
+    };
+    let get = ours()
+        .and(warp::get())
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .and(warp::header::headers_cloned())
         .and(warp::ext::optional::<crate::http::middleware::ClientIp>())
@@ -307,8 +318,8 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
             }
         });
     let post_api = api;
-    let post = warp::post()
-        .and(warp::path::full())
+    let post = ours()
+        .and(warp::post())
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .and(warp::header::headers_cloned())
         .and(warp::ext::optional::<crate::http::middleware::ClientIp>())
@@ -332,10 +343,10 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
                 }
             },
         );
-    let other = warp::method()
-        .and(warp::path::full())
+    let other = ours()
+        .and(warp::method())
         .and(warp::header::headers_cloned())
-        .and_then(|method: Method, path: warp::path::FullPath, headers: HeaderMap| async move {
+        .and_then(|path: warp::path::FullPath, method: Method, headers: HeaderMap| async move {
             let served = method == Method::GET || (method == Method::POST && path.as_str() != "/account/confirm");
             if !PATHS.contains(&path.as_str()) || served {
                 return Err(warp::reject::not_found());

@@ -234,22 +234,30 @@ pub struct TestUser {
 }
 
 impl TestApp {
-    /// Signs a user up and reads their id.
+    /// A user with a confirmed address (as if the confirmation link had been opened) and a
+    /// login session, built through the service's library rather than `signUp`, so that no
+    /// confirmation e-mail is queued: tests count and deliver only the mail they cause.
+    /// `signUp` itself is tested in `accounts` and `account_pages`.
     pub async fn new_user(&self, email: &str) -> TestUser {
-        let (token, _) = self.sign_up(email, "long enough secret").await;
-        let (_, body) = self.graphql("{ me { id } }", json!({}), Some(&token)).await;
-        let id = body["data"]["me"]["id"].as_i64().expect("me.id");
-        // Test users have confirmed their address, as if they had opened the e-mail's link
-        // (account_pages tests the link itself): production then lets them act at once too.
-        sqlx::query("UPDATE users SET email_confirmed_at = creation_time WHERE id = $1")
-            .bind(id)
-            .execute(&self.server.db.pool)
-            .await
-            .unwrap();
+        use roadlog::domain::users::{accounts, sessions};
+        let email = roadlog::graphql::scalars::normalize_email(email).expect("a valid e-mail");
+        let password_hash = roadlog::domain::auth::password::hash("long enough secret".into()).await.unwrap();
+        let db = &self.server.db;
+        let mut tx = db.begin_write().await.unwrap();
+        let account = accounts::HashedAccount {
+            email: &email,
+            password_hash: &password_hash,
+            first_name: "Jeanne",
+            last_name: "Martin",
+            timezone_name: "Europe/Paris",
+        };
+        let id = accounts::insert_hashed(&mut tx, &account).await.unwrap();
+        tx.commit().await.unwrap();
+        let tokens = sessions::open(db, self.server.api.environment, id).await.unwrap();
         TestUser {
             id,
-            email: email.to_string(),
-            token,
+            email,
+            token: tokens.access_token,
         }
     }
 
