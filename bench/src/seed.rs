@@ -24,7 +24,7 @@ use roadlog::domain::kinds::{ActivityType, ExpenditureType};
 use roadlog::domain::missions::service::{self as missions, MissionInput};
 use roadlog::domain::sandbox::day::{self, Day};
 use roadlog::domain::sandbox::plan::Segment;
-use roadlog::domain::users::accounts::{self, NewUser};
+use roadlog::domain::users::accounts;
 use roadlog::domain::users::sessions;
 use roadlog::domain::workers;
 
@@ -59,16 +59,20 @@ pub struct Fixture {
     pub client_secret: String,
 }
 
+/// An account with a confirmed address (no confirmation e-mail queued: nobody reads it).
 async fn user(db: &Db, email: String, first: &str, last: String) -> Result<i64> {
-    let new = NewUser {
-        email,
-        password: PASSWORD.to_string(),
-        first_name: first.to_string(),
-        last_name: last,
-        timezone_name: Some("Europe/Paris".to_string()),
-        invite_token: None,
+    let password_hash = roadlog::domain::auth::password::hash(PASSWORD.to_string()).await?;
+    let mut tx = db.begin_write().await?;
+    let account = accounts::HashedAccount {
+        email: &email,
+        password_hash: &password_hash,
+        first_name: first,
+        last_name: &last,
+        timezone_name: "Europe/Paris",
     };
-    Ok(accounts::create(db, new).await?)
+    let id = accounts::insert_hashed(&mut tx, &account).await?;
+    tx.commit().await?;
+    Ok(id)
 }
 
 /// A worker hired by the company since 2010, the employment accepted.

@@ -27,7 +27,10 @@ pub struct Refusals(pub Arc<Mutex<Vec<ServerError>>>);
 impl Refusals {
     /// The errors collected, emptied.
     pub fn take(&self) -> Vec<ServerError> {
-        self.0.lock().map(|mut errors| std::mem::take(&mut *errors)).unwrap_or_default()
+        self.0
+            .lock()
+            .map(|mut errors| std::mem::take(&mut *errors))
+            .unwrap_or_default()
     }
 }
 

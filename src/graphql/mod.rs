@@ -11,8 +11,8 @@ pub mod loaders;
 mod resolvers;
 pub mod scalars;
 
-pub use api::{Api, ClientAddress, bearer, caller};
 pub use active::Refusals;
+pub use api::{Api, ClientAddress, bearer, caller};
 pub use exec_flag::ExecutionStarted;
 
 /// Types, resolver traits and async-graphql wrappers generated from the SDL by `build.rs`.

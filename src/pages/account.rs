@@ -121,7 +121,12 @@ pub async fn signup_submit(visit: &mut Visit) -> Result<Answer, Answer> {
     visit.limit(&[format!("signup:{}", visit.address())]).await?;
     let t = visit.t;
     let Some(email) = normalize_email(visit.field("email")) else {
-        return signup_form(visit, StatusCode::UNPROCESSABLE_ENTITY, Some(t.email_invalid), next.as_deref());
+        return signup_form(
+            visit,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some(t.email_invalid),
+            next.as_deref(),
+        );
     };
     let new = NewUser {
         email: email.clone(),
@@ -169,16 +174,20 @@ pub async fn confirm(visit: &mut Visit) -> Result<Answer, Answer> {
     let t = visit.t;
     let token = match visit.query("token") {
         Ok(Some(token)) if !token.is_empty() && token.len() <= 256 => token.to_string(),
-        Ok(_) => return Ok(visit.message(StatusCode::NOT_FOUND, t.link_problem_title, vec![t.link_unknown.into()], true)),
+        Ok(_) => {
+            return Ok(visit.message(
+                StatusCode::NOT_FOUND,
+                t.link_problem_title,
+                vec![t.link_unknown.into()],
+                true,
+            ));
+        }
         Err(()) => return Err(visit.problem(StatusCode::BAD_REQUEST, t.bad_request)),
     };
     match confirmation::confirm(&visit.api.db, &token).await {
-        Ok(confirmation::Outcome::Confirmed) => Ok(visit.message(
-            StatusCode::OK,
-            t.confirmed_title,
-            vec![t.confirmed_body.into()],
-            false,
-        )),
+        Ok(confirmation::Outcome::Confirmed) => {
+            Ok(visit.message(StatusCode::OK, t.confirmed_title, vec![t.confirmed_body.into()], false))
+        }
         Ok(confirmation::Outcome::Expired) => Ok(visit.message(
             StatusCode::GONE,
             t.link_problem_title,
@@ -275,7 +284,12 @@ async fn reset_token(visit: &Visit) -> Result<String, Answer> {
     }
 }
 
-fn new_password_form(visit: &mut Visit, token: &str, status: StatusCode, error: Option<&str>) -> Result<Answer, Answer> {
+fn new_password_form(
+    visit: &mut Visit,
+    token: &str,
+    status: StatusCode,
+    error: Option<&str>,
+) -> Result<Answer, Answer> {
     let csrf = visit.csrf()?;
     Ok(visit.render(
         status,
@@ -304,7 +318,12 @@ pub async fn new_password_submit(visit: &mut Visit) -> Result<Answer, Answer> {
     let t = visit.t;
     let given = visit.field("password").to_string();
     if given != visit.field("password_again") {
-        return new_password_form(visit, &token, StatusCode::UNPROCESSABLE_ENTITY, Some(t.passwords_differ));
+        return new_password_form(
+            visit,
+            &token,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some(t.passwords_differ),
+        );
     }
     let Ok(permit) = password::permit().await else {
         return Err(visit.problem(StatusCode::SERVICE_UNAVAILABLE, t.busy));
@@ -348,9 +367,20 @@ mod tests {
     #[test]
     fn next_stays_on_this_site() {
         use super::safe_next;
-        assert_eq!(safe_next(Some("/oauth/authorize?client_id=1")), Some("/oauth/authorize?client_id=1"));
-        assert_eq!(safe_next(Some("/invitations/accept?token=x")), Some("/invitations/accept?token=x"));
-        for bad in ["https://evil.example/", "//evil.example/oauth/authorize?", "/account/confirm?x", "/oauth/authorize?\\"] {
+        assert_eq!(
+            safe_next(Some("/oauth/authorize?client_id=1")),
+            Some("/oauth/authorize?client_id=1")
+        );
+        assert_eq!(
+            safe_next(Some("/invitations/accept?token=x")),
+            Some("/invitations/accept?token=x")
+        );
+        for bad in [
+            "https://evil.example/",
+            "//evil.example/oauth/authorize?",
+            "/account/confirm?x",
+            "/oauth/authorize?\\",
+        ] {
             assert_eq!(safe_next(Some(bad)), None, "{bad}");
         }
         assert_eq!(safe_next(None), None);

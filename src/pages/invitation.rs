@@ -141,7 +141,14 @@ pub async fn submit(visit: &mut Visit) -> Result<Answer, Answer> {
                     show(visit, &token, &view, StatusCode::TOO_MANY_REQUESTS, Some(&message)).await
                 }
                 Err(error) if error.code == Code::AuthenticationError => {
-                    show(visit, &token, &view, StatusCode::UNAUTHORIZED, Some(t.wrong_credentials)).await
+                    show(
+                        visit,
+                        &token,
+                        &view,
+                        StatusCode::UNAUTHORIZED,
+                        Some(t.wrong_credentials),
+                    )
+                    .await
                 }
                 Err(error) => {
                     error.log_if_internal();
@@ -152,7 +159,14 @@ pub async fn submit(visit: &mut Visit) -> Result<Answer, Answer> {
         action @ ("accept" | "decline") => {
             let Some((user_id, _)) = visit.session_user().await else {
                 // The session ended meanwhile: log in again.
-                return show(visit, &token, &view, StatusCode::UNAUTHORIZED, Some(t.invitation_login_intro)).await;
+                return show(
+                    visit,
+                    &token,
+                    &view,
+                    StatusCode::UNAUTHORIZED,
+                    Some(t.invitation_login_intro),
+                )
+                .await;
             };
             let db = &visit.api.db;
             let done = if action == "accept" {
@@ -176,7 +190,9 @@ pub async fn submit(visit: &mut Visit) -> Result<Answer, Answer> {
                 )),
                 // Answered by someone else meanwhile, or cancelled: say which.
                 Err(error) if error.code == Code::InvalidToken => {
-                    let state = invitations::lookup(db, &token).await.unwrap_or(InvitationState::Unknown);
+                    let state = invitations::lookup(db, &token)
+                        .await
+                        .unwrap_or(InvitationState::Unknown);
                     Err(state_page(visit, &state))
                 }
                 Err(error) if error.code == Code::InternalError => {

@@ -227,9 +227,10 @@ impl Visit {
             Answer::Page(status, body) => {
                 let mut response = warp::reply::Response::new(body.into());
                 *response.status_mut() = status;
-                response
-                    .headers_mut()
-                    .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/html; charset=utf-8"),
+                );
                 response
             }
             Answer::Redirect(location) => {
@@ -307,16 +308,21 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .and(warp::header::headers_cloned())
         .and(warp::ext::optional::<crate::http::middleware::ClientIp>())
-        .and_then(move |path: warp::path::FullPath, query: String, headers: HeaderMap, ip: Option<crate::http::middleware::ClientIp>| {
-            let api = get_api.clone();
-            async move {
-                if !PATHS.contains(&path.as_str()) {
-                    return Err(warp::reject::not_found());
+        .and_then(
+            move |path: warp::path::FullPath,
+                  query: String,
+                  headers: HeaderMap,
+                  ip: Option<crate::http::middleware::ClientIp>| {
+                let api = get_api.clone();
+                async move {
+                    if !PATHS.contains(&path.as_str()) {
+                        return Err(warp::reject::not_found());
+                    }
+                    let visit = Visit::new(api, &query, &headers, ip.map(|ip| ip.0), Vec::new());
+                    Ok::<_, warp::Rejection>(dispatch(visit, path.as_str(), Method::GET).await)
                 }
-                let visit = Visit::new(api, &query, &headers, ip.map(|ip| ip.0), Vec::new());
-                Ok::<_, warp::Rejection>(dispatch(visit, path.as_str(), Method::GET).await)
-            }
-        });
+            },
+        );
     let post_api = api;
     let post = ours()
         .and(warp::post())
@@ -343,10 +349,8 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
                 }
             },
         );
-    let other = ours()
-        .and(warp::method())
-        .and(warp::header::headers_cloned())
-        .and_then(|path: warp::path::FullPath, method: Method, headers: HeaderMap| async move {
+    let other = ours().and(warp::method()).and(warp::header::headers_cloned()).and_then(
+        |path: warp::path::FullPath, method: Method, headers: HeaderMap| async move {
             let served = method == Method::GET || (method == Method::POST && path.as_str() != "/account/confirm");
             if !PATHS.contains(&path.as_str()) || served {
                 return Err(warp::reject::not_found());
@@ -354,13 +358,21 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
             let lang = Lang::negotiate(headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()));
             let mut response = warp::reply::Response::new(texts::of(lang).method_not_allowed.into());
             *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-            let allow = if path.as_str() == "/account/confirm" { "GET" } else { "GET, POST" };
-            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+            let allow = if path.as_str() == "/account/confirm" {
+                "GET"
+            } else {
+                "GET, POST"
+            };
             response
                 .headers_mut()
-                .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+                .insert(header::ALLOW, HeaderValue::from_static(allow));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
             Ok::<_, warp::Rejection>(response)
-        });
+        },
+    );
     get.or(post).unify().or(other).unify().boxed()
 }
 

@@ -278,7 +278,10 @@ mod tests {
     #[test]
     fn placeholders_are_filled_once() {
         assert_eq!(
-            fill("{company} invites {email} {x}", &[("company", "{email}"), ("email", "a@b")]),
+            fill(
+                "{company} invites {email} {x}",
+                &[("company", "{email}"), ("email", "a@b")]
+            ),
             "{email} invites a@b {x}"
         );
         assert!(of(Lang::Fr).accept.starts_with("Accepter"));

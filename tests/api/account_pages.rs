@@ -18,7 +18,9 @@ const PASSWORD: &str = "long enough secret";
 /// The first link of the latest e-mail to `to` whose URL contains `path`, read from the outbox
 /// table (in production too, where the sandbox's outbox route is closed).
 pub async fn mail_link(app: &TestApp, to: &str, path: &str) -> String {
-    let mails = roadlog::mail::outbox::latest(&app.server.db, Some(to), 1).await.unwrap();
+    let mails = roadlog::mail::outbox::latest(&app.server.db, Some(to), 1)
+        .await
+        .unwrap();
     let body = &mails.first().unwrap_or_else(|| panic!("no mail to {to}")).body;
     body.split_whitespace()
         .find(|word| word.starts_with("http") && word.contains(path))
@@ -37,17 +39,28 @@ pub async fn invite(app: &TestApp, admin: &TestUser, company: i64, mail: &str, a
         .await;
     assert!(body["errors"].is_null(), "{body}");
     let link = mail_link(app, mail, "/invitations/accept?token=").await;
-    assert!(link.starts_with(&app.url("/invitations/accept?token=rl_inv_")), "{link}");
+    assert!(
+        link.starts_with(&app.url("/invitations/accept?token=rl_inv_")),
+        "{link}"
+    );
     link
 }
 
 async fn one(app: &TestApp, sql: &'static str, bind: &str) -> Option<String> {
-    let row: Option<(Option<String>,)> = sqlx::query_as(sql).bind(bind).fetch_optional(&app.server.db.pool).await.unwrap();
+    let row: Option<(Option<String>,)> = sqlx::query_as(sql)
+        .bind(bind)
+        .fetch_optional(&app.server.db.pool)
+        .await
+        .unwrap();
     row.and_then(|(v,)| v)
 }
 
 async fn count(app: &TestApp, sql: &'static str, id: i64) -> i64 {
-    let (n,): (i64,) = sqlx::query_as(sql).bind(id).fetch_one(&app.server.db.pool).await.unwrap();
+    let (n,): (i64,) = sqlx::query_as(sql)
+        .bind(id)
+        .fetch_one(&app.server.db.pool)
+        .await
+        .unwrap();
     n
 }
 
@@ -66,7 +79,12 @@ fn assert_page(page: &Page, status: u16, text: &str) {
     assert_eq!(headers["cache-control"], "no-store");
     assert_eq!(headers["x-frame-options"], "DENY");
     assert_eq!(headers["referrer-policy"], "no-referrer");
-    assert!(headers["content-security-policy"].to_str().unwrap().contains("frame-ancestors 'none'"));
+    assert!(
+        headers["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("frame-ancestors 'none'")
+    );
 }
 
 on_both_backends! {
@@ -353,26 +371,41 @@ on_both_backends! {
 /// Production: an account cannot act on a company before its address is confirmed; the sandbox
 /// lets it (both report `hasConfirmedEmail: false` until then).
 async fn confirmation_rule(backend: Backend, environment: roadlog::config::Environment) {
-    let Some(app) = TestApp::spawn_in(backend, environment).await else { return };
+    let Some(app) = TestApp::spawn_in(backend, environment).await else {
+        return;
+    };
     let (token, _) = app.sign_up("fresh@example.com", PASSWORD).await;
     let me = "{ me { hasConfirmedEmail hasActivatedEmail } }";
     let (_, body) = app.graphql(me, json!({}), Some(&token)).await;
-    assert_eq!(body["data"]["me"], json!({ "hasConfirmedEmail": false, "hasActivatedEmail": false }));
+    assert_eq!(
+        body["data"]["me"],
+        json!({ "hasConfirmedEmail": false, "hasActivatedEmail": false })
+    );
     let company = "mutation { signUp { company(usualName: \"Fresh\", siren: \"123456789\") { company { id } } } }";
     let (_, body) = app.graphql(company, json!({}), Some(&token)).await;
     if environment == roadlog::config::Environment::Production {
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"], "{body}");
-        assert_eq!(body["errors"][0]["message"], "Actor is not active. The email activation is required to perform mutations.");
+        assert_eq!(
+            body["errors"][0]["message"],
+            "Actor is not active. The email activation is required to perform mutations."
+        );
         assert_eq!(body["errors"][0]["path"], json!(["signUp", "company"]));
         assert_eq!(body["data"]["signUp"], json!({ "company": null }));
-        assert_eq!(count(&app, "SELECT COUNT(*) FROM companies WHERE id <> $1", 0).await, 0, "nothing created");
+        assert_eq!(
+            count(&app, "SELECT COUNT(*) FROM companies WHERE id <> $1", 0).await,
+            0,
+            "nothing created"
+        );
         // Logging in stays possible.
         let (_, body) = app.graphql("mutation { auth { login(email: \"fresh@example.com\", password: \"long enough secret\") { accessToken } } }", json!({}), None).await;
         assert!(body["errors"].is_null(), "{body}");
         let link = mail_link(&app, "fresh@example.com", "/account/confirm?token=").await;
         assert_eq!(app.client.get(&link).send().await.unwrap().status(), 200);
         let (_, body) = app.graphql(me, json!({}), Some(&token)).await;
-        assert_eq!(body["data"]["me"], json!({ "hasConfirmedEmail": true, "hasActivatedEmail": true }));
+        assert_eq!(
+            body["data"]["me"],
+            json!({ "hasConfirmedEmail": true, "hasActivatedEmail": true })
+        );
     }
     let (_, body) = app.graphql(company, json!({}), Some(&token)).await;
     assert!(body["errors"].is_null(), "{body}");

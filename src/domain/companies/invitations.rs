@@ -160,7 +160,16 @@ pub enum InvitationState {
 
 /// Reads what a token stands for, without changing anything.
 pub async fn lookup(db: &Db, token: &str) -> AppResult<InvitationState> {
-    type Row = (String, i64, String, Option<String>, String, Option<i64>, Option<i64>, Option<i64>);
+    type Row = (
+        String,
+        i64,
+        String,
+        Option<String>,
+        String,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+    );
     let row: Option<Row> = sqlx::query_as(
         "SELECT c.usual_name, e.has_admin_rights, e.start_date, e.email, e.validation_status, e.dismissed_at,
                 e.invite_expires_at, e.user_id

@@ -49,7 +49,13 @@ pub fn fresh(purpose: Purpose) -> AppResult<(String, String)> {
 }
 
 /// Stores a link for a user, valid `seconds`, inside the caller's transaction.
-pub async fn store(conn: &mut AnyConnection, hash: &str, purpose: Purpose, user_id: i64, seconds: i64) -> AppResult<()> {
+pub async fn store(
+    conn: &mut AnyConnection,
+    hash: &str,
+    purpose: Purpose,
+    user_id: i64,
+    seconds: i64,
+) -> AppResult<()> {
     let at = now();
     sqlx::query(
         "INSERT INTO account_tokens (token_hash, purpose, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",

@@ -21,7 +21,10 @@ pub const VALIDITY_SECONDS: i64 = 3600;
 
 /// The page that chooses the new password: `{public_url}/account/password/new?token=…`.
 pub fn link(public_url: &str, token: &str) -> String {
-    format!("{}/account/password/new?token={token}", public_url.trim_end_matches('/'))
+    format!(
+        "{}/account/password/new?token={token}",
+        public_url.trim_end_matches('/')
+    )
 }
 
 /// Asks for a reset link for `email` (already normalised).

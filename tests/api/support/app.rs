@@ -241,7 +241,9 @@ impl TestApp {
     pub async fn new_user(&self, email: &str) -> TestUser {
         use roadlog::domain::users::{accounts, sessions};
         let email = roadlog::graphql::scalars::normalize_email(email).expect("a valid e-mail");
-        let password_hash = roadlog::domain::auth::password::hash("long enough secret".into()).await.unwrap();
+        let password_hash = roadlog::domain::auth::password::hash("long enough secret".into())
+            .await
+            .unwrap();
         let db = &self.server.db;
         let mut tx = db.begin_write().await.unwrap();
         let account = accounts::HashedAccount {
