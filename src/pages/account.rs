@@ -32,6 +32,16 @@ struct SignUp<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "pages/confirm_expired.html")]
+struct ConfirmExpired<'a> {
+    lang: &'a str,
+    title: &'a str,
+    t: &'a Texts,
+    action: String,
+    csrf: String,
+}
+
+#[derive(Template)]
 #[template(path = "pages/reset_request.html")]
 struct ResetRequest<'a> {
     lang: &'a str,
@@ -58,7 +68,8 @@ struct NewPassword<'a> {
 fn safe_next(next: Option<&str>) -> Option<&str> {
     let next = next?;
     let allowed = ["/oauth/authorize?", "/invitations/accept?"];
-    (allowed.iter().any(|prefix| next.starts_with(prefix)) && !next.contains(['\\', '\r', '\n'])).then_some(next)
+    let clean = !next.chars().any(|c| c.is_control() || c == '\\') && next.len() <= 2048;
+    (allowed.iter().any(|prefix| next.starts_with(prefix)) && clean).then_some(next)
 }
 
 /// The query value `next`, or the ill-formed request page when it is repeated.
@@ -169,31 +180,73 @@ pub async fn signup_submit(visit: &mut Visit) -> Result<Answer, Answer> {
     ))
 }
 
+/// The token of a confirmation link, or the page saying it is not one.
+fn confirmation_token(visit: &Visit) -> Result<String, Answer> {
+    let t = visit.t;
+    match visit.query("token") {
+        Ok(Some(token)) if !token.is_empty() && token.len() <= 256 => Ok(token.to_string()),
+        Ok(_) => Err(visit.message(
+            StatusCode::NOT_FOUND,
+            t.link_problem_title,
+            vec![t.link_unknown.into()],
+            true,
+        )),
+        Err(()) => Err(visit.problem(StatusCode::BAD_REQUEST, t.bad_request)),
+    }
+}
+
+/// `POST /account/confirm?token=…`, from the page of an expired link: a new link to the
+/// account's own address while it is unconfirmed.
+pub async fn confirm_resend(visit: &mut Visit) -> Result<Answer, Answer> {
+    visit.check_csrf()?;
+    let token = confirmation_token(visit)?;
+    // Each request sends mail: counted per client address.
+    visit.limit(&[format!("confirm-resend:{}", visit.address())]).await?;
+    let t = visit.t;
+    match confirmation::resend(&visit.api.db, &token, visit.lang, &visit.api.public_url).await {
+        Ok(confirmation::Resent::Sent) => Ok(visit.message(
+            StatusCode::OK,
+            t.check_inbox_title,
+            vec![t.confirm_resent_body.into()],
+            false,
+        )),
+        Ok(confirmation::Resent::AlreadyConfirmed) => {
+            Ok(visit.message(StatusCode::OK, t.confirmed_title, vec![t.confirmed_body.into()], false))
+        }
+        Ok(confirmation::Resent::Unknown) => Ok(visit.message(
+            StatusCode::NOT_FOUND,
+            t.link_problem_title,
+            vec![t.link_unknown.into()],
+            true,
+        )),
+        Err(error) => {
+            error.log_if_internal();
+            Err(visit.problem(StatusCode::INTERNAL_SERVER_ERROR, t.retry))
+        }
+    }
+}
+
 /// `GET /account/confirm?token=…`.
 pub async fn confirm(visit: &mut Visit) -> Result<Answer, Answer> {
     let t = visit.t;
-    let token = match visit.query("token") {
-        Ok(Some(token)) if !token.is_empty() && token.len() <= 256 => token.to_string(),
-        Ok(_) => {
-            return Ok(visit.message(
-                StatusCode::NOT_FOUND,
-                t.link_problem_title,
-                vec![t.link_unknown.into()],
-                true,
-            ));
-        }
-        Err(()) => return Err(visit.problem(StatusCode::BAD_REQUEST, t.bad_request)),
-    };
+    let token = confirmation_token(visit)?;
     match confirmation::confirm(&visit.api.db, &token).await {
         Ok(confirmation::Outcome::Confirmed) => {
             Ok(visit.message(StatusCode::OK, t.confirmed_title, vec![t.confirmed_body.into()], false))
         }
-        Ok(confirmation::Outcome::Expired) => Ok(visit.message(
-            StatusCode::GONE,
-            t.link_problem_title,
-            vec![t.confirm_expired_body.into()],
-            true,
-        )),
+        Ok(confirmation::Outcome::Expired) => {
+            let csrf = visit.csrf()?;
+            Ok(visit.render(
+                StatusCode::GONE,
+                &ConfirmExpired {
+                    lang: visit.lang.tag(),
+                    title: t.link_problem_title,
+                    t,
+                    action: format!("/account/confirm?token={}", encode(&token)),
+                    csrf,
+                },
+            ))
+        }
         Ok(confirmation::Outcome::Unknown) => Ok(visit.message(
             StatusCode::NOT_FOUND,
             t.link_problem_title,

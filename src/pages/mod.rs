@@ -9,7 +9,7 @@
 //! | route | what |
 //! |---|---|
 //! | `GET, POST /account/signup?next=…` | create an account (then back to `next`: an authorization request or an invitation) |
-//! | `GET /account/confirm?token=…` | confirm the address |
+//! | `GET, POST /account/confirm?token=…` | confirm the address; from an expired link, ask for a new one |
 //! | `GET, POST /account/password/reset` | ask for a reset link |
 //! | `GET, POST /account/password/new?token=…` | choose the new password |
 //! | `GET, POST /invitations/accept?token=…` | see, then accept or decline an invitation |
@@ -339,10 +339,6 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
                   body: bytes::Bytes| {
                 let api = post_api.clone();
                 async move {
-                    // The confirmation link is opened, never posted to: 405 below.
-                    if !PATHS.contains(&path.as_str()) || path.as_str() == "/account/confirm" {
-                        return Err(warp::reject::not_found());
-                    }
                     let form: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
                     let visit = Visit::new(api, &query, &headers, ip.map(|ip| ip.0), form);
                     Ok::<_, warp::Rejection>(dispatch(visit, path.as_str(), Method::POST).await)
@@ -350,22 +346,16 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
             },
         );
     let other = ours().and(warp::method()).and(warp::header::headers_cloned()).and_then(
-        |path: warp::path::FullPath, method: Method, headers: HeaderMap| async move {
-            let served = method == Method::GET || (method == Method::POST && path.as_str() != "/account/confirm");
-            if !PATHS.contains(&path.as_str()) || served {
+        |_path: warp::path::FullPath, method: Method, headers: HeaderMap| async move {
+            if method == Method::GET || method == Method::POST {
                 return Err(warp::reject::not_found());
             }
             let lang = Lang::negotiate(headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()));
             let mut response = warp::reply::Response::new(texts::of(lang).method_not_allowed.into());
             *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-            let allow = if path.as_str() == "/account/confirm" {
-                "GET"
-            } else {
-                "GET, POST"
-            };
             response
                 .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static(allow));
+                .insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("text/plain; charset=utf-8"),
@@ -403,6 +393,7 @@ async fn dispatch(mut visit: Visit, path: &str, method: Method) -> warp::reply::
         ("/account/signup", false) => account::signup_page(&mut visit).await,
         ("/account/signup", true) => account::signup_submit(&mut visit).await,
         ("/account/confirm", false) => account::confirm(&mut visit).await,
+        ("/account/confirm", true) => account::confirm_resend(&mut visit).await,
         ("/account/password/reset", false) => account::reset_page(&mut visit).await,
         ("/account/password/reset", true) => account::reset_submit(&mut visit).await,
         ("/account/password/new", false) => account::new_password_page(&mut visit).await,

@@ -28,6 +28,8 @@ pub struct Texts {
     pub confirmed_title: &'static str,
     pub confirmed_body: &'static str,
     pub confirm_expired_body: &'static str,
+    pub confirm_resend: &'static str,
+    pub confirm_resent_body: &'static str,
 
     pub reset_title: &'static str,
     pub reset_intro: &'static str,
@@ -105,6 +107,8 @@ const EN: Texts = Texts {
     confirmed_title: "Your address is confirmed",
     confirmed_body: "Thank you. Your account can now act on the data of your companies.",
     confirm_expired_body: "This confirmation link has expired (links work for 7 days).",
+    confirm_resend: "Send a new link",
+    confirm_resent_body: "We sent a new confirmation link to the address of the account. It is valid for 7 days.",
 
     reset_title: "Reset your password",
     reset_intro: "Type the e-mail address of your account. We will send a link to choose a new password.",
@@ -182,6 +186,8 @@ const FR: Texts = Texts {
     confirmed_title: "Votre adresse est confirmée",
     confirmed_body: "Merci. Votre compte peut maintenant agir sur les données de vos entreprises.",
     confirm_expired_body: "Ce lien de confirmation a expiré (les liens sont valables 7 jours).",
+    confirm_resend: "Envoyer un nouveau lien",
+    confirm_resent_body: "Nous avons envoyé un nouveau lien de confirmation à l'adresse du compte. Il est valable 7 jours.",
 
     reset_title: "Réinitialisez votre mot de passe",
     reset_intro: "Saisissez l'adresse e-mail de votre compte. Nous vous enverrons un lien pour choisir un nouveau mot de passe.",

@@ -224,15 +224,31 @@ on_both_backends! {
             .execute(&app.server.db.pool)
             .await
             .unwrap();
-        assert_page(&browser.get(&expired).await, 410, "This confirmation link has expired");
+        let page = browser.get(&expired).await;
+        assert_page(&page, 410, "This confirmation link has expired");
         assert_eq!(one(app, confirmed, "other@example.com").await, None);
+        // A new link, to the account's own address, from the expired one.
+        let resent = submit(&mut browser, app, &page, &[]).await;
+        assert_page(&resent, 200, "We sent a new confirmation link");
+        let fresh = mail_link(app, "other@example.com", "/account/confirm?token=").await;
+        assert_ne!(fresh, expired);
+        assert_page(&browser.get(&fresh).await, 200, "Your address is confirmed");
+        assert!(one(app, confirmed, "other@example.com").await.is_some());
+        // Once confirmed, the old link asks for nothing more.
+        let page = browser.get(&expired).await;
+        assert_page(&submit(&mut browser, app, &page, &[]).await, 200, "Your address is confirmed");
         // Only the hash is stored.
         let token = link.split("token=").nth(1).unwrap();
         assert!(one(app, "SELECT token_hash FROM account_tokens WHERE token_hash = $1", token).await.is_none());
         assert_eq!(count(app, "SELECT COUNT(*) FROM account_tokens WHERE user_id = $1", user_id).await, 1);
-        let response = app.client.post(&link).send().await.unwrap();
+        let response = app.client.delete(&link).send().await.unwrap();
         assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
-        assert_eq!(response.headers()["allow"], "GET");
+        assert_eq!(response.headers()["allow"], "GET, POST");
+        // Posted without the form's token: refused, nothing sent.
+        let before = outbox(app, "new@example.com").await.len();
+        let forged = browser.post(&link, &[("csrf_token", "forged")]).await;
+        assert_page(&forged, 403, "This form has expired");
+        assert_eq!(outbox(app, "new@example.com").await.len(), before);
     }
 
     async fn password_reset_revokes_sessions_and_keeps_grants(app) {

@@ -65,6 +65,39 @@ pub async fn confirm(db: &Db, token: &str) -> AppResult<Outcome> {
     })
 }
 
+/// What asking for a new link did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resent {
+    Sent,
+    /// The address is confirmed already: nothing sent.
+    AlreadyConfirmed,
+    /// No confirmation link has this token.
+    Unknown,
+}
+
+/// Sends a new confirmation link to the account an earlier link (expired, typically) was for:
+/// only to that account's own address, and only while it is unconfirmed (the reference's
+/// `resendActivationEmail`, reached from the expired link instead of a login).
+pub async fn resend(db: &Db, token: &str, lang: Lang, public_url: &str) -> AppResult<Resent> {
+    let row: Option<(i64, String, String, Option<i64>)> = sqlx::query_as(
+        "SELECT u.id, u.email, u.first_name, u.email_confirmed_at FROM account_tokens t JOIN users u ON u.id = t.user_id
+         WHERE t.token_hash = $1 AND t.purpose = 'confirm_email'",
+    )
+    .bind(crate::domain::auth::tokens::hash(token.trim()))
+    .fetch_optional(&db.pool)
+    .await?;
+    let Some((user_id, email, name, confirmed)) = row else {
+        return Ok(Resent::Unknown);
+    };
+    if confirmed.is_some() {
+        return Ok(Resent::AlreadyConfirmed);
+    }
+    let mut tx = db.begin_write().await?;
+    send(&mut tx, user_id, &email, &name, lang, public_url).await?;
+    tx.commit().await?;
+    Ok(Resent::Sent)
+}
+
 /// Records that the owner of the account proved the address (kept if already set).
 pub async fn mark_confirmed(conn: &mut AnyConnection, user_id: i64) -> AppResult<()> {
     sqlx::query("UPDATE users SET email_confirmed_at = $2 WHERE id = $1 AND email_confirmed_at IS NULL")
