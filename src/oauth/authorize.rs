@@ -17,6 +17,7 @@ use crate::graphql::Api;
 use crate::http::contract::{
     AuthorizeRequest, AuthorizeResponse, AuthorizeSubmitForm, AuthorizeSubmitRequest, AuthorizeSubmitResponse,
 };
+use crate::i18n::Lang;
 
 use super::cookies;
 use super::endpoint::FlowEndpoint;
@@ -35,6 +36,7 @@ struct Solicitor {
     login_error: Option<(StatusCode, String)>,
     csrf: String,
     action: String,
+    lang: Lang,
 }
 
 impl Solicitor {
@@ -68,12 +70,12 @@ impl OwnerSolicitor<OAuthRequest> for Solicitor {
                 };
                 OwnerConsent::InProgress(OAuthResponse::html(
                     status,
-                    pages::login(&self.action, &self.csrf, &client, error),
+                    pages::login(self.lang, &self.action, &self.csrf, &client, error),
                 ))
             }
             (Some((_, name)), None) => OwnerConsent::InProgress(OAuthResponse::html(
                 StatusCode::OK,
-                pages::consent(&self.action, &self.csrf, &client, name),
+                pages::consent(self.lang, &self.action, &self.csrf, &client, name),
             )),
             (Some((id, _)), Some(true)) => OwnerConsent::Authorized(id.to_string()),
             (Some(_), Some(false)) => OwnerConsent::Denied,
@@ -103,10 +105,10 @@ struct Page {
     set_cookie: Vec<String>,
 }
 
-fn html_error(status: StatusCode, message: &str) -> Page {
+fn html_error(lang: Lang, status: StatusCode, message: &str) -> Page {
     Page {
         status,
-        body: pages::error(message),
+        body: pages::error(lang, message),
         location: None,
         set_cookie: Vec::new(),
     }
@@ -152,7 +154,10 @@ pub async fn serve_get(api: &Api, request: AuthorizeRequest) -> AuthorizeRespons
             set_cookie: page.set_cookie,
         },
         (400, _) => AuthorizeResponse::BadRequest(page.body),
-        _ => AuthorizeResponse::InternalServerError(pages::error("Please retry.")),
+        _ => {
+            let lang = language(&request.headers);
+            AuthorizeResponse::InternalServerError(pages::error(lang, pages::texts(lang).retry))
+        }
     }
 }
 
@@ -176,7 +181,10 @@ pub async fn serve_post(api: &Api, request: AuthorizeSubmitRequest) -> Authorize
         (403, _) => AuthorizeSubmitResponse::Forbidden { body, set_cookie },
         (429, _) => AuthorizeSubmitResponse::TooManyRequests { body, set_cookie },
         (503, _) => AuthorizeSubmitResponse::ServiceUnavailable { body, set_cookie },
-        _ => AuthorizeSubmitResponse::InternalServerError(pages::error("Please retry.")),
+        _ => {
+            let lang = language(&request.headers);
+            AuthorizeSubmitResponse::InternalServerError(pages::error(lang, pages::texts(lang).retry))
+        }
     }
 }
 
@@ -190,8 +198,10 @@ async fn serve(
     form: Option<&AuthorizeSubmitForm>,
 ) -> Page {
     let db = &api.db;
+    let lang = language(headers);
+    let t = pages::texts(lang);
     if let Some(name) = repeated(&query) {
-        return repeated_error(db, &query, name).await;
+        return repeated_error(db, lang, &query, name).await;
     }
     let jar = cookies::read(headers);
     let mut set_cookies: Vec<String> = Vec::new();
@@ -202,7 +212,7 @@ async fn serve(
                 Ok((fresh, _)) => fresh,
                 Err(error) => {
                     error.log_if_internal();
-                    return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+                    return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
                 }
             };
             set_cookies.push(cookies::set(
@@ -237,10 +247,7 @@ async fn serve(
             .zip(field(&form.csrf_token))
             .is_some_and(|(cookie, field)| cookies::csrf_matches(cookie, &field));
         if !valid {
-            return html_error(
-                StatusCode::FORBIDDEN,
-                "This form has expired or did not come from this site. Go back and reload the page.",
-            );
+            return html_error(lang, StatusCode::FORBIDDEN, t.form_expired);
         }
         match field(&form.action).as_deref() {
             Some("login") => {
@@ -251,10 +258,7 @@ async fn serve(
                 // One password check at a time per core, as for the API: a page that cannot get
                 // its turn soon says so instead of queueing without end.
                 let Ok(permit) = crate::domain::auth::password::permit().await else {
-                    return html_error(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "The service is busy. Retry in a moment.",
-                    );
+                    return html_error(lang, StatusCode::SERVICE_UNAVAILABLE, t.busy);
                 };
                 let checked = crate::domain::auth::password::under_permit(
                     permit,
@@ -269,7 +273,7 @@ async fn serve(
                         }
                         Err(error) => {
                             error.log_if_internal();
-                            return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+                            return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
                         }
                     },
                     Err(error) if error.extension("reason") == Some(&serde_json::json!("TOO_MANY_ATTEMPTS")) => {
@@ -280,10 +284,16 @@ async fn serve(
                             .unwrap_or(15);
                         login_error = Some((
                             StatusCode::TOO_MANY_REQUESTS,
-                            format!("Too many failed attempts. Try again in {minutes} minutes."),
+                            t.too_many.replace("{minutes}", &minutes.to_string()),
                         ));
                     }
-                    Err(error) => login_error = Some((StatusCode::UNAUTHORIZED, error.message)),
+                    Err(error) if error.code == crate::errors::Code::AuthenticationError => {
+                        login_error = Some((StatusCode::UNAUTHORIZED, t.wrong_credentials.to_string()));
+                    }
+                    Err(error) => {
+                        error.log_if_internal();
+                        return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
+                    }
                 }
             }
             Some("allow") if user.is_some() => decision = Some(true),
@@ -303,6 +313,7 @@ async fn serve(
     if pkce_refused {
         return invalid_request(
             &registrar,
+            lang,
             get("client_id"),
             get("redirect_uri"),
             get("state"),
@@ -317,6 +328,7 @@ async fn serve(
         login_error,
         csrf,
         action,
+        lang,
     };
     let bad_request = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let endpoint = FlowEndpoint {
@@ -337,26 +349,32 @@ async fn serve(
         body: NormalizedParameter::new(),
     };
     let Ok(mut flow) = AuthorizationFlow::prepare(endpoint) else {
-        return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+        return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
     };
     let answer = match flow.execute(oauth_request).await {
         Ok(answer) => answer,
         Err(_) if FlowEndpoint::was_bad_request(&bad_request) => {
-            return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+            return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client);
         }
         Err(error) => {
             tracing::error!(?error, "the authorization endpoint failed");
-            return html_error(StatusCode::INTERNAL_SERVER_ERROR, "Please retry.");
+            return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
         }
     };
     if answer.status == StatusCode::BAD_REQUEST && answer.location.is_none() {
-        return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+        return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client);
     }
     Page::from_answer(answer, set_cookies)
 }
 
-const UNKNOWN_CLIENT: &str =
-    "The application that sent you here is unknown, or asked to send you back to an address it did not register.";
+/// The language of the pages, from the request's `Accept-Language`.
+fn language(headers: &warp::http::HeaderMap) -> Lang {
+    Lang::negotiate(
+        headers
+            .get(warp::http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok()),
+    )
+}
 
 /// The first parameter the request carries more than once, if any. RFC 6749 §3.1: "Request and
 /// response parameters MUST NOT be included more than once."
@@ -368,7 +386,7 @@ fn repeated(query: &[(String, String)]) -> Option<&str> {
 /// A request with a repeated parameter: `invalid_request` back to the application when its
 /// client and redirect URI are each given once and registered (or the URI left out and the
 /// client has one), an HTML page otherwise. The state goes back only when it was given once.
-async fn repeated_error(db: &Db, query: &[(String, String)], name: &str) -> Page {
+async fn repeated_error(db: &Db, lang: Lang, query: &[(String, String)], name: &str) -> Page {
     let once = |key: &str| {
         let mut values = query.iter().filter(|(k, _)| k == key).map(|(_, v)| v.clone());
         match (values.next(), values.next()) {
@@ -378,7 +396,7 @@ async fn repeated_error(db: &Db, query: &[(String, String)], name: &str) -> Page
     };
     let count = |key: &str| query.iter().filter(|(k, _)| k == key).count();
     if count("client_id") != 1 || count("redirect_uri") > 1 {
-        return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+        return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client);
     }
     let registrar = DbRegistrar {
         db: db.clone(),
@@ -387,6 +405,7 @@ async fn repeated_error(db: &Db, query: &[(String, String)], name: &str) -> Page
     let description = format!("The parameter {name} was sent more than once");
     invalid_request(
         &registrar,
+        lang,
         once("client_id"),
         once("redirect_uri"),
         once("state"),
@@ -399,6 +418,7 @@ async fn repeated_error(db: &Db, query: &[(String, String)], name: &str) -> Page
 /// redirect URI are registered, an HTML page otherwise.
 async fn invalid_request(
     registrar: &DbRegistrar,
+    lang: Lang,
     client_id: Option<String>,
     redirect_uri: Option<String>,
     state: Option<String>,
@@ -415,10 +435,10 @@ async fn invalid_request(
         })
         .await;
     let Ok(bound) = bound else {
-        return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+        return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client);
     };
     let Ok(mut url) = url::Url::parse(&bound.redirect_uri.to_string()) else {
-        return html_error(StatusCode::BAD_REQUEST, UNKNOWN_CLIENT);
+        return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client);
     };
     url.query_pairs_mut()
         .append_pair("error", "invalid_request")

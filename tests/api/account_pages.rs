@@ -353,6 +353,16 @@ on_both_backends! {
         assert!(body.contains("Créez votre compte Roadlog"), "{body}");
         let body = get(app.url("/invitations/accept?token=nothing")).await.text().await.unwrap();
         assert!(body.contains("Ce lien d&#39;invitation n&#39;est pas valide."), "{body}");
+        // The OAuth login page too, with its links to these pages.
+        let client = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Fleet", &["https://fleet.example/cb".to_string()])
+            .await
+            .unwrap();
+        let authorize = app.url(&format!("/oauth/authorize?client_id={}&response_type=code&state=s", client.client_id));
+        let body = get(authorize.clone()).await.text().await.unwrap();
+        assert!(body.contains("<html lang=\"fr\">") && body.contains("Connexion à Roadlog"), "{body}");
+        assert!(body.contains("Pas encore de compte ? Créez-en un") && body.contains("Mot de passe oublié ?"), "{body}");
+        let body = app.client.get(&authorize).send().await.unwrap().text().await.unwrap();
+        assert!(body.contains("Log in to Roadlog") && body.contains("No account yet? Create one"), "{body}");
         // English when French is refused or absent.
         let english = app.client.get(app.url("/account/signup")).header("accept-language", "fr;q=0, de").send().await.unwrap();
         assert_eq!(english.headers()["content-language"], "en");
