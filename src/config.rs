@@ -189,6 +189,7 @@ pub mod defaults {
     pub const HEADER_READ_TIMEOUT_SECS: u64 = 10;
     pub const BODY_TIMEOUT_SECS: u64 = 30;
     pub const CLIENT_RATE_LIMIT: u32 = 3000;
+    pub const CARD_KEY_POOL: usize = 1000;
 }
 
 /// Where the data is: every command that opens the database takes these.
@@ -341,6 +342,11 @@ pub struct Settings {
     #[arg(long, env = "ROADLOG_CONSOLE", default_value_t = true, action = clap::ArgAction::Set,
           num_args = 0..=1, default_missing_value = "true", require_equals = true)]
     pub console: bool,
+    /// Card keys of the C1B export kept generated ahead of need (one per employee at a first
+    /// export; ~15 ms of one core each), refilled in the background one key at a time. 0 turns
+    /// the pool off: first exports then generate their keys on the spot.
+    #[arg(long, env = "ROADLOG_CARD_KEY_POOL", default_value_t = defaults::CARD_KEY_POOL)]
+    pub card_key_pool: usize,
 }
 
 impl Settings {
@@ -363,6 +369,7 @@ impl Settings {
             cors_origins: Vec::new(),
             key_encryption_key: None,
             console: true,
+            card_key_pool: defaults::CARD_KEY_POOL,
         }
     }
 

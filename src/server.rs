@@ -208,6 +208,14 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let (open_tx, connections) = watch::channel(0usize);
     let (accepting_tx, accepting) = watch::channel(true);
     let mut tasks = Vec::new();
+    if settings.card_key_pool > 0 {
+        tasks.push(tokio::spawn(crate::domain::export::key_pool::keep_filled(
+            db.clone(),
+            api.key_sealer.clone(),
+            settings.card_key_pool,
+            stopped.clone(),
+        )));
+    }
     let until_stopped = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };

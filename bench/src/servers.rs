@@ -39,6 +39,8 @@ impl Server {
         let log = std::fs::File::create(log).context("creating the server's log file")?;
         let child = Command::new(binary)
             .args(["serve", "--environment", "sandbox", "--client-rate-limit", "100000000"])
+            // No card keys generated in the background while the cases run (no case exports).
+            .args(["--card-key-pool", "0"])
             .arg("--database-url")
             .arg(database_url)
             .arg("--bind")

@@ -251,7 +251,8 @@ on_both_backends! {
         let user = app.new_user("driver@example.com").await;
         let (client_id, secret) = client(app).await;
         // A second server on the same database, as behind a load balancer.
-        let settings = roadlog::config::Settings::new(roadlog::config::Environment::Sandbox, Some(app.database_url.clone()));
+        let mut settings = roadlog::config::Settings::new(roadlog::config::Environment::Sandbox, Some(app.database_url.clone()));
+        settings.card_key_pool = 0;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let second = roadlog::server::start(&settings, listener).await.unwrap();
         // Login and consent on the first instance…

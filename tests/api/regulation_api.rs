@@ -161,4 +161,51 @@ on_both_backends! {
         let body = app.as_user(&c.worker, ADMIN_DAYS, json!({ "c": c.id })).await;
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"]);
     }
+
+    async fn recap_names_the_other_companies_of_alerted_days(app) {
+        let c = company(app).await;
+        // Two more employers of the worker: one with another SIREN, one sharing the company's.
+        let other_admin = app.new_user("other@example.com").await;
+        let other = app.new_company(&other_admin, "Autre Transport").await;
+        let sister = app.new_company(&other_admin, "Martin Sud").await;
+        sqlx::query("UPDATE companies SET siren = '987654321' WHERE id = $1")
+            .bind(other)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        app.hire(&other_admin, other, &c.worker).await;
+        app.hire(&other_admin, sister, &c.worker).await;
+        sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        // Three alerted days in the company (13 h of driving each); the first also has an hour
+        // for the other SIREN, the second an hour for the sister company, the third nothing else.
+        let (d1, d2, d3) = (day(12), day(10), day(8));
+        for d in [d1, d2, d3] {
+            let long = mission(app, &c.worker, c.id, &[("drive", d + 5 * HOUR, d + 18 * HOUR)]).await;
+            validate(app, &c.worker, long, &c.worker).await;
+            validate(app, &c.admin, long, &c.worker).await;
+        }
+        mission(app, &c.worker, other, &[("work", d1 + 19 * HOUR, d1 + 20 * HOUR)]).await;
+        mission(app, &c.worker, sister, &[("work", d2 + 19 * HOUR, d2 + 20 * HOUR)]).await;
+        // An hour for the other SIREN on a day with no alert changes nothing.
+        mission(app, &c.worker, other, &[("work", day(9) + 19 * HOUR, day(9) + 20 * HOUR)]).await;
+
+        // Each day read in the recap of its own month (the days may straddle two).
+        for (d, expected) in [(d1, json!("company")), (d2, json!("establishment")), (d3, Value::Null)] {
+            let body = app.as_user(&c.admin, RECAP, json!({ "c": c.id, "m": month_of(&date(d)) })).await;
+            assert!(body["errors"].is_null(), "{body}");
+            let group = body["data"]["company"]["regulatoryAlertsRecap"]["dailyAlerts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|g| g["alertsType"] == "maximumWorkDayTime")
+                .cloned()
+                .unwrap();
+            let details: Vec<&Value> = group["dayDetails"].as_array().unwrap().iter().filter(|x| x["day"] == date(d)).collect();
+            assert_eq!(details.len(), 1, "{body}");
+            assert_eq!(details[0]["otherCompanyRelation"], expected, "{}: {body}", date(d));
+        }
+    }
 }

@@ -34,10 +34,14 @@ pub mod sql {
             ["a.user_id" in 1],
             " ORDER BY a.day, a.user_id, a.id"
         );
-        /// The SIRENs of other companies the worker (`$1`) started activities for in `[$2, $3)`.
-        pub const OTHER_COMPANIES: &str = "SELECT DISTINCT c.siren FROM activities a JOIN missions m ON m.id = a.mission_id \
-             JOIN companies c ON c.id = m.company_id WHERE a.user_id = $1 AND a.dismissed_at IS NULL \
-             AND a.start_time >= $2 AND a.start_time < $3 AND m.company_id <> $4";
+        /// The activities the workers (`$1`) started in `[$2, $3)` for companies other than `$4`,
+        /// with those companies' SIRENs: one statement for every alerted worker of the recap.
+        pub const OTHER_COMPANIES: PerBackend = crate::per_backend!(
+            "SELECT a.user_id, a.start_time, c.siren FROM activities a JOIN missions m ON m.id = a.mission_id \
+             JOIN companies c ON c.id = m.company_id WHERE ",
+            ["a.user_id" in 1],
+            " AND a.dismissed_at IS NULL AND a.start_time >= $2 AND a.start_time < $3 AND m.company_id <> $4"
+        );
         pub const SIREN: &str = "SELECT siren, eu_driving_checks FROM companies WHERE id = $1";
         /// Admin computations of the workers (`$1`), days optional.
         pub const ADMIN_COMPUTATIONS: PerBackend = crate::per_backend!(
@@ -238,15 +242,7 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
             }
         }
     }
-    let mut relations: BTreeMap<(String, i64), Option<&'static str>> = BTreeMap::new();
-    for line in &lines {
-        let key = (line.day.clone(), line.user_id);
-        if relations.contains_key(&key) {
-            continue;
-        }
-        let relation = other_company_relation(db, query.company_id, &siren, line).await?;
-        relations.insert(key, relation);
-    }
+    let relations = other_company_relations(db, query.company_id, &siren, &lines).await?;
     let build = |groups: Vec<(String, Vec<&AlertLine>)>| -> Vec<Group> {
         groups
             .into_iter()
@@ -257,16 +253,15 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
                 let mut details: Vec<Detail> = vec![];
                 let mut sorted = lines.clone();
                 sorted.sort_by(|a, b| a.day.cmp(&b.day).then(a.user_id.cmp(&b.user_id)));
+                // Sorted by (day, user): a repeated pair follows its first line.
+                sorted.dedup_by(|a, b| a.day == b.day && a.user_id == b.user_id);
                 for line in sorted {
                     let Some(day) = parse_date(&line.day) else { continue };
-                    if details.iter().any(|d| d.day == day && d.user_id == line.user_id) {
-                        continue;
-                    }
                     details.push(Detail {
                         day,
                         user_name: format!("{} {}", line.first_name, line.last_name),
                         user_id: line.user_id,
-                        other_company_relation: relations.get(&(line.day.clone(), line.user_id)).copied().flatten(),
+                        other_company_relation: relations.get(&(day, line.user_id)).copied(),
                     });
                 }
                 Group {
@@ -288,33 +283,56 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
     })
 }
 
-/// `company` when the worker started activities that local day for a company with another
-/// SIREN, `establishment` when only for other companies with the same SIREN.
-async fn other_company_relation(
+/// For each alerted (local day, worker): `company` when the worker started activities that day
+/// for a company with another SIREN, `establishment` when only for other companies with the same
+/// SIREN (absent: neither). One statement for all the lines, however many: the activities the
+/// alerted workers started for other companies over the span of the alerted days, each placed
+/// on its local day in its worker's zone.
+async fn other_company_relations(
     db: &Db,
     company_id: i64,
     siren: &str,
-    line: &AlertLine,
-) -> AppResult<Option<&'static str>> {
-    let Some(day) = parse_date(&line.day) else {
-        return Ok(None);
+    lines: &[AlertLine],
+) -> AppResult<BTreeMap<(NaiveDate, i64), &'static str>> {
+    let mut alerted: BTreeMap<(NaiveDate, i64), chrono_tz::Tz> = BTreeMap::new();
+    for line in lines {
+        if let Some(day) = parse_date(&line.day) {
+            alerted.insert((day, line.user_id), time::zone(&line.timezone_name));
+        }
+    }
+    let mut relations = BTreeMap::new();
+    let span = alerted.iter().map(|(&(day, _), &tz)| {
+        let start = time::day_start(tz, day);
+        (start, start + DAY)
+    });
+    let Some((from, until)) = span.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1))) else {
+        return Ok(relations);
     };
-    let tz = time::zone(&line.timezone_name);
-    let start = time::day_start(tz, day);
-    let sirens: Vec<(String,)> = sqlx::query_as(sql::OTHER_COMPANIES)
-        .bind(line.user_id)
-        .bind(start)
-        .bind(start + DAY)
+    let mut users: Vec<i64> = alerted.keys().map(|k| k.1).collect();
+    users.sort_unstable();
+    users.dedup();
+    let zones: BTreeMap<i64, chrono_tz::Tz> = alerted.iter().map(|(&(_, user), &tz)| (user, tz)).collect();
+    let rows: Vec<(i64, i64, String)> = sqlx::query_as(db.sql(sql::OTHER_COMPANIES))
+        .bind(id_list(&users))
+        .bind(from)
+        .bind(until)
         .bind(company_id)
         .fetch_all(&db.pool)
         .await?;
-    Ok(if sirens.iter().any(|s| s.0 != siren) {
-        Some("company")
-    } else if sirens.is_empty() {
-        None
-    } else {
-        Some("establishment")
-    })
+    for (user, start, other) in rows {
+        let Some(&tz) = zones.get(&user) else { continue };
+        let key = (time::local_date(tz, start), user);
+        if !alerted.contains_key(&key) {
+            continue;
+        }
+        let relation = if other != siren { "company" } else { "establishment" };
+        // `company` wins over `establishment`.
+        let entry = relations.entry(key).or_insert(relation);
+        if relation == "company" {
+            *entry = relation;
+        }
+    }
+    Ok(relations)
 }
 
 /// `CompanyAdminRegulationComputationsByUserAndDay`.

@@ -12,6 +12,7 @@ use crate::db::{Db, PerBackend, now};
 use crate::errors::{AppError, AppResult};
 
 use super::c1b::{CaKey, CardKey, RootKey};
+use super::key_pool;
 use super::sealing::Sealer;
 
 async fn stored(db: &Db, sealer: &Sealer, kind: &str) -> AppResult<Option<Vec<u8>>> {
@@ -64,20 +65,31 @@ pub async fn ca(db: &Db, sealer: &Sealer) -> AppResult<CaKey> {
     CaKey::from_bytes(&bytes).map_err(|e| AppError::internal(e.0))
 }
 
-/// The card keys of these employees, created for those who have none yet (on every core: RSA key
+/// The card keys of these employees, given to those who have none yet: taken from the pool of
+/// keys generated ahead ([`key_pool`]), and what it lacks generated now on every core (RSA key
 /// generation is the slow part of a first export).
 pub async fn card_keys(db: &Db, sealer: &Sealer, user_ids: &[i64]) -> AppResult<HashMap<i64, CardKey>> {
     let mut keys = read_card_keys(db, sealer, user_ids).await?;
     let missing: Vec<i64> = user_ids.iter().copied().filter(|u| !keys.contains_key(u)).collect();
     if !missing.is_empty() {
-        let generated: Vec<(i64, Vec<u8>)> = tokio::task::spawn_blocking(move || {
-            missing
-                .par_iter()
-                .map(|user| (*user, CardKey::generate().to_bytes()))
-                .collect()
-        })
-        .await
-        .map_err(AppError::internal)?;
+        let pooled = key_pool::take(db, sealer, missing.len()).await?;
+        let (from_pool, to_generate) = missing.split_at(pooled.len());
+        let mut generated: Vec<(i64, Vec<u8>)> = from_pool
+            .iter()
+            .zip(pooled)
+            .map(|(user, key)| (*user, key.to_bytes()))
+            .collect();
+        let to_generate = to_generate.to_vec();
+        generated.extend(
+            tokio::task::spawn_blocking(move || {
+                to_generate
+                    .par_iter()
+                    .map(|user| (*user, CardKey::generate().to_bytes()))
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .map_err(AppError::internal)?,
+        );
         let mut tx = db.begin_write().await?;
         for (user_id, bytes) in generated {
             sqlx::query(
@@ -155,6 +167,7 @@ pub async fn seal_stored_keys(db: &Db, sealer: &Sealer) -> AppResult<usize> {
             .await?;
         sealed += 1;
     }
+    sealed += key_pool::seal_stored(&mut tx, sealer).await?;
     tx.commit().await?;
     // A wrong key would only show at the next export: find out now.
     stored(db, sealer, "root").await?;

@@ -5,6 +5,7 @@ pub mod archive;
 pub mod c1b;
 mod cards;
 mod data;
+pub mod key_pool;
 pub mod keys_store;
 pub mod request;
 pub mod sealing;

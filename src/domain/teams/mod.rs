@@ -15,7 +15,6 @@ pub use manage::{
 use crate::db::Db;
 use crate::domain::companies::permissions;
 use crate::domain::missions::vehicles::VehicleRow;
-use crate::domain::users::accounts::{self, UserRow};
 use crate::errors::{AppError, AppResult};
 
 /// Longest team name (the reference's column is 255 characters).
@@ -88,14 +87,16 @@ async fn user_ids(db: &Db, statement: &'static str, team_id: i64) -> AppResult<V
     Ok(rows.into_iter().map(|r| r.0).collect())
 }
 
-/// `Team.users`: the users of the team's accepted employments, current or not.
-pub async fn members(db: &Db, team_id: i64) -> AppResult<Vec<UserRow>> {
-    accounts::find_many(db, &user_ids(db, sql::MEMBERS, team_id).await?).await
+/// `Team.users`: the ids of the users of the team's accepted employments, current or not. Ids
+/// only: reading the accounts is the users module's work, and teams sit below it (an invitation
+/// redeemed at sign-up follows its team).
+pub async fn member_ids(db: &Db, team_id: i64) -> AppResult<Vec<i64>> {
+    user_ids(db, sql::MEMBERS, team_id).await
 }
 
-/// `Team.adminUsers`.
-pub async fn admins(db: &Db, team_id: i64) -> AppResult<Vec<UserRow>> {
-    accounts::find_many(db, &user_ids(db, sql::ADMINS, team_id).await?).await
+/// `Team.adminUsers`: ids, as [`member_ids`].
+pub async fn admin_ids(db: &Db, team_id: i64) -> AppResult<Vec<i64>> {
+    user_ids(db, sql::ADMINS, team_id).await
 }
 
 /// `Team.vehicles`: those still in service.

@@ -5,6 +5,7 @@ use async_graphql::Context;
 
 use crate::domain::companies::company;
 use crate::domain::teams::{self, TeamInput, TeamRow};
+use crate::domain::users::accounts;
 use crate::graphql::contract::{Company, Team, TeamResolver, TeamsResolver, User, Vehicle};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::scalars::TimeStamp;
@@ -85,11 +86,10 @@ impl TeamsResolver for Api {
 #[async_trait::async_trait]
 impl TeamResolver for Api {
     async fn admin_users(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
-        let Some(id) = parent.id else {
-            return Ok(None);
-        };
-        let users = teams::admins(&self.db, id.into()).await?;
-        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
+        match parent.id {
+            Some(id) => self.users_by_id(teams::admin_ids(&self.db, id.into()).await?).await,
+            None => Ok(None),
+        }
     }
 
     async fn vehicles(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
@@ -101,10 +101,17 @@ impl TeamResolver for Api {
     }
 
     async fn users(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
-        let Some(id) = parent.id else {
-            return Ok(None);
-        };
-        let users = teams::members(&self.db, id.into()).await?;
+        match parent.id {
+            Some(id) => self.users_by_id(teams::member_ids(&self.db, id.into()).await?).await,
+            None => Ok(None),
+        }
+    }
+}
+
+impl Api {
+    /// The accounts of a team's members or admins, in one statement.
+    async fn users_by_id(&self, ids: Vec<i64>) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        let users = accounts::find_many(&self.db, &ids).await?;
         Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
     }
 }

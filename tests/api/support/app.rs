@@ -128,6 +128,9 @@ impl TestApp {
         }
         let mut settings = Settings::new(Environment::Sandbox, Some(database_url.clone()));
         settings.bind = "127.0.0.1:0".parse().unwrap();
+        // No background key generation in tests (a core for ~15 s per server): the tests of the
+        // pool turn it on.
+        settings.card_key_pool = 0;
         adjust(&mut settings);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let server = roadlog::server::start(&settings, listener)
