@@ -23,9 +23,12 @@ pub fn routes(
     schema: ContractSchema,
 ) -> impl Filter<Extract = (impl warp::Reply,), Error = Infallible> + Clone {
     let rest = contract::routes(Arc::new(RestHandlers { api: api.clone() }));
+    let protected = graphql::protected_routes(api.clone(), crate::graphql::protected::build_schema(api.clone()));
     // The console first: it takes `GET /api/graphql` from browsers asking for HTML.
     console::routes(api.clone())
         .or(graphql::routes(api, schema))
+        .unify()
+        .or(protected)
         .unify()
         .or(rest)
         .unify()
