@@ -4,6 +4,7 @@
 //! transports: `http` and `oauth` do not know each other, this module knows both.
 
 mod rest;
+mod sync_employee;
 
 use std::convert::Infallible;
 use std::sync::Arc;
