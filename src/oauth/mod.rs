@@ -3,7 +3,7 @@
 
 pub mod authorize;
 pub mod clients;
-mod cookies;
+pub mod cookies;
 mod endpoint;
 pub mod limits;
 mod pages;
