@@ -50,8 +50,17 @@ pub struct LinkRow {
     pub access_token_hash: Option<String>,
 }
 
-const LINK_COLUMNS: &str = "id, client_id, employment_id, email, first_name, last_name, has_admin_rights, \
-     created_at, accepted_at, declined_at, access_token_hash";
+/// `$1` client, `$2` employment: the live link.
+const FIND_LINK: &str = "SELECT id, client_id, employment_id, email, first_name, last_name, has_admin_rights, \
+     created_at, accepted_at, declined_at, access_token_hash FROM client_employments \
+     WHERE client_id = $1 AND employment_id = $2 AND dismissed_at IS NULL";
+
+/// `$1` client, `$2` company: the live links, in the order they were made.
+const LINKS_IN_COMPANY: &str = "SELECT l.id, l.client_id, l.employment_id, l.email, l.first_name, l.last_name, \
+     l.has_admin_rights, l.created_at, l.accepted_at, l.declined_at, l.access_token_hash \
+     FROM client_employments l JOIN employments e ON e.id = l.employment_id \
+     WHERE l.client_id = $1 AND e.company_id = $2 AND l.dismissed_at IS NULL AND e.dismissed_at IS NULL \
+     ORDER BY l.id";
 
 /// An employment as a client may see it: the stored one once the employee accepted, otherwise
 /// only what the client sent.
@@ -145,7 +154,6 @@ async fn current_employment(conn: &mut AnyConnection, company_id: i64, email: &s
 }
 
 /// The mail of an invitation, queued in the caller's transaction.
-#[allow(clippy::too_many_arguments)]
 async fn mail_invitation(
     conn: &mut AnyConnection,
     employee: &Employee,
@@ -287,12 +295,7 @@ pub async fn sync(
     }
     tx.commit().await?;
     let mut conn = db.pool.acquire().await?;
-    let links: Vec<LinkRow> = sqlx::query_as(&format!(
-        "SELECT l.{} FROM client_employments l JOIN employments e ON e.id = l.employment_id
-         WHERE l.client_id = $1 AND e.company_id = $2 AND l.dismissed_at IS NULL AND e.dismissed_at IS NULL
-         ORDER BY l.id",
-        LINK_COLUMNS.replace(", ", ", l.")
-    ))
+    let links: Vec<LinkRow> = sqlx::query_as(LINKS_IN_COMPANY)
     .bind(client_id)
     .bind(company_id)
     .fetch_all(&mut *conn)
@@ -327,9 +330,7 @@ pub async fn employment_token(
 ) -> AppResult<Option<TokenView>> {
     let (client_id, client_name) = client;
     let mut tx = db.begin_write().await?;
-    let link: Option<LinkRow> = sqlx::query_as(&format!(
-        "SELECT {LINK_COLUMNS} FROM client_employments WHERE client_id = $1 AND employment_id = $2 AND dismissed_at IS NULL"
-    ))
+    let link: Option<LinkRow> = sqlx::query_as(FIND_LINK)
     .bind(client_id)
     .bind(employment_id)
     .fetch_optional(&mut *tx)
@@ -373,9 +374,7 @@ pub async fn employment_token(
 /// An employment the client synced, as it may see it; `None` when it synced no such employment.
 pub async fn client_view_of(db: &Db, client_id: i64, employment_id: i64) -> AppResult<Option<EmploymentRow>> {
     let mut conn = db.pool.acquire().await?;
-    let link: Option<LinkRow> = sqlx::query_as(&format!(
-        "SELECT {LINK_COLUMNS} FROM client_employments WHERE client_id = $1 AND employment_id = $2 AND dismissed_at IS NULL"
-    ))
+    let link: Option<LinkRow> = sqlx::query_as(FIND_LINK)
     .bind(client_id)
     .bind(employment_id)
     .fetch_optional(&mut *conn)
