@@ -69,7 +69,7 @@ fn reason(body: &Value) -> Option<&str> {
 }
 
 /// The link of the invitation mailed to `to` (the latest), as a path of the server.
-async fn link(app: &TestApp, to: &str) -> String {
+async fn mailed_link(app: &TestApp, to: &str) -> String {
     let mails = outbox(app, to).await;
     let body = mails[0]["body"].as_str().unwrap();
     let start = body.find("/sync_employee?token=").unwrap_or_else(|| panic!("no link in {body}"));
@@ -261,7 +261,7 @@ on_both_backends! {
 
         // A new account: the password is chosen on the page.
         let mut browser = Browser::new();
-        let page = browser.get(&app.url(&link(app, "new@example.com").await)).await;
+        let page = browser.get(&app.url(&mailed_link(app, "new@example.com").await)).await;
         assert_eq!(page.status, StatusCode::OK, "{}", page.body);
         assert!(page.body.contains("Payroll Plus") && page.body.contains("Transports Martin"));
         assert!(page.body.contains("with the rights of a company admin"));
@@ -305,7 +305,7 @@ on_both_backends! {
 
         // An existing account signs in with its password.
         let mut browser = Browser::new();
-        let page = browser.get(&app.url(&link(app, "known@example.com").await)).await;
+        let page = browser.get(&app.url(&mailed_link(app, "known@example.com").await)).await;
         assert!(page.body.contains("An account exists for this e-mail"));
         let action = forms::action(&app.url(""), &page.body);
         let csrf = forms::field(&page.body, "csrf_token");
@@ -319,7 +319,7 @@ on_both_backends! {
 
         // The third declines: the employment is rejected, no token ever.
         let mut browser = Browser::new();
-        let page = browser.get(&app.url(&link(app, "no@example.com").await)).await;
+        let page = browser.get(&app.url(&mailed_link(app, "no@example.com").await)).await;
         let action = forms::action(&app.url(""), &page.body);
         let csrf = forms::field(&page.body, "csrf_token");
         let done = browser.post(&action, &[("csrf_token", &csrf), ("action", "decline")]).await;
@@ -344,7 +344,7 @@ on_both_backends! {
         let company = register(app, &payroll, "123456789", None).await["data"]["company"]["softwareRegistration"]["id"].as_i64().unwrap();
         let employee = json!({ "c": company, "e": [{ "email": "late@example.com", "firstName": "L", "lastName": "Ate" }] });
         protected(app, &payroll, SYNC, employee.clone()).await;
-        let first = link(app, "late@example.com").await;
+        let first = mailed_link(app, "late@example.com").await;
         // Syncing again within 7 days mails nothing new.
         protected(app, &payroll, SYNC, employee.clone()).await;
         assert_eq!(outbox(app, "late@example.com").await.len(), 1);
@@ -355,7 +355,7 @@ on_both_backends! {
         assert!(page.body.contains("Ask Payroll to send you a new one"));
         protected(app, &payroll, SYNC, employee).await;
         assert_eq!(outbox(app, "late@example.com").await.len(), 2);
-        let second = link(app, "late@example.com").await;
+        let second = mailed_link(app, "late@example.com").await;
         assert_ne!(first, second);
         assert_eq!(browser.get(&app.url(&first)).await.status, StatusCode::NOT_FOUND);
         assert_eq!(browser.get(&app.url(&second)).await.status, StatusCode::OK);
@@ -410,7 +410,7 @@ async fn journey_in_a_browser(backend: Backend) {
         .collect();
     assert_eq!(ids.len(), 3);
     let driver = Driver::start().await;
-    driver.go(&app.url(&link(&app, "bob@example.com").await)).await;
+    driver.go(&app.url(&mailed_link(&app, "bob@example.com").await)).await;
     driver.find("button[value=accept]").await;
     driver.keep_screenshot("vendor_accept").await;
     driver.type_into("#password", "bob's new secret").await;
