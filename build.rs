@@ -34,8 +34,9 @@ fn main() {
     let openapi = read(OPENAPI_PATH);
     let generated =
         roadlog_codegen::generate(SDL_PATH, &sdl, OPENAPI_PATH, &openapi).unwrap_or_else(|e| fail(&e.to_string()));
-    let protected = roadlog_codegen::generate_sharing(PROTECTED_SDL_PATH, &read(PROTECTED_SDL_PATH), &sdl, CONTRACT_MODULE)
-        .unwrap_or_else(|e| fail(&e.to_string()));
+    let protected =
+        roadlog_codegen::generate_sharing(PROTECTED_SDL_PATH, &read(PROTECTED_SDL_PATH), &sdl, CONTRACT_MODULE)
+            .unwrap_or_else(|e| fail(&e.to_string()));
     if let Err(e) = roadlog_codegen::register_cynic_schema("roadlog", SDL_PATH) {
         fail(&e.to_string());
     }

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 use roadlog::config::{
-    ApiKeyCommand, C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, RegulationCommand,
-    SandboxCommand, Settings, describe_database,
+    ApiKeyCommand, C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand,
+    RegulationCommand, SandboxCommand, Settings, describe_database,
 };
 
 fn main() -> ExitCode {
@@ -215,7 +215,10 @@ async fn api_key(db: &roadlog::db::Db, environment: Environment, command: ApiKey
             if json {
                 println!("{}", serde_json::to_string_pretty(&keys)?);
             } else {
-                println!("{:<6}  {:<10}  {:<8}  {:<20}  LAST USED", "ID", "CLIENT ID", "STATUS", "STARTS WITH");
+                println!(
+                    "{:<6}  {:<10}  {:<8}  {:<20}  LAST USED",
+                    "ID", "CLIENT ID", "STATUS", "STARTS WITH"
+                );
                 for key in keys {
                     let status = if key.revoked_at.is_some() { "revoked" } else { "active" };
                     let last_used = key.last_used_at.map_or_else(|| "never".to_string(), |t| t.to_string());

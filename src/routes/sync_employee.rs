@@ -124,7 +124,12 @@ fn csrf(api: &Api, headers: &warp::http::HeaderMap, set_cookie: &mut Vec<String>
         return Ok(existing.to_string());
     }
     let (fresh, _) = tokens::generate("")?;
-    set_cookie.push(cookies::set(cookies::CSRF, fresh.clone(), CSRF_SECONDS, api.environment));
+    set_cookie.push(cookies::set(
+        cookies::CSRF,
+        fresh.clone(),
+        CSRF_SECONDS,
+        api.environment,
+    ));
     Ok(fresh)
 }
 
@@ -210,7 +215,8 @@ async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
     let field = |values: &Vec<String>| values.last().cloned().unwrap_or_default();
     let form = &request.body;
     let jar = cookies::read(&request.headers);
-    let valid = cookies::get(&jar, cookies::CSRF).is_some_and(|cookie| cookies::csrf_matches(cookie, &field(&form.csrf_token)));
+    let valid =
+        cookies::get(&jar, cookies::CSRF).is_some_and(|cookie| cookies::csrf_matches(cookie, &field(&form.csrf_token)));
     if !valid {
         return Page::plain(
             StatusCode::FORBIDDEN,
@@ -227,7 +233,8 @@ async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
         Ok(Lookup::Open(invitation)) => invitation,
         Ok(lookup) => return closed(&lookup).unwrap_or_else(Page::retry),
     };
-    let again = |status: StatusCode, message: &str| form_page(api, &request.headers, token, &invitation, status, Some(message));
+    let again =
+        |status: StatusCode, message: &str| form_page(api, &request.headers, token, &invitation, status, Some(message));
     match field(&form.action).as_str() {
         "decline" => match acceptance::decline(&api.db, &invitation).await {
             Ok(()) => Page::plain(
@@ -255,7 +262,10 @@ async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
             };
             // One password hash at a time per core, as for the API and the login page.
             let Ok(permit) = password::permit().await else {
-                return again(StatusCode::SERVICE_UNAVAILABLE, "The service is busy. Retry in a moment.");
+                return again(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "The service is busy. Retry in a moment.",
+                );
             };
             match password::under_permit(permit, acceptance::accept(&api.db, &invitation, credentials)).await {
                 Ok(_) => Page::plain(

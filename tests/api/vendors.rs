@@ -44,8 +44,7 @@ async fn protected_with(app: &TestApp, headers: &[(&str, &str)], query: &str, va
 
 async fn protected(app: &TestApp, vendor: &(i64, String), query: &str, variables: Value) -> Value {
     let id = vendor.0.to_string();
-    let (status, body) =
-        protected_with(app, &[("x-client-id", &id), ("x-api-key", &vendor.1)], query, variables).await;
+    let (status, body) = protected_with(app, &[("x-client-id", &id), ("x-api-key", &vendor.1)], query, variables).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     body
 }
@@ -72,7 +71,9 @@ fn reason(body: &Value) -> Option<&str> {
 async fn mailed_link(app: &TestApp, to: &str) -> String {
     let mails = outbox(app, to).await;
     let body = mails[0]["body"].as_str().unwrap();
-    let start = body.find("/sync_employee?token=").unwrap_or_else(|| panic!("no link in {body}"));
+    let start = body
+        .find("/sync_employee?token=")
+        .unwrap_or_else(|| panic!("no link in {body}"));
     body[start..].split_whitespace().next().unwrap().to_string()
 }
 
@@ -420,12 +421,18 @@ async fn journey_in_a_browser(backend: Backend) {
     driver.quit().await;
     let body = protected(&app, &payroll, TOKEN, json!({ "c": payroll.0, "e": ids[1] })).await;
     let token = &body["data"]["employmentToken"];
-    assert!(token["accessToken"].as_str().is_some_and(|t| t.starts_with("rl_et_")), "{body}");
+    assert!(
+        token["accessToken"].as_str().is_some_and(|t| t.starts_with("rl_et_")),
+        "{body}"
+    );
     assert_eq!(token["employment"]["validationStatus"], "approved");
     for other in [ids[0], ids[2]] {
         let body = protected(&app, &payroll, TOKEN, json!({ "c": payroll.0, "e": other })).await;
         assert_eq!(body["data"]["employmentToken"]["accessToken"], Value::Null);
-        assert_eq!(body["data"]["employmentToken"]["employment"]["validationStatus"], "pending");
+        assert_eq!(
+            body["data"]["employmentToken"]["employment"]["validationStatus"],
+            "pending"
+        );
     }
     app.cleanup().await;
 }

@@ -40,7 +40,20 @@ pub struct Invitation {
     pub has_account: bool,
 }
 
-type Row = (i64, i64, String, String, String, String, String, String, i64, i64, Option<i64>, Option<i64>);
+type Row = (
+    i64,
+    i64,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    Option<i64>,
+    Option<i64>,
+);
 
 /// Finds the link of a token.
 pub async fn lookup(db: &Db, token: &str) -> AppResult<Lookup> {
@@ -60,8 +73,20 @@ pub async fn lookup(db: &Db, token: &str) -> AppResult<Lookup> {
     .bind(tokens::hash(token))
     .fetch_optional(&db.pool)
     .await?;
-    let Some((link_id, employment_id, client_name, company_name, email, first_name, last_name, timezone_name, admin, expires_at, accepted_at, declined_at)) =
-        row
+    let Some((
+        link_id,
+        employment_id,
+        client_name,
+        company_name,
+        email,
+        first_name,
+        last_name,
+        timezone_name,
+        admin,
+        expires_at,
+        accepted_at,
+        declined_at,
+    )) = row
     else {
         return Ok(Lookup::Unknown);
     };
@@ -101,7 +126,8 @@ pub enum Credentials {
 }
 
 fn link_gone() -> AppError {
-    AppError::invalid_inputs("This link was answered already or has expired").with("reason", "EMPLOYMENT_CLIENT_LINK_NOT_FOUND")
+    AppError::invalid_inputs("This link was answered already or has expired")
+        .with("reason", "EMPLOYMENT_CLIENT_LINK_NOT_FOUND")
 }
 
 /// Accepts the invitation: answers the user id.
@@ -129,7 +155,9 @@ pub async fn accept(db: &Db, invitation: &Invitation, credentials: Credentials) 
                 .fetch_optional(&mut *tx)
                 .await?;
             if taken.is_some() {
-                return Err(AppError::invalid_inputs("An account already exists for this e-mail: sign in instead"));
+                return Err(AppError::invalid_inputs(
+                    "An account already exists for this e-mail: sign in instead",
+                ));
             }
             let id = accounts::insert_hashed(
                 &mut tx,
@@ -179,9 +207,9 @@ async fn answer(conn: &mut sqlx::AnyConnection, invitation: &Invitation, user_id
             .await?;
     match state {
         Some((Some(owner), status)) if owner == user_id && status == "approved" => Ok(()),
-        Some((Some(owner), _)) if owner != user_id => Err(AppError::authorization(
-            "This employment belongs to another account",
-        )),
+        Some((Some(owner), _)) if owner != user_id => {
+            Err(AppError::authorization("This employment belongs to another account"))
+        }
         _ => invitations::accept_pending(conn, user_id, invitation.employment_id).await,
     }
 }

@@ -89,7 +89,7 @@ pub async fn create(db: &Db, environment: Environment, client: &str) -> AppResul
 /// The keys of a client, or of every client, oldest first.
 pub async fn list(db: &Db, client: Option<&str>) -> AppResult<Vec<Listed>> {
     let filter = client.map(client_id).transpose()?;
-    let rows: Vec<(i64, i64, String, i64, Option<i64>, Option<i64>)> = sqlx::query_as(
+    let rows: Vec<KeyRow> = sqlx::query_as(
         "SELECT id, client_id, prefix, created_at, last_used_at, revoked_at FROM client_api_keys
          WHERE $1 IS NULL OR client_id = $1 ORDER BY id",
     )
@@ -98,15 +98,26 @@ pub async fn list(db: &Db, client: Option<&str>) -> AppResult<Vec<Listed>> {
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(id, client_id, starts_with, created_at, last_used_at, revoked_at)| Listed {
-            id,
-            client_id: client_id.to_string(),
-            starts_with,
-            created_at,
-            last_used_at,
-            revoked_at,
+        .map(|row| Listed {
+            id: row.id,
+            client_id: row.client_id.to_string(),
+            starts_with: row.prefix,
+            created_at: row.created_at,
+            last_used_at: row.last_used_at,
+            revoked_at: row.revoked_at,
         })
         .collect())
+}
+
+/// A key as stored, without its hash.
+#[derive(sqlx::FromRow)]
+struct KeyRow {
+    id: i64,
+    client_id: i64,
+    prefix: String,
+    created_at: i64,
+    last_used_at: Option<i64>,
+    revoked_at: Option<i64>,
 }
 
 /// Revokes one key; false when there is no such active key.

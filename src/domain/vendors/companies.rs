@@ -61,13 +61,19 @@ pub async fn register(db: &Db, client_id: i64, registration: Registration<'_>) -
         .await?;
     match &siret {
         None if !existing.is_empty() => {
-            return Err(already("SIREN_ALREADY_SIGNED_UP", "A company with this SIREN is already registered"));
+            return Err(already(
+                "SIREN_ALREADY_SIGNED_UP",
+                "A company with this SIREN is already registered",
+            ));
         }
         Some(siret) if existing.iter().any(|(s,)| s.as_deref() == Some(siret.as_str())) => {
             return Err(already("SIRET_ALREADY_SIGNED_UP", "This SIRET is already registered"));
         }
         Some(_) if existing.iter().any(|(s,)| s.is_none()) => {
-            return Err(already("SIREN_ALREADY_SIGNED_UP", "A company with this SIREN is already registered"));
+            return Err(already(
+                "SIREN_ALREADY_SIGNED_UP",
+                "A company with this SIREN is already registered",
+            ));
         }
         _ => {}
     }
@@ -111,7 +117,10 @@ pub async fn is_linked(conn: &mut sqlx::AnyConnection, client_id: i64, company_i
 mod tests {
     #[test]
     fn sirets_are_fourteen_digits_starting_with_the_siren() {
-        assert_eq!(super::validate_siret("123 456 789 00012", "123456789").unwrap(), "12345678900012");
+        assert_eq!(
+            super::validate_siret("123 456 789 00012", "123456789").unwrap(),
+            "12345678900012"
+        );
         for bad in ["1234567890001", "1234567890001A", "98765432100012", ""] {
             assert!(super::validate_siret(bad, "123456789").is_err(), "{bad}");
         }

@@ -75,7 +75,12 @@ pub fn client_view(link: &LinkRow, employment: &EmploymentRow) -> EmploymentRow 
         email: Some(link.email.clone()),
         submitter_id: None,
         reception_time: link.created_at,
-        validation_status: if link.declined_at.is_some() { "rejected" } else { "pending" }.to_string(),
+        validation_status: if link.declined_at.is_some() {
+            "rejected"
+        } else {
+            "pending"
+        }
+        .to_string(),
         start_date: date_text(
             chrono::DateTime::from_timestamp(link.created_at, 0)
                 .map(|t| t.date_naive())
@@ -96,7 +101,9 @@ pub fn client_view(link: &LinkRow, employment: &EmploymentRow) -> EmploymentRow 
 fn clean_name(raw: &str, field: &'static str) -> AppResult<String> {
     let name = raw.trim();
     if name.is_empty() || name.chars().count() > 255 {
-        return Err(AppError::invalid_inputs(format!("{field} must be between 1 and 255 characters")).with("field", field));
+        return Err(
+            AppError::invalid_inputs(format!("{field} must be between 1 and 255 characters")).with("field", field),
+        );
     }
     Ok(name.to_string())
 }
@@ -115,9 +122,11 @@ fn clean(employees: Vec<Employee>) -> AppResult<Vec<Employee>> {
         .map(|(index, e)| {
             let email = e.email.trim().to_lowercase();
             if !seen.insert(email.clone()) {
-                return Err(AppError::invalid_inputs(format!("The e-mail {email} appears more than once"))
-                    .with("field", "employees")
-                    .with("index", index));
+                return Err(
+                    AppError::invalid_inputs(format!("The e-mail {email} appears more than once"))
+                        .with("field", "employees")
+                        .with("index", index),
+                );
             }
             let timezone = e.timezone_name.trim();
             if timezone.parse::<chrono_tz::Tz>().is_err() {
@@ -138,7 +147,11 @@ fn clean(employees: Vec<Employee>) -> AppResult<Vec<Employee>> {
 
 /// The current employment of an e-mail in the company (of its account, or an invitation to it),
 /// not dismissed nor rejected.
-async fn current_employment(conn: &mut AnyConnection, company_id: i64, email: &str) -> AppResult<Option<(i64, String)>> {
+async fn current_employment(
+    conn: &mut AnyConnection,
+    company_id: i64,
+    email: &str,
+) -> AppResult<Option<(i64, String)>> {
     Ok(sqlx::query_as(
         "SELECT e.id, e.validation_status FROM employments e LEFT JOIN users u ON u.id = e.user_id
          WHERE e.company_id = $1 AND e.dismissed_at IS NULL AND e.validation_status <> 'rejected'
@@ -290,16 +303,24 @@ pub async fn sync(
             }
         };
         if invite {
-            mail_invitation(&mut tx, employee, client_name, (company_id, &company_name), &token, public_url).await?;
+            mail_invitation(
+                &mut tx,
+                employee,
+                client_name,
+                (company_id, &company_name),
+                &token,
+                public_url,
+            )
+            .await?;
         }
     }
     tx.commit().await?;
     let mut conn = db.pool.acquire().await?;
     let links: Vec<LinkRow> = sqlx::query_as(LINKS_IN_COMPANY)
-    .bind(client_id)
-    .bind(company_id)
-    .fetch_all(&mut *conn)
-    .await?;
+        .bind(client_id)
+        .bind(company_id)
+        .fetch_all(&mut *conn)
+        .await?;
     let mut views = Vec::with_capacity(links.len());
     for link in &links {
         if let Some(employment) = employments::find(&mut conn, link.employment_id).await? {
@@ -323,18 +344,14 @@ pub struct TokenView {
 /// `employmentToken`: the client's link to an employment. The token is issued on the first call
 /// after the employee accepted and answered that once: only its hash is stored, so it cannot be
 /// shown again (later calls answer `accessToken: null` with the employment approved).
-pub async fn employment_token(
-    db: &Db,
-    client: (i64, &str),
-    employment_id: i64,
-) -> AppResult<Option<TokenView>> {
+pub async fn employment_token(db: &Db, client: (i64, &str), employment_id: i64) -> AppResult<Option<TokenView>> {
     let (client_id, client_name) = client;
     let mut tx = db.begin_write().await?;
     let link: Option<LinkRow> = sqlx::query_as(FIND_LINK)
-    .bind(client_id)
-    .bind(employment_id)
-    .fetch_optional(&mut *tx)
-    .await?;
+        .bind(client_id)
+        .bind(employment_id)
+        .fetch_optional(&mut *tx)
+        .await?;
     let Some(link) = link else {
         return Ok(None);
     };
@@ -375,10 +392,10 @@ pub async fn employment_token(
 pub async fn client_view_of(db: &Db, client_id: i64, employment_id: i64) -> AppResult<Option<EmploymentRow>> {
     let mut conn = db.pool.acquire().await?;
     let link: Option<LinkRow> = sqlx::query_as(FIND_LINK)
-    .bind(client_id)
-    .bind(employment_id)
-    .fetch_optional(&mut *conn)
-    .await?;
+        .bind(client_id)
+        .bind(employment_id)
+        .fetch_optional(&mut *conn)
+        .await?;
     let Some(link) = link else {
         return Ok(None);
     };

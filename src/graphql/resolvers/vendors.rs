@@ -25,7 +25,9 @@ fn vendor<'a>(ctx: &'a Context<'_>) -> Result<&'a Vendor, AppError> {
 /// A `clientId` argument must name the client of the credentials (the reference's check).
 fn same_client(vendor: &Vendor, client_id: i32) -> Result<(), AppError> {
     if i64::from(client_id) != vendor.client_id {
-        return Err(AppError::authorization("You do not have access to the provided client id"));
+        return Err(AppError::authorization(
+            "You do not have access to the provided client id",
+        ));
     }
     Ok(())
 }
@@ -93,8 +95,8 @@ impl ProtectedQueriesResolver for Api {
     ) -> async_graphql::Result<Option<ThirdPartyClientEmployment>> {
         let vendor = vendor(ctx)?;
         same_client(vendor, client_id)?;
-        let view =
-            employees::employment_token(&self.db, (vendor.client_id, &vendor.client_name), employment_id.into()).await?;
+        let view = employees::employment_token(&self.db, (vendor.client_id, &vendor.client_name), employment_id.into())
+            .await?;
         Ok(view.map(|v| ThirdPartyClientEmployment {
             id: Some(v.link_id as i32),
             employment_id: v.employment.id as i32,
