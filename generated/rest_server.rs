@@ -2117,6 +2117,8 @@ pub enum SyncEmployeeResponse {
         /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
+    /// 400: HTML page: the link has no token, or several; it was cut or altered.
+    BadRequest(String),
     /// 404: HTML page: the link is unknown (mistyped, or not a link of this environment).
     NotFound(String),
     /// 409: HTML page: the link was answered already (accepted or declined).
@@ -2139,6 +2141,23 @@ impl SyncEmployeeResponse {
                 for value in set_cookie {
                     rt::append_header(&mut response, "set-cookie", &value);
                 }
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeResponse::BadRequest(body) => {
+                let mut response = rt::bytes(
+                    400,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
                 rt::set_header(&mut response, "x-frame-options", "DENY");
                 rt::set_header(
                     &mut response,

@@ -2524,8 +2524,9 @@ will be able to do, and offers to accept or decline. An employee without an acco
 password there; one with an account signs in with it. Forms post back to the same URL.
 
 * `200`: the page (HTML), with the `rl_csrf` cookie of its form.
-* `404`: the link is unknown. `409`: it was answered already. `410`: it is older than 7 days
-  (the software can send a new one by syncing the employee again).
+* `400`: the link has no token (or several): it was cut. `404`: the link is unknown. `409`: it
+  was answered already. `410`: it is older than 7 days (the software can send a new one by
+  syncing the employee again).
 
 
 Sends a `GET` request to `/sync_employee`
@@ -3364,6 +3365,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 404u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 409u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 410u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),

@@ -166,6 +166,12 @@ fn form_page(
 
 /// `GET /sync_employee`.
 pub async fn serve_get(api: &Api, request: SyncEmployeeRequest) -> SyncEmployeeResponse {
+    if request.token.len() != 1 {
+        return SyncEmployeeResponse::BadRequest(outcome(
+            "Incomplete link",
+            "This link has no token, or several: open the whole link of the e-mail.",
+        ));
+    }
     let token = token(&request.token);
     let page = match acceptance::lookup(&api.db, token).await {
         Err(error) => {

@@ -335,7 +335,8 @@ on_both_backends! {
 
         // Unknown links; another vendor's employment is not readable.
         assert_eq!(Browser::new().get(&app.url("/sync_employee?token=rl_sync_unknown")).await.status, StatusCode::NOT_FOUND);
-        assert_eq!(Browser::new().get(&app.url("/sync_employee")).await.status, StatusCode::NOT_FOUND);
+        assert_eq!(Browser::new().get(&app.url("/sync_employee")).await.status, StatusCode::BAD_REQUEST);
+        assert_eq!(Browser::new().get(&app.url("/sync_employee?token=a&token=b")).await.status, StatusCode::BAD_REQUEST);
         let fleet = vendor(app, "Fleet").await;
         assert_eq!(protected(app, &fleet, TOKEN, json!({ "c": fleet.0, "e": ids[0] })).await["data"]["employmentToken"], Value::Null);
     }

@@ -91,7 +91,7 @@ pub async fn list(db: &Db, client: Option<&str>) -> AppResult<Vec<Listed>> {
     let filter = client.map(client_id).transpose()?;
     let rows: Vec<KeyRow> = sqlx::query_as(
         "SELECT id, client_id, prefix, created_at, last_used_at, revoked_at FROM client_api_keys
-         WHERE $1 IS NULL OR client_id = $1 ORDER BY id",
+         WHERE CAST($1 AS BIGINT) IS NULL OR client_id = $1 ORDER BY id",
     )
     .bind(filter)
     .fetch_all(&db.pool)

@@ -5,6 +5,21 @@ use crate::db::{Backend, Db, now};
 use crate::domain::companies::company::{self, CompanyRow};
 use crate::errors::{AppError, AppResult};
 
+/// Registration statements.
+mod sql {
+    use crate::db::PerBackend;
+
+    crate::statements! {
+        /// `$1` the SIREN as a number: holds the registrations of that SIREN until the transaction
+        /// ends (PostgreSQL: a transaction-scoped advisory lock; SQLite runs one write transaction
+        /// at a time already, so it only reads the parameter).
+        pub const LOCK_SIREN: PerBackend = PerBackend {
+            sqlite: "SELECT $1",
+            postgres: "SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS held",
+        };
+    }
+}
+
 /// What a client sends to register a company.
 pub struct Registration<'a> {
     pub usual_name: &'a str,
@@ -45,16 +60,12 @@ pub async fn register(db: &Db, client_id: i64, registration: Registration<'_>) -
         return Err(AppError::invalid_inputs("nbWorkers must be greater than 0").with("field", "nbWorkers"));
     }
     let mut tx = db.begin_write().await?;
-    // Two registrations of one SIREN must not both pass the checks below. SQLite runs one write
-    // transaction at a time; PostgreSQL takes a lock named by the SIREN (9 digits fit a bigint)
-    // until the transaction ends.
-    if Backend::of(&tx) == Backend::Postgres {
-        let key: i64 = siren.parse().map_err(AppError::internal)?;
-        sqlx::query("SELECT pg_advisory_xact_lock($1)")
-            .bind(key)
-            .execute(&mut *tx)
-            .await?;
-    }
+    // Two registrations of one SIREN must not both pass the checks below (9 digits fit a bigint).
+    let key: i64 = siren.parse().map_err(AppError::internal)?;
+    sqlx::query(Backend::of(&tx).sql(sql::LOCK_SIREN))
+        .bind(key)
+        .execute(&mut *tx)
+        .await?;
     let existing: Vec<(Option<String>,)> = sqlx::query_as("SELECT siret FROM companies WHERE siren = $1")
         .bind(&siren)
         .fetch_all(&mut *tx)
