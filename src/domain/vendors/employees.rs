@@ -18,6 +18,19 @@ use crate::mail::outbox;
 
 use super::companies::{is_linked, no_access_to_company};
 
+/// Sync statements.
+mod sql {
+    use crate::db::PerBackend;
+
+    crate::statements! {
+        /// `$1` company: its name, the row held until the transaction ends.
+        pub const LOCK_COMPANY: PerBackend = PerBackend {
+            sqlite: "SELECT usual_name FROM companies WHERE id = $1",
+            postgres: "SELECT usual_name FROM companies WHERE id = $1 FOR UPDATE",
+        };
+    }
+}
+
 /// How long the invitation of a synced employee can be answered (the reference's 7 days).
 pub const INVITATION_SECONDS: i64 = 7 * 24 * 3600;
 
@@ -210,7 +223,10 @@ pub async fn sync(
     if !is_linked(&mut tx, client_id, company_id).await? {
         return Err(no_access_to_company());
     }
-    let (company_name,): (String,) = sqlx::query_as("SELECT usual_name FROM companies WHERE id = $1")
+    // Two syncs of one company must not both create an employment for the same new e-mail:
+    // PostgreSQL holds the company row until the transaction ends (SQLite runs one write
+    // transaction at a time).
+    let (company_name,): (String,) = sqlx::query_as(crate::db::Backend::of(&tx).sql(sql::LOCK_COMPANY))
         .bind(company_id)
         .fetch_one(&mut *tx)
         .await?;
