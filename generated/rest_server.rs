@@ -1210,6 +1210,70 @@ impl AuthorizeSubmitForm {
         }
     }
 }
+/// The form of `syncEmployeeSubmit`, as sent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SyncEmployeeSubmitForm {
+    /// `csrf_token` (every occurrence, as sent).
+    pub csrf_token: Vec<String>,
+    /// `action` (every occurrence, as sent).
+    pub action: Vec<String>,
+    /// `password` (every occurrence, as sent).
+    pub password: Vec<String>,
+    /// `password_confirmation` (every occurrence, as sent).
+    pub password_confirmation: Vec<String>,
+}
+impl SyncEmployeeSubmitForm {
+    /// Reads the form from a body, whatever its media type (nothing in it can be invalid).
+    pub fn from_body(body: &[u8]) -> Self {
+        let pairs = rt::pairs(body);
+        let csrf_token = rt::flat_all(
+                &pairs,
+                "csrf_token",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        let action = rt::flat_all(
+                &pairs,
+                "action",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        let password = rt::flat_all(
+                &pairs,
+                "password",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        let password_confirmation = rt::flat_all(
+                &pairs,
+                "password_confirmation",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        Self {
+            csrf_token,
+            action,
+            password,
+            password_confirmation,
+        }
+    }
+}
 /// The request of `token` (`POST /api/oauth/token`), parsed and validated.
 #[derive(Debug)]
 pub struct TokenRequest {
@@ -1589,14 +1653,14 @@ pub enum AuthorizeResponse {
     Ok {
         ///The body.
         body: String,
-        /// The `Set-Cookie` header. The browser session of the authorization pages: `rl_csrf` (the CSRF token) and, after a login, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
     /// 302: Redirect to `redirect_uri` with `code` and `state`, or with `error`, `error_description` and `state`.
     Found {
         /// The `Location` header. e.g. `https://client.example/cb?code=…&state=xyz` or `https://client.example/cb?error=access_denied&state=xyz`
         location: String,
-        /// The `Set-Cookie` header. The browser session of the authorization pages: `rl_csrf` (the CSRF token) and, after a login, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
     /// 400: HTML error page: unknown client, or missing or unregistered redirect URI. The server does not redirect in this case.
@@ -1802,14 +1866,14 @@ pub enum AuthorizeSubmitResponse {
     Ok {
         ///The body.
         body: String,
-        /// The `Set-Cookie` header. The browser session of the authorization pages: `rl_csrf` (the CSRF token) and, after a login, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
     /// 302: Redirect to `redirect_uri` with `code` and `state`, or with `error`, `error_description` and `state`.
     Found {
         /// The `Location` header. e.g. `https://client.example/cb?code=…&state=xyz` or `https://client.example/cb?error=access_denied&state=xyz`
         location: String,
-        /// The `Set-Cookie` header. The browser session of the authorization pages: `rl_csrf` (the CSRF token) and, after a login, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
     /// 400: HTML error page: unknown client, or missing or unregistered redirect URI. The server does not redirect in this case.
@@ -1818,21 +1882,21 @@ pub enum AuthorizeSubmitResponse {
     Unauthorized {
         ///The body.
         body: String,
-        /// The `Set-Cookie` header. The browser session of the authorization pages: `rl_csrf` (the CSRF token) and, after a login, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
     /// 403: The form's CSRF token is missing or wrong.
     Forbidden {
         ///The body.
         body: String,
-        /// The `Set-Cookie` header. The browser session of the authorization pages: `rl_csrf` (the CSRF token) and, after a login, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
     /// 429: The login page again, after too many failed logins, saying when to retry.
     TooManyRequests {
         ///The body.
         body: String,
-        /// The `Set-Cookie` header. The browser session of the authorization pages: `rl_csrf` (the CSRF token) and, after a login, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
     /// 500: HTML error page asking to retry (the database failed).
@@ -1841,7 +1905,7 @@ pub enum AuthorizeSubmitResponse {
     ServiceUnavailable {
         ///The body.
         body: String,
-        /// The `Set-Cookie` header. The browser session of the authorization pages: `rl_csrf` (the CSRF token) and, after a login, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
 }
@@ -2009,6 +2073,470 @@ impl AuthorizeSubmitResponse {
 impl warp::Reply for AuthorizeSubmitResponse {
     fn into_response(self) -> warp::reply::Response {
         AuthorizeSubmitResponse::into_response(self)
+    }
+}
+/// The request of `syncEmployee` (`GET /sync_employee`), parsed and validated.
+#[derive(Debug)]
+pub struct SyncEmployeeRequest {
+    /// The token of the mailed link. (every occurrence, as sent)
+    pub token: Vec<String>,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl SyncEmployeeRequest {
+    /// Reads the query and body of a request (nothing in them can be invalid).
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Self {
+        let _ = (query, body);
+        let token = rt::flat_all(
+                query,
+                "token",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        Self { token, headers, client_ip }
+    }
+}
+/// The documented answers of `syncEmployee`, one variant per status.
+#[derive(Debug)]
+pub enum SyncEmployeeResponse {
+    /// 200: The page of the invitation.
+    Ok {
+        ///The body.
+        body: String,
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        set_cookie: Vec<String>,
+    },
+    /// 400: HTML page: the link has no token, or several; it was cut or altered.
+    BadRequest(String),
+    /// 404: HTML page: the link is unknown (mistyped, or not a link of this environment).
+    NotFound(String),
+    /// 409: HTML page: the link was answered already (accepted or declined).
+    Conflict(String),
+    /// 410: HTML page: the link is older than 7 days; the software can send a new one.
+    Gone(String),
+    /// 500: HTML error page asking to retry (the database failed).
+    InternalServerError(String),
+}
+impl SyncEmployeeResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            SyncEmployeeResponse::Ok { body, set_cookie } => {
+                let mut response = rt::bytes(
+                    200,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeResponse::BadRequest(body) => {
+                let mut response = rt::bytes(
+                    400,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeResponse::NotFound(body) => {
+                let mut response = rt::bytes(
+                    404,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeResponse::Conflict(body) => {
+                let mut response = rt::bytes(
+                    409,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeResponse::Gone(body) => {
+                let mut response = rt::bytes(
+                    410,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeResponse::InternalServerError(body) => {
+                let mut response = rt::bytes(
+                    500,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for SyncEmployeeResponse {
+    fn into_response(self) -> warp::reply::Response {
+        SyncEmployeeResponse::into_response(self)
+    }
+}
+/// The request of `syncEmployeeSubmit` (`POST /sync_employee`), parsed and validated.
+#[derive(Debug)]
+pub struct SyncEmployeeSubmitRequest {
+    /// The token of the mailed link. (every occurrence, as sent)
+    pub token: Vec<String>,
+    /// The `application/x-www-form-urlencoded` body.
+    pub body: SyncEmployeeSubmitForm,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl SyncEmployeeSubmitRequest {
+    /// Reads the query and body of a request (nothing in them can be invalid).
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Self {
+        let _ = (query, body);
+        let token = rt::flat_all(
+                query,
+                "token",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        let body = SyncEmployeeSubmitForm::from_body(body);
+        Self {
+            token,
+            body,
+            headers,
+            client_ip,
+        }
+    }
+}
+/// The documented answers of `syncEmployeeSubmit`, one variant per status.
+#[derive(Debug)]
+pub enum SyncEmployeeSubmitResponse {
+    /// 200: The answer was recorded; the page says so.
+    Ok {
+        ///The body.
+        body: String,
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        set_cookie: Vec<String>,
+    },
+    /// 400: The page again, saying why the answer was refused: a new password too short or not repeated identically, an unknown action, or an employment the rules refuse (it overlaps another one of the account in the company).
+    BadRequest {
+        ///The body.
+        body: String,
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        set_cookie: Vec<String>,
+    },
+    /// 401: The page again, saying that the password is wrong.
+    Unauthorized {
+        ///The body.
+        body: String,
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        set_cookie: Vec<String>,
+    },
+    /// 403: The form's CSRF token is missing or wrong; nothing was done.
+    Forbidden {
+        ///The body.
+        body: String,
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        set_cookie: Vec<String>,
+    },
+    /// 404: HTML page: the link is unknown (mistyped, or not a link of this environment).
+    NotFound(String),
+    /// 409: HTML page: the link was answered already (accepted or declined).
+    Conflict(String),
+    /// 410: HTML page: the link is older than 7 days; the software can send a new one.
+    Gone(String),
+    /// 429: The page again, after too many wrong passwords, saying when to retry.
+    TooManyRequests {
+        ///The body.
+        body: String,
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        set_cookie: Vec<String>,
+    },
+    /// 500: HTML error page asking to retry (the database failed).
+    InternalServerError(String),
+    /// 503: Every password-hashing slot stayed busy for 5 seconds; retry in a moment.
+    ServiceUnavailable {
+        ///The body.
+        body: String,
+        /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
+        set_cookie: Vec<String>,
+    },
+}
+impl SyncEmployeeSubmitResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            SyncEmployeeSubmitResponse::Ok { body, set_cookie } => {
+                let mut response = rt::bytes(
+                    200,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::BadRequest { body, set_cookie } => {
+                let mut response = rt::bytes(
+                    400,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::Unauthorized { body, set_cookie } => {
+                let mut response = rt::bytes(
+                    401,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::Forbidden { body, set_cookie } => {
+                let mut response = rt::bytes(
+                    403,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::NotFound(body) => {
+                let mut response = rt::bytes(
+                    404,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::Conflict(body) => {
+                let mut response = rt::bytes(
+                    409,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::Gone(body) => {
+                let mut response = rt::bytes(
+                    410,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::TooManyRequests { body, set_cookie } => {
+                let mut response = rt::bytes(
+                    429,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::InternalServerError(body) => {
+                let mut response = rt::bytes(
+                    500,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+            SyncEmployeeSubmitResponse::ServiceUnavailable { body, set_cookie } => {
+                let mut response = rt::bytes(
+                    503,
+                    "text/html; charset=utf-8",
+                    bytes::Bytes::from(body),
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                rt::set_header(&mut response, "x-frame-options", "DENY");
+                rt::set_header(
+                    &mut response,
+                    "content-security-policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+                );
+                rt::set_header(&mut response, "referrer-policy", "no-referrer");
+                rt::set_header(&mut response, "cache-control", "no-store");
+                rt::set_header(&mut response, "pragma", "no-cache");
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for SyncEmployeeSubmitResponse {
+    fn into_response(self) -> warp::reply::Response {
+        SyncEmployeeSubmitResponse::into_response(self)
     }
 }
 /// The request of `generateTachographFiles` (`POST /companies/generate_tachograph_files`), parsed and validated.
@@ -2503,6 +3031,13 @@ pub trait RestApi: Send + Sync + 'static {
         &self,
         request: AuthorizeSubmitRequest,
     ) -> AuthorizeSubmitResponse;
+    /// `GET /sync_employee`: The page where an employee answers a software vendor (browser)
+    async fn sync_employee(&self, request: SyncEmployeeRequest) -> SyncEmployeeResponse;
+    /// `POST /sync_employee`: The employee's answer to a software vendor (browser only)
+    async fn sync_employee_submit(
+        &self,
+        request: SyncEmployeeSubmitRequest,
+    ) -> SyncEmployeeSubmitResponse;
     /// `POST /companies/generate_tachograph_files`: Export C1B driver-card files of a company's employees
     async fn generate_tachograph_files(
         &self,
@@ -2538,6 +3073,8 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("revokeToken", "POST", "/api/oauth/revoke"),
     ("authorize", "GET", "/oauth/authorize"),
     ("authorizeSubmit", "POST", "/oauth/authorize"),
+    ("syncEmployee", "GET", "/sync_employee"),
+    ("syncEmployeeSubmit", "POST", "/sync_employee"),
     ("generateTachographFiles", "POST", "/companies/generate_tachograph_files"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
@@ -2750,6 +3287,80 @@ pub fn routes<A: RestApi>(
     let api_4 = api.clone();
     let route_4 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("sync_employee"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("sync_employee")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_4.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let request = SyncEmployeeRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.sync_employee(request).await.into_response()
+            }
+        });
+    let api_5 = api.clone();
+    let route_5 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("sync_employee"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("sync_employee")).and(warp::path::end()))
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_5.clone();
+            async move {
+                let body = match crate::http::body::read_limited(
+                        body,
+                        10485760,
+                        deadline,
+                    )
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let request = SyncEmployeeSubmitRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.sync_employee_submit(request).await.into_response()
+            }
+        });
+    let api_6 = api.clone();
+    let route_6 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path("companies"))
         .and(warp::path("generate_tachograph_files"))
         .and(warp::path::end()))
@@ -2771,7 +3382,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_4.clone();
+            let api = api_6.clone();
             async move {
                 let body = match crate::http::body::read_limited(
                         body,
@@ -2815,8 +3426,8 @@ pub fn routes<A: RestApi>(
                 api.generate_tachograph_files(bearer_auth, request).await.into_response()
             }
         });
-    let api_5 = api.clone();
-    let route_5 = (warp::any()
+    let api_7 = api.clone();
+    let route_7 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("tachograph"))
         .and(warp::path("root-public-key"))
@@ -2839,7 +3450,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_5.clone();
+            let api = api_7.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -2856,82 +3467,12 @@ pub fn routes<A: RestApi>(
                 api.tachograph_root_public_key(request).await.into_response()
             }
         });
-    let api_6 = api.clone();
-    let route_6 = (warp::any()
+    let api_8 = api.clone();
+    let route_8 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("health"))
         .and(warp::path::end()))
         .or(warp::any().and(warp::path("health")).and(warp::path::end()))
-        .unify()
-        .and(warp::get())
-        .and(request_parts())
-        .and(crate::http::body::deadline())
-        .and(warp::body::stream())
-        .then(move |
-            query: Vec<(String, String)>,
-            headers: warp::http::HeaderMap,
-            client_ip: Option<std::net::IpAddr>,
-            deadline,
-            body|
-        {
-            let api = api_6.clone();
-            async move {
-                let body = match crate::http::body::read_limited(body, 65536, deadline)
-                    .await
-                {
-                    Ok(body) => body,
-                    Err(error) => return error.into_response(),
-                };
-                let request = HealthRequest::from_parts(
-                    &query,
-                    headers,
-                    client_ip,
-                    &body,
-                );
-                api.health(request).await.into_response()
-            }
-        });
-    let api_7 = api.clone();
-    let route_7 = (warp::any()
-        .and(warp::path("api"))
-        .and(warp::path("ready"))
-        .and(warp::path::end()))
-        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
-        .unify()
-        .and(warp::get())
-        .and(request_parts())
-        .and(crate::http::body::deadline())
-        .and(warp::body::stream())
-        .then(move |
-            query: Vec<(String, String)>,
-            headers: warp::http::HeaderMap,
-            client_ip: Option<std::net::IpAddr>,
-            deadline,
-            body|
-        {
-            let api = api_7.clone();
-            async move {
-                let body = match crate::http::body::read_limited(body, 65536, deadline)
-                    .await
-                {
-                    Ok(body) => body,
-                    Err(error) => return error.into_response(),
-                };
-                let request = ReadyRequest::from_parts(
-                    &query,
-                    headers,
-                    client_ip,
-                    &body,
-                );
-                api.ready(request).await.into_response()
-            }
-        });
-    let api_8 = api.clone();
-    let route_8 = (warp::any()
-        .and(warp::path("api"))
-        .and(warp::path("metrics"))
-        .and(warp::path::end()))
-        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
@@ -2952,6 +3493,76 @@ pub fn routes<A: RestApi>(
                     Ok(body) => body,
                     Err(error) => return error.into_response(),
                 };
+                let request = HealthRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.health(request).await.into_response()
+            }
+        });
+    let api_9 = api.clone();
+    let route_9 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("ready"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_9.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let request = ReadyRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.ready(request).await.into_response()
+            }
+        });
+    let api_10 = api.clone();
+    let route_10 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("metrics"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_10.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
                 let request = MetricsRequest::from_parts(
                     &query,
                     headers,
@@ -2961,8 +3572,8 @@ pub fn routes<A: RestApi>(
                 api.metrics(request).await.into_response()
             }
         });
-    let api_9 = api.clone();
-    let route_9 = (warp::any()
+    let api_11 = api.clone();
+    let route_11 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("sandbox"))
         .and(warp::path("outbox"))
@@ -2985,7 +3596,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_9.clone();
+            let api = api_11.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3024,8 +3635,8 @@ pub fn routes<A: RestApi>(
                 api.sandbox_outbox(bearer_auth, request).await.into_response()
             }
         });
-    let api_10 = api.clone();
-    let route_10 = (warp::any()
+    let api_12 = api.clone();
+    let route_12 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
@@ -3048,7 +3659,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_10.clone();
+            let api = api_12.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3085,6 +3696,10 @@ pub fn routes<A: RestApi>(
         .or(route_9)
         .unify()
         .or(route_10)
+        .unify()
+        .or(route_11)
+        .unify()
+        .or(route_12)
         .unify()
         .boxed()
 }

@@ -105,6 +105,35 @@ pub enum ClientCommand {
         /// The client_id.
         id: String,
     },
+    /// API keys of a client, for the software-vendor endpoint `/protected`.
+    #[command(subcommand, name = "api-key")]
+    ApiKey(ApiKeyCommand),
+}
+
+/// `roadlog client api-key …`
+#[derive(Subcommand, Debug, Clone)]
+pub enum ApiKeyCommand {
+    /// Create a key for a client; prints it once, as JSON (`roadlog_live_…` in production,
+    /// `roadlog_test_…` in the sandbox).
+    Create {
+        /// The client_id.
+        #[arg(long)]
+        client: String,
+    },
+    /// List the keys (never the keys themselves: their first characters, creation, last use).
+    List {
+        /// Only the keys of this client_id.
+        #[arg(long)]
+        client: Option<String>,
+        /// One JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a key, by the id `create` and `list` show; effective at once.
+    Revoke {
+        /// The key's id.
+        id: i64,
+    },
 }
 
 /// `roadlog outbox …`

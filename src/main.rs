@@ -1,4 +1,5 @@
-//! The `roadlog` command: `serve` (the default), `migrate`, `config`, `client …`, `outbox list`,
+//! The `roadlog` command: `serve` (the default), `migrate`, `config`, `client …` (and
+//! `client api-key …`), `outbox list`,
 //! `regulation rebuild`, `sandbox seed`, `c1b inspect`.
 //! Results go to standard output, logs and errors to standard error; a failure exits non-zero
 //! with one line that names what failed.
@@ -7,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 use roadlog::config::{
-    C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand, RegulationCommand,
-    SandboxCommand, Settings, describe_database,
+    ApiKeyCommand, C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand,
+    RegulationCommand, SandboxCommand, Settings, describe_database,
 };
 
 fn main() -> ExitCode {
@@ -191,6 +192,49 @@ async fn client(database: &DatabaseArgs, command: ClientCommand) -> anyhow::Resu
                 anyhow::bail!("no active client {id}");
             }
             println!("client {id} revoked");
+        }
+        ClientCommand::ApiKey(command) => api_key(&db, database.environment, command).await?,
+    }
+    Ok(())
+}
+
+/// `roadlog client api-key …`: the keys of the software-vendor endpoint.
+async fn api_key(db: &roadlog::db::Db, environment: Environment, command: ApiKeyCommand) -> anyhow::Result<()> {
+    use roadlog::domain::vendors::api_keys;
+    match command {
+        ApiKeyCommand::Create { client } => {
+            let created = api_keys::create(db, environment, &client)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            println!("{}", serde_json::to_string_pretty(&created)?);
+        }
+        ApiKeyCommand::List { client, json } => {
+            let keys = api_keys::list(db, client.as_deref())
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&keys)?);
+            } else {
+                println!(
+                    "{:<6}  {:<10}  {:<8}  {:<20}  LAST USED",
+                    "ID", "CLIENT ID", "STATUS", "STARTS WITH"
+                );
+                for key in keys {
+                    let status = if key.revoked_at.is_some() { "revoked" } else { "active" };
+                    let last_used = key.last_used_at.map_or_else(|| "never".to_string(), |t| t.to_string());
+                    println!(
+                        "{:<6}  {:<10}  {:<8}  {:<20}  {last_used}",
+                        key.id, key.client_id, status, key.starts_with
+                    );
+                }
+            }
+        }
+        ApiKeyCommand::Revoke { id } => {
+            let revoked = api_keys::revoke(db, id).await.map_err(|e| anyhow::anyhow!(e.message))?;
+            if !revoked {
+                anyhow::bail!("no active API key {id}");
+            }
+            println!("API key {id} revoked");
         }
     }
     Ok(())

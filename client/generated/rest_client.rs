@@ -703,6 +703,79 @@ pub mod types {
             Default::default()
         }
     }
+    ///`SyncEmployeeSubmitBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct SyncEmployeeSubmitBody {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub action: ::std::option::Option<SyncEmployeeSubmitBodyAction>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub csrf_token: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub password: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub password_confirmation: ::std::option::Option<::std::string::String>,
+    }
+    impl SyncEmployeeSubmitBody {
+        pub fn builder() -> builder::SyncEmployeeSubmitBody {
+            Default::default()
+        }
+    }
+    ///`SyncEmployeeSubmitBodyAction`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum SyncEmployeeSubmitBodyAction {
+        #[serde(rename = "accept")]
+        Accept,
+        #[serde(rename = "decline")]
+        Decline,
+    }
+    impl ::std::fmt::Display for SyncEmployeeSubmitBodyAction {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Accept => f.write_str("accept"),
+                Self::Decline => f.write_str("decline"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for SyncEmployeeSubmitBodyAction {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "accept" => Ok(Self::Accept),
+                "decline" => Ok(Self::Decline),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for SyncEmployeeSubmitBodyAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for SyncEmployeeSubmitBodyAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///`TachographExportRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct TachographExportRequest {
@@ -1750,6 +1823,114 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct SyncEmployeeSubmitBody {
+            action: ::std::result::Result<
+                ::std::option::Option<super::SyncEmployeeSubmitBodyAction>,
+                ::std::string::String,
+            >,
+            csrf_token: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            password: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            password_confirmation: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SyncEmployeeSubmitBody {
+            fn default() -> Self {
+                Self {
+                    action: Ok(Default::default()),
+                    csrf_token: Ok(Default::default()),
+                    password: Ok(Default::default()),
+                    password_confirmation: Ok(Default::default()),
+                }
+            }
+        }
+        impl SyncEmployeeSubmitBody {
+            pub fn action<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SyncEmployeeSubmitBodyAction>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.action = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for action: {e}")
+                    });
+                self
+            }
+            pub fn csrf_token<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.csrf_token = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for csrf_token: {e}")
+                    });
+                self
+            }
+            pub fn password<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.password = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for password: {e}")
+                    });
+                self
+            }
+            pub fn password_confirmation<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.password_confirmation = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for password_confirmation: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SyncEmployeeSubmitBody>
+        for super::SyncEmployeeSubmitBody {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SyncEmployeeSubmitBody,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    action: value.action?,
+                    csrf_token: value.csrf_token?,
+                    password: value.password?,
+                    password_confirmation: value.password_confirmation?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SyncEmployeeSubmitBody>
+        for SyncEmployeeSubmitBody {
+            fn from(value: super::SyncEmployeeSubmitBody) -> Self {
+                Self {
+                    action: Ok(value.action),
+                    csrf_token: Ok(value.csrf_token),
+                    password: Ok(value.password),
+                    password_confirmation: Ok(value.password_confirmation),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct TachographExportRequest {
             company_ids: ::std::result::Result<
                 ::std::vec::Vec<i64>,
@@ -2334,6 +2515,51 @@ let response = client.authorize_submit()
 ```*/
     pub fn authorize_submit(&self) -> builder::AuthorizeSubmit<'_> {
         builder::AuthorizeSubmit::new(self)
+    }
+    /**The page where an employee answers a software vendor (browser)
+
+The link mailed to an employee synced by a software vendor (`syncEmployment` on `/protected`)
+opens this **browser page**: it names the software and the company, says what the software
+will be able to do, and offers to accept or decline. An employee without an account chooses a
+password there; one with an account signs in with it. Forms post back to the same URL.
+
+* `200`: the page (HTML), with the `rl_csrf` cookie of its form.
+* `400`: the link has no token (or several): it was cut. `404`: the link is unknown. `409`: it
+  was answered already. `410`: it is older than 7 days (the software can send a new one by
+  syncing the employee again).
+
+
+Sends a `GET` request to `/sync_employee`
+
+Arguments:
+- `token`: The token of the mailed link.
+```ignore
+let response = client.sync_employee()
+    .token(token)
+    .send()
+    .await;
+```*/
+    pub fn sync_employee(&self) -> builder::SyncEmployee<'_> {
+        builder::SyncEmployee::new(self)
+    }
+    /**The employee's answer to a software vendor (browser only)
+
+The page of `GET /sync_employee` posts here, to the same URL. Form fields: `csrf_token` (must match the `rl_csrf` cookie), `action` (`accept` or `decline`), and for `accept` the `password`: the account's (an existing account) or a new one of at least 8 characters, repeated in `password_confirmation` (no account yet). Accepting approves the employment, attaches it to the account (created then if needed) and lets the software fetch its employment token (`employmentToken` on `/protected`); declining rejects the employment the sync created. Either answers a page saying what was done.
+
+Sends a `POST` request to `/sync_employee`
+
+Arguments:
+- `token`: The token of the mailed link.
+- `body`
+```ignore
+let response = client.sync_employee_submit()
+    .token(token)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn sync_employee_submit(&self) -> builder::SyncEmployeeSubmit<'_> {
+        builder::SyncEmployeeSubmit::new(self)
     }
     /**Export C1B driver-card files of a company's employees
 
@@ -3076,6 +3302,174 @@ pub mod builder {
                 400u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 401u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 403u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                500u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::sync_employee`]
+
+[`Client::sync_employee`]: super::Client::sync_employee*/
+    #[derive(Debug, Clone)]
+    pub struct SyncEmployee<'a> {
+        client: &'a super::Client,
+        token: Result<::std::string::String, String>,
+    }
+    impl<'a> SyncEmployee<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                token: Err("token was not initialized".to_string()),
+            }
+        }
+        pub fn token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.token = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for token failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/sync_employee`
+        pub async fn send(self) -> Result<ResponseValue<ByteStream>, Error<ByteStream>> {
+            let Self { client, token } = self;
+            let token = token.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/sync_employee", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .query(&progenitor_client::QueryParam::new("token", &token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "sync_employee",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                410u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                500u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::sync_employee_submit`]
+
+[`Client::sync_employee_submit`]: super::Client::sync_employee_submit*/
+    #[derive(Debug, Clone)]
+    pub struct SyncEmployeeSubmit<'a> {
+        client: &'a super::Client,
+        token: Result<::std::string::String, String>,
+        body: Result<types::builder::SyncEmployeeSubmitBody, String>,
+    }
+    impl<'a> SyncEmployeeSubmit<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                token: Err("token was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.token = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for token failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::SyncEmployeeSubmitBody>,
+            <V as std::convert::TryInto<
+                types::SyncEmployeeSubmitBody,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `SyncEmployeeSubmitBody` for body failed: {}", s
+                    )
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::SyncEmployeeSubmitBody,
+            ) -> types::builder::SyncEmployeeSubmitBody,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/sync_employee`
+        pub async fn send(self) -> Result<ResponseValue<ByteStream>, Error<ByteStream>> {
+            let Self { client, token, body } = self;
+            let token = token.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| {
+                    types::SyncEmployeeSubmitBody::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/sync_employee", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .form_urlencoded(&body)?
+                .query(&progenitor_client::QueryParam::new("token", &token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "sync_employee_submit",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+                410u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 429u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 500u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
                 503u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),

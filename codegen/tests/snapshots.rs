@@ -26,6 +26,32 @@ fn graphql_server_of_the_fixture() {
     insta::assert_snapshot!(code);
 }
 
+/// A schema sharing types with another: the shared ones are re-exported from the other's
+/// module, only its own get code and a registry.
+#[test]
+fn graphql_server_sharing_types_with_the_fixture() {
+    let code = roadlog_codegen::graphql_server_sharing(
+        include_str!("fixtures/small_shared.graphql"),
+        include_str!("fixtures/small.graphql"),
+        "crate::small",
+    )
+    .unwrap();
+    insta::assert_snapshot!(code);
+}
+
+/// A shared type that drifted from the other schema is refused, by name.
+#[test]
+fn shared_types_must_be_identical() {
+    let drifted = include_str!("fixtures/small_shared.graphql").replace("  name: String!\n", "  name: String\n");
+    let error =
+        roadlog_codegen::graphql_server_sharing(&drifted, include_str!("fixtures/small.graphql"), "crate::small")
+            .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`Person` differs from its definition in the shared schema: a shared type must be identical in both"
+    );
+}
+
 #[test]
 fn rest_server_of_the_fixture() {
     let code = roadlog_codegen::rest_server(include_str!("fixtures/small.yaml")).unwrap();
@@ -173,6 +199,12 @@ fn model_of_the_real_sdl() {
 }
 
 #[test]
+fn model_of_the_vendors_sdl() {
+    let schema = roadlog_codegen::parse::graphql::parse(&repo_file("schema/protected.graphql")).unwrap();
+    insta::assert_snapshot!(graphql_summary(&schema));
+}
+
+#[test]
 fn model_of_the_real_openapi_document() {
     insta::assert_snapshot!(rest_summary(&rest_model(&repo_file("openapi/roadlog.yaml"))));
 }
@@ -198,9 +230,17 @@ fn real_contract_compiles_to_the_committed_snapshot() {
         &repo_file("openapi/roadlog.yaml"),
     )
     .unwrap();
+    let protected = roadlog_codegen::generate_sharing(
+        "schema/protected.graphql",
+        &repo_file("schema/protected.graphql"),
+        &repo_file("schema/roadlog.graphql"),
+        "crate::graphql::contract",
+    )
+    .unwrap();
     for (name, code) in [
         ("graphql_server.rs", &generated.graphql_server),
         ("rest_server.rs", &generated.rest_server),
+        ("protected_server.rs", &protected),
     ] {
         assert!(
             *code == repo_file(&format!("generated/{name}")),

@@ -14,4 +14,5 @@ pub mod regulation;
 pub mod sandbox;
 pub mod teams;
 pub mod users;
+pub mod vendors;
 pub mod workers;

@@ -8,6 +8,7 @@ pub mod convert_regulation;
 mod exec_flag;
 pub mod guard;
 pub mod loaders;
+pub mod protected;
 mod resolvers;
 pub mod scalars;
 

@@ -30,6 +30,7 @@ use std::sync::LazyLock;
 pub(crate) static KNOWN_ROUTES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut routes: Vec<&'static str> = contract::ROUTES.iter().map(|(_, _, path)| *path).collect();
     routes.push("/api/graphql");
+    routes.push("/protected");
     routes.extend(published::PATHS);
     routes.sort_unstable();
     routes.dedup();

@@ -1,5 +1,5 @@
 //! The published contract, for API clients' tooling: `GET /schema.graphql` (the SDL file, byte for
-//! byte), `GET /openapi.yaml` (the OpenAPI file, byte for byte), `GET /openapi.json` (the same
+//! byte), `GET /protected.graphql` (the software vendors' SDL file, byte for byte), `GET /openapi.yaml` (the OpenAPI file, byte for byte), `GET /openapi.json` (the same
 //! document as JSON, converted once by the build script) and the `/docs` page. Each is built once,
 //! with a strong `ETag` (a digest of its bytes), answered `304 Not Modified` to an
 //! `If-None-Match` that names it, and revalidated by caches on each use (`Cache-Control:
@@ -16,11 +16,18 @@ use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use super::media::json_response;
 
 const SDL: &str = include_str!("../../schema/roadlog.graphql");
+const PROTECTED_SDL: &str = include_str!("../../schema/protected.graphql");
 const OPENAPI_YAML: &str = include_str!("../../openapi/roadlog.yaml");
 const OPENAPI_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/openapi.json"));
 
 /// The paths served here (the metrics name them as routes).
-pub const PATHS: [&str; 4] = ["/schema.graphql", "/openapi.yaml", "/openapi.json", "/docs"];
+pub const PATHS: [&str; 5] = [
+    "/schema.graphql",
+    "/openapi.yaml",
+    "/openapi.json",
+    "/docs",
+    "/protected.graphql",
+];
 
 /// The methods of every path here.
 const ALLOW: &str = "GET, HEAD, OPTIONS";
@@ -63,7 +70,7 @@ impl Document {
     }
 }
 
-static DOCUMENTS: LazyLock<[Document; 4]> = LazyLock::new(|| {
+static DOCUMENTS: LazyLock<[Document; 5]> = LazyLock::new(|| {
     [
         // There is no registered media type for SDL text: plain UTF-8 text, which browsers show
         // and every GraphQL tool reads (they go by the `.graphql` extension).
@@ -75,6 +82,7 @@ static DOCUMENTS: LazyLock<[Document; 4]> = LazyLock::new(|| {
             page: true,
             ..Document::new(PATHS[3], super::docs_page::render(SDL), "text/html; charset=utf-8")
         },
+        Document::new(PATHS[4], PROTECTED_SDL, "text/plain; charset=utf-8"),
     ]
 });
 
@@ -179,6 +187,7 @@ mod tests {
     fn documents_are_the_files_with_distinct_strong_tags() {
         assert_eq!(DOCUMENTS[0].body.as_ref(), SDL.as_bytes());
         assert_eq!(DOCUMENTS[1].body.as_ref(), OPENAPI_YAML.as_bytes());
+        assert_eq!(DOCUMENTS[4].body.as_ref(), PROTECTED_SDL.as_bytes());
         let json: serde_json::Value = serde_json::from_slice(&DOCUMENTS[2].body).unwrap();
         assert_eq!(json["openapi"], "3.0.3");
         for (i, document) in DOCUMENTS.iter().enumerate() {

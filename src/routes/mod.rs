@@ -4,6 +4,7 @@
 //! transports: `http` and `oauth` do not know each other, this module knows both.
 
 mod rest;
+mod sync_employee;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -24,9 +25,12 @@ pub fn routes(
 ) -> impl Filter<Extract = (impl warp::Reply,), Error = Infallible> + Clone {
     let rest = contract::routes(Arc::new(RestHandlers { api: api.clone() }));
     let api_pages = api.clone();
+    let protected = graphql::protected_routes(api.clone(), crate::graphql::protected::build_schema(api.clone()));
     // The console first: it takes `GET /api/graphql` from browsers asking for HTML.
     console::routes(api.clone())
         .or(graphql::routes(api, schema))
+        .unify()
+        .or(protected)
         .unify()
         .or(rest)
         .unify()

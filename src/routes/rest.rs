@@ -14,7 +14,8 @@ use crate::http::contract::{
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, Expected, FromRequestError,
     GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest,
     MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest,
-    RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, TachographRootPublicKeyRequest,
+    RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse,
+    SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest,
     TachographRootPublicKeyResponse, TokenRequest, TokenResponse, types,
 };
 
@@ -125,6 +126,14 @@ impl RestApi for RestHandlers {
 
     async fn authorize_submit(&self, request: AuthorizeSubmitRequest) -> AuthorizeSubmitResponse {
         crate::oauth::authorize::serve_post(&self.api, request).await
+    }
+
+    async fn sync_employee(&self, request: SyncEmployeeRequest) -> SyncEmployeeResponse {
+        super::sync_employee::serve_get(&self.api, request).await
+    }
+
+    async fn sync_employee_submit(&self, request: SyncEmployeeSubmitRequest) -> SyncEmployeeSubmitResponse {
+        super::sync_employee::serve_post(&self.api, request).await
     }
 
     async fn generate_tachograph_files(

@@ -142,6 +142,24 @@ async fn served_schema_is_the_published_sdl() {
 }
 
 tests! {
+async fn served_vendors_schema_is_the_published_sdl() {
+    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let served = roadlog::graphql::protected::build_schema(app.server.api.clone())
+        .sdl_with_options(async_graphql::SDLExportOptions::new().include_specified_by());
+    let published =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/protected.graphql")).unwrap();
+    let (served, published) = (facts(&served), facts(&published));
+    let missing: Vec<_> = published.difference(&served).collect();
+    let extra: Vec<_> = served.difference(&published).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "the served vendors' schema differs from schema/protected.graphql\nonly in the file:\n{missing:#?}\nonly served:\n{extra:#?}"
+    );
+    app.cleanup().await;
+}
+}
+
+tests! {
 async fn every_rest_operation_is_routed_with_and_without_the_api_prefix() {
     let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
     for (operation, method, path) in roadlog::http::contract::ROUTES {

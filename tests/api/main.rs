@@ -44,6 +44,7 @@ mod sandbox;
 mod spans;
 mod stress;
 mod teams;
+mod vendors;
 
 fn main() -> std::process::ExitCode {
     support::harness::main()

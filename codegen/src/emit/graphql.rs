@@ -20,8 +20,48 @@ pub fn emit(schema: &Schema) -> Result<String, Error> {
 
 /// The server code of a schema, as tokens.
 pub fn tokens(schema: &Schema) -> Result<TokenStream, Error> {
+    tokens_sharing(schema, None)
+}
+
+/// Types a schema takes from another one already generated: its model and the Rust path of
+/// its generated module.
+#[derive(Clone, Copy)]
+pub struct Shared<'a> {
+    pub schema: &'a Schema,
+    pub module: &'a str,
+}
+
+/// The server code of a schema that shares types with another one (the vendors' `/protected`
+/// schema shares `Company`, `Employment`, … with the public one): a type defined in both must
+/// be identical there, and is re-exported from the other's module instead of generated again,
+/// so that one Rust type and one set of resolvers serve both schemas. The schema built from
+/// this code needs the other schema's `Resolvers` in its data too.
+pub fn emit_sharing(schema: &Schema, shared: Shared<'_>) -> Result<String, Error> {
+    pretty(tokens_sharing(schema, Some(shared))?)
+}
+
+fn tokens_sharing(schema: &Schema, shared: Option<Shared<'_>>) -> Result<TokenStream, Error> {
     let mut items = vec![prelude()];
+    let mut own = Vec::new();
     for def in &schema.types {
+        let theirs = shared.and_then(|s| s.schema.types.iter().find(|t| t.name() == def.name()).map(|t| (s, t)));
+        if let Some((shared, theirs)) = theirs {
+            if theirs != def {
+                return Err(Error::new(format!(
+                    "`{}` differs from its definition in the shared schema: a shared type must be identical in both",
+                    def.name()
+                )));
+            }
+            // A scalar is referred to by its hand-written path; its description impl exists once.
+            if !matches!(def, TypeDef::Scalar(_)) {
+                let path: syn::Path = syn::parse_str(shared.module)
+                    .map_err(|e| Error::new(format!("`{}` is not a Rust path: {e}", shared.module)))?;
+                let ident = format_ident!("{}", def.name());
+                items.push(quote!(pub use #path::#ident;));
+            }
+            continue;
+        }
+        own.push(def.clone());
         items.push(match def {
             TypeDef::Scalar(s) => scalar_description(s),
             TypeDef::Enum(e) => enumeration(e),
@@ -29,7 +69,10 @@ pub fn tokens(schema: &Schema) -> Result<TokenStream, Error> {
             TypeDef::Object(o) => object(o)?,
         });
     }
-    items.push(registry(schema));
+    items.push(registry(&Schema {
+        types: own,
+        ..schema.clone()
+    }));
     Ok(quote!(#(#items)*))
 }
 

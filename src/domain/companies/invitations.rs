@@ -105,18 +105,24 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
         return Err(invalid_token());
     }
     crate::domain::teams::follow_accepted(conn, id).await?;
-    // The invitation reached this address: redeeming it as the account of that same address
-    // proves the account's owner reads it, as the confirmation link would.
+    confirm_invited_address(conn, user_id, id).await?;
+    Ok(id)
+}
+
+/// The invitation (or the vendor's sync link) reached the employment's address: accepting it as
+/// the account of that same address proves the account's owner reads it, as the confirmation
+/// link would.
+async fn confirm_invited_address(conn: &mut AnyConnection, user_id: i64, employment_id: i64) -> AppResult<()> {
     sqlx::query(
         "UPDATE users SET email_confirmed_at = $3
          WHERE id = $1 AND email_confirmed_at IS NULL AND email = (SELECT email FROM employments WHERE id = $2)",
     )
     .bind(user_id)
-    .bind(id)
+    .bind(employment_id)
     .bind(now())
     .execute(&mut *conn)
     .await?;
-    Ok(id)
+    Ok(())
 }
 
 /// `signUp.redeemInvite`: redeems in its own transaction and answers the employment.
@@ -216,4 +222,52 @@ pub async fn decline(db: &Db, user_id: i64, token: &str) -> AppResult<()> {
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// Accepts a pending employment for `user_id`, inside the caller's transaction: an employment
+/// without user (an invitation by e-mail, or a software vendor's sync) is attached to the user,
+/// one already naming the user is approved; the employment rules decide as for a redeemed
+/// invitation. Anything else (dismissed, answered, another user's) is INVALID_TOKEN.
+pub async fn accept_pending(conn: &mut AnyConnection, user_id: i64, employment_id: i64) -> AppResult<()> {
+    let found: Option<employments::HeldRow> = sqlx::query_as(
+        "SELECT id, company_id, start_date, end_date, is_primary FROM employments
+         WHERE id = $1 AND (user_id IS NULL OR user_id = $2) AND validation_status = 'pending'
+           AND dismissed_at IS NULL",
+    )
+    .bind(employment_id)
+    .bind(user_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((id, company_id, start, end, requested_primary)) = found else {
+        return Err(invalid_token());
+    };
+    if !crate::domain::workers::lock(conn, user_id).await? {
+        return Err(AppError::internal("the accepting user does not exist"));
+    }
+    let period = rules::Period {
+        start: super::parse_date(&start).ok_or_else(|| AppError::internal("stored date is invalid"))?,
+        end: end.as_deref().and_then(super::parse_date),
+    };
+    let held: Vec<_> = employments::held(conn, user_id)
+        .await?
+        .into_iter()
+        .filter(|h| h.id != id)
+        .collect();
+    let primary = rules::admit(&held, company_id, period, requested_primary.map(|p| p == 1))?;
+    let done = sqlx::query(
+        "UPDATE employments SET user_id = $2, is_primary = $3, validation_status = 'approved', validation_time = $4,
+                                submitter_id = COALESCE(submitter_id, $2)
+         WHERE id = $1 AND (user_id IS NULL OR user_id = $2) AND validation_status = 'pending' AND dismissed_at IS NULL",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(i64::from(primary))
+    .bind(now())
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Err(invalid_token());
+    }
+    crate::domain::teams::follow_accepted(conn, id).await?;
+    confirm_invited_address(conn, user_id, id).await
 }

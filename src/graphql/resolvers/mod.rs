@@ -22,3 +22,4 @@ mod sign_up;
 mod teams;
 mod user;
 mod vehicle;
+mod vendors;

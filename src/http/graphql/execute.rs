@@ -8,22 +8,26 @@ use warp::http::{HeaderMap, HeaderValue, StatusCode, header};
 use super::order::reorder;
 use super::prepare::{Prepared, prepare};
 use super::response::{ensure_code, null_parents_of_failed_non_null_fields, readable_syntax_message};
-use super::{Batch, error};
+use super::{Batch, Door, error};
 use crate::domain::auth::Caller;
-use crate::graphql::contract::ContractSchema;
+use crate::domain::auth::caller::BearerToken;
+use crate::domain::vendors::api_keys::{self, Vendor};
 use crate::graphql::{Api, ExecutionStarted};
 use crate::http::media::json_bytes_response;
 use crate::http::middleware::ClientIp;
 
-pub(super) async fn execute(
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn execute<E: async_graphql::Executor>(
     api: &Api,
-    schema: &ContractSchema,
+    schema: &E,
+    model: &crate::graphql::guard::SchemaModel,
+    door: Door,
     headers: &HeaderMap,
     client_ip: Option<ClientIp>,
     batch: Batch,
     media: &str,
 ) -> warp::reply::Response {
-    let (prepared, credential_fields) = prepare(batch.operations);
+    let (prepared, credential_fields) = prepare(model, batch.operations);
     // A password check costs a slow hash: take its permit before running anything, so that a
     // request that cannot have one soon is refused whole (503) rather than half run.
     let permit = if credential_fields > 0 {
@@ -44,7 +48,7 @@ pub(super) async fn execute(
     } else {
         None
     };
-    let run = run_all(api, schema, headers, client_ip, prepared, batch.is_batch, media);
+    let run = run_all(api, schema, door, headers, client_ip, prepared, batch.is_batch, media);
     let mut response = match permit {
         Some(permit) => crate::domain::auth::password::under_permit(permit, run).await,
         None => run.await,
@@ -56,17 +60,33 @@ pub(super) async fn execute(
     response
 }
 
-async fn run_all(
+#[allow(clippy::too_many_arguments)]
+async fn run_all<E: async_graphql::Executor>(
     api: &Api,
-    schema: &ContractSchema,
+    schema: &E,
+    door: Door,
     headers: &HeaderMap,
     client_ip: Option<ClientIp>,
     prepared: Vec<Prepared>,
     is_batch: bool,
     media: &str,
 ) -> warp::reply::Response {
-    let bearer = Caller::bearer(headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
-    // Credentials are resolved once per HTTP request, for every operation of a batch.
+    // Credentials are resolved once per HTTP request, for every operation of a batch. A vendor
+    // acts as no user: its identity goes in the request data instead.
+    let (bearer, vendor) = match door {
+        Door::Public => (
+            Caller::bearer(headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok())),
+            None,
+        ),
+        Door::Vendors => match vendor(api, headers).await {
+            Ok(Ok(vendor)) => (BearerToken::default(), Some(vendor)),
+            Ok(Err(refusal)) => return refused_vendor(&prepared, is_batch, media, refusal),
+            Err(cause) => {
+                cause.log_if_internal();
+                return error(StatusCode::SERVICE_UNAVAILABLE, media, "The database is unavailable");
+            }
+        },
+    };
     let caller = match Caller::resolve(&api.db, &bearer).await {
         Ok(caller) => caller,
         Err(cause) => {
@@ -90,6 +110,9 @@ async fn run_all(
                     .data(bearer.clone())
                     .data(started.clone())
                     .data(users);
+                if let Some(vendor) = &vendor {
+                    request = request.data(vendor.clone());
+                }
                 if let Some(ip) = client_ip {
                     request = request.data(crate::graphql::ClientAddress(ip.0));
                 }
@@ -162,4 +185,46 @@ impl serde::Serialize for Answer {
             }
         }
     }
+}
+
+/// The vendor that `X-CLIENT-ID` and `X-API-KEY` name, or the message of the refusal (the
+/// reference's, in its order: both headers are required, then the key must be one of that
+/// client's).
+async fn vendor(api: &Api, headers: &HeaderMap) -> Result<Result<Vendor, &'static str>, crate::errors::AppError> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let (Some(client), Some(key)) = (header("x-client-id"), header("x-api-key")) else {
+        return Ok(Err("Missing X-CLIENT-ID or X-API-KEY header"));
+    };
+    if client.is_empty() || key.is_empty() {
+        return Ok(Err("Missing X-CLIENT-ID or X-API-KEY header"));
+    }
+    Ok(api_keys::authenticate(&api.db, api.environment, client, key)
+        .await?
+        .ok_or("Invalid API Key"))
+}
+
+/// The answer to operations without valid vendor credentials: as the reference, a GraphQL
+/// error with HTTP 200 for each operation that passed the guard (nothing runs), 400 for the
+/// others.
+fn refused_vendor(prepared: &[Prepared], is_batch: bool, media: &str, message: &str) -> warp::reply::Response {
+    let mut status = StatusCode::OK;
+    let mut bodies: Vec<Value> = prepared
+        .iter()
+        .map(|operation| match operation {
+            Prepared::Refused(body) => {
+                status = StatusCode::BAD_REQUEST;
+                body.clone()
+            }
+            Prepared::Run(_) => json!({
+                "data": null,
+                "errors": [{ "message": message, "extensions": { "code": "AUTHENTICATION_ERROR" } }],
+            }),
+        })
+        .collect();
+    let body = if is_batch {
+        serde_json::to_vec(&bodies)
+    } else {
+        serde_json::to_vec(&bodies.pop().unwrap_or(Value::Null))
+    };
+    json_bytes_response(status, media, body.unwrap_or_default())
 }

@@ -13,7 +13,11 @@
 //!
 //! async-graphql decides none of this by itself, so this module owns it.
 //!
-//! This module holds the route, which reads the request by method (`get`, `post`) and hands it to
+//! The software vendors' endpoint `/protected` (and `/api/protected`) follows the same rules with
+//! its own schema, and authenticates the vendor (`X-CLIENT-ID` + `X-API-KEY`) instead of a user
+//! (see [`Door`]).
+//!
+//! This module holds the routes, which read the request by method (`get`, `post`) and hands it to
 //! `execute`; `prepare` runs the guard on each operation, `response` shapes what the executor
 //! answers and `order` puts its keys in the order of the query.
 
@@ -44,6 +48,15 @@ use prepare::{Prepared, prepare};
 /// Most operations in one batch, as the reference.
 pub const MAX_BATCH: usize = 10;
 
+/// Which credentials an endpoint takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Door {
+    /// `/api/graphql`: a user's access token (`Authorization: Bearer`), or none.
+    Public,
+    /// `/protected`: a software vendor's `X-CLIENT-ID` and `X-API-KEY`, on every call.
+    Vendors,
+}
+
 /// The GraphQL routes.
 pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     let path = warp::path("api")
@@ -51,6 +64,35 @@ pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilt
         .and(warp::path::end())
         .or(warp::path("graphql").and(warp::path::end()))
         .unify();
+    endpoint(path.boxed(), api, schema, &crate::graphql::GUARD_MODEL, Door::Public)
+}
+
+/// The software vendors' GraphQL routes, `/protected` and `/api/protected`.
+pub fn protected_routes(
+    api: Arc<Api>,
+    schema: crate::graphql::protected::ProtectedSchema,
+) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
+    let path = warp::path("api")
+        .and(warp::path("protected"))
+        .and(warp::path::end())
+        .or(warp::path("protected").and(warp::path::end()))
+        .unify();
+    endpoint(
+        path.boxed(),
+        api,
+        schema,
+        &crate::graphql::protected::GUARD_MODEL,
+        Door::Vendors,
+    )
+}
+
+fn endpoint<E: async_graphql::Executor + Clone>(
+    path: warp::filters::BoxedFilter<()>,
+    api: Arc<Api>,
+    schema: E,
+    model: &'static crate::graphql::guard::SchemaModel,
+    door: Door,
+) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     path.and(warp::method())
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .and(warp::header::headers_cloned())
@@ -81,7 +123,7 @@ pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilt
                     }
                 };
                 match operations {
-                    Ok(batch) => execute(&api, &schema, &headers, client_ip, batch, media).await,
+                    Ok(batch) => execute(&api, &schema, model, door, &headers, client_ip, batch, media).await,
                     Err(response) => *response,
                 }
             }
@@ -112,6 +154,6 @@ fn error(status: StatusCode, media: &str, message: &str) -> warp::reply::Respons
 /// of the suite drive it with arbitrary bytes.
 pub fn preflight(body: &[u8]) -> Result<Vec<bool>, StatusCode> {
     let batch = parse_body(body).map_err(|(status, _)| status)?;
-    let (prepared, _) = prepare(batch.operations);
+    let (prepared, _) = prepare(&crate::graphql::GUARD_MODEL, batch.operations);
     Ok(prepared.iter().map(|p| matches!(p, Prepared::Run(_))).collect())
 }

@@ -1,11 +1,11 @@
-//! The guard on each operation of a request, before anything executes: an operation it refuses
+//! The guard on each operation of a request (against the model of the endpoint's schema), before anything executes: an operation it refuses
 //! answers 400 without running, and the fields that check a password are counted for the whole
 //! HTTP request.
 
 use serde_json::{Value, json};
 
 use super::response::readable_syntax_message;
-use crate::graphql::{GUARD_MODEL, guard};
+use crate::graphql::guard;
 
 /// An operation ready to run, or refused before execution.
 pub(super) enum Prepared {
@@ -15,7 +15,10 @@ pub(super) enum Prepared {
 
 /// Runs the guard on every operation of the batch: a refused operation answers 400 without
 /// running; the fields that check a password count for the whole HTTP request.
-pub(super) fn prepare(batch: Vec<Result<async_graphql::Request, String>>) -> (Vec<Prepared>, usize) {
+pub(super) fn prepare(
+    model: &guard::SchemaModel,
+    batch: Vec<Result<async_graphql::Request, String>>,
+) -> (Vec<Prepared>, usize) {
     let limits = &guard::Limits::DEFAULT;
     let mut credential_fields = 0;
     let prepared = batch
@@ -24,7 +27,7 @@ pub(super) fn prepare(batch: Vec<Result<async_graphql::Request, String>>) -> (Ve
             Err(message) => Prepared::Refused(json!({ "errors": [{ "message": message }] })),
             Ok(mut request) => {
                 let checked = guard::check(
-                    &GUARD_MODEL,
+                    model,
                     limits,
                     &request.query,
                     &request.variables,

@@ -1,0 +1,120 @@
+//! The software vendors' schema (`/protected`): `company.softwareRegistration`,
+//! `company.syncEmployment`, `employmentToken`. The transport has authenticated the vendor
+//! (`X-CLIENT-ID` + `X-API-KEY`) and placed it in the request data.
+
+use async_graphql::Context;
+
+use crate::domain::vendors::api_keys::Vendor;
+use crate::domain::vendors::{companies, employees};
+use crate::errors::AppError;
+use crate::graphql::Api;
+use crate::graphql::contract::{Company, Employment};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::protected::contract_protected::{
+    ProtectedCompaniesResolver, ProtectedQueriesResolver, ThirdPartyClientEmployment,
+    ThirdPartyClientEmploymentResolver, ThirdPartyEmployee,
+};
+
+/// The authenticated vendor; the transport refuses a request without one before it runs, so
+/// its absence here is a request that did not come through `/protected`.
+fn vendor<'a>(ctx: &'a Context<'_>) -> Result<&'a Vendor, AppError> {
+    ctx.data_opt::<Vendor>()
+        .ok_or_else(|| AppError::authentication("Invalid API Key"))
+}
+
+/// A `clientId` argument must name the client of the credentials (the reference's check).
+fn same_client(vendor: &Vendor, client_id: i32) -> Result<(), AppError> {
+    if i64::from(client_id) != vendor.client_id {
+        return Err(AppError::authorization(
+            "You do not have access to the provided client id",
+        ));
+    }
+    Ok(())
+}
+
+#[async_trait::async_trait]
+impl ProtectedCompaniesResolver for Api {
+    async fn software_registration(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        nb_workers: i32,
+        siren: String,
+        siret: Option<String>,
+        usual_name: String,
+    ) -> async_graphql::Result<Option<Company>> {
+        let vendor = vendor(ctx)?;
+        same_client(vendor, client_id)?;
+        let registration = companies::Registration {
+            usual_name: &usual_name,
+            siren: &siren,
+            siret: siret.as_deref(),
+            nb_workers: nb_workers.into(),
+        };
+        let company = companies::register(&self.db, vendor.client_id, registration).await?;
+        Ok(Some(Company::from(&company)))
+    }
+
+    async fn sync_employment(
+        &self,
+        ctx: &Context<'_>,
+        company_id: i32,
+        employees: Vec<Option<ThirdPartyEmployee>>,
+    ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
+        let vendor = vendor(ctx)?;
+        let employees = employees
+            .into_iter()
+            .flatten()
+            .map(|e| employees::Employee {
+                email: e.email.0,
+                first_name: e.first_name,
+                last_name: e.last_name,
+                has_admin_rights: e.has_admin_rights.unwrap_or(false),
+                timezone_name: e.timezone_name.unwrap_or_else(|| "Europe/Paris".to_string()),
+            })
+            .collect();
+        let rows = employees::sync(
+            &self.db,
+            (vendor.client_id, &vendor.client_name),
+            company_id.into(),
+            employees,
+            &self.public_url,
+        )
+        .await?;
+        Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
+    }
+}
+
+#[async_trait::async_trait]
+impl ProtectedQueriesResolver for Api {
+    async fn employment_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<ThirdPartyClientEmployment>> {
+        let vendor = vendor(ctx)?;
+        same_client(vendor, client_id)?;
+        let view = employees::employment_token(&self.db, (vendor.client_id, &vendor.client_name), employment_id.into())
+            .await?;
+        Ok(view.map(|v| ThirdPartyClientEmployment {
+            id: Some(v.link_id as i32),
+            employment_id: v.employment.id as i32,
+            client_id: v.client_id as i32,
+            access_token: v.access_token,
+            client_name: Some(v.client_name),
+        }))
+    }
+}
+
+#[async_trait::async_trait]
+impl ThirdPartyClientEmploymentResolver for Api {
+    async fn employment(
+        &self,
+        _ctx: &Context<'_>,
+        parent: &ThirdPartyClientEmployment,
+    ) -> async_graphql::Result<Option<Employment>> {
+        let row = employees::client_view_of(&self.db, parent.client_id.into(), parent.employment_id.into()).await?;
+        Ok(row.map(|r| r.to_graphql()))
+    }
+}
