@@ -6,7 +6,7 @@ pub mod clients;
 pub mod cookies;
 mod endpoint;
 pub mod limits;
-mod pages;
+pub mod pages;
 pub mod primitives;
 pub mod revoke;
 pub mod token_endpoint;

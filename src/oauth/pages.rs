@@ -10,7 +10,8 @@ use crate::i18n::Lang;
 
 /// Every sentence of the authorization pages, in one language.
 pub struct Texts {
-    lang: &'static str,
+    /// The `<html lang>` of the page (also read by the vendors' pages, which extend this base).
+    pub lang: &'static str,
     log_in: &'static str,
     log_in_heading: &'static str,
     asks_access: &'static str,

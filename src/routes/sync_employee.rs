@@ -13,7 +13,9 @@ use crate::graphql::Api;
 use crate::http::contract::{
     SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse,
 };
+use crate::i18n::Lang;
 use crate::oauth::cookies;
+use crate::oauth::pages::{Texts, texts};
 
 /// How long the CSRF cookie of the page lives.
 const CSRF_SECONDS: i64 = 8 * 3600;
@@ -21,6 +23,8 @@ const CSRF_SECONDS: i64 = 8 * 3600;
 #[derive(Template)]
 #[template(path = "vendors/invitation.html")]
 struct InvitationPage<'a> {
+    /// The shared base's texts: the vendors' pages are in English only.
+    t: &'static Texts,
     action: &'a str,
     csrf: &'a str,
     client: &'a str,
@@ -36,6 +40,7 @@ struct InvitationPage<'a> {
 #[derive(Template)]
 #[template(path = "vendors/outcome.html")]
 struct OutcomePage<'a> {
+    t: &'static Texts,
     title: &'a str,
     message: &'a str,
 }
@@ -48,7 +53,11 @@ fn render(page: &impl Template) -> String {
 }
 
 fn outcome(title: &str, message: &str) -> String {
-    render(&OutcomePage { title, message })
+    render(&OutcomePage {
+        t: texts(Lang::En),
+        title,
+        message,
+    })
 }
 
 /// A page and its status, before it becomes the operation's documented variant.
@@ -149,6 +158,7 @@ fn form_page(
     Page {
         status,
         body: render(&InvitationPage {
+            t: texts(Lang::En),
             action: &action,
             csrf: &csrf,
             client: &invitation.client_name,
