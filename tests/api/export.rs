@@ -374,6 +374,9 @@ for_both_backends! {
         let signed = json!({ "company_ids": [s.company], "with_digital_signatures": true });
         assert_eq!(export(&app, Some(&s.admin), signed.clone()).await.status(), StatusCode::OK);
         let before = root_key(&app).await;
+        // The export took a key from the pool: wait until it is refilled (and idle) before
+        // counting and stopping the server.
+        pool_holds(&app.server.db, 2).await;
         let count_sealed = |db: roadlog::db::Db| async move {
             let rows: Vec<(Vec<u8>,)> = sqlx::query_as("SELECT key_bytes FROM tachograph_keys UNION ALL SELECT key_bytes FROM tachograph_card_keys UNION ALL SELECT key_bytes FROM tachograph_card_key_pool")
                 .fetch_all(&db.pool)
