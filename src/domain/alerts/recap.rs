@@ -20,19 +20,34 @@ pub mod sql {
         pub const CURRENT_WORKERS: &str = "SELECT DISTINCT user_id FROM employments WHERE company_id = $1 \
              AND user_id IS NOT NULL AND validation_status = 'approved' AND dismissed_at IS NULL \
              AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2) ORDER BY user_id";
-        /// Admin computations of the workers (`$1`) dated in `[$2, $3)`.
+        /// Whether any admin computation of the workers (`$1`) is dated in `[$2, $3)`.
         pub const ANY_COMPUTATION: PerBackend = crate::per_backend!(
-            "SELECT COUNT(*) FROM regulation_computations WHERE submitter_type = 'admin' AND day >= $2 AND day < $3 AND ",
-            ["user_id" in 1]
+            "SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations WHERE submitter_type = 'admin' \
+             AND day >= $2 AND day < $3 AND ",
+            ["user_id" in 1],
+            " LIMIT 1) AS found"
         );
-        /// Admin alerts of the workers (`$1`) dated in `[$2, $3)`, with the workers' names.
+        /// Admin alerts of the workers (`$1`) dated in `[$2, $3)`. The workers' names are read
+        /// apart, once per worker (a month of a 200-worker company holds thousands of alerts).
         pub const ALERTS: PerBackend = crate::per_backend!(
-            "SELECT a.day, a.check_type, a.user_id, a.night_work, a.not_enough_break, a.too_much_uninterrupted_work_time, \
-                    u.first_name, u.last_name, u.timezone_name \
-             FROM regulatory_alerts a JOIN users u ON u.id = a.user_id \
-             WHERE a.submitter_type = 'admin' AND a.day >= $2 AND a.day < $3 AND ",
+            "SELECT a.day, a.check_type, a.user_id, a.night_work, a.not_enough_break, a.too_much_uninterrupted_work_time \
+             FROM regulatory_alerts a WHERE a.submitter_type = 'admin' AND a.day >= $2 AND a.day < $3 AND ",
             ["a.user_id" in 1],
             " ORDER BY a.day, a.user_id, a.id"
+        );
+        /// How the reference counts the admin alerts of the workers (`$1`) dated in `[$2, $3)`:
+        /// an `enoughBreak` alert with both halves failed counts twice (the previous month's
+        /// total, counted without reading its alerts).
+        pub const TOTAL: PerBackend = crate::per_backend!(
+            "SELECT CAST(COUNT(*) + COALESCE(SUM(CASE WHEN a.not_enough_break = 1 \
+                 AND a.too_much_uninterrupted_work_time = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) \
+             FROM regulatory_alerts a WHERE a.submitter_type = 'admin' AND a.day >= $2 AND a.day < $3 AND ",
+            ["a.user_id" in 1]
+        );
+        /// The names and zones of the alerted workers (`$1`).
+        pub const NAMES: PerBackend = crate::per_backend!(
+            "SELECT id, first_name, last_name, timezone_name FROM users WHERE ",
+            ["id" in 1]
         );
         /// The activities the workers (`$1`) started in `[$2, $3)` for companies other than `$4`,
         /// with those companies' SIRENs: one statement for every alerted worker of the recap.
@@ -98,9 +113,47 @@ struct AlertLine {
     night_work: i64,
     not_enough_break: i64,
     too_much_uninterrupted_work_time: i64,
-    first_name: String,
-    last_name: String,
-    timezone_name: String,
+}
+
+/// An alerted worker's name and zone.
+struct Worker {
+    name: String,
+    zone: chrono_tz::Tz,
+}
+
+async fn workers_of(db: &Db, lines: &[AlertLine]) -> AppResult<BTreeMap<i64, Worker>> {
+    let mut users: Vec<i64> = lines.iter().map(|l| l.user_id).collect();
+    users.sort_unstable();
+    users.dedup();
+    if users.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let rows: Vec<(i64, String, String, String)> = sqlx::query_as(db.sql(sql::NAMES))
+        .bind(id_list(&users))
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, first, last, zone)| {
+            (
+                id,
+                Worker {
+                    name: format!("{first} {last}"),
+                    zone: time::zone(&zone),
+                },
+            )
+        })
+        .collect())
+}
+
+async fn counted_total(db: &Db, users: &[i64], from: NaiveDate, to: NaiveDate) -> AppResult<i64> {
+    let (total,): (i64,) = sqlx::query_as(db.sql(sql::TOTAL))
+        .bind(id_list(users))
+        .bind(date_text(from))
+        .bind(date_text(to))
+        .fetch_one(&db.pool)
+        .await?;
+    Ok(total)
 }
 
 /// What `regulatoryAlertsRecap` receives.
@@ -177,7 +230,7 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
     }
     let lines = alert_lines(db, &users, from, to).await?;
     let total_previous_month = match previous {
-        Some((from, to)) => total(&alert_lines(db, &users, from, to).await?),
+        Some((from, to)) => counted_total(db, &users, from, to).await?,
         None => 0,
     };
     let company: Option<(String, i64)> = sqlx::query_as(sql::SIREN)
@@ -242,7 +295,8 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
             }
         }
     }
-    let relations = other_company_relations(db, query.company_id, &siren, &lines).await?;
+    let workers = workers_of(db, &lines).await?;
+    let relations = other_company_relations(db, query.company_id, &siren, &lines, &workers).await?;
     let build = |groups: Vec<(String, Vec<&AlertLine>)>| -> Vec<Group> {
         groups
             .into_iter()
@@ -259,7 +313,7 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
                     let Some(day) = parse_date(&line.day) else { continue };
                     details.push(Detail {
                         day,
-                        user_name: format!("{} {}", line.first_name, line.last_name),
+                        user_name: workers.get(&line.user_id).map(|w| w.name.clone()).unwrap_or_default(),
                         user_id: line.user_id,
                         other_company_relation: relations.get(&(day, line.user_id)).copied(),
                     });
@@ -293,11 +347,12 @@ async fn other_company_relations(
     company_id: i64,
     siren: &str,
     lines: &[AlertLine],
+    workers: &BTreeMap<i64, Worker>,
 ) -> AppResult<BTreeMap<(NaiveDate, i64), &'static str>> {
     let mut alerted: BTreeMap<(NaiveDate, i64), chrono_tz::Tz> = BTreeMap::new();
     for line in lines {
-        if let Some(day) = parse_date(&line.day) {
-            alerted.insert((day, line.user_id), time::zone(&line.timezone_name));
+        if let (Some(day), Some(worker)) = (parse_date(&line.day), workers.get(&line.user_id)) {
+            alerted.insert((day, line.user_id), worker.zone);
         }
     }
     let mut relations = BTreeMap::new();
