@@ -7,6 +7,7 @@ pub mod details;
 pub mod employments;
 pub mod invitations;
 pub mod permissions;
+pub mod reminders;
 pub mod rules;
 pub mod service;
 
