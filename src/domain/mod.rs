@@ -15,3 +15,4 @@ pub mod sandbox;
 pub mod teams;
 pub mod users;
 pub mod workers;
+pub mod workdays;

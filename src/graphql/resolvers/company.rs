@@ -41,6 +41,33 @@ impl CompanyResolver for Api {
         Ok(Some((&summary).into()))
     }
 
+    async fn work_days(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        from_date: Option<Date>,
+        until_date: Option<Date>,
+        first: Option<i32>,
+        after: Option<String>,
+        user_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
+        use crate::domain::workdays::{self, Flavor};
+        let viewer = caller(ctx).user_id()?;
+        let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
+        let page = workdays::of_company(
+            &self.db,
+            viewer,
+            parent.id.into(),
+            from_date.map(|d| d.0),
+            until_date.map(|d| d.0),
+            first,
+            after,
+            users,
+        )
+        .await?;
+        Ok(Some(crate::graphql::convert_workdays::connection(ctx, &page, Flavor::Company).await?))
+    }
+
     async fn admin_regulation_computations_by_user_and_by_day(
         &self,
         ctx: &Context<'_>,

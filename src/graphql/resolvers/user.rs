@@ -107,6 +107,30 @@ impl UserResolver for Api {
         Ok(Some(page.to_graphql()))
     }
 
+    async fn work_days(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+        from_date: Option<Date>,
+        until_date: Option<Date>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
+        use crate::domain::workdays::{self, Flavor};
+        let viewer = caller(ctx).user_id()?;
+        let page = workdays::of_user(
+            &self.db,
+            viewer,
+            parent.id.into(),
+            from_date.map(|d| d.0),
+            until_date.map(|d| d.0),
+            first,
+            after,
+        )
+        .await?;
+        Ok(Some(crate::graphql::convert_workdays::connection(ctx, &page, Flavor::User).await?))
+    }
+
     async fn current_employments(
         &self,
         ctx: &Context<'_>,
