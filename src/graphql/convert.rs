@@ -155,7 +155,7 @@ impl ToGraphql for LocationRow {
             name: self.name.clone(),
             city: self.city.clone(),
             postal_code: self.postal_code.clone(),
-            alias: None,
+            alias: self.alias.clone(),
             kilometer_reading: self.kilometer_reading.map(|k| k as i32),
             submitter_id: self.submitter_id as i32,
             reception_time: TimeStamp(self.reception_time),

@@ -6,6 +6,7 @@ pub mod company;
 pub mod details;
 pub mod employments;
 pub mod invitations;
+pub mod known_addresses;
 pub mod permissions;
 pub mod reminders;
 pub mod rules;

@@ -22,6 +22,8 @@ pub struct LocationRow {
     pub city: Option<String>,
     pub postal_code: Option<String>,
     pub kilometer_reading: Option<i64>,
+    /// The alias of the known address it was logged from, if any.
+    pub alias: Option<String>,
 }
 
 /// Location statements.
@@ -29,7 +31,8 @@ pub mod sql {
     use crate::db::PerBackend;
     use const_format::concatcp;
 
-    const SELECT: &str = "SELECT id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading \
+    const SELECT: &str = "SELECT id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading, \
+         (SELECT k.alias FROM company_known_addresses k WHERE k.id = location_entries.company_known_address_id) AS alias \
          FROM location_entries";
     crate::statements! {
         /// `$1` mission, `$2` type.
@@ -38,11 +41,14 @@ pub mod sql {
     }
 }
 
-/// An address as given: a typed-in text, or a feature of the national address API.
+/// An address as given: a typed-in text, a feature of the national address API, or one of the
+/// company's known addresses (read from the book when the location is logged).
 pub struct Address {
     pub name: String,
     pub city: Option<String>,
     pub postal_code: Option<String>,
+    /// The known address, when given by `companyKnownAddressId`.
+    pub known: Option<i64>,
 }
 
 /// Reads `manualAddress | geoApiData | companyKnownAddressId` (exactly one).
@@ -59,6 +65,7 @@ pub fn address(manual: Option<String>, geo: Option<serde_json::Value>, known: Op
                 name,
                 city: None,
                 postal_code: None,
+                known: None,
             })
         }
         (None, Some(geo), None) => {
@@ -71,11 +78,16 @@ pub fn address(manual: Option<String>, geo: Option<serde_json::Value>, known: Op
                 name,
                 city: text("city"),
                 postal_code: text("postcode"),
+                known: None,
             })
         }
-        (None, None, Some(_)) => Err(AppError::invalid_inputs(
-            "companyKnownAddressId is not supported: this service keeps no company address book; send manualAddress or geoApiData",
-        )),
+        // Read from the company's book by `log`, which knows the mission's company.
+        (None, None, Some(known)) => Ok(Address {
+            name: String::new(),
+            city: None,
+            postal_code: None,
+            known: Some(i64::from(known)),
+        }),
         _ => Err(AppError::invalid_inputs(
             "Exactly one of companyKnownAddressId or geoApiData or manualAddress should be set",
         )),
@@ -104,6 +116,12 @@ pub async fn log(
     if override_existing && !access.actor_is_admin {
         return Err(AppError::authorization("Only a company admin may override a location"));
     }
+    let address = match address.known {
+        Some(known) => {
+            crate::domain::companies::known_addresses::for_location(conn, access.mission.company_id, known).await?
+        }
+        None => address,
+    };
     let km = kilometer_reading.map(i64::from);
     if let Some(km) = km {
         if km < 0 {
@@ -139,7 +157,8 @@ pub async fn log(
         Some(existing) if existing.name == address.name || override_existing => {
             sqlx::query(
                 "UPDATE location_entries SET name = $2, city = $3, postal_code = $4,
-                        kilometer_reading = COALESCE($5, kilometer_reading), submitter_id = $6, reception_time = $7
+                        kilometer_reading = COALESCE($5, kilometer_reading), submitter_id = $6, reception_time = $7,
+                        company_known_address_id = $8
                  WHERE id = $1",
             )
             .bind(existing.id)
@@ -149,6 +168,7 @@ pub async fn log(
             .bind(km)
             .bind(actor)
             .bind(received)
+            .bind(address.known)
             .execute(&mut *conn)
             .await?;
         }
@@ -161,8 +181,8 @@ pub async fn log(
         None => {
             let inserted = sqlx::query(
                 "INSERT INTO location_entries (mission_id, type, submitter_id, reception_time, creation_time, name, city,
-                                               postal_code, kilometer_reading)
-                 VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)",
+                                               postal_code, kilometer_reading, company_known_address_id)
+                 VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9)",
             )
             .bind(mission_id)
             .bind(kind.as_str())
@@ -172,6 +192,7 @@ pub async fn log(
             .bind(&address.city)
             .bind(&address.postal_code)
             .bind(km)
+            .bind(address.known)
             .execute(&mut *conn)
             .await;
             if let Err(e) = inserted {

@@ -189,6 +189,16 @@ impl CompanyResolver for Api {
         Ok(Some(vehicles.iter().map(|v| Some(v.to_graphql())).collect()))
     }
 
+    async fn known_addresses(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::CompanyKnownAddress>>>> {
+        let actor = caller(ctx).user_id()?;
+        let rows = crate::domain::companies::known_addresses::of_company(&self.db, actor, parent.id.into()).await?;
+        Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
+    }
+
     async fn employments(
         &self,
         ctx: &Context<'_>,
