@@ -199,6 +199,30 @@ impl CompanyResolver for Api {
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
+    async fn nb_workers(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<i32>> {
+        let n = crate::domain::companies::staff::nb_workers(&self.db, parent.id.into()).await?;
+        Ok(Some(n.min(i64::from(i32::MAX)) as i32))
+    }
+
+    async fn has_no_active_admins(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<bool>> {
+        Ok(Some(
+            crate::domain::companies::staff::has_no_active_admins(&self.db, parent.id.into()).await?,
+        ))
+    }
+
+    async fn current_admins(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        let actor = caller(ctx).user_id()?;
+        if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
+            return Err(permissions::admin_only_field("currentAdmins").into());
+        }
+        let users = crate::domain::companies::staff::current_admins(&self.db, parent.id.into()).await?;
+        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
+    }
+
     async fn employments(
         &self,
         ctx: &Context<'_>,
