@@ -16,6 +16,7 @@ mod contract;
 mod cors;
 mod coverage;
 mod drivers;
+mod employment_batches;
 mod employments;
 mod export;
 mod export_benchmark;
@@ -24,6 +25,7 @@ mod graceful_stop;
 mod graphql_http;
 mod hostile;
 mod invitations;
+mod known_addresses;
 mod mail;
 mod missions;
 mod oauth_browser;
@@ -42,6 +44,7 @@ mod sandbox;
 mod spans;
 mod stress;
 mod teams;
+mod work_days;
 
 fn main() -> std::process::ExitCode {
     support::harness::main()
