@@ -14,6 +14,7 @@ mod console;
 mod console_browser;
 mod contract;
 mod cors;
+mod deleted_missions;
 mod coverage;
 mod drivers;
 mod employment_batches;

@@ -140,6 +140,25 @@ impl CompanyResolver for Api {
         Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
     }
 
+    async fn missions_deleted(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Option<MissionConnection>> {
+        let actor = caller(ctx).user_id()?;
+        if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
+            return Err(permissions::admin_only_field("missionsDeleted").into());
+        }
+        let page = crate::domain::missions::queries::company_deleted_missions(&self.db, actor, parent.id.into(), first, after)
+            .await?;
+        let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
+        crate::graphql::loaders::missions::prefetch_missions(ctx, &self.db, &views, ctx.look_ahead().field("edges").field("node"))
+            .await?;
+        Ok(Some(page.to_graphql()))
+    }
+
     async fn missions(
         &self,
         ctx: &Context<'_>,

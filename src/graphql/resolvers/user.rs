@@ -97,11 +97,21 @@ impl UserResolver for Api {
         until_time: Option<TimeStamp>,
         first: Option<i32>,
         after: Option<String>,
+        include_deleted_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let viewer = caller(ctx).user_id()?;
         let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
-        let page =
-            missions::queries::user_missions(&self.db, viewer, parent.id.into(), from, until, first, after).await?;
+        let page = missions::queries::user_missions(
+            &self.db,
+            viewer,
+            parent.id.into(),
+            from,
+            until,
+            first,
+            after,
+            include_deleted_missions.unwrap_or(false),
+        )
+        .await?;
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
         loaders::prefetch_missions(ctx, &self.db, &views, ctx.look_ahead().field("edges").field("node")).await?;
         Ok(Some(page.to_graphql()))
