@@ -26,6 +26,7 @@ mod graceful_stop;
 mod graphql_http;
 mod hostile;
 mod invitations;
+mod kilometers;
 mod known_addresses;
 mod mail;
 mod missions;

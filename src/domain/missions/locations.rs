@@ -38,6 +38,8 @@ pub mod sql {
         /// `$1` mission, `$2` type.
         pub const OF_TYPE: &str = concatcp!(SELECT, " WHERE mission_id = $1 AND type = $2");
         pub const OF_MISSIONS: PerBackend = crate::per_backend!(SELECT, " WHERE ", ["mission_id" in 1]);
+        pub const FIND: &str = concatcp!(SELECT, " WHERE id = $1");
+        pub const SET_KILOMETERS: &str = "UPDATE location_entries SET kilometer_reading = $2 WHERE id = $1";
     }
 }
 
@@ -218,4 +220,53 @@ pub async fn log(
     of_type(conn, mission_id, kind.as_str())
         .await?
         .ok_or_else(|| AppError::internal("location vanished"))
+}
+
+/// `registerKilometerAtLocation`: sets the odometer reading of a location entry, under the
+/// mission's write rules. A reading of 0 changes nothing (as the reference); the start reading
+/// must not exceed the end one. An unknown entry is refused like a forbidden one.
+pub async fn register_kilometer(conn: &mut AnyConnection, actor: i64, location_id: i64, km: i64) -> AppResult<()> {
+    let found = sqlx::query_as::<_, LocationRow>(sql::FIND)
+        .bind(location_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let location = found.ok_or_else(|| AppError::authorization("Forbidden access"))?;
+    let access = permissions::writable(conn, actor, location.mission_id, actor, now(), None).await?;
+    if km == 0 {
+        return Ok(());
+    }
+    if km < 0 {
+        return Err(AppError::invalid_inputs("kilometerReading must not be negative").with("field", "kilometerReading"));
+    }
+    if access.mission.vehicle_id.is_none() {
+        return Err(AppError::invalid_inputs(
+            "kilometerReading can only be specified if the mission has an associated vehicle",
+        ));
+    }
+    let other = if location.kind == "mission_start_location" {
+        "mission_end_location"
+    } else {
+        "mission_start_location"
+    };
+    if let Some(other_km) = of_type(conn, location.mission_id, other)
+        .await?
+        .and_then(|o| o.kilometer_reading)
+    {
+        let (start, end) = if other == "mission_start_location" {
+            (other_km, km)
+        } else {
+            (km, other_km)
+        };
+        if end < start {
+            return Err(AppError::invalid_inputs(
+                "Kilometer reading at end of mission should be superior to kilometer reading at start",
+            ));
+        }
+    }
+    sqlx::query(sql::SET_KILOMETERS)
+        .bind(location.id)
+        .bind(km)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }

@@ -283,6 +283,17 @@ impl ActivitiesResolver for Api {
         Ok(Some(missions::log_location(&self.db, actor, input).await?.to_graphql()))
     }
 
+    async fn register_kilometer_at_location(
+        &self,
+        ctx: &Context<'_>,
+        kilometer_reading: i32,
+        mission_location_id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        let actor = caller(ctx).user_id()?;
+        missions::register_kilometer(&self.db, actor, mission_location_id.into(), kilometer_reading.into()).await?;
+        done()
+    }
+
     async fn change_mission_name(
         &self,
         ctx: &Context<'_>,
