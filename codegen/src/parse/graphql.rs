@@ -77,9 +77,10 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
             }
             TypeSystemDefinition::Directive(d) => {
                 let d = &d.node;
+                // `repeatable` is not looked at: the parser reports every directive as repeatable.
                 let only_fields = d.locations.len() == 1
                     && d.locations[0].node == async_graphql_parser::types::DirectiveLocation::FieldDefinition;
-                if d.name.node != RESOLVER || !only_fields || !d.arguments.is_empty() || d.is_repeatable {
+                if d.name.node != RESOLVER || !only_fields || !d.arguments.is_empty() {
                     return Err(Error::new(format!(
                         "custom directive `@{}` is not supported (only `directive @{RESOLVER} on FIELD_DEFINITION`, without arguments)",
                         d.name.node

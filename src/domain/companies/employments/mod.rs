@@ -97,13 +97,6 @@ impl EmploymentRow {
     pub fn is_terminated(&self, today: &str) -> bool {
         self.end_date.as_deref().is_some_and(|end| end < today)
     }
-
-    fn period(&self) -> Option<Period> {
-        Some(Period {
-            start: parse_date(&self.start_date)?,
-            end: self.end_date.as_deref().and_then(parse_date),
-        })
-    }
 }
 
 fn forbidden() -> AppError {
