@@ -217,7 +217,7 @@ on_both_backends! {
         let body = app.as_user(&admin, query, json!({ "c": company })).await;
         assert_eq!(body["data"]["company"]["nbWorkers"], 1);
         // With its only admin gone, the company has no active admin.
-        sqlx::query("UPDATE employments SET end_date = '2020-12-31' WHERE company_id = $1 AND user_id = $2")
+        sqlx::query("UPDATE employments SET start_date = '2020-01-01', end_date = '2020-12-31' WHERE company_id = $1 AND user_id = $2")
             .bind(company)
             .bind(admin.id)
             .execute(&app.server.db.pool)
