@@ -195,6 +195,7 @@ impl ToGraphql for ActivityRow {
             dismissed_at: self.dismissed_at.map(TimeStamp),
             dismiss_author_id: self.dismiss_author_id.map(|id| id as i32),
             dismiss_context: json(&self.dismiss_context),
+            dispute: json(&self.dispute),
         }
     }
 }

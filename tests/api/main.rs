@@ -15,6 +15,7 @@ mod console_browser;
 mod contract;
 mod cors;
 mod deleted_missions;
+mod disputes;
 mod coverage;
 mod drivers;
 mod employment_batches;

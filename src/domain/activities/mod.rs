@@ -2,6 +2,7 @@
 //! the rules that keep a worker's time consistent.
 
 pub mod checks;
+pub mod disputes;
 pub mod log;
 pub mod rules;
 pub mod service;

@@ -294,6 +294,23 @@ impl ActivitiesResolver for Api {
         done()
     }
 
+    async fn dispute_activity(
+        &self,
+        ctx: &Context<'_>,
+        activity_id: i32,
+        text: String,
+    ) -> async_graphql::Result<Option<Activity>> {
+        let actor = caller(ctx).user_id()?;
+        let row = crate::domain::activities::disputes::dispute(&self.db, actor, activity_id.into(), &text).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
+    async fn cancel_dispute(&self, ctx: &Context<'_>, activity_id: i32) -> async_graphql::Result<Option<Activity>> {
+        let actor = caller(ctx).user_id()?;
+        let row = crate::domain::activities::disputes::cancel(&self.db, actor, activity_id.into()).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
     async fn change_mission_name(
         &self,
         ctx: &Context<'_>,
