@@ -2473,6 +2473,9 @@ pub struct Activity {
     ///Free JSON context supplied when the activity was cancelled.
     #[graphql(name = "dismissContext")]
     pub dismiss_context: Option<crate::graphql::scalars::GenericScalar>,
+    ///The worker's dispute of the activity, as a JSON object: `text`, `submitter_id`, `time` (Unix seconds) and `status` (`created`, or `cancelled` with `cancelled_at`); null when never disputed (activities.disputeActivity).
+    #[graphql(name = "dispute")]
+    pub dispute: Option<crate::graphql::scalars::GenericScalar>,
 }
 ///Resolvers of the fields of `Activity` that are not plain data.
 #[async_trait::async_trait]
@@ -3005,6 +3008,19 @@ pub trait ActivitiesResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         comment_id: i32,
     ) -> async_graphql::Result<Option<Void>>;
+    ///Disputes one of the caller's own activities, after an admin validated its mission (the latest admin validation, manual or automatic, for the worker or for everyone, less than 15 whole days ago), and returns it with Activity.dispute. Errors: INVALID_INPUTS (unknown activity; text blank or longer than 2000 characters; a dispute already open, reason ALREADY_DISPUTED; no admin validation, reason NOT_VALIDATED_BY_ADMIN; validated 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR (another worker's activity), AUTHENTICATION_ERROR.
+    async fn dispute_activity(
+        &self,
+        ctx: &Context<'_>,
+        activity_id: i32,
+        text: String,
+    ) -> async_graphql::Result<Option<Activity>>;
+    ///Withdraws an open dispute, within 15 whole days of its opening, and returns the activity (the dispute's status becomes `cancelled`, with `cancelled_at`). Only the dispute's author. Errors: INVALID_INPUTS (unknown activity; no open dispute, reason NO_OPEN_DISPUTE; opened 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn cancel_dispute(
+        &self,
+        ctx: &Context<'_>,
+        activity_id: i32,
+    ) -> async_graphql::Result<Option<Activity>>;
     ///Sets the odometer reading of a mission's start or end location and answers success; requires write access to the mission, as logLocation. A reading of 0 changes nothing. Errors: INVALID_INPUTS (negative reading, mission without vehicle, start reading above the end reading), INVALID_RESOURCE (a non-admin on a validated mission: reason MISSION_ALREADY_VALIDATED_BY_ADMIN, MISSION_ALREADY_AUTO_VALIDATED or MISSION_ALREADY_VALIDATED_BY_USER), AUTHORIZATION_ERROR (no write access, or an unknown location), AUTHENTICATION_ERROR.
     async fn register_kilometer_at_location(
         &self,
@@ -3428,6 +3444,45 @@ impl Activities {
                 .data_unchecked::<Resolvers>()
                 .activities
                 .cancel_comment(ctx, comment_id)
+                .await,
+        )
+    }
+    ///Disputes one of the caller's own activities, after an admin validated its mission (the latest admin validation, manual or automatic, for the worker or for everyone, less than 15 whole days ago), and returns it with Activity.dispute. Errors: INVALID_INPUTS (unknown activity; text blank or longer than 2000 characters; a dispute already open, reason ALREADY_DISPUTED; no admin validation, reason NOT_VALIDATED_BY_ADMIN; validated 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR (another worker's activity), AUTHENTICATION_ERROR.
+    #[graphql(name = "disputeActivity")]
+    async fn dispute_activity(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "activityId", desc = "The activity.")]
+        activity_id: i32,
+        #[graphql(
+            name = "text",
+            desc = "Why the worker contests it, 1 to 2000 characters."
+        )]
+        text: String,
+    ) -> async_graphql::Result<Option<Activity>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .activities
+                .dispute_activity(ctx, activity_id, text)
+                .await,
+        )
+    }
+    ///Withdraws an open dispute, within 15 whole days of its opening, and returns the activity (the dispute's status becomes `cancelled`, with `cancelled_at`). Only the dispute's author. Errors: INVALID_INPUTS (unknown activity; no open dispute, reason NO_OPEN_DISPUTE; opened 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "cancelDispute")]
+    async fn cancel_dispute(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "activityId", desc = "The activity.")]
+        activity_id: i32,
+    ) -> async_graphql::Result<Option<Activity>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .activities
+                .cancel_dispute(ctx, activity_id)
                 .await,
         )
     }
