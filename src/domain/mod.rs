@@ -14,5 +14,5 @@ pub mod regulation;
 pub mod sandbox;
 pub mod teams;
 pub mod users;
-pub mod workers;
 pub mod workdays;
+pub mod workers;

@@ -19,7 +19,11 @@ async fn cancel_all(app: &TestApp, by: &crate::support::TestUser, mission: i64) 
         .unwrap();
     for (id,) in rows {
         let body = app
-            .as_user(by, "mutation($a: Int!) { activities { cancelActivity(activityId: $a) { success } } }", json!({ "a": id }))
+            .as_user(
+                by,
+                "mutation($a: Int!) { activities { cancelActivity(activityId: $a) { success } } }",
+                json!({ "a": id }),
+            )
             .await;
         assert!(body["errors"].is_null(), "{body}");
     }

@@ -8,7 +8,8 @@ use crate::regulation::{company, day, mission, validate};
 use crate::support::codes;
 
 const HOUR: i64 = 3600;
-const DISPUTE: &str = "mutation($a: Int!, $t: String!) { activities { disputeActivity(activityId: $a, text: $t) { id dispute } } }";
+const DISPUTE: &str =
+    "mutation($a: Int!, $t: String!) { activities { disputeActivity(activityId: $a, text: $t) { id dispute } } }";
 const CANCEL: &str = "mutation($a: Int!) { activities { cancelDispute(activityId: $a) { id dispute } } }";
 
 on_both_backends! {

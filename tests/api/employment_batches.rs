@@ -10,7 +10,8 @@ use crate::support::{TestApp, TestUser, codes};
 
 const BATCH: &str = "mutation($l: [TerminateEmploymentInput]!) { employments { batchTerminateEmployments(employments: $l) { employmentId success error } } }";
 const REMIND: &str = "mutation($l: [Int]!) { employments { sendInvitationsReminders(employmentIds: $l) { success sentToEmploymentIds } } }";
-const INVITE: &str = "mutation($c: Int!, $m: Email!) { employments { createEmployment(companyId: $c, mail: $m) { id } } }";
+const INVITE: &str =
+    "mutation($c: Int!, $m: Email!) { employments { createEmployment(companyId: $c, mail: $m) { id } } }";
 
 async fn end_dates(app: &TestApp, ids: &[i64]) -> Vec<Option<String>> {
     let mut out = Vec::new();

@@ -9,7 +9,8 @@ use crate::support::codes;
 const CREATE: &str = "mutation($c: Int!, $v: String) { activities { createMission(companyId: $c, vehicleRegistrationNumber: $v) { id } } }";
 const LOCATE: &str = "mutation($m: Int!, $t: LocationEntryTypeEnum!) { activities { logLocation(missionId: $m, type: $t, manualAddress: \"Dépôt, Lyon\") { id } } }";
 const REGISTER: &str = "mutation($l: Int!, $k: Int!) { activities { registerKilometerAtLocation(missionLocationId: $l, kilometerReading: $k) { success } } }";
-const VALIDATE: &str = "mutation($m: Int!, $u: [Int]!) { activities { validateMission(missionId: $m, usersIds: $u) { id } } }";
+const VALIDATE: &str =
+    "mutation($m: Int!, $u: [Int]!) { activities { validateMission(missionId: $m, usersIds: $u) { id } } }";
 const LOG: &str = "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp) { activities { logActivity(missionId: $m, type: \"drive\", startTime: $s, endTime: $e, switch: false) { id } } }";
 
 on_both_backends! {

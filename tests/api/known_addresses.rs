@@ -28,11 +28,13 @@ fn created_id(body: &Value) -> i64 {
 }
 
 async fn stored(app: &TestApp, company: i64) -> Vec<(i64, String, Option<String>, Option<i64>)> {
-    sqlx::query_as("SELECT id, name, alias, dismissed_at FROM company_known_addresses WHERE company_id = $1 ORDER BY id")
-        .bind(company)
-        .fetch_all(&app.server.db.pool)
-        .await
-        .unwrap()
+    sqlx::query_as(
+        "SELECT id, name, alias, dismissed_at FROM company_known_addresses WHERE company_id = $1 ORDER BY id",
+    )
+    .bind(company)
+    .fetch_all(&app.server.db.pool)
+    .await
+    .unwrap()
 }
 
 on_both_backends! {

@@ -44,13 +44,30 @@ async fn record(app: &TestApp, c: &crate::regulation::Company) -> (i64, i64, i64
         app,
         &c.worker,
         c.id,
-        &[("drive", day(3) + 8 * HOUR, day(3) + 10 * HOUR), ("work", day(3) + 10 * HOUR, day(3) + 11 * HOUR)],
+        &[
+            ("drive", day(3) + 8 * HOUR, day(3) + 10 * HOUR),
+            ("work", day(3) + 10 * HOUR, day(3) + 11 * HOUR),
+        ],
     )
     .await;
-    let body = app.as_user(&c.worker, EXPENDITURE, json!({ "m": morning, "d": date(day(3)) })).await;
+    let body = app
+        .as_user(&c.worker, EXPENDITURE, json!({ "m": morning, "d": date(day(3)) }))
+        .await;
     assert!(body["errors"].is_null(), "{body}");
-    let afternoon = mission(app, &c.worker, c.id, &[("support", day(3) + 14 * HOUR, day(3) + 15 * HOUR)]).await;
-    let yesterday = mission(app, &c.worker, c.id, &[("transfer", day(1) + 9 * HOUR, day(1) + 10 * HOUR)]).await;
+    let afternoon = mission(
+        app,
+        &c.worker,
+        c.id,
+        &[("support", day(3) + 14 * HOUR, day(3) + 15 * HOUR)],
+    )
+    .await;
+    let yesterday = mission(
+        app,
+        &c.worker,
+        c.id,
+        &[("transfer", day(1) + 9 * HOUR, day(1) + 10 * HOUR)],
+    )
+    .await;
     (morning, afternoon, yesterday)
 }
 

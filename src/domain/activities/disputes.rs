@@ -62,17 +62,22 @@ pub async fn dispute(db: &Db, actor: i64, activity_id: i64, text: &str) -> AppRe
     let text = text.trim().to_string();
     if text.is_empty() || text.chars().count() > MAX_TEXT {
         return Err(
-            AppError::invalid_inputs(format!("text must have between 1 and {MAX_TEXT} characters")).with("field", "text")
+            AppError::invalid_inputs(format!("text must have between 1 and {MAX_TEXT} characters"))
+                .with("field", "text"),
         );
     }
     workers::write(db, vec![actor], move |conn| {
         Box::pin(async move {
             let row = store::find(conn, activity_id).await?.ok_or_else(unknown)?;
             if row.user_id != actor {
-                return Err(AppError::authorization("Only the worker of the activity may dispute it"));
+                return Err(AppError::authorization(
+                    "Only the worker of the activity may dispute it",
+                ));
             }
             if open_dispute(&row).is_some() {
-                return Err(AppError::invalid_inputs("The activity is already disputed").with("reason", "ALREADY_DISPUTED"));
+                return Err(
+                    AppError::invalid_inputs("The activity is already disputed").with("reason", "ALREADY_DISPUTED")
+                );
             }
             let (validated,): (Option<i64>,) = sqlx::query_as(sql::LATEST_ADMIN_VALIDATION)
                 .bind(row.mission_id)
@@ -81,8 +86,10 @@ pub async fn dispute(db: &Db, actor: i64, activity_id: i64, text: &str) -> AppRe
                 .await?;
             let at = now();
             let Some(validated) = validated else {
-                return Err(AppError::invalid_inputs("Only an activity validated by an admin can be disputed")
-                    .with("reason", "NOT_VALIDATED_BY_ADMIN"));
+                return Err(
+                    AppError::invalid_inputs("Only an activity validated by an admin can be disputed")
+                        .with("reason", "NOT_VALIDATED_BY_ADMIN"),
+                );
             };
             if whole_days_since(validated, at) >= EXPIRY_DAYS {
                 return Err(AppError::invalid_inputs(format!(
@@ -103,7 +110,9 @@ pub async fn cancel(db: &Db, actor: i64, activity_id: i64) -> AppResult<Activity
         Box::pin(async move {
             let row = store::find(conn, activity_id).await?.ok_or_else(unknown)?;
             let Some(mut dispute) = open_dispute(&row) else {
-                return Err(AppError::invalid_inputs("The activity has no open dispute").with("reason", "NO_OPEN_DISPUTE"));
+                return Err(
+                    AppError::invalid_inputs("The activity has no open dispute").with("reason", "NO_OPEN_DISPUTE")
+                );
             };
             if dispute.get("submitter_id").and_then(Value::as_i64) != Some(actor) {
                 return Err(AppError::authorization("Only the author of the dispute may cancel it"));

@@ -73,7 +73,7 @@ fn alias(alias: Option<&str>) -> AppResult<Option<String>> {
     let alias = alias.map(str::trim).filter(|a| !a.is_empty());
     if alias.is_some_and(|a| a.chars().count() > MAX_ALIAS) {
         return Err(
-            AppError::invalid_inputs(format!("alias must have at most {MAX_ALIAS} characters")).with("field", "alias")
+            AppError::invalid_inputs(format!("alias must have at most {MAX_ALIAS} characters")).with("field", "alias"),
         );
     }
     Ok(alias.map(str::to_string))
@@ -231,7 +231,9 @@ pub async fn for_location(conn: &mut AnyConnection, company_id: i64, id: i64) ->
             postal_code: row.postal_code,
             known: Some(row.id),
         }),
-        _ => Err(AppError::invalid_inputs("Invalid companyKnownAddressId: not an address of the mission's company")
-            .with("field", "companyKnownAddressId")),
+        _ => Err(
+            AppError::invalid_inputs("Invalid companyKnownAddressId: not an address of the mission's company")
+                .with("field", "companyKnownAddressId"),
+        ),
     }
 }

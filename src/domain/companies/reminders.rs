@@ -82,7 +82,12 @@ async fn remind(db: &Db, row: &EmploymentRow, public_url: &str) -> AppResult<boo
 }
 
 /// The reminder of an invitation by e-mail: a new token replaces the previous one.
-async fn to_invited(conn: &mut AnyConnection, row: &EmploymentRow, company_name: &str, public_url: &str) -> AppResult<()> {
+async fn to_invited(
+    conn: &mut AnyConnection,
+    row: &EmploymentRow,
+    company_name: &str,
+    public_url: &str,
+) -> AppResult<()> {
     let Some(email) = row.email.as_deref() else {
         return Err(AppError::internal("an invitation without an e-mail"));
     };

@@ -64,7 +64,10 @@ pub async fn is_holiday(db: &Db, mission_id: i64) -> AppResult<bool> {
 mod tests {
     #[test]
     fn names_are_title_cased_as_python_does() {
-        assert_eq!(super::title_case("jEAN-paul DE LA fontaine"), "Jean-Paul De La Fontaine");
+        assert_eq!(
+            super::title_case("jEAN-paul DE LA fontaine"),
+            "Jean-Paul De La Fontaine"
+        );
         assert_eq!(super::title_case("élodie o'neil"), "Élodie O'Neil");
     }
 }

@@ -64,7 +64,10 @@ pub struct Day {
 impl Day {
     /// Seconds of each activity type, named as on the wire.
     pub fn durations_by_type(&self) -> impl Iterator<Item = (&'static str, i64)> + '_ {
-        ActivityType::ALL.iter().zip(self.durations).map(|(k, d)| (k.as_str(), d))
+        ActivityType::ALL
+            .iter()
+            .zip(self.durations)
+            .map(|(k, d)| (k.as_str(), d))
     }
 }
 
@@ -110,7 +113,9 @@ pub fn summarize(tz: Tz, spans: &[Span], flavor: Flavor, now: i64, from: i64, un
 /// The figures of one worker's day from its activities, sorted by start.
 fn one_day(tz: Tz, date: NaiveDate, user_id: i64, spans: &[&Span], flavor: Flavor, now: i64) -> Day {
     let start_of_day = day_start(tz, date);
-    let end_of_day = date.succ_opt().map_or(start_of_day + 86_400, |next| day_start(tz, next));
+    let end_of_day = date
+        .succ_opt()
+        .map_or(start_of_day + 86_400, |next| day_start(tz, next));
     let mut durations = [0i64; 5];
     let mut missions = Vec::new();
     for span in spans {
@@ -187,8 +192,18 @@ mod tests {
     #[test]
     fn an_overnight_activity_counts_in_both_days_clipped() {
         let spans = [
-            span(1, ActivityType::Drive, at("2026-01-12", 20, 0), Some(at("2026-01-13", 2, 0))),
-            span(1, ActivityType::Work, at("2026-01-13", 2, 0), Some(at("2026-01-13", 3, 30))),
+            span(
+                1,
+                ActivityType::Drive,
+                at("2026-01-12", 20, 0),
+                Some(at("2026-01-13", 2, 0)),
+            ),
+            span(
+                1,
+                ActivityType::Work,
+                at("2026-01-13", 2, 0),
+                Some(at("2026-01-13", 3, 30)),
+            ),
         ];
         let (from, until) = window();
         let days = summarize(Paris, &spans, Flavor::User, at("2026-01-20", 0, 0), from, until);
@@ -209,8 +224,18 @@ mod tests {
     #[test]
     fn off_is_listed_but_not_service_for_the_user_and_the_company_counts_gaps() {
         let spans = [
-            span(1, ActivityType::Work, at("2026-01-14", 8, 0), Some(at("2026-01-14", 10, 0))),
-            span(2, ActivityType::Off, at("2026-01-14", 14, 0), Some(at("2026-01-14", 18, 0))),
+            span(
+                1,
+                ActivityType::Work,
+                at("2026-01-14", 8, 0),
+                Some(at("2026-01-14", 10, 0)),
+            ),
+            span(
+                2,
+                ActivityType::Off,
+                at("2026-01-14", 14, 0),
+                Some(at("2026-01-14", 18, 0)),
+            ),
         ];
         let (from, until) = window();
         let now = at("2026-01-20", 0, 0);
@@ -228,22 +253,46 @@ mod tests {
     #[test]
     fn a_running_day_has_no_end_and_days_outside_the_window_are_left_out() {
         let spans = [
-            span(1, ActivityType::Work, at("2026-01-30", 8, 0), Some(at("2026-01-30", 9, 0))),
+            span(
+                1,
+                ActivityType::Work,
+                at("2026-01-30", 8, 0),
+                Some(at("2026-01-30", 9, 0)),
+            ),
             span(2, ActivityType::Drive, at("2026-01-31", 8, 0), None),
         ];
         let now = at("2026-01-31", 9, 0);
-        let days = summarize(Paris, &spans, Flavor::Company, now, at("2026-01-31", 0, 0), at("2026-02-01", 0, 0));
+        let days = summarize(
+            Paris,
+            &spans,
+            Flavor::Company,
+            now,
+            at("2026-01-31", 0, 0),
+            at("2026-02-01", 0, 0),
+        );
         assert_eq!(days.len(), 1);
         assert_eq!(days[0].end_time, None);
         assert_eq!(days[0].service_duration, 3600);
-        let user = summarize(Paris, &spans, Flavor::User, now, at("2026-01-31", 0, 0), at("2026-02-01", 0, 0));
+        let user = summarize(
+            Paris,
+            &spans,
+            Flavor::User,
+            now,
+            at("2026-01-31", 0, 0),
+            at("2026-02-01", 0, 0),
+        );
         assert_eq!(user[0].end_time, None);
         assert_eq!(user[0].service_duration, 3600);
     }
 
     #[test]
     fn zero_length_activities_count_for_nothing() {
-        let spans = [span(1, ActivityType::Work, at("2026-01-14", 8, 0), Some(at("2026-01-14", 8, 0)))];
+        let spans = [span(
+            1,
+            ActivityType::Work,
+            at("2026-01-14", 8, 0),
+            Some(at("2026-01-14", 8, 0)),
+        )];
         let (from, until) = window();
         assert!(summarize(Paris, &spans, Flavor::User, at("2026-01-20", 0, 0), from, until).is_empty());
     }

@@ -65,7 +65,9 @@ impl CompanyResolver for Api {
             users,
         )
         .await?;
-        Ok(Some(crate::graphql::convert_workdays::connection(ctx, &page, Flavor::Company).await?))
+        Ok(Some(
+            crate::graphql::convert_workdays::connection(ctx, &page, Flavor::Company).await?,
+        ))
     }
 
     async fn admin_regulation_computations_by_user_and_by_day(
@@ -151,11 +153,17 @@ impl CompanyResolver for Api {
         if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("missionsDeleted").into());
         }
-        let page = crate::domain::missions::queries::company_deleted_missions(&self.db, actor, parent.id.into(), first, after)
-            .await?;
+        let page =
+            crate::domain::missions::queries::company_deleted_missions(&self.db, actor, parent.id.into(), first, after)
+                .await?;
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
-        crate::graphql::loaders::missions::prefetch_missions(ctx, &self.db, &views, ctx.look_ahead().field("edges").field("node"))
-            .await?;
+        crate::graphql::loaders::missions::prefetch_missions(
+            ctx,
+            &self.db,
+            &views,
+            ctx.look_ahead().field("edges").field("node"),
+        )
+        .await?;
         Ok(Some(page.to_graphql()))
     }
 

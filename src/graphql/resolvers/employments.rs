@@ -95,7 +95,9 @@ impl EmploymentsResolver for Api {
             .enumerate()
             .map(|(index, item)| {
                 item.map(|i| (i64::from(i.employment_id), i.end_date.map(|d| d.0)))
-                    .ok_or_else(|| AppError::invalid_inputs("An item of employments is null").with("itemIndex", index as i64))
+                    .ok_or_else(|| {
+                        AppError::invalid_inputs("An item of employments is null").with("itemIndex", index as i64)
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let outcomes = employments::terminate_batch(&self.db, actor, &items).await?;

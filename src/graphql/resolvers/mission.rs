@@ -36,11 +36,15 @@ impl MissionResolver for Api {
         if parent.deleted_at.is_none() {
             return Ok(None);
         }
-        Ok(Some(crate::domain::missions::deleted::deleted_by(&self.db, parent.id.into()).await?))
+        Ok(Some(
+            crate::domain::missions::deleted::deleted_by(&self.db, parent.id.into()).await?,
+        ))
     }
 
     async fn is_holiday(&self, _ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<bool>> {
-        Ok(Some(crate::domain::missions::deleted::is_holiday(&self.db, parent.id.into()).await?))
+        Ok(Some(
+            crate::domain::missions::deleted::is_holiday(&self.db, parent.id.into()).await?,
+        ))
     }
 
     async fn activities(

@@ -138,7 +138,9 @@ impl UserResolver for Api {
             after,
         )
         .await?;
-        Ok(Some(crate::graphql::convert_workdays::connection(ctx, &page, Flavor::User).await?))
+        Ok(Some(
+            crate::graphql::convert_workdays::connection(ctx, &page, Flavor::User).await?,
+        ))
     }
 
     async fn current_employments(

@@ -10,7 +10,12 @@ use crate::errors::{AppError, AppResult};
 
 /// Loads an employment for an admin action: AUTHORIZATION_ERROR unless the actor is an admin of
 /// its company today (an unknown id looks the same).
-pub(super) async fn for_admin(conn: &mut AnyConnection, db: &Db, actor: i64, employment_id: i64) -> AppResult<EmploymentRow> {
+pub(super) async fn for_admin(
+    conn: &mut AnyConnection,
+    db: &Db,
+    actor: i64,
+    employment_id: i64,
+) -> AppResult<EmploymentRow> {
     let row = find(conn, employment_id).await?.ok_or_else(forbidden)?;
     if !permissions::is_admin(db, actor, row.company_id).await? {
         return Err(forbidden());

@@ -84,7 +84,8 @@ async fn end_one(
         return Ok(Err(Refusal::NotActive));
     }
     let end = end.unwrap_or_else(today);
-    let start = super::parse_date(&row.start_date).ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
+    let start =
+        super::parse_date(&row.start_date).ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
     if end < start {
         return Ok(Err(Refusal::BeforeStart));
     }
@@ -130,7 +131,14 @@ async fn tell_employee(conn: &mut AnyConnection, row: &EmploymentRow, end: Naive
          recorded while you were employed.\n",
         date_text(end)
     );
-    crate::mail::outbox::enqueue(conn, &email, &format!("{company_name} ended your employment"), &body, None).await
+    crate::mail::outbox::enqueue(
+        conn,
+        &email,
+        &format!("{company_name} ended your employment"),
+        &body,
+        None,
+    )
+    .await
 }
 
 /// `terminateEmployment`: an admin ends an accepted employment of someone else.
@@ -139,7 +147,9 @@ pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<Naiv
         let mut conn = db.pool.acquire().await?;
         super::lifecycle::for_admin(&mut conn, db, actor, employment_id).await?
     };
-    end_one(db, actor, &row, end).await?.map_err(|refusal| refusal.into_error(&row))
+    end_one(db, actor, &row, end)
+        .await?
+        .map_err(|refusal| refusal.into_error(&row))
 }
 
 /// The outcome of one item of a batch.
