@@ -21,6 +21,7 @@ mod drivers;
 mod employment_batches;
 mod employments;
 mod export;
+mod export_personal;
 mod export_benchmark;
 mod export_readers;
 mod graceful_stop;
