@@ -815,6 +815,12 @@ pub trait UserResolver: Send + Sync + 'static {
         from_date: Option<crate::graphql::scalars::Date>,
         to_date: Option<crate::graphql::scalars::Date>,
     ) -> async_graphql::Result<Option<Vec<Option<RegulationComputationByDayOutput>>>>;
+    ///Whether the mission the user last validated himself had enough breaks: false when one of its local days has an `enoughBreak` alert with too few breaks among the user's own (`employee`) computations; true when it had none, when the user validated no mission, or when that mission is not over. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    async fn had_enough_break_last_mission(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<bool>>;
     ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
     async fn authorized_clients(
         &self,
@@ -1024,6 +1030,21 @@ impl User {
                     from_date,
                     to_date,
                 )
+                .await,
+        )
+    }
+    ///Whether the mission the user last validated himself had enough breaks: false when one of its local days has an `enoughBreak` alert with too few breaks among the user's own (`employee`) computations; true when it had none, when the user validated no mission, or when that mission is not over. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "hadEnoughBreakLastMission")]
+    async fn had_enough_break_last_mission(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<bool>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .user
+                .had_enough_break_last_mission(ctx, self)
                 .await,
         )
     }

@@ -7,6 +7,7 @@
 mod support;
 
 mod accounts;
+mod break_last_mission;
 mod businesses;
 mod companies;
 mod compression;

@@ -143,6 +143,15 @@ impl UserResolver for Api {
         ))
     }
 
+    async fn had_enough_break_last_mission(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<bool>> {
+        let me = self_only(ctx, parent, "hadEnoughBreakLastMission")?;
+        Ok(Some(crate::domain::alerts::last_mission::had_enough_break(&self.db, me).await?))
+    }
+
     async fn current_employments(
         &self,
         ctx: &Context<'_>,
