@@ -10,7 +10,10 @@ use crate::export::{Setup, recorded, root_key, setup};
 use crate::support::{TestApp, TestUser};
 
 async fn own(app: &TestApp, user: Option<&TestUser>, body: Value) -> reqwest::Response {
-    let mut request = app.client.post(app.url("/api/users/generate_tachograph_file")).json(&body);
+    let mut request = app
+        .client
+        .post(app.url("/api/users/generate_tachograph_file"))
+        .json(&body);
     if let Some(user) = user {
         request = request.bearer_auth(&user.token);
     }

@@ -149,7 +149,9 @@ impl UserResolver for Api {
         parent: &User,
     ) -> async_graphql::Result<Option<bool>> {
         let me = self_only(ctx, parent, "hadEnoughBreakLastMission")?;
-        Ok(Some(crate::domain::alerts::last_mission::had_enough_break(&self.db, me).await?))
+        Ok(Some(
+            crate::domain::alerts::last_mission::had_enough_break(&self.db, me).await?,
+        ))
     }
 
     async fn current_employments(
