@@ -21,8 +21,8 @@ fn seconds(n: i64) -> Option<i32> {
 pub async fn connection(ctx: &Context<'_>, page: &Page, flavor: Flavor) -> Result<WorkDayConnection, AppError> {
     let mut users: HashMap<i64, Option<User>> = HashMap::new();
     for day in &page.days {
-        if !users.contains_key(&day.day.user_id) {
-            users.insert(day.day.user_id, load_user(ctx, day.day.user_id).await?);
+        if let std::collections::hash_map::Entry::Vacant(entry) = users.entry(day.day.user_id) {
+            entry.insert(load_user(ctx, day.day.user_id).await?);
         }
     }
     let edges = page
