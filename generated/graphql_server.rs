@@ -245,6 +245,11 @@ impl Mutations {
     async fn teams(&self) -> Option<Teams> {
         Some(Teams)
     }
+    ///Management of a company's known addresses (its address book).
+    #[graphql(name = "locations")]
+    async fn locations(&self) -> Option<Locations> {
+        Some(Locations)
+    }
     ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "updateCompanyDetails")]
     async fn update_company_details(
@@ -767,7 +772,18 @@ pub trait UserResolver: Send + Sync + 'static {
         until_time: Option<crate::graphql::scalars::TimeStamp>,
         first: Option<i32>,
         after: Option<String>,
+        include_deleted_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>>;
+    ///The user's days of work, one per local day (in the user's time zone, User.timezoneName) with at least one activity that was not cancelled, most recent first: the times, durations by activity type, expenditures and mission names of each day. Every activity type counts, `off` (holidays) included; an activity over several days counts in each, clipped to the day. The user himself sees all of them; another caller sees only the time recorded in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
+    async fn work_days(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+        from_date: Option<crate::graphql::scalars::Date>,
+        until_date: Option<crate::graphql::scalars::Date>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Option<WorkDayConnection>>;
     ///Non-rejected, non-cancelled employments of the user covering today, pending invitations included. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
     async fn current_employments(
         &self,
@@ -799,6 +815,12 @@ pub trait UserResolver: Send + Sync + 'static {
         from_date: Option<crate::graphql::scalars::Date>,
         to_date: Option<crate::graphql::scalars::Date>,
     ) -> async_graphql::Result<Option<Vec<Option<RegulationComputationByDayOutput>>>>;
+    ///Whether the mission the user last validated himself had enough breaks: false when one of its local days has an `enoughBreak` alert with too few breaks among the user's own (`employee`) computations; true when it had none, when the user validated no mission, or when that mission is not over. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    async fn had_enough_break_last_mission(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<bool>>;
     ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
     async fn authorized_clients(
         &self,
@@ -862,13 +884,58 @@ impl User {
             desc = "Opaque cursor (endCursor of a previous page); the page starts after it."
         )]
         after: Option<String>,
+        #[graphql(
+            name = "includeDeletedMissions",
+            desc = "When true, the missions in which the user worked and whose activities were all cancelled since (Mission.deletedAt) are listed too, at the time of the user's cancelled activities. Defaults to false."
+        )]
+        include_deleted_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         null_on_error(
             ctx,
             ctx
                 .data_unchecked::<Resolvers>()
                 .user
-                .missions(ctx, self, from_time, until_time, first, after)
+                .missions(
+                    ctx,
+                    self,
+                    from_time,
+                    until_time,
+                    first,
+                    after,
+                    include_deleted_missions,
+                )
+                .await,
+        )
+    }
+    ///The user's days of work, one per local day (in the user's time zone, User.timezoneName) with at least one activity that was not cancelled, most recent first: the times, durations by activity type, expenditures and mission names of each day. Every activity type counts, `off` (holidays) included; an activity over several days counts in each, clipped to the day. The user himself sees all of them; another caller sees only the time recorded in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
+    #[graphql(name = "workDays")]
+    async fn work_days(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "fromDate",
+            desc = "Only days on or after this date. Optional."
+        )]
+        from_date: Option<crate::graphql::scalars::Date>,
+        #[graphql(
+            name = "untilDate",
+            desc = "Only days on or before this date. Optional."
+        )]
+        until_date: Option<crate::graphql::scalars::Date>,
+        #[graphql(name = "first", desc = "Page size; capped at 200 (the default).")]
+        first: Option<i32>,
+        #[graphql(
+            name = "after",
+            desc = "Opaque cursor (endCursor of a previous page); the page starts after it."
+        )]
+        after: Option<String>,
+    ) -> async_graphql::Result<Option<WorkDayConnection>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .user
+                .work_days(ctx, self, from_date, until_date, first, after)
                 .await,
         )
     }
@@ -966,6 +1033,21 @@ impl User {
                 .await,
         )
     }
+    ///Whether the mission the user last validated himself had enough breaks: false when one of its local days has an `enoughBreak` alert with too few breaks among the user's own (`employee`) computations; true when it had none, when the user validated no mission, or when that mission is not over. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "hadEnoughBreakLastMission")]
+    async fn had_enough_break_last_mission(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<bool>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .user
+                .had_enough_break_last_mission(ctx, self)
+                .await,
+        )
+    }
     ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
     #[graphql(name = "authorizedClients")]
     async fn authorized_clients(
@@ -1018,6 +1100,24 @@ pub struct Company {
 ///Resolvers of the fields of `Company` that are not plain data.
 #[async_trait::async_trait]
 pub trait CompanyResolver: Send + Sync + 'static {
+    ///The number of workers of the company today: users with an accepted employment covering today, admins included. Readable like the company.
+    async fn nb_workers(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<i32>>;
+    ///True when no one holds an accepted admin employment of the company covering today (the company can no longer be managed until one is employed again). Readable like the company.
+    async fn has_no_active_admins(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<bool>>;
+    ///The users with an accepted admin employment of the company covering today. Company admins only (the reference reserves it to road-control officers, whom Roadlog does not serve); other callers get null with AUTHORIZATION_ERROR.
+    async fn current_admins(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>>;
     ///The company's business (transport type and business type), which sets the thresholds of the regulatory checks; null when none was chosen (the checks then use SHIPPING). Readable like the company.
     async fn business(
         &self,
@@ -1044,6 +1144,14 @@ pub trait CompanyResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>>;
+    ///The company's deleted missions (with activities, all of them cancelled; see Mission.deletedAt and Mission.deletedBy), most recently created first. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
+    async fn missions_deleted(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Option<MissionConnection>>;
     ///Missions of the company overlapping the period, most recent first. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
     async fn missions(
         &self,
@@ -1055,6 +1163,23 @@ pub trait CompanyResolver: Send + Sync + 'static {
         first: Option<i32>,
         only_ended_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>>;
+    ///The days of work of the company's workers, one per worker and local day of Europe/Paris with activity in the company's missions (activities not cancelled; an activity over several days counts in each, clipped to the day), most recent day first, then by user id descending. Days whose service lasts zero seconds are left out. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
+    async fn work_days(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        from_date: Option<crate::graphql::scalars::Date>,
+        until_date: Option<crate::graphql::scalars::Date>,
+        first: Option<i32>,
+        after: Option<String>,
+        user_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<WorkDayConnection>>;
+    ///The company's known addresses (its address book, see Mutations.locations) that have not been terminated. Readable by any user with a non-rejected, non-cancelled employment in the company, past or present; otherwise AUTHORIZATION_ERROR.
+    async fn known_addresses(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<CompanyKnownAddress>>>>;
     ///Vehicles of the company that have not been terminated. Readable by any user with a non-rejected, non-cancelled employment in the company, past or present.
     async fn vehicles(
         &self,
@@ -1099,6 +1224,40 @@ pub trait CompanyResolver: Send + Sync + 'static {
 }
 #[ComplexObject]
 impl Company {
+    ///The number of workers of the company today: users with an accepted employment covering today, admins included. Readable like the company.
+    #[graphql(name = "nbWorkers")]
+    async fn nb_workers(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<i32>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.nb_workers(ctx, self).await,
+        )
+    }
+    ///True when no one holds an accepted admin employment of the company covering today (the company can no longer be managed until one is employed again). Readable like the company.
+    #[graphql(name = "hasNoActiveAdmins")]
+    async fn has_no_active_admins(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<bool>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .company
+                .has_no_active_admins(ctx, self)
+                .await,
+        )
+    }
+    ///The users with an accepted admin employment of the company covering today. Company admins only (the reference reserves it to road-control officers, whom Roadlog does not serve); other callers get null with AUTHORIZATION_ERROR.
+    #[graphql(name = "currentAdmins")]
+    async fn current_admins(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.current_admins(ctx, self).await,
+        )
+    }
     ///The company's business (transport type and business type), which sets the thresholds of the regulatory checks; null when none was chosen (the checks then use SHIPPING). Readable like the company.
     #[graphql(name = "business")]
     async fn business(
@@ -1154,6 +1313,28 @@ impl Company {
             ctx.data_unchecked::<Resolvers>().company.current_users(ctx, self).await,
         )
     }
+    ///The company's deleted missions (with activities, all of them cancelled; see Mission.deletedAt and Mission.deletedBy), most recently created first. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
+    #[graphql(name = "missionsDeleted")]
+    async fn missions_deleted(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "first", desc = "Page size; capped at 1000 (the default).")]
+        first: Option<i32>,
+        #[graphql(
+            name = "after",
+            desc = "Roadlog extension: opaque cursor (endCursor of a previous page); the page starts after it."
+        )]
+        after: Option<String>,
+    ) -> async_graphql::Result<Option<MissionConnection>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .company
+                .missions_deleted(ctx, self, first, after)
+                .await,
+        )
+    }
     ///Missions of the company overlapping the period, most recent first. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
     #[graphql(name = "missions")]
     async fn missions(
@@ -1197,6 +1378,51 @@ impl Company {
                     only_ended_missions,
                 )
                 .await,
+        )
+    }
+    ///The days of work of the company's workers, one per worker and local day of Europe/Paris with activity in the company's missions (activities not cancelled; an activity over several days counts in each, clipped to the day), most recent day first, then by user id descending. Days whose service lasts zero seconds are left out. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
+    #[graphql(name = "workDays")]
+    async fn work_days(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "fromDate",
+            desc = "Only days on or after this date. Optional."
+        )]
+        from_date: Option<crate::graphql::scalars::Date>,
+        #[graphql(
+            name = "untilDate",
+            desc = "Only days on or before this date. Optional."
+        )]
+        until_date: Option<crate::graphql::scalars::Date>,
+        #[graphql(name = "first", desc = "Page size; capped at 1000 (the default).")]
+        first: Option<i32>,
+        #[graphql(
+            name = "after",
+            desc = "Opaque cursor (endCursor of a previous page); the page starts after it."
+        )]
+        after: Option<String>,
+        #[graphql(name = "userIds", desc = "Only these workers. Optional.")]
+        user_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<WorkDayConnection>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .company
+                .work_days(ctx, self, from_date, until_date, first, after, user_ids)
+                .await,
+        )
+    }
+    ///The company's known addresses (its address book, see Mutations.locations) that have not been terminated. Readable by any user with a non-rejected, non-cancelled employment in the company, past or present; otherwise AUTHORIZATION_ERROR.
+    #[graphql(name = "knownAddresses")]
+    async fn known_addresses(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<CompanyKnownAddress>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.known_addresses(ctx, self).await,
         )
     }
     ///Vehicles of the company that have not been terminated. Readable by any user with a non-rejected, non-cancelled employment in the company, past or present.
@@ -1809,6 +2035,12 @@ pub trait TeamResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Team,
     ) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>>;
+    ///The team's known addresses that have not been terminated.
+    async fn known_addresses(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Team,
+    ) -> async_graphql::Result<Option<Vec<Option<CompanyKnownAddress>>>>;
     ///The users of the team's employments, current or ended, once they accepted them (an invitation still pending shows no account: privacy before consent).
     async fn users(
         &self,
@@ -1838,6 +2070,17 @@ impl Team {
         null_on_error(
             ctx,
             ctx.data_unchecked::<Resolvers>().team.vehicles(ctx, self).await,
+        )
+    }
+    ///The team's known addresses that have not been terminated.
+    #[graphql(name = "knownAddresses")]
+    async fn known_addresses(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<CompanyKnownAddress>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().team.known_addresses(ctx, self).await,
         )
     }
     ///The users of the team's employments, current or ended, once they accepted them (an invitation still pending shows no account: privacy before consent).
@@ -2000,6 +2243,18 @@ pub struct Mission {
 ///Resolvers of the fields of `Mission` that are not plain data.
 #[async_trait::async_trait]
 pub trait MissionResolver: Send + Sync + 'static {
+    ///Who cancelled the deleted mission's last activity, as "First Last" (each word capitalised), `-` when unknown; null when the mission is not deleted.
+    async fn deleted_by(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Mission,
+    ) -> async_graphql::Result<Option<String>>;
+    ///True when the mission is a holiday: it holds an activity of type `off` (cancelled ones included).
+    async fn is_holiday(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Mission,
+    ) -> async_graphql::Result<Option<bool>>;
     ///The company the mission belongs to.
     async fn company(
         &self,
@@ -2059,6 +2314,28 @@ pub trait MissionResolver: Send + Sync + 'static {
 }
 #[ComplexObject]
 impl Mission {
+    ///Who cancelled the deleted mission's last activity, as "First Last" (each word capitalised), `-` when unknown; null when the mission is not deleted.
+    #[graphql(name = "deletedBy")]
+    async fn deleted_by(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<String>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().mission.deleted_by(ctx, self).await,
+        )
+    }
+    ///True when the mission is a holiday: it holds an activity of type `off` (cancelled ones included).
+    #[graphql(name = "isHoliday")]
+    async fn is_holiday(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<bool>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().mission.is_holiday(ctx, self).await,
+        )
+    }
     ///The company the mission belongs to.
     #[graphql(name = "company")]
     async fn company(
@@ -2217,6 +2494,9 @@ pub struct Activity {
     ///Free JSON context supplied when the activity was cancelled.
     #[graphql(name = "dismissContext")]
     pub dismiss_context: Option<crate::graphql::scalars::GenericScalar>,
+    ///The worker's dispute of the activity, as a JSON object: `text`, `submitter_id`, `time` (Unix seconds) and `status` (`created`, or `cancelled` with `cancelled_at`); null when never disputed (activities.disputeActivity).
+    #[graphql(name = "dispute")]
+    pub dispute: Option<crate::graphql::scalars::GenericScalar>,
 }
 ///Resolvers of the fields of `Activity` that are not plain data.
 #[async_trait::async_trait]
@@ -2749,6 +3029,26 @@ pub trait ActivitiesResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         comment_id: i32,
     ) -> async_graphql::Result<Option<Void>>;
+    ///Disputes one of the caller's own activities, after an admin validated its mission (the latest admin validation, manual or automatic, for the worker or for everyone, less than 15 whole days ago), and returns it with Activity.dispute. Errors: INVALID_INPUTS (unknown activity; text blank or longer than 2000 characters; a dispute already open, reason ALREADY_DISPUTED; no admin validation, reason NOT_VALIDATED_BY_ADMIN; validated 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR (another worker's activity), AUTHENTICATION_ERROR.
+    async fn dispute_activity(
+        &self,
+        ctx: &Context<'_>,
+        activity_id: i32,
+        text: String,
+    ) -> async_graphql::Result<Option<Activity>>;
+    ///Withdraws an open dispute, within 15 whole days of its opening, and returns the activity (the dispute's status becomes `cancelled`, with `cancelled_at`). Only the dispute's author. Errors: INVALID_INPUTS (unknown activity; no open dispute, reason NO_OPEN_DISPUTE; opened 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn cancel_dispute(
+        &self,
+        ctx: &Context<'_>,
+        activity_id: i32,
+    ) -> async_graphql::Result<Option<Activity>>;
+    ///Sets the odometer reading of a mission's start or end location and answers success; requires write access to the mission, as logLocation. A reading of 0 changes nothing. Errors: INVALID_INPUTS (negative reading, mission without vehicle, start reading above the end reading), INVALID_RESOURCE (a non-admin on a validated mission: reason MISSION_ALREADY_VALIDATED_BY_ADMIN, MISSION_ALREADY_AUTO_VALIDATED or MISSION_ALREADY_VALIDATED_BY_USER), AUTHORIZATION_ERROR (no write access, or an unknown location), AUTHENTICATION_ERROR.
+    async fn register_kilometer_at_location(
+        &self,
+        ctx: &Context<'_>,
+        kilometer_reading: i32,
+        mission_location_id: i32,
+    ) -> async_graphql::Result<Option<Void>>;
     ///Records the start or end location of a mission, with an optional odometer reading; requires write access. If one exists for the type, the same address returns it (updating the reading) and a different one needs overrideExisting. Errors: INVALID_INPUTS (not exactly one of companyKnownAddressId, geoApiData, manualAddress; reading without mission vehicle; end reading below start reading), INVALID_RESOURCE (different location already set), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn log_location(
         &self,
@@ -3168,6 +3468,74 @@ impl Activities {
                 .await,
         )
     }
+    ///Disputes one of the caller's own activities, after an admin validated its mission (the latest admin validation, manual or automatic, for the worker or for everyone, less than 15 whole days ago), and returns it with Activity.dispute. Errors: INVALID_INPUTS (unknown activity; text blank or longer than 2000 characters; a dispute already open, reason ALREADY_DISPUTED; no admin validation, reason NOT_VALIDATED_BY_ADMIN; validated 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR (another worker's activity), AUTHENTICATION_ERROR.
+    #[graphql(name = "disputeActivity")]
+    async fn dispute_activity(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "activityId", desc = "The activity.")]
+        activity_id: i32,
+        #[graphql(
+            name = "text",
+            desc = "Why the worker contests it, 1 to 2000 characters."
+        )]
+        text: String,
+    ) -> async_graphql::Result<Option<Activity>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .activities
+                .dispute_activity(ctx, activity_id, text)
+                .await,
+        )
+    }
+    ///Withdraws an open dispute, within 15 whole days of its opening, and returns the activity (the dispute's status becomes `cancelled`, with `cancelled_at`). Only the dispute's author. Errors: INVALID_INPUTS (unknown activity; no open dispute, reason NO_OPEN_DISPUTE; opened 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "cancelDispute")]
+    async fn cancel_dispute(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "activityId", desc = "The activity.")]
+        activity_id: i32,
+    ) -> async_graphql::Result<Option<Activity>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .activities
+                .cancel_dispute(ctx, activity_id)
+                .await,
+        )
+    }
+    ///Sets the odometer reading of a mission's start or end location and answers success; requires write access to the mission, as logLocation. A reading of 0 changes nothing. Errors: INVALID_INPUTS (negative reading, mission without vehicle, start reading above the end reading), INVALID_RESOURCE (a non-admin on a validated mission: reason MISSION_ALREADY_VALIDATED_BY_ADMIN, MISSION_ALREADY_AUTO_VALIDATED or MISSION_ALREADY_VALIDATED_BY_USER), AUTHORIZATION_ERROR (no write access, or an unknown location), AUTHENTICATION_ERROR.
+    #[graphql(name = "registerKilometerAtLocation")]
+    async fn register_kilometer_at_location(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "kilometerReading",
+            desc = "The odometer reading, in kilometres."
+        )]
+        kilometer_reading: i32,
+        #[graphql(
+            name = "missionLocationId",
+            desc = "The location entry (LocationEntry.id)."
+        )]
+        mission_location_id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .activities
+                .register_kilometer_at_location(
+                    ctx,
+                    kilometer_reading,
+                    mission_location_id,
+                )
+                .await,
+        )
+    }
     ///Records the start or end location of a mission, with an optional odometer reading; requires write access. If one exists for the type, the same address returns it (updating the reading) and a different one needs overrideExisting. Errors: INVALID_INPUTS (not exactly one of companyKnownAddressId, geoApiData, manualAddress; reading without mission vehicle; end reading below start reading), INVALID_RESOURCE (different location already set), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "logLocation")]
     async fn log_location(
@@ -3175,7 +3543,7 @@ impl Activities {
         ctx: &Context<'_>,
         #[graphql(
             name = "companyKnownAddressId",
-            desc = "Identifier of an address saved by the company. Exclusive with geoApiData and manualAddress."
+            desc = "Identifier of a known address of the mission's company (Company.knownAddresses), not terminated; its name, city and postal code are copied, and LocationEntry.alias reads its alias. Exclusive with geoApiData and manualAddress. Another company's address, a terminated or unknown one: INVALID_INPUTS."
         )]
         company_known_address_id: Option<i32>,
         #[graphql(
@@ -3439,6 +3807,18 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         employment_id: i32,
         end_date: Option<crate::graphql::scalars::Date>,
     ) -> async_graphql::Result<Option<Employment>>;
+    ///Ends several approved employments at once and answers one result per item, in the order given. The caller must be an admin of the company of every listed employment that exists (AUTHORIZATION_ERROR otherwise, and nothing changes). Then each item is applied on its own, in its own transaction, with the rules of terminateEmployment; a refused item changes nothing and says why in `error`: `Employment not found`, `Cannot terminate your own employment`, `Employment is inactive or already terminated` (not accepted, cancelled, or with an end date already set), `End date is before the employment start date`, `User has logged activities after this end date`. The employee of each ended employment is told by e-mail. At most 100 items. Errors: INVALID_INPUTS (more than 100 items, or a null item), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn batch_terminate_employments(
+        &self,
+        ctx: &Context<'_>,
+        employments: Vec<Option<TerminateEmploymentInput>>,
+    ) -> async_graphql::Result<Option<Vec<Option<TerminateEmploymentResult>>>>;
+    ///Sends the invitation e-mail of pending employments again, to those whose latest invitation e-mail (or, without one, their creation) is at least 12 hours old; the others, and employments that are no longer pending (accepted, refused or cancelled), are skipped without error. A reminder of an invitation by e-mail carries a new token, valid 14 days, which replaces the previous one. The caller must be an admin of the company of every listed employment (AUTHORIZATION_ERROR otherwise, an unknown id alike, and nothing is sent). At most 100 ids. Errors: INVALID_INPUTS (more than 100 ids, or a null id), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn send_invitations_reminders(
+        &self,
+        ctx: &Context<'_>,
+        employment_ids: Vec<Option<i32>>,
+    ) -> async_graphql::Result<Option<SendInvitationsReminders>>;
     ///Cancels an employment or a pending invitation (soft delete; status DISMISSED). Company admins only. Errors: INVALID_RESOURCE (employment unknown or already cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn cancel_employment(
         &self,
@@ -3608,6 +3988,46 @@ impl Employments {
                 .await,
         )
     }
+    ///Ends several approved employments at once and answers one result per item, in the order given. The caller must be an admin of the company of every listed employment that exists (AUTHORIZATION_ERROR otherwise, and nothing changes). Then each item is applied on its own, in its own transaction, with the rules of terminateEmployment; a refused item changes nothing and says why in `error`: `Employment not found`, `Cannot terminate your own employment`, `Employment is inactive or already terminated` (not accepted, cancelled, or with an end date already set), `End date is before the employment start date`, `User has logged activities after this end date`. The employee of each ended employment is told by e-mail. At most 100 items. Errors: INVALID_INPUTS (more than 100 items, or a null item), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "batchTerminateEmployments")]
+    async fn batch_terminate_employments(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "employments",
+            desc = "The employments to end, each with its last day."
+        )]
+        employments: Vec<Option<TerminateEmploymentInput>>,
+    ) -> async_graphql::Result<Option<Vec<Option<TerminateEmploymentResult>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .batch_terminate_employments(ctx, employments)
+                .await,
+        )
+    }
+    ///Sends the invitation e-mail of pending employments again, to those whose latest invitation e-mail (or, without one, their creation) is at least 12 hours old; the others, and employments that are no longer pending (accepted, refused or cancelled), are skipped without error. A reminder of an invitation by e-mail carries a new token, valid 14 days, which replaces the previous one. The caller must be an admin of the company of every listed employment (AUTHORIZATION_ERROR otherwise, an unknown id alike, and nothing is sent). At most 100 ids. Errors: INVALID_INPUTS (more than 100 ids, or a null id), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "sendInvitationsReminders")]
+    async fn send_invitations_reminders(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "employmentIds",
+            desc = "The employments whose invitation to send again."
+        )]
+        employment_ids: Vec<Option<i32>>,
+    ) -> async_graphql::Result<Option<SendInvitationsReminders>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .send_invitations_reminders(ctx, employment_ids)
+                .await,
+        )
+    }
     ///Cancels an employment or a pending invitation (soft delete; status DISMISSED). Company admins only. Errors: INVALID_RESOURCE (employment unknown or already cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "cancelEmployment")]
     async fn cancel_employment(
@@ -3756,6 +4176,232 @@ impl Employments {
         )
     }
 }
+///A page of days of work (User.workDays, Company.workDays).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "WorkDayConnection")]
+pub struct WorkDayConnection {
+    ///Whether more days follow, and the cursors of the page.
+    #[graphql(name = "pageInfo")]
+    pub page_info: PageInfo,
+    ///The days of the page, most recent first.
+    #[graphql(name = "edges")]
+    pub edges: Vec<Option<WorkDayEdge>>,
+}
+///One day of work and its cursor.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "WorkDayEdge")]
+pub struct WorkDayEdge {
+    ///The day of work.
+    #[graphql(name = "node")]
+    pub node: Option<WorkDayOutput>,
+    ///Opaque cursor of this day, for `after`.
+    #[graphql(name = "cursor")]
+    pub cursor: String,
+}
+///A worker's day of work: what was recorded on one local day, clipped to the day.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "WorkDayOutput")]
+pub struct WorkDayOutput {
+    ///The worker.
+    #[graphql(name = "user")]
+    pub user: Option<User>,
+    ///Identifier of the worker.
+    #[graphql(name = "userId")]
+    pub user_id: Option<i32>,
+    ///Expenditures of the worker dated that day in the day's missions (not cancelled), as a map from expenditure type to their number. In User.workDays only the types present are listed; in Company.workDays all four are, 0 included.
+    #[graphql(name = "expenditures")]
+    pub expenditures: Option<crate::graphql::scalars::GenericScalar>,
+    ///The local day.
+    #[graphql(name = "day")]
+    pub day: Option<crate::graphql::scalars::Date>,
+    ///Start of the first activity of the day, or the day's start (local midnight) when it began the day before.
+    #[graphql(name = "startTime")]
+    pub start_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Start of the day's latest activity, not clipped to the day. Company.workDays only; null in User.workDays, as in the reference.
+    #[graphql(name = "lastActivityStartTime")]
+    pub last_activity_start_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///End of the last activity of the day, or the day's end (next local midnight) when it goes on past it; null while the last activity is running.
+    #[graphql(name = "endTime")]
+    pub end_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///The service (amplitude) of the day in seconds. User.workDays: from the first to the end of the last activity other than `off` (running: until now), clipped to the day, 0 for a day of `off` only. Company.workDays: from startTime to endTime (running: until now), gaps and every activity type included.
+    #[graphql(name = "serviceDuration")]
+    pub service_duration: Option<i32>,
+    ///Seconds of drive, work and support within the day.
+    #[graphql(name = "totalWorkDuration")]
+    pub total_work_duration: Option<i32>,
+    ///Names of the day's missions. User.workDays: a list of names (null for a mission without a name), in the order of the missions' first activity of the day. Company.workDays: a map from mission id (as a string) to name.
+    #[graphql(name = "missionNames")]
+    pub mission_names: Option<crate::graphql::scalars::GenericScalar>,
+    ///Seconds of each activity type within the day, as a map from each of the five types (`drive`, `work`, `support`, `transfer`, `off`) to seconds.
+    #[graphql(name = "activityDurations")]
+    pub activity_durations: Option<crate::graphql::scalars::GenericScalar>,
+}
+///An address of a company's address book, which missions can start or end at (logLocation(companyKnownAddressId)).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "CompanyKnownAddress")]
+pub struct CompanyKnownAddress {
+    ///The company's name for the address. Optional.
+    #[graphql(name = "alias")]
+    pub alias: Option<String>,
+    ///Unique identifier of the known address.
+    #[graphql(name = "id")]
+    pub id: i32,
+    ///Address line (street address or free-text address).
+    #[graphql(name = "name")]
+    pub name: String,
+    ///City, if known.
+    #[graphql(name = "city")]
+    pub city: Option<String>,
+    ///Postal code, if known.
+    #[graphql(name = "postalCode")]
+    pub postal_code: Option<String>,
+}
+///Management of a company's known addresses. Company admins only (AUTHORIZATION_ERROR otherwise, an unknown id alike).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Locations;
+///Resolvers of the fields of `Locations` that are not plain data.
+#[async_trait::async_trait]
+pub trait LocationsResolver: Send + Sync + 'static {
+    ///Adds an address to the company's book and returns it. Exactly one of geoApiData and manualAddress. One entry per company and address: an address already in the book is refused (INVALID_RESOURCE, reason COMPANY_ADDRESS_ALREADY_REGISTERED), a terminated one is brought back with the new alias. Errors: INVALID_INPUTS (neither or both of geoApiData and manualAddress, an unusable address, alias longer than 255 characters), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn create_known_address(
+        &self,
+        ctx: &Context<'_>,
+        company_id: i32,
+        geo_api_data: Option<crate::graphql::scalars::GenericScalar>,
+        manual_address: Option<String>,
+        alias: Option<String>,
+    ) -> async_graphql::Result<Option<CompanyKnownAddress>>;
+    ///Changes the alias of a known address and returns it. Errors: INVALID_INPUTS (alias longer than 255 characters), INVALID_RESOURCE (terminated address, reason KNOWN_ADDRESS_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn edit_known_address(
+        &self,
+        ctx: &Context<'_>,
+        company_known_address_id: i32,
+        alias: Option<String>,
+    ) -> async_graphql::Result<Option<CompanyKnownAddress>>;
+    ///Removes an address from the company's book and from its teams; locations already logged from it keep their address. Errors: INVALID_RESOURCE (already terminated, reason KNOWN_ADDRESS_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn terminate_known_address(
+        &self,
+        ctx: &Context<'_>,
+        company_known_address_id: i32,
+    ) -> async_graphql::Result<Option<Void>>;
+}
+///Management of a company's known addresses. Company admins only (AUTHORIZATION_ERROR otherwise, an unknown id alike).
+#[Object(name = "Locations")]
+impl Locations {
+    ///Adds an address to the company's book and returns it. Exactly one of geoApiData and manualAddress. One entry per company and address: an address already in the book is refused (INVALID_RESOURCE, reason COMPANY_ADDRESS_ALREADY_REGISTERED), a terminated one is brought back with the new alias. Errors: INVALID_INPUTS (neither or both of geoApiData and manualAddress, an unusable address, alias longer than 255 characters), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "createKnownAddress")]
+    async fn create_known_address(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(
+            name = "geoApiData",
+            desc = "Address as a GeoJSON feature returned by the French national address API (api-adresse.data.gouv.fr): properties.label (or name), city and postcode are kept. Exclusive with manualAddress."
+        )]
+        geo_api_data: Option<crate::graphql::scalars::GenericScalar>,
+        #[graphql(
+            name = "manualAddress",
+            desc = "Free-text address, 1 to 500 characters. Exclusive with geoApiData."
+        )]
+        manual_address: Option<String>,
+        #[graphql(
+            name = "alias",
+            desc = "The company's name for the address, at most 255 characters. Optional."
+        )]
+        alias: Option<String>,
+    ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .locations
+                .create_known_address(
+                    ctx,
+                    company_id,
+                    geo_api_data,
+                    manual_address,
+                    alias,
+                )
+                .await,
+        )
+    }
+    ///Changes the alias of a known address and returns it. Errors: INVALID_INPUTS (alias longer than 255 characters), INVALID_RESOURCE (terminated address, reason KNOWN_ADDRESS_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "editKnownAddress")]
+    async fn edit_known_address(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "companyKnownAddressId", desc = "The known address.")]
+        company_known_address_id: i32,
+        #[graphql(name = "alias", desc = "The new alias; null or blank removes it.")]
+        alias: Option<String>,
+    ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .locations
+                .edit_known_address(ctx, company_known_address_id, alias)
+                .await,
+        )
+    }
+    ///Removes an address from the company's book and from its teams; locations already logged from it keep their address. Errors: INVALID_RESOURCE (already terminated, reason KNOWN_ADDRESS_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "terminateKnownAddress")]
+    async fn terminate_known_address(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "companyKnownAddressId", desc = "The known address.")]
+        company_known_address_id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .locations
+                .terminate_known_address(ctx, company_known_address_id)
+                .await,
+        )
+    }
+}
+///One employment to end (employments.batchTerminateEmployments).
+#[derive(InputObject, Clone, Debug)]
+#[graphql(name = "TerminateEmploymentInput")]
+pub struct TerminateEmploymentInput {
+    ///The employment to end.
+    #[graphql(name = "employmentId")]
+    pub employment_id: i32,
+    ///Last day of the employment (inclusive). Optional; defaults to today.
+    #[graphql(name = "endDate")]
+    pub end_date: Option<crate::graphql::scalars::Date>,
+}
+///What became of one item of employments.batchTerminateEmployments.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "TerminateEmploymentResult")]
+pub struct TerminateEmploymentResult {
+    ///The employment of the item.
+    #[graphql(name = "employmentId")]
+    pub employment_id: Option<i32>,
+    ///True when the employment was ended.
+    #[graphql(name = "success")]
+    pub success: Option<bool>,
+    ///Why the item was refused (null on success): `Employment not found`, `Cannot terminate your own employment`, `Employment is inactive or already terminated`, `End date is before the employment start date`, `User has logged activities after this end date`.
+    #[graphql(name = "error")]
+    pub error: Option<String>,
+}
+///The answer of employments.sendInvitationsReminders.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "SendInvitationsReminders")]
+pub struct SendInvitationsReminders {
+    ///Always true when the mutation succeeds.
+    #[graphql(name = "success")]
+    pub success: Option<bool>,
+    ///The employments whose invitation was sent again, in the order given.
+    #[graphql(name = "sentToEmploymentIds")]
+    pub sent_to_employment_ids: Option<Vec<Option<i32>>>,
+}
 ///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Teams;
@@ -3811,7 +4457,7 @@ impl Teams {
         company_id: i32,
         #[graphql(
             name = "knownAddressIds",
-            desc = "Known addresses of the company to give the team. Accepted for compatibility: Roadlog has no known addresses, so none is kept."
+            desc = "Known addresses of the company to give the team (others, and terminated ones, are ignored)."
         )]
         known_address_ids: Option<Vec<Option<i32>>>,
         #[graphql(name = "name", desc = "Name of the team, 1 to 255 characters.")]
@@ -3869,7 +4515,7 @@ impl Teams {
         admin_ids: Option<Vec<Option<i32>>>,
         #[graphql(
             name = "knownAddressIds",
-            desc = "Known addresses of the company to give the team. Accepted for compatibility: Roadlog has no known addresses, so none is kept."
+            desc = "Known addresses of the company to give the team (others, and terminated ones, are ignored)."
         )]
         known_address_ids: Option<Vec<Option<i32>>>,
         #[graphql(name = "name", desc = "New name of the team, 1 to 255 characters.")]
@@ -3918,6 +4564,7 @@ pub struct Resolvers {
     pub employments: Arc<dyn EmploymentsResolver>,
     pub expenditure: Arc<dyn ExpenditureResolver>,
     pub location_entry: Arc<dyn LocationEntryResolver>,
+    pub locations: Arc<dyn LocationsResolver>,
     pub mission: Arc<dyn MissionResolver>,
     pub mission_validation: Arc<dyn MissionValidationResolver>,
     pub mutations: Arc<dyn MutationsResolver>,
@@ -3932,13 +4579,13 @@ pub struct Resolvers {
     pub vehicle: Arc<dyn VehicleResolver>,
 }
 /// Every resolver trait of the schema: one type implementing them all serves the whole API.
-pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver {}
+pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + LocationsResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver {}
 impl<
     T: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver
         + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver
-        + ExpenditureResolver + LocationEntryResolver + MissionResolver
-        + MissionValidationResolver + MutationsResolver + QueriesResolver
-        + RegulationCheckResolver + RegulationComputationResolver
+        + ExpenditureResolver + LocationEntryResolver + LocationsResolver
+        + MissionResolver + MissionValidationResolver + MutationsResolver
+        + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver
         + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver
         + UserResolver + VehicleResolver,
 > AllResolvers for T {}
@@ -3956,6 +4603,7 @@ impl Resolvers {
             employments: implementation.clone(),
             expenditure: implementation.clone(),
             location_entry: implementation.clone(),
+            locations: implementation.clone(),
             mission: implementation.clone(),
             mission_validation: implementation.clone(),
             mutations: implementation.clone(),

@@ -267,6 +267,10 @@ pub use crate::graphql::contract::Expenditure;
 pub use crate::graphql::contract::Comment;
 pub use crate::graphql::contract::MissionValidation;
 pub use crate::graphql::contract::LocationEntry;
+pub use crate::graphql::contract::WorkDayConnection;
+pub use crate::graphql::contract::WorkDayEdge;
+pub use crate::graphql::contract::WorkDayOutput;
+pub use crate::graphql::contract::CompanyKnownAddress;
 /// The implementations of every resolver trait, placed in the schema's data.
 #[derive(Clone)]
 pub struct Resolvers {

@@ -701,6 +701,17 @@ pub mod types {
         /// Also produce, for each employee, a file of the data as the employee declared it, ending in `_employee.C1B`.
         pub employee_version: bool,
     }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct TachographSelfExportRequest {
+        /// First day of the period. If absent, `max_date` minus 27 days.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_date: Option<chrono::NaiveDate>,
+        /// Last day of the period, inclusive. If absent, today (UTC). Must not be before `min_date`, and `max_date` − `min_date` must not exceed 64 days.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_date: Option<chrono::NaiveDate>,
+        /// Sign the file with this environment's non-official key chain.
+        pub with_digital_signatures: bool,
+    }
     /// Error body of the REST routes other than the OAuth endpoints.
     #[derive(Debug, Clone, PartialEq, serde::Serialize)]
     pub struct ApiError {
@@ -1008,6 +1019,79 @@ pub mod types {
             })
         }
     }
+    impl TachographSelfExportRequest {
+        /// Reads a `TachographSelfExportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
+        pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+            let value = rt::json_document(body)?;
+            let mut problems: Vec<Problem> = Vec::new();
+            match Self::from_json_value(&value, "", &mut problems) {
+                Some(parsed) if problems.is_empty() => Ok(parsed),
+                _ => Err(RequestError::new(problems)),
+            }
+        }
+        /// Reads the type from a JSON value at `at` (a field path, empty at the top),
+        /// recording every problem; `None` when there is one.
+        pub fn from_json_value(
+            value: &serde_json::Value,
+            at: &str,
+            problems: &mut Vec<Problem>,
+        ) -> Option<Self> {
+            let object = rt::json_object(value, at, problems)?;
+            let min_date = match rt::member(object, "min_date") {
+                Some(value) => {
+                    rt::json_scalar(
+                            value,
+                            &rt::join(at, "min_date"),
+                            problems,
+                            Expected::Date,
+                            rt::json_date,
+                        )
+                        .map(Some)
+                }
+                None => Some(None),
+            };
+            let max_date = match rt::member(object, "max_date") {
+                Some(value) => {
+                    rt::json_scalar(
+                            value,
+                            &rt::join(at, "max_date"),
+                            problems,
+                            Expected::Date,
+                            rt::json_date,
+                        )
+                        .map(Some)
+                }
+                None => Some(None),
+            };
+            let with_digital_signatures = match rt::member(
+                object,
+                "with_digital_signatures",
+            ) {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "with_digital_signatures"),
+                        problems,
+                        Expected::Boolean,
+                        |v: &serde_json::Value| v.as_bool(),
+                    )
+                }
+                None => Some(true),
+            };
+            let (Some(min_date), Some(max_date), Some(with_digital_signatures)) = (
+                min_date,
+                max_date,
+                with_digital_signatures,
+            ) else {
+                return None;
+            };
+            Some(Self {
+                min_date,
+                max_date,
+                with_digital_signatures,
+            })
+        }
+    }
     impl RevokeRequest {
         /// Reads a `RevokeRequest` from an `application/x-www-form-urlencoded` body: the media type, each field's type, required fields, and fields sent more than once are checked.
         pub fn from_form(
@@ -1143,6 +1227,8 @@ pub mod types {
 pub enum BearerAuthOperation {
     /// `generateTachographFiles` (`POST /companies/generate_tachograph_files`).
     GenerateTachographFiles,
+    /// `generateTachographFile` (`POST /users/generate_tachograph_file`).
+    GenerateTachographFile,
     /// `sandboxOutbox` (`GET /sandbox/outbox`).
     SandboxOutbox,
 }
@@ -2634,6 +2720,99 @@ impl warp::Reply for GenerateTachographFilesResponse {
         GenerateTachographFilesResponse::into_response(self)
     }
 }
+/// The request of `generateTachographFile` (`POST /users/generate_tachograph_file`), parsed and validated.
+#[derive(Debug)]
+pub struct GenerateTachographFileRequest {
+    /// The `application/json` body.
+    pub body: types::TachographSelfExportRequest,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl GenerateTachographFileRequest {
+    /// Parses and validates the query and body of a request: every problem is reported.
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Result<Self, RequestError> {
+        let _ = (&query, &body);
+        let mut problems: Vec<Problem> = Vec::new();
+        let body = match types::TachographSelfExportRequest::from_json(body) {
+            Ok(body) => Some(body),
+            Err(error) => {
+                problems.extend(error.problems);
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(body),) = (body,) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self { body, headers, client_ip })
+    }
+}
+/// The documented answers of `generateTachographFile`, one variant per status.
+#[derive(Debug)]
+pub enum GenerateTachographFileResponse {
+    /// 200: The caller's C1B file.
+    Ok {
+        ///The body.
+        body: bytes::Bytes,
+        /// The `Content-Disposition` header. `attachment; filename=<the file name>.C1B`.
+        content_disposition: String,
+    },
+    /// 401: Missing, invalid or revoked access token.
+    Unauthorized(types::ApiError),
+    /// 404: Ill-formed request: invalid JSON, mistyped field, bad date, `min_date` after `max_date`, or a period longer than 64 days.
+    NotFound(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl GenerateTachographFileResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            GenerateTachographFileResponse::Ok { body, content_disposition } => {
+                let length = body.len();
+                let mut response = rt::bytes(200, "application/octet-stream", body);
+                rt::set_header(&mut response, "content-length", &length.to_string());
+                {
+                    let value = content_disposition;
+                    rt::set_header(&mut response, "content-disposition", &value);
+                }
+                response
+            }
+            GenerateTachographFileResponse::Unauthorized(body) => {
+                let response = rt::json(401, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateTachographFileResponse::NotFound(body) => {
+                let response = rt::json(404, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateTachographFileResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateTachographFileResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for GenerateTachographFileResponse {
+    fn into_response(self) -> warp::reply::Response {
+        GenerateTachographFileResponse::into_response(self)
+    }
+}
 /// The request of `tachographRootPublicKey` (`GET /api/tachograph/root-public-key`), parsed and validated.
 #[derive(Debug)]
 pub struct TachographRootPublicKeyRequest {
@@ -3044,6 +3223,12 @@ pub trait RestApi: Send + Sync + 'static {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFilesRequest,
     ) -> GenerateTachographFilesResponse;
+    /// `POST /users/generate_tachograph_file`: Export the caller's own C1B driver-card file
+    async fn generate_tachograph_file(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: GenerateTachographFileRequest,
+    ) -> GenerateTachographFileResponse;
     /// `GET /api/tachograph/root-public-key`: Root public key of this environment's C1B signing chain
     async fn tachograph_root_public_key(
         &self,
@@ -3076,6 +3261,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("syncEmployee", "GET", "/sync_employee"),
     ("syncEmployeeSubmit", "POST", "/sync_employee"),
     ("generateTachographFiles", "POST", "/companies/generate_tachograph_files"),
+    ("generateTachographFile", "POST", "/users/generate_tachograph_file"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
     ("ready", "GET", "/ready"),
@@ -3429,6 +3615,74 @@ pub fn routes<A: RestApi>(
     let api_7 = api.clone();
     let route_7 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("users"))
+        .and(warp::path("generate_tachograph_file"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("users"))
+                .and(warp::path("generate_tachograph_file"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_7.clone();
+            async move {
+                let body = match crate::http::body::read_limited(
+                        body,
+                        10485760,
+                        deadline,
+                    )
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let bearer_auth = match api
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::GenerateTachographFile,
+                        rt::bearer_token(&headers).as_deref(),
+                    )
+                    .await
+                {
+                    Ok(principal) => principal,
+                    Err(error) => {
+                        return GenerateTachographFileResponse::Unauthorized(error)
+                            .into_response();
+                    }
+                };
+                let request = match GenerateTachographFileRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                ) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        return GenerateTachographFileResponse::NotFound(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                api.generate_tachograph_file(bearer_auth, request).await.into_response()
+            }
+        });
+    let api_8 = api.clone();
+    let route_8 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path("tachograph"))
         .and(warp::path("root-public-key"))
         .and(warp::path::end()))
@@ -3450,7 +3704,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_7.clone();
+            let api = api_8.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3467,47 +3721,12 @@ pub fn routes<A: RestApi>(
                 api.tachograph_root_public_key(request).await.into_response()
             }
         });
-    let api_8 = api.clone();
-    let route_8 = (warp::any()
+    let api_9 = api.clone();
+    let route_9 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("health"))
         .and(warp::path::end()))
         .or(warp::any().and(warp::path("health")).and(warp::path::end()))
-        .unify()
-        .and(warp::get())
-        .and(request_parts())
-        .and(crate::http::body::deadline())
-        .and(warp::body::stream())
-        .then(move |
-            query: Vec<(String, String)>,
-            headers: warp::http::HeaderMap,
-            client_ip: Option<std::net::IpAddr>,
-            deadline,
-            body|
-        {
-            let api = api_8.clone();
-            async move {
-                let body = match crate::http::body::read_limited(body, 65536, deadline)
-                    .await
-                {
-                    Ok(body) => body,
-                    Err(error) => return error.into_response(),
-                };
-                let request = HealthRequest::from_parts(
-                    &query,
-                    headers,
-                    client_ip,
-                    &body,
-                );
-                api.health(request).await.into_response()
-            }
-        });
-    let api_9 = api.clone();
-    let route_9 = (warp::any()
-        .and(warp::path("api"))
-        .and(warp::path("ready"))
-        .and(warp::path::end()))
-        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
@@ -3528,21 +3747,21 @@ pub fn routes<A: RestApi>(
                     Ok(body) => body,
                     Err(error) => return error.into_response(),
                 };
-                let request = ReadyRequest::from_parts(
+                let request = HealthRequest::from_parts(
                     &query,
                     headers,
                     client_ip,
                     &body,
                 );
-                api.ready(request).await.into_response()
+                api.health(request).await.into_response()
             }
         });
     let api_10 = api.clone();
     let route_10 = (warp::any()
         .and(warp::path("api"))
-        .and(warp::path("metrics"))
+        .and(warp::path("ready"))
         .and(warp::path::end()))
-        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
@@ -3563,6 +3782,41 @@ pub fn routes<A: RestApi>(
                     Ok(body) => body,
                     Err(error) => return error.into_response(),
                 };
+                let request = ReadyRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.ready(request).await.into_response()
+            }
+        });
+    let api_11 = api.clone();
+    let route_11 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("metrics"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_11.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
                 let request = MetricsRequest::from_parts(
                     &query,
                     headers,
@@ -3572,8 +3826,8 @@ pub fn routes<A: RestApi>(
                 api.metrics(request).await.into_response()
             }
         });
-    let api_11 = api.clone();
-    let route_11 = (warp::any()
+    let api_12 = api.clone();
+    let route_12 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("sandbox"))
         .and(warp::path("outbox"))
@@ -3596,7 +3850,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_11.clone();
+            let api = api_12.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3635,8 +3889,8 @@ pub fn routes<A: RestApi>(
                 api.sandbox_outbox(bearer_auth, request).await.into_response()
             }
         });
-    let api_12 = api.clone();
-    let route_12 = (warp::any()
+    let api_13 = api.clone();
+    let route_13 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
@@ -3659,7 +3913,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_12.clone();
+            let api = api_13.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3700,6 +3954,8 @@ pub fn routes<A: RestApi>(
         .or(route_11)
         .unify()
         .or(route_12)
+        .unify()
+        .or(route_13)
         .unify()
         .boxed()
 }

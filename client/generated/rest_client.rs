@@ -802,6 +802,33 @@ pub mod types {
             Default::default()
         }
     }
+    ///`TachographSelfExportRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct TachographSelfExportRequest {
+        ///Last day of the period, inclusive. If absent, today (UTC). Must not be before `min_date`, and `max_date` − `min_date` must not exceed 64 days.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_date: ::std::option::Option<::chrono::naive::NaiveDate>,
+        ///First day of the period. If absent, `max_date` minus 27 days.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub min_date: ::std::option::Option<::chrono::naive::NaiveDate>,
+        ///Sign the file with this environment's non-official key chain.
+        #[serde(default = "defaults::default_bool::<true>")]
+        pub with_digital_signatures: bool,
+    }
+    impl ::std::default::Default for TachographSelfExportRequest {
+        fn default() -> Self {
+            Self {
+                max_date: Default::default(),
+                min_date: Default::default(),
+                with_digital_signatures: defaults::default_bool::<true>(),
+            }
+        }
+    }
+    impl TachographSelfExportRequest {
+        pub fn builder() -> builder::TachographSelfExportRequest {
+            Default::default()
+        }
+    }
     ///Form parameters of the token request (RFC 6749 §4.1.3).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct TokenRequest {
@@ -2072,6 +2099,94 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct TachographSelfExportRequest {
+            max_date: ::std::result::Result<
+                ::std::option::Option<::chrono::naive::NaiveDate>,
+                ::std::string::String,
+            >,
+            min_date: ::std::result::Result<
+                ::std::option::Option<::chrono::naive::NaiveDate>,
+                ::std::string::String,
+            >,
+            with_digital_signatures: ::std::result::Result<bool, ::std::string::String>,
+        }
+        impl ::std::default::Default for TachographSelfExportRequest {
+            fn default() -> Self {
+                Self {
+                    max_date: Ok(Default::default()),
+                    min_date: Ok(Default::default()),
+                    with_digital_signatures: Ok(super::defaults::default_bool::<true>()),
+                }
+            }
+        }
+        impl TachographSelfExportRequest {
+            pub fn max_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for max_date: {e}")
+                    });
+                self
+            }
+            pub fn min_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.min_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for min_date: {e}")
+                    });
+                self
+            }
+            pub fn with_digital_signatures<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.with_digital_signatures = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for with_digital_signatures: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TachographSelfExportRequest>
+        for super::TachographSelfExportRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TachographSelfExportRequest,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    max_date: value.max_date?,
+                    min_date: value.min_date?,
+                    with_digital_signatures: value.with_digital_signatures?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TachographSelfExportRequest>
+        for TachographSelfExportRequest {
+            fn from(value: super::TachographSelfExportRequest) -> Self {
+                Self {
+                    max_date: Ok(value.max_date),
+                    min_date: Ok(value.min_date),
+                    with_digital_signatures: Ok(value.with_digital_signatures),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct TokenRequest {
             client_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -2271,6 +2386,12 @@ pub mod types {
                     token_type: Ok(value.token_type),
                 }
             }
+        }
+    }
+    /// Generation of default values for serde.
+    pub mod defaults {
+        pub(super) fn default_bool<const V: bool>() -> bool {
+            V
         }
     }
     /// Error types.
@@ -2606,6 +2727,40 @@ let response = client.generate_tachograph_files()
 ```*/
     pub fn generate_tachograph_files(&self) -> builder::GenerateTachographFiles<'_> {
         builder::GenerateTachographFiles::new(self)
+    }
+    /**Export the caller's own C1B driver-card file
+
+Builds the caller's own C1B driver-card file over a period: the worker's time in every company
+where they have an accepted employment overlapping the period (no company admin is needed).
+The same operation is also served at `/api/users/generate_tachograph_file`.
+
+**Period.** As for `POST /companies/generate_tachograph_files`: `min_date` ≤ `max_date`, at most
+64 days apart; `max_date` defaults to today (UTC) and `min_date` to `max_date` minus 27 days.
+
+**File.** The body is one C1B file (not an archive), built as the company export builds each
+employee's file, named in `Content-Disposition` as in the company archive
+(`C_<YYYYMMDD>_<HHMM>_<first-name initial>_<SURNAME>_<card number>.C1B`). A worker without
+an employment over the period gets a file without activity.
+
+**Signatures.** `with_digital_signatures` defaults to **true** here, as in the reference service:
+the file is signed with this environment's non-official key chain (verify with
+`GET /api/tachograph/root-public-key`).
+
+**Errors.** As for the company export: `ApiError` bodies, 404 (`INVALID_INPUTS`) for an
+ill-formed request (invalid JSON, a mistyped field, a bad date or period), 401 without a valid
+token.
+
+
+Sends a `POST` request to `/users/generate_tachograph_file`
+
+```ignore
+let response = client.generate_tachograph_file()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn generate_tachograph_file(&self) -> builder::GenerateTachographFile<'_> {
+        builder::GenerateTachographFile::new(self)
     }
     /**Root public key of this environment's C1B signing chain
 
@@ -3562,6 +3717,116 @@ pub mod builder {
                     )
                 }
                 403u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::generate_tachograph_file`]
+
+[`Client::generate_tachograph_file`]: super::Client::generate_tachograph_file*/
+    #[derive(Debug, Clone)]
+    pub struct GenerateTachographFile<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::TachographSelfExportRequest, String>,
+    }
+    impl<'a> GenerateTachographFile<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::TachographSelfExportRequest>,
+            <V as std::convert::TryInto<
+                types::TachographSelfExportRequest,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `TachographSelfExportRequest` for body failed: {}",
+                        s
+                    )
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::TachographSelfExportRequest,
+            ) -> types::builder::TachographSelfExportRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/users/generate_tachograph_file`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<ByteStream>, Error<types::ApiError>> {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::TachographSelfExportRequest::try_from(v)
+                        .map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/users/generate_tachograph_file", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "generate_tachograph_file",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                401u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

@@ -266,6 +266,13 @@ fn refused_contracts_say_why() {
         "schema { query: Query } type Query { a: Int } scalar S @specifiedBy(url: \"a\") @specifiedBy(url: \"b\")",
         "schema { query: Query } type Query { a: Int } scalar S @specifiedBy(url: \"a\", other: 1)",
         "schema { query: Query } type Query { a: Int } scalar S @other",
+        "schema { query: Query } type Query { a: Int } type T { id: Int b: Int @resolver }",
+        "schema { query: Query } directive @resolver on FIELD_DEFINITION type Query { a: Int } type V { b: Int @resolver }",
+        "schema { query: Query } directive @resolver on FIELD_DEFINITION type Query { a: Int } type T { id: Int b(x: Int): Int @resolver }",
+        "schema { query: Query } directive @resolver on FIELD_DEFINITION type Query { a: Int @resolver }",
+        "schema { query: Query } directive @resolver on FIELD_DEFINITION type Query { a: Int } type T { id: Int b: Int @cached }",
+        "schema { query: Query } directive @resolver(why: String) on FIELD_DEFINITION type Query { a: Int }",
+        "schema { query: Query } directive @resolver on OBJECT type Query { a: Int }",
     ];
     let rest_cases = [
         "  /a:\n    get:\n      responses: {'200': {description: ok}}\n",

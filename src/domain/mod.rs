@@ -15,4 +15,5 @@ pub mod sandbox;
 pub mod teams;
 pub mod users;
 pub mod vendors;
+pub mod workdays;
 pub mod workers;

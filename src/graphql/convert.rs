@@ -156,7 +156,7 @@ impl ToGraphql for LocationRow {
             name: self.name.clone(),
             city: self.city.clone(),
             postal_code: self.postal_code.clone(),
-            alias: None,
+            alias: self.alias.clone(),
             kilometer_reading: self.kilometer_reading.map(|k| k as i32),
             submitter_id: self.submitter_id as i32,
             reception_time: TimeStamp(self.reception_time),
@@ -196,6 +196,7 @@ impl ToGraphql for ActivityRow {
             dismissed_at: self.dismissed_at.map(TimeStamp),
             dismiss_author_id: self.dismiss_author_id.map(|id| id as i32),
             dismiss_context: json(&self.dismiss_context),
+            dispute: json(&self.dispute),
         }
     }
 }

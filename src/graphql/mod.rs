@@ -5,6 +5,7 @@ mod active;
 mod api;
 pub mod convert;
 pub mod convert_regulation;
+pub mod convert_workdays;
 mod exec_flag;
 pub mod guard;
 pub mod loaders;

@@ -1,9 +1,11 @@
-//! `POST /companies/generate_tachograph_files` and `GET /api/tachograph/root-public-key`.
+//! `POST /companies/generate_tachograph_files`, `POST /users/generate_tachograph_file` (a worker's
+//! own file) and `GET /api/tachograph/root-public-key`.
 
 use crate::domain::companies::{company, permissions, today};
 use crate::graphql::Api;
 use crate::http::contract::{
-    GenerateTachographFilesRequest, GenerateTachographFilesResponse, TachographRootPublicKeyResponse, types,
+    GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest,
+    GenerateTachographFilesResponse, TachographRootPublicKeyResponse, types,
 };
 
 use crate::domain::export::request::{Details, ExportRequest};
@@ -82,6 +84,52 @@ pub async fn generate(
     api.metrics.export_finished("ok", started.elapsed().as_secs_f64());
     tracing::debug!(actor, files = archive.files, bytes = archive.bytes.len(), "C1B export");
     GenerateTachographFilesResponse::Ok(archive.bytes.into())
+}
+
+/// The worker's own file (401 and the body's shape are checked before): 404 for an ill-formed
+/// period, else the C1B file, named in `Content-Disposition`.
+pub async fn generate_personal(
+    api: &Api,
+    actor: i64,
+    request: GenerateTachographFileRequest,
+) -> GenerateTachographFileResponse {
+    let body = request.body;
+    // The period's rules are those of the company export (the company list is not used here).
+    let period = ExportRequest::new(vec![], vec![], body.min_date, body.max_date, false, false, today());
+    let period = match period {
+        Ok(period) => period,
+        Err(details) => {
+            return GenerateTachographFileResponse::NotFound(types::ApiError {
+                error: "Invalid request".to_string(),
+                error_code: "INVALID_INPUTS".to_string(),
+                details: Some(details),
+            });
+        }
+    };
+    let started = std::time::Instant::now();
+    let file = archive::personal(
+        &api.db,
+        &api.key_sealer,
+        actor,
+        period.min_date,
+        period.max_date,
+        body.with_digital_signatures,
+    )
+    .await;
+    match file {
+        Ok((name, bytes)) => {
+            api.metrics.export_finished("ok", started.elapsed().as_secs_f64());
+            GenerateTachographFileResponse::Ok {
+                body: bytes.into(),
+                content_disposition: format!("attachment; filename={name}"),
+            }
+        }
+        Err(error) => {
+            tracing::error!(?error, "personal C1B export failed");
+            api.metrics.export_finished("error", started.elapsed().as_secs_f64());
+            GenerateTachographFileResponse::InternalServerError(internal())
+        }
+    }
 }
 
 /// The environment's root public key in the 144-byte `EC_PK.bin` layout, so that anyone can

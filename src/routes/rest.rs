@@ -12,11 +12,12 @@ use crate::mail::outbox;
 use crate::http::contract::{
     self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, Expected, FromRequestError,
-    GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest,
-    MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest,
-    RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse,
-    SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest,
-    TachographRootPublicKeyResponse, TokenRequest, TokenResponse, types,
+    GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest,
+    GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest, MetricsResponse, ProblemKind,
+    ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest,
+    SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest,
+    SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest, TachographRootPublicKeyResponse, TokenRequest,
+    TokenResponse, types,
 };
 
 /// Implements the generated REST handler trait.
@@ -148,6 +149,20 @@ impl RestApi for RestHandlers {
             ));
         };
         crate::http::export::generate(&self.api, actor, request).await
+    }
+
+    async fn generate_tachograph_file(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: GenerateTachographFileRequest,
+    ) -> GenerateTachographFileResponse {
+        let Ok(actor) = bearer_auth else {
+            return GenerateTachographFileResponse::InternalServerError(api_error(
+                "An internal error occurred",
+                "INTERNAL_ERROR",
+            ));
+        };
+        crate::http::export::generate_personal(&self.api, actor, request).await
     }
 
     async fn tachograph_root_public_key(

@@ -51,12 +51,12 @@ const REFERENCE_FIELDS: usize = 349;
 
 /// The ratchet: reference fields Roadlog serves, and arguments of those it takes. Raise them when
 /// fields are added; they never go down.
-const SERVED_AT_LEAST: usize = 268;
-const ARGUMENTS_AT_LEAST: usize = 143;
+const SERVED_AT_LEAST: usize = 310;
+const ARGUMENTS_AT_LEAST: usize = 161;
 
 /// Arguments of served reference fields that Roadlog does not take yet, each named; the list may
 /// only shrink (the test fails when one of them is taken, so that it is struck off).
-const ARGUMENTS_NOT_YET_TAKEN: &[&str] = &["User.missions(includeDeletedMissions)"];
+const ARGUMENTS_NOT_YET_TAKEN: &[&str] = &[];
 
 /// One field of an object type: its output type and its arguments (type, has a default).
 struct Field {

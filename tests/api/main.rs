@@ -9,6 +9,7 @@ mod support;
 mod account_browser;
 mod account_pages;
 mod accounts;
+mod break_last_mission;
 mod businesses;
 mod companies;
 mod compression;
@@ -17,15 +18,21 @@ mod console_browser;
 mod contract;
 mod cors;
 mod coverage;
+mod deleted_missions;
+mod disputes;
 mod drivers;
+mod employment_batches;
 mod employments;
 mod export;
 mod export_benchmark;
+mod export_personal;
 mod export_readers;
 mod graceful_stop;
 mod graphql_http;
 mod hostile;
 mod invitations;
+mod kilometers;
+mod known_addresses;
 mod mail;
 mod missions;
 mod oauth_browser;
@@ -45,6 +52,7 @@ mod spans;
 mod stress;
 mod teams;
 mod vendors;
+mod work_days;
 
 fn main() -> std::process::ExitCode {
     support::harness::main()

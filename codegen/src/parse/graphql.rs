@@ -22,6 +22,7 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
         .map(|n| (n.to_string(), Kind::BuiltinScalar))
         .collect();
     let mut definitions = Vec::new();
+    let mut resolver_declared = false;
     for def in &doc.definitions {
         match def {
             TypeSystemDefinition::Schema(schema) => {
@@ -75,10 +76,17 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
                 definitions.push(ty);
             }
             TypeSystemDefinition::Directive(d) => {
-                return Err(Error::new(format!(
-                    "custom directive `@{}` is not supported",
-                    d.node.name.node
-                )));
+                let d = &d.node;
+                // `repeatable` is not looked at: the parser reports every directive as repeatable.
+                let only_fields = d.locations.len() == 1
+                    && d.locations[0].node == async_graphql_parser::types::DirectiveLocation::FieldDefinition;
+                if d.name.node != RESOLVER || !only_fields || !d.arguments.is_empty() {
+                    return Err(Error::new(format!(
+                        "custom directive `@{}` is not supported (only `directive @{RESOLVER} on FIELD_DEFINITION`, without arguments)",
+                        d.name.node
+                    )));
+                }
+                resolver_declared = true;
             }
         }
     }
@@ -148,13 +156,26 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
                     let f: &FieldDefinition = &f.node;
                     let ty = resolve(&name, &f.ty.node)?;
                     let target_is_object = ty.named().1 == Kind::Object;
+                    let marked = marked_resolver(&name, f, resolver_declared)?;
                     let resolution = match role {
+                        Role::Service | Role::Entity if marked && (role == Role::Service || !f.arguments.is_empty() || target_is_object) => {
+                            return Err(Error::new(format!(
+                                "`{name}.{}` is resolved by its trait already (a root or namespace field, or one with arguments or an object type): drop `@{RESOLVER}`",
+                                f.name.node
+                            )));
+                        }
                         Role::Service if f.arguments.is_empty() && namespaces.contains(named(&f.ty.node)) => {
                             Resolution::Namespace
                         }
                         Role::Service => Resolution::Resolver,
-                        Role::Entity if !f.arguments.is_empty() || target_is_object => Resolution::Resolver,
+                        Role::Entity if marked || !f.arguments.is_empty() || target_is_object => Resolution::Resolver,
                         Role::Entity => Resolution::Data,
+                        Role::Value if marked => {
+                            return Err(Error::new(format!(
+                                "`{name}.{}` is marked `@{RESOLVER}` but `{name}` has no `id`: every field of such a type is plain data",
+                                f.name.node
+                            )));
+                        }
                         Role::Value if !f.arguments.is_empty() => {
                             return Err(Error::new(format!(
                                 "`{name}.{}` takes arguments but `{name}` has no `id`: give it an `id` or drop the arguments",
@@ -186,6 +207,35 @@ pub fn parse(sdl: &str) -> Result<Schema, Error> {
         });
     }
     Ok(Schema { query, mutation, types })
+}
+
+/// The one field directive the generator knows: `@resolver` makes an argument-less scalar field
+/// of a type with an `id` (which would be plain data, read with its object) a method of the
+/// type's resolver trait, computed only when selected. It says how Roadlog computes the field,
+/// nothing to clients (the served schema does not carry it).
+pub const RESOLVER: &str = "resolver";
+
+/// Whether a field carries `@resolver`; any other directive, or `@resolver` with arguments or
+/// without its declaration, is refused.
+fn marked_resolver(owner: &str, field: &FieldDefinition, declared: bool) -> Result<bool, Error> {
+    let mut marked = false;
+    for directive in &field.directives {
+        let directive = &directive.node;
+        if directive.name.node != RESOLVER || !directive.arguments.is_empty() || marked {
+            return Err(Error::new(format!(
+                "`{owner}.{}`: directive `@{}` is not supported on fields (only `@{RESOLVER}`, once, without arguments)",
+                field.name.node, directive.name.node
+            )));
+        }
+        if !declared {
+            return Err(Error::new(format!(
+                "`{owner}.{}` uses `@{RESOLVER}`: declare it with `directive @{RESOLVER} on FIELD_DEFINITION`",
+                field.name.node
+            )));
+        }
+        marked = true;
+    }
+    Ok(marked)
 }
 
 /// The URL of a scalar's `@specifiedBy(url: "…")`, at most one, with its one string argument.

@@ -2,6 +2,7 @@
 //! the rules that keep a worker's time consistent.
 
 pub mod checks;
+pub mod disputes;
 pub mod log;
 pub mod rules;
 pub mod service;
@@ -9,6 +10,7 @@ pub mod spans;
 pub mod store;
 
 use chrono::NaiveDate;
+use sqlx::AnyConnection;
 
 use crate::db::Db;
 use crate::errors::{AppError, AppResult};
@@ -16,6 +18,25 @@ use crate::errors::{AppError, AppResult};
 /// Refuses to end an employment on `end` while the worker has recorded activity in that company
 /// after that day: the recorded time would lose the employment that covers it.
 pub async fn ensure_none_after(db: &Db, user_id: i64, company_id: i64, end: NaiveDate) -> AppResult<()> {
+    let mut conn = db.pool.acquire().await?;
+    match activity_after(&mut conn, user_id, company_id, end).await? {
+        None => Ok(()),
+        Some(activity_id) => Err(AppError::invalid_inputs(
+            "The user has activities after the requested end date of the employment",
+        )
+        .with("reason", "ACTIVITY_EXIST_AFTER_EMPLOYMENT_END_DATE")
+        .with("activityId", activity_id)),
+    }
+}
+
+/// An activity (not cancelled) of the worker in the company that starts after `end`, or is still
+/// running or ends after it: what forbids ending an employment on `end`.
+pub async fn activity_after(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    company_id: i64,
+    end: NaiveDate,
+) -> AppResult<Option<i64>> {
     let next_day = end
         .succ_opt()
         .unwrap_or(end)
@@ -30,14 +51,7 @@ pub async fn ensure_none_after(db: &Db, user_id: i64, company_id: i64, end: Naiv
     .bind(user_id)
     .bind(company_id)
     .bind(next_day)
-    .fetch_optional(&db.pool)
+    .fetch_optional(conn)
     .await?;
-    match row {
-        None => Ok(()),
-        Some((activity_id,)) => Err(AppError::invalid_inputs(
-            "The user has activities after the requested end date of the employment",
-        )
-        .with("reason", "ACTIVITY_EXIST_AFTER_EMPLOYMENT_END_DATE")
-        .with("activityId", activity_id)),
-    }
+    Ok(row.map(|r| r.0))
 }

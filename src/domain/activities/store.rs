@@ -22,10 +22,12 @@ pub struct ActivityRow {
     pub dismissed_at: Option<i64>,
     pub dismiss_author_id: Option<i64>,
     pub dismiss_context: Option<String>,
+    /// The worker's dispute, a JSON object as text (see `disputes`).
+    pub dispute: Option<String>,
 }
 
 pub const COLUMNS: &str = "a.id, a.mission_id, a.user_id, a.submitter_id, a.type, a.reception_time, a.start_time, \
-     a.end_time, a.last_update_time, a.last_submitter_id, a.dismissed_at, a.dismiss_author_id, a.dismiss_context";
+     a.end_time, a.last_update_time, a.last_submitter_id, a.dismissed_at, a.dismiss_author_id, a.dismiss_context, a.dispute";
 
 /// Activity statements.
 pub mod sql {

@@ -4,6 +4,7 @@
 //! (`admin`); the triggers (a mission validated, a mission cancelled by an admin, the operator's
 //! rebuild) and the reads of the API.
 
+pub mod last_mission;
 pub mod load;
 pub mod read;
 pub mod recap;

@@ -6,9 +6,12 @@ pub mod company;
 pub mod details;
 pub mod employments;
 pub mod invitations;
+pub mod known_addresses;
 pub mod permissions;
+pub mod reminders;
 pub mod rules;
 pub mod service;
+pub mod staff;
 
 /// Today's date (UTC), as stored (`YYYY-MM-DD`).
 pub fn today() -> chrono::NaiveDate {

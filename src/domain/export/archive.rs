@@ -132,6 +132,54 @@ pub async fn build(
     Ok(Archive { bytes, files })
 }
 
+/// One worker's own file (`POST /users/generate_tachograph_file`): their time in every company
+/// where they have an accepted employment over the period, encoded as the archive encodes each
+/// employee's file; the file name and its bytes. A worker without such an employment gets a file
+/// without activity, dated from the account's creation.
+pub async fn personal(
+    db: &Db,
+    sealer: &Sealer,
+    user_id: i64,
+    min_date: chrono::NaiveDate,
+    max_date: chrono::NaiveDate,
+    with_digital_signatures: bool,
+) -> AppResult<(String, Vec<u8>)> {
+    let generated_at = now();
+    let companies = data::companies_of(db, user_id, min_date, max_date).await?;
+    let company_name = match companies.first() {
+        Some(id) => crate::domain::companies::company::find(db, *id)
+            .await?
+            .map(|c| c.usual_name)
+            .unwrap_or_default(),
+        None => String::new(),
+    };
+    let mut employees = data::employees(db, &companies, &[user_id], min_date, max_date).await?;
+    if employees.is_empty() {
+        employees.push(data::unemployed(db, user_id).await?);
+    }
+    let request = ExportRequest {
+        company_ids: companies,
+        user_ids: vec![user_id],
+        min_date,
+        max_date,
+        with_digital_signatures,
+        employee_version: false,
+    };
+    let inputs = chunk_inputs(db, sealer, &request, &company_name, &employees, generated_at).await?;
+    let ca = keys_store::ca(db, sealer).await?;
+    let signatures = if with_digital_signatures {
+        Signatures::Included
+    } else {
+        Signatures::Omitted
+    };
+    let mut files = tokio::task::spawn_blocking(move || encode_all(inputs, &ca, signatures))
+        .await
+        .map_err(AppError::internal)?;
+    files
+        .pop()
+        .ok_or_else(|| AppError::internal("the personal export made no file"))
+}
+
 async fn chunk_inputs(
     db: &Db,
     sealer: &Sealer,

@@ -60,6 +60,12 @@ pub mod sql {
             ["u.id" in 4],
             " GROUP BY u.id, u.first_name, u.last_name, u.birth_date ORDER BY u.id"
         );
+        /// The companies where user `$1` has an accepted employment overlapping `[$2, $3]`.
+        pub const COMPANIES_OF: &str = "SELECT DISTINCT company_id FROM employments \
+             WHERE user_id = $1 AND validation_status = 'approved' AND dismissed_at IS NULL \
+               AND start_date <= $3 AND (end_date IS NULL OR end_date >= $2) ORDER BY company_id";
+        /// A user as an employee without employment: dated from the account's creation.
+        pub const UNEMPLOYED: &str = "SELECT id, first_name, last_name, birth_date, creation_time FROM users WHERE id = $1";
         pub const ACTIVITIES: PerBackend = per_backend!(
             "SELECT a.id, a.mission_id, a.user_id, a.type, a.start_time, a.end_time, a.dismissed_at, a.dismiss_author_id \
              FROM activities a JOIN missions m ON m.id = a.mission_id WHERE ",
@@ -107,6 +113,33 @@ pub async fn employees(
         query = query.bind(id_list(only));
     }
     Ok(query.fetch_all(&db.pool).await?)
+}
+
+/// The companies where the user has an accepted employment over the period.
+pub async fn companies_of(db: &Db, user_id: i64, min: NaiveDate, max: NaiveDate) -> AppResult<Vec<i64>> {
+    let rows: Vec<(i64,)> = sqlx::query_as(sql::COMPANIES_OF)
+        .bind(user_id)
+        .bind(crate::domain::companies::date_text(min))
+        .bind(crate::domain::companies::date_text(max))
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(rows.into_iter().map(|r| r.0).collect())
+}
+
+/// The user as an employee of no company (their own export with no employment over the period).
+pub async fn unemployed(db: &Db, user_id: i64) -> AppResult<Employee> {
+    let (id, first_name, last_name, birth_date, created): (i64, String, String, Option<String>, i64) =
+        sqlx::query_as(sql::UNEMPLOYED)
+            .bind(user_id)
+            .fetch_one(&db.pool)
+            .await?;
+    Ok(Employee {
+        id,
+        first_name,
+        last_name,
+        birth_date,
+        employment_start: crate::domain::companies::date_text(date_of(created)),
+    })
 }
 
 #[derive(sqlx::FromRow, Debug, Clone)]

@@ -22,6 +22,8 @@ pub struct LocationRow {
     pub city: Option<String>,
     pub postal_code: Option<String>,
     pub kilometer_reading: Option<i64>,
+    /// The alias of the known address it was logged from, if any.
+    pub alias: Option<String>,
 }
 
 /// Location statements.
@@ -29,20 +31,26 @@ pub mod sql {
     use crate::db::PerBackend;
     use const_format::concatcp;
 
-    const SELECT: &str = "SELECT id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading \
+    const SELECT: &str = "SELECT id, mission_id, type, submitter_id, reception_time, name, city, postal_code, kilometer_reading, \
+         (SELECT k.alias FROM company_known_addresses k WHERE k.id = location_entries.company_known_address_id) AS alias \
          FROM location_entries";
     crate::statements! {
         /// `$1` mission, `$2` type.
         pub const OF_TYPE: &str = concatcp!(SELECT, " WHERE mission_id = $1 AND type = $2");
         pub const OF_MISSIONS: PerBackend = crate::per_backend!(SELECT, " WHERE ", ["mission_id" in 1]);
+        pub const FIND: &str = concatcp!(SELECT, " WHERE id = $1");
+        pub const SET_KILOMETERS: &str = "UPDATE location_entries SET kilometer_reading = $2 WHERE id = $1";
     }
 }
 
-/// An address as given: a typed-in text, or a feature of the national address API.
+/// An address as given: a typed-in text, a feature of the national address API, or one of the
+/// company's known addresses (read from the book when the location is logged).
 pub struct Address {
     pub name: String,
     pub city: Option<String>,
     pub postal_code: Option<String>,
+    /// The known address, when given by `companyKnownAddressId`.
+    pub known: Option<i64>,
 }
 
 /// Reads `manualAddress | geoApiData | companyKnownAddressId` (exactly one).
@@ -59,6 +67,7 @@ pub fn address(manual: Option<String>, geo: Option<serde_json::Value>, known: Op
                 name,
                 city: None,
                 postal_code: None,
+                known: None,
             })
         }
         (None, Some(geo), None) => {
@@ -71,11 +80,16 @@ pub fn address(manual: Option<String>, geo: Option<serde_json::Value>, known: Op
                 name,
                 city: text("city"),
                 postal_code: text("postcode"),
+                known: None,
             })
         }
-        (None, None, Some(_)) => Err(AppError::invalid_inputs(
-            "companyKnownAddressId is not supported: this service keeps no company address book; send manualAddress or geoApiData",
-        )),
+        // Read from the company's book by `log`, which knows the mission's company.
+        (None, None, Some(known)) => Ok(Address {
+            name: String::new(),
+            city: None,
+            postal_code: None,
+            known: Some(i64::from(known)),
+        }),
         _ => Err(AppError::invalid_inputs(
             "Exactly one of companyKnownAddressId or geoApiData or manualAddress should be set",
         )),
@@ -104,6 +118,12 @@ pub async fn log(
     if override_existing && !access.actor_is_admin {
         return Err(AppError::authorization("Only a company admin may override a location"));
     }
+    let address = match address.known {
+        Some(known) => {
+            crate::domain::companies::known_addresses::for_location(conn, access.mission.company_id, known).await?
+        }
+        None => address,
+    };
     let km = kilometer_reading.map(i64::from);
     if let Some(km) = km {
         if km < 0 {
@@ -139,7 +159,8 @@ pub async fn log(
         Some(existing) if existing.name == address.name || override_existing => {
             sqlx::query(
                 "UPDATE location_entries SET name = $2, city = $3, postal_code = $4,
-                        kilometer_reading = COALESCE($5, kilometer_reading), submitter_id = $6, reception_time = $7
+                        kilometer_reading = COALESCE($5, kilometer_reading), submitter_id = $6, reception_time = $7,
+                        company_known_address_id = $8
                  WHERE id = $1",
             )
             .bind(existing.id)
@@ -149,6 +170,7 @@ pub async fn log(
             .bind(km)
             .bind(actor)
             .bind(received)
+            .bind(address.known)
             .execute(&mut *conn)
             .await?;
         }
@@ -161,8 +183,8 @@ pub async fn log(
         None => {
             let inserted = sqlx::query(
                 "INSERT INTO location_entries (mission_id, type, submitter_id, reception_time, creation_time, name, city,
-                                               postal_code, kilometer_reading)
-                 VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)",
+                                               postal_code, kilometer_reading, company_known_address_id)
+                 VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9)",
             )
             .bind(mission_id)
             .bind(kind.as_str())
@@ -172,6 +194,7 @@ pub async fn log(
             .bind(&address.city)
             .bind(&address.postal_code)
             .bind(km)
+            .bind(address.known)
             .execute(&mut *conn)
             .await;
             if let Err(e) = inserted {
@@ -197,4 +220,53 @@ pub async fn log(
     of_type(conn, mission_id, kind.as_str())
         .await?
         .ok_or_else(|| AppError::internal("location vanished"))
+}
+
+/// `registerKilometerAtLocation`: sets the odometer reading of a location entry, under the
+/// mission's write rules. A reading of 0 changes nothing (as the reference); the start reading
+/// must not exceed the end one. An unknown entry is refused like a forbidden one.
+pub async fn register_kilometer(conn: &mut AnyConnection, actor: i64, location_id: i64, km: i64) -> AppResult<()> {
+    let found = sqlx::query_as::<_, LocationRow>(sql::FIND)
+        .bind(location_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let location = found.ok_or_else(|| AppError::authorization("Forbidden access"))?;
+    let access = permissions::writable(conn, actor, location.mission_id, actor, now(), None).await?;
+    if km == 0 {
+        return Ok(());
+    }
+    if km < 0 {
+        return Err(AppError::invalid_inputs("kilometerReading must not be negative").with("field", "kilometerReading"));
+    }
+    if access.mission.vehicle_id.is_none() {
+        return Err(AppError::invalid_inputs(
+            "kilometerReading can only be specified if the mission has an associated vehicle",
+        ));
+    }
+    let other = if location.kind == "mission_start_location" {
+        "mission_end_location"
+    } else {
+        "mission_start_location"
+    };
+    if let Some(other_km) = of_type(conn, location.mission_id, other)
+        .await?
+        .and_then(|o| o.kilometer_reading)
+    {
+        let (start, end) = if other == "mission_start_location" {
+            (other_km, km)
+        } else {
+            (km, other_km)
+        };
+        if end < start {
+            return Err(AppError::invalid_inputs(
+                "Kilometer reading at end of mission should be superior to kilometer reading at start",
+            ));
+        }
+    }
+    sqlx::query(sql::SET_KILOMETERS)
+        .bind(location.id)
+        .bind(km)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }

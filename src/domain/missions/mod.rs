@@ -2,6 +2,7 @@
 //! comments, who may read and write it, and its end and validation.
 
 pub mod comments;
+pub mod deleted;
 pub mod locations;
 pub mod permissions;
 pub mod queries;

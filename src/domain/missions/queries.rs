@@ -132,7 +132,42 @@ pub mod sql {
     );
     const PAGE_TAIL: &str = ") k JOIN missions m ON m.id = k.mission_id ORDER BY k.start DESC, m.id DESC";
 
+    // With the deleted missions (every activity cancelled, so no span): the user's span is
+    // rebuilt from their cancelled activities. Deleted missions may overlap others, so the
+    // lower bound of the non-overlapping spans does not apply; this form reads the window.
+    const USER_ALL_MISSIONS_HEAD: &str = "SELECT s.start_time AS start, s.mission_id FROM ( \
+            SELECT mission_id, start_time, end_time FROM mission_spans WHERE user_id = $1 \
+            UNION ALL \
+            SELECT a.mission_id, MIN(a.start_time), MAX(COALESCE(a.end_time, $3)) FROM activities a \
+            WHERE a.user_id = $1 \
+              AND NOT EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = a.mission_id AND x.dismissed_at IS NULL) \
+            GROUP BY a.mission_id) s JOIN missions m ON m.id = s.mission_id WHERE 1 = 1";
+    const USER_ALL_MISSIONS_TAIL: &str = " AND s.start_time < $2 AND s.end_time > $4 AND s.end_time <= $3 \
+            AND (s.start_time < $5 OR (s.start_time = $5 AND s.mission_id < $6)) \
+         ORDER BY s.start_time DESC, s.mission_id DESC LIMIT ($7 + 0)";
+
+    // The company's deleted missions, newest created first (`$2`/`$3` the cursor, `$4` the
+    // page size plus one).
+    const COMPANY_DELETED_HEAD: &str = "SELECT m.creation_time AS start, m.id AS mission_id FROM missions m \
+         WHERE m.company_id = $1 AND EXISTS (SELECT 1 FROM activities a WHERE a.mission_id = m.id) \
+           AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.mission_id = m.id AND a.dismissed_at IS NULL) \
+           AND (m.creation_time < $2 OR (m.creation_time = $2 AND m.id < $3)) \
+         ORDER BY m.creation_time DESC, m.id DESC LIMIT ($4 + 0)";
+
     crate::statements! {
+        /// The page of the user's missions, deleted ones included.
+        pub const USER_ALL_MISSIONS: PerBackend =
+            per_backend!({ PAGE_HEAD }, USER_ALL_MISSIONS_HEAD, USER_ALL_MISSIONS_TAIL, PAGE_TAIL);
+        pub const USER_ALL_MISSIONS_IN_SCOPE: PerBackend = per_backend!(
+            { PAGE_HEAD },
+            USER_ALL_MISSIONS_HEAD,
+            " AND ",
+            ["m.company_id" in 8],
+            USER_ALL_MISSIONS_TAIL,
+            PAGE_TAIL
+        );
+        /// The page of the company's deleted missions.
+        pub const COMPANY_DELETED_MISSIONS: PerBackend = per_backend!({ PAGE_HEAD }, COMPANY_DELETED_HEAD, PAGE_TAIL);
         /// The page of the user's missions, by start of their first activity.
         pub const USER_MISSIONS: PerBackend =
             per_backend!({ PAGE_HEAD }, USER_MISSIONS_HEAD, USER_MISSIONS_TAIL, PAGE_TAIL);
@@ -262,7 +297,8 @@ fn mission_page(mut rows: Vec<PageRow>, limit: i64, viewer: i64) -> AppResult<Pa
 }
 
 /// `User.missions`: the missions the user worked in, by start of their first activity, newest
-/// first.
+/// first; with `include_deleted`, also those whose activities are all cancelled.
+#[allow(clippy::too_many_arguments)]
 pub async fn user_missions(
     db: &Db,
     viewer: i64,
@@ -271,10 +307,16 @@ pub async fn user_missions(
     until: Option<i64>,
     first: Option<i32>,
     after: Option<String>,
+    include_deleted: bool,
 ) -> AppResult<Page<Option<MissionView>>> {
     let scope = scope(db, viewer, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (sql, companies) = scoped(db, &scope, db.sql(sql::USER_MISSIONS), sql::USER_MISSIONS_IN_SCOPE);
+    let (all, in_scope) = if include_deleted {
+        (sql::USER_ALL_MISSIONS, sql::USER_ALL_MISSIONS_IN_SCOPE)
+    } else {
+        (sql::USER_MISSIONS, sql::USER_MISSIONS_IN_SCOPE)
+    };
+    let (sql, companies) = scoped(db, &scope, db.sql(all), in_scope);
     let query = Window::new(user_id, from, until, after, limit)?.bind(db, sqlx::query_as::<_, PageRow>(sql), companies);
     mission_page(query.fetch_all(&db.pool).await?, limit, viewer)
 }
@@ -300,6 +342,30 @@ pub async fn company_missions(
     let query =
         Window::new(company_id, from, until, after, limit)?.bind(db, sqlx::query_as::<_, PageRow>(db.sql(sql)), None);
     mission_page(query.fetch_all(&db.pool).await?, limit, viewer)
+}
+
+/// `Company.missionsDeleted` (admins): the company's missions whose activities are all
+/// cancelled, most recently created first.
+pub async fn company_deleted_missions(
+    db: &Db,
+    viewer: i64,
+    company_id: i64,
+    first: Option<i32>,
+    after: Option<String>,
+) -> AppResult<Page<Option<MissionView>>> {
+    let limit = page_size(first, COMPANY_PAGE_CAP)?;
+    let cursor = match after {
+        Some(c) => decode_cursor(&c)?,
+        None => (OPEN, OPEN),
+    };
+    let rows = sqlx::query_as::<_, PageRow>(db.sql(sql::COMPANY_DELETED_MISSIONS))
+        .bind(company_id)
+        .bind(cursor.0)
+        .bind(cursor.1)
+        .bind(limit + 1)
+        .fetch_all(&db.pool)
+        .await?;
+    mission_page(rows, limit, viewer)
 }
 
 /// `User.activities`: the user's activities that were not cancelled, newest first (with the

@@ -255,6 +255,14 @@ pub async fn log_location(db: &Db, actor: i64, input: LocationInput) -> AppResul
     .await
 }
 
+/// `registerKilometerAtLocation`.
+pub async fn register_kilometer(db: &Db, actor: i64, location: i64, km: i64) -> AppResult<()> {
+    workers::write(db, vec![actor], move |conn| {
+        Box::pin(async move { locations::register_kilometer(conn, actor, location, km).await })
+    })
+    .await
+}
+
 /// `changeMissionName`.
 pub async fn rename(db: &Db, actor: i64, mission: i64, name: &str) -> AppResult<MissionView> {
     let name = mission_name(name)?;

@@ -44,6 +44,13 @@ pub mod sql {
             "INSERT INTO team_vehicles (team_id, vehicle_id) SELECT CAST($3 AS BIGINT), v.id FROM vehicles v WHERE v.company_id = $1 AND ",
             ["v.id" in 2]
         );
+        pub const CLEAR_KNOWN_ADDRESSES: &str = "DELETE FROM team_known_addresses WHERE team_id = $1";
+        /// Of the known addresses `$2`, those of company `$1` not terminated, given to team `$3`.
+        pub const ADD_KNOWN_ADDRESSES: PerBackend = crate::per_backend!(
+            "INSERT INTO team_known_addresses (team_id, known_address_id) SELECT CAST($3 AS BIGINT), k.id \
+             FROM company_known_addresses k WHERE k.company_id = $1 AND k.dismissed_at IS NULL AND ",
+            ["k.id" in 2]
+        );
         pub const DETACH_MEMBERS: &str = "UPDATE employments SET team_id = NULL WHERE team_id = $1";
         /// Every employment in company `$1` of the users `$2`, whatever its state, joins team `$3`.
         pub const ATTACH_USERS: PerBackend = crate::per_backend!(
@@ -64,14 +71,15 @@ pub mod sql {
     }
 }
 
-/// What `createTeam` and `updateTeam` set. `knownAddressIds` is not here: Roadlog has no known
-/// addresses, so no id of the list can belong to the company, and the reference drops those.
+/// What `createTeam` and `updateTeam` set.
 #[derive(Debug, Clone, Default)]
 pub struct TeamInput {
     pub name: String,
     pub user_ids: Vec<i64>,
     pub admin_ids: Vec<i64>,
     pub vehicle_ids: Vec<i64>,
+    /// Known addresses of the company (others, and terminated ones, are dropped).
+    pub known_address_ids: Vec<i64>,
 }
 
 fn forbidden() -> AppError {
@@ -179,7 +187,7 @@ async fn admin_ids(conn: &mut AnyConnection, team_id: i64) -> AppResult<Vec<i64>
     Ok(rows.into_iter().map(|r| r.0).collect())
 }
 
-/// Sets the admins, vehicles and members of a team, replacing the previous ones, and tells the
+/// Sets the admins, vehicles, known addresses and members of a team, replacing the previous ones, and tells the
 /// admins what changed for them.
 async fn replace(db: &Db, tx: &mut WriteTx, actor: i64, team: &TeamRow, input: &TeamInput) -> AppResult<()> {
     let before = admin_ids(tx, team.id).await?;
@@ -197,6 +205,16 @@ async fn replace(db: &Db, tx: &mut WriteTx, actor: i64, team: &TeamRow, input: &
     sqlx::query(db.sql(sql::ADD_VEHICLES))
         .bind(team.company_id)
         .bind(id_list(&input.vehicle_ids))
+        .bind(team.id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(sql::CLEAR_KNOWN_ADDRESSES)
+        .bind(team.id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(db.sql(sql::ADD_KNOWN_ADDRESSES))
+        .bind(team.company_id)
+        .bind(id_list(&input.known_address_ids))
         .bind(team.id)
         .execute(&mut **tx)
         .await?;

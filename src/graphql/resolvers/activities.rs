@@ -283,6 +283,34 @@ impl ActivitiesResolver for Api {
         Ok(Some(missions::log_location(&self.db, actor, input).await?.to_graphql()))
     }
 
+    async fn register_kilometer_at_location(
+        &self,
+        ctx: &Context<'_>,
+        kilometer_reading: i32,
+        mission_location_id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        let actor = caller(ctx).user_id()?;
+        missions::register_kilometer(&self.db, actor, mission_location_id.into(), kilometer_reading.into()).await?;
+        done()
+    }
+
+    async fn dispute_activity(
+        &self,
+        ctx: &Context<'_>,
+        activity_id: i32,
+        text: String,
+    ) -> async_graphql::Result<Option<Activity>> {
+        let actor = caller(ctx).user_id()?;
+        let row = crate::domain::activities::disputes::dispute(&self.db, actor, activity_id.into(), &text).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
+    async fn cancel_dispute(&self, ctx: &Context<'_>, activity_id: i32) -> async_graphql::Result<Option<Activity>> {
+        let actor = caller(ctx).user_id()?;
+        let row = crate::domain::activities::disputes::cancel(&self.db, actor, activity_id.into()).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
     async fn change_mission_name(
         &self,
         ctx: &Context<'_>,

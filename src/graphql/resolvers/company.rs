@@ -41,6 +41,35 @@ impl CompanyResolver for Api {
         Ok(Some((&summary).into()))
     }
 
+    async fn work_days(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        from_date: Option<Date>,
+        until_date: Option<Date>,
+        first: Option<i32>,
+        after: Option<String>,
+        user_ids: Option<Vec<Option<i32>>>,
+    ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
+        use crate::domain::workdays::{self, Flavor};
+        let viewer = caller(ctx).user_id()?;
+        let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
+        let page = workdays::of_company(
+            &self.db,
+            viewer,
+            parent.id.into(),
+            from_date.map(|d| d.0),
+            until_date.map(|d| d.0),
+            first,
+            after,
+            users,
+        )
+        .await?;
+        Ok(Some(
+            crate::graphql::convert_workdays::connection(ctx, &page, Flavor::Company).await?,
+        ))
+    }
+
     async fn admin_regulation_computations_by_user_and_by_day(
         &self,
         ctx: &Context<'_>,
@@ -113,6 +142,31 @@ impl CompanyResolver for Api {
         Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
     }
 
+    async fn missions_deleted(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Option<MissionConnection>> {
+        let actor = caller(ctx).user_id()?;
+        if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
+            return Err(permissions::admin_only_field("missionsDeleted").into());
+        }
+        let page =
+            crate::domain::missions::queries::company_deleted_missions(&self.db, actor, parent.id.into(), first, after)
+                .await?;
+        let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
+        crate::graphql::loaders::missions::prefetch_missions(
+            ctx,
+            &self.db,
+            &views,
+            ctx.look_ahead().field("edges").field("node"),
+        )
+        .await?;
+        Ok(Some(page.to_graphql()))
+    }
+
     async fn missions(
         &self,
         ctx: &Context<'_>,
@@ -160,6 +214,40 @@ impl CompanyResolver for Api {
         }
         let vehicles = crate::domain::missions::vehicles::of_company(&self.db, parent.id.into()).await?;
         Ok(Some(vehicles.iter().map(|v| Some(v.to_graphql())).collect()))
+    }
+
+    async fn known_addresses(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::CompanyKnownAddress>>>> {
+        let actor = caller(ctx).user_id()?;
+        let rows = crate::domain::companies::known_addresses::of_company(&self.db, actor, parent.id.into()).await?;
+        Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
+    }
+
+    async fn nb_workers(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<i32>> {
+        let n = crate::domain::companies::staff::nb_workers(&self.db, parent.id.into()).await?;
+        Ok(Some(n.min(i64::from(i32::MAX)) as i32))
+    }
+
+    async fn has_no_active_admins(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<bool>> {
+        Ok(Some(
+            crate::domain::companies::staff::has_no_active_admins(&self.db, parent.id.into()).await?,
+        ))
+    }
+
+    async fn current_admins(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        let actor = caller(ctx).user_id()?;
+        if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
+            return Err(permissions::admin_only_field("currentAdmins").into());
+        }
+        let users = crate::domain::companies::staff::current_admins(&self.db, parent.id.into()).await?;
+        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
     }
 
     async fn employments(

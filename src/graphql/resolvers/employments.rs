@@ -3,7 +3,10 @@
 use async_graphql::Context;
 
 use crate::errors::AppError;
-use crate::graphql::contract::{Company, Employment, EmploymentsResolver, Void};
+use crate::graphql::contract::{
+    Company, Employment, EmploymentsResolver, SendInvitationsReminders, TerminateEmploymentInput,
+    TerminateEmploymentResult, Void,
+};
 use crate::graphql::scalars::{Date, Email};
 use crate::graphql::{Api, caller};
 
@@ -79,6 +82,58 @@ impl EmploymentsResolver for Api {
         let actor = caller(ctx).user_id()?;
         let row = employments::terminate(&self.db, actor, employment_id.into(), end_date.map(|d| d.0)).await?;
         Ok(Some(row.to_graphql()))
+    }
+
+    async fn batch_terminate_employments(
+        &self,
+        ctx: &Context<'_>,
+        employments: Vec<Option<TerminateEmploymentInput>>,
+    ) -> async_graphql::Result<Option<Vec<Option<TerminateEmploymentResult>>>> {
+        let actor = caller(ctx).user_id()?;
+        let items = employments
+            .into_iter()
+            .enumerate()
+            .map(|(index, item)| {
+                item.map(|i| (i64::from(i.employment_id), i.end_date.map(|d| d.0)))
+                    .ok_or_else(|| {
+                        AppError::invalid_inputs("An item of employments is null").with("itemIndex", index as i64)
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let outcomes = employments::terminate_batch(&self.db, actor, &items).await?;
+        Ok(Some(
+            outcomes
+                .into_iter()
+                .map(|o| {
+                    Some(TerminateEmploymentResult {
+                        employment_id: Some(o.employment_id as i32),
+                        success: Some(o.error.is_none()),
+                        error: o.error.map(str::to_string),
+                    })
+                })
+                .collect(),
+        ))
+    }
+
+    async fn send_invitations_reminders(
+        &self,
+        ctx: &Context<'_>,
+        employment_ids: Vec<Option<i32>>,
+    ) -> async_graphql::Result<Option<SendInvitationsReminders>> {
+        let actor = caller(ctx).user_id()?;
+        let ids = employment_ids
+            .into_iter()
+            .enumerate()
+            .map(|(index, id)| {
+                id.map(i64::from)
+                    .ok_or_else(|| AppError::invalid_inputs("An employment id is null").with("itemIndex", index as i64))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let sent = crate::domain::companies::reminders::send(&self.db, actor, &ids, &self.public_url).await?;
+        Ok(Some(SendInvitationsReminders {
+            success: Some(true),
+            sent_to_employment_ids: Some(sent.into_iter().map(|id| Some(id as i32)).collect()),
+        }))
     }
 
     async fn cancel_employment(&self, ctx: &Context<'_>, employment_id: i32) -> async_graphql::Result<Option<Void>> {

@@ -32,6 +32,21 @@ impl MissionResolver for Api {
         Ok(load_user(ctx, parent.submitter_id.into()).await?)
     }
 
+    async fn deleted_by(&self, _ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<String>> {
+        if parent.deleted_at.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(
+            crate::domain::missions::deleted::deleted_by(&self.db, parent.id.into()).await?,
+        ))
+    }
+
+    async fn is_holiday(&self, _ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<bool>> {
+        Ok(Some(
+            crate::domain::missions::deleted::is_holiday(&self.db, parent.id.into()).await?,
+        ))
+    }
+
     async fn activities(
         &self,
         ctx: &Context<'_>,

@@ -12,6 +12,7 @@ mod employment;
 mod employments;
 mod expenditure;
 mod location_entry;
+mod locations;
 mod mission;
 mod mission_validation;
 mod mutations;

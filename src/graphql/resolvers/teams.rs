@@ -6,7 +6,7 @@ use async_graphql::Context;
 use crate::domain::companies::company;
 use crate::domain::teams::{self, TeamInput, TeamRow};
 use crate::domain::users::accounts;
-use crate::graphql::contract::{Company, Team, TeamResolver, TeamsResolver, User, Vehicle};
+use crate::graphql::contract::{Company, CompanyKnownAddress, Team, TeamResolver, TeamsResolver, User, Vehicle};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::scalars::TimeStamp;
 use crate::graphql::{Api, caller};
@@ -39,7 +39,7 @@ impl TeamsResolver for Api {
         ctx: &Context<'_>,
         admin_ids: Option<Vec<Option<i32>>>,
         company_id: i32,
-        _known_address_ids: Option<Vec<Option<i32>>>,
+        known_address_ids: Option<Vec<Option<i32>>>,
         name: String,
         user_ids: Option<Vec<Option<i32>>>,
         vehicle_ids: Option<Vec<Option<i32>>>,
@@ -50,6 +50,7 @@ impl TeamsResolver for Api {
             user_ids: ids(user_ids),
             admin_ids: ids(admin_ids),
             vehicle_ids: ids(vehicle_ids),
+            known_address_ids: ids(known_address_ids),
         };
         let company_id = teams::create(&self.db, actor, company_id.into(), input).await?;
         company_of(self, company_id).await
@@ -65,7 +66,7 @@ impl TeamsResolver for Api {
         &self,
         ctx: &Context<'_>,
         admin_ids: Option<Vec<Option<i32>>>,
-        _known_address_ids: Option<Vec<Option<i32>>>,
+        known_address_ids: Option<Vec<Option<i32>>>,
         name: String,
         team_id: i32,
         user_ids: Option<Vec<Option<i32>>>,
@@ -77,6 +78,7 @@ impl TeamsResolver for Api {
             user_ids: ids(user_ids),
             admin_ids: ids(admin_ids),
             vehicle_ids: ids(vehicle_ids),
+            known_address_ids: ids(known_address_ids),
         };
         let company_id = teams::update(&self.db, actor, team_id.into(), input).await?;
         company_of(self, company_id).await
@@ -98,6 +100,18 @@ impl TeamResolver for Api {
         };
         let vehicles = teams::vehicles(&self.db, id.into()).await?;
         Ok(Some(vehicles.iter().map(|v| Some(v.to_graphql())).collect()))
+    }
+
+    async fn known_addresses(
+        &self,
+        _ctx: &Context<'_>,
+        parent: &Team,
+    ) -> async_graphql::Result<Option<Vec<Option<CompanyKnownAddress>>>> {
+        let Some(id) = parent.id else {
+            return Ok(None);
+        };
+        let rows = crate::domain::companies::known_addresses::of_team(&self.db, id.into()).await?;
+        Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
     async fn users(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {

@@ -97,14 +97,61 @@ impl UserResolver for Api {
         until_time: Option<TimeStamp>,
         first: Option<i32>,
         after: Option<String>,
+        include_deleted_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let viewer = caller(ctx).user_id()?;
         let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
-        let page =
-            missions::queries::user_missions(&self.db, viewer, parent.id.into(), from, until, first, after).await?;
+        let page = missions::queries::user_missions(
+            &self.db,
+            viewer,
+            parent.id.into(),
+            from,
+            until,
+            first,
+            after,
+            include_deleted_missions.unwrap_or(false),
+        )
+        .await?;
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
         loaders::prefetch_missions(ctx, &self.db, &views, ctx.look_ahead().field("edges").field("node")).await?;
         Ok(Some(page.to_graphql()))
+    }
+
+    async fn work_days(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+        from_date: Option<Date>,
+        until_date: Option<Date>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
+        use crate::domain::workdays::{self, Flavor};
+        let viewer = caller(ctx).user_id()?;
+        let page = workdays::of_user(
+            &self.db,
+            viewer,
+            parent.id.into(),
+            from_date.map(|d| d.0),
+            until_date.map(|d| d.0),
+            first,
+            after,
+        )
+        .await?;
+        Ok(Some(
+            crate::graphql::convert_workdays::connection(ctx, &page, Flavor::User).await?,
+        ))
+    }
+
+    async fn had_enough_break_last_mission(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<bool>> {
+        let me = self_only(ctx, parent, "hadEnoughBreakLastMission")?;
+        Ok(Some(
+            crate::domain::alerts::last_mission::had_enough_break(&self.db, me).await?,
+        ))
     }
 
     async fn current_employments(

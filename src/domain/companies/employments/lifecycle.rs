@@ -1,7 +1,6 @@
 //! The life cycle of an existing employment: its user answers it (pending → approved or
-//! rejected), an admin cancels a pending one, terminates an accepted one or changes its role.
+//! rejected), an admin cancels a pending one or changes its role (ending one is in `terminate`).
 
-use chrono::NaiveDate;
 use sqlx::AnyConnection;
 
 use super::{EmploymentRow, find, forbidden};
@@ -11,7 +10,12 @@ use crate::errors::{AppError, AppResult};
 
 /// Loads an employment for an admin action: AUTHORIZATION_ERROR unless the actor is an admin of
 /// its company today (an unknown id looks the same).
-async fn for_admin(conn: &mut AnyConnection, db: &Db, actor: i64, employment_id: i64) -> AppResult<EmploymentRow> {
+pub(super) async fn for_admin(
+    conn: &mut AnyConnection,
+    db: &Db,
+    actor: i64,
+    employment_id: i64,
+) -> AppResult<EmploymentRow> {
     let row = find(conn, employment_id).await?.ok_or_else(forbidden)?;
     if !permissions::is_admin(db, actor, row.company_id).await? {
         return Err(forbidden());
@@ -88,54 +92,6 @@ pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
         return Err(AppError::invalid_resource(message).with("status", row.status(&date_text(today()))));
     }
     Ok(())
-}
-
-/// `terminateEmployment`: an admin ends an accepted employment of someone else.
-pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<NaiveDate>) -> AppResult<EmploymentRow> {
-    let mut conn = db.pool.acquire().await?;
-    let row = for_admin(&mut conn, db, actor, employment_id).await?;
-    if row.user_id == Some(actor) {
-        return Err(
-            AppError::authorization("An admin cannot terminate their own employment")
-                .with("reason", "USER_SELF_TERMINATE_EMPLOYMENT"),
-        );
-    }
-    if row.validation_status != "approved" || row.dismissed_at.is_some() {
-        return Err(
-            AppError::invalid_resource(format!("Could not find valid employment with id {employment_id}"))
-                .with("status", row.status(&date_text(today()))),
-        );
-    }
-    let end = end.unwrap_or_else(today);
-    let period = row
-        .period()
-        .ok_or_else(|| AppError::internal("stored employment dates are invalid"))?;
-    // As the reference: an employment that already has an end date (past, today or to come) is
-    // ended, and is not terminated again; its end date is not moved.
-    if let Some(current) = period.end {
-        return Err(AppError::invalid_resource(format!(
-            "Employment is inactive or already terminated: it must not be already ended (end date {})",
-            date_text(current)
-        ))
-        .with("reason", "EMPLOYMENT_ALREADY_TERMINATED"));
-    }
-    if end < period.start {
-        return Err(
-            AppError::invalid_inputs("End date must not be before the start date of the employment")
-                .with("field", "endDate"),
-        );
-    }
-    if let Some(user_id) = row.user_id {
-        crate::domain::activities::ensure_none_after(db, user_id, row.company_id, end).await?;
-    }
-    sqlx::query("UPDATE employments SET end_date = $2 WHERE id = $1")
-        .bind(employment_id)
-        .bind(date_text(end))
-        .execute(&mut *conn)
-        .await?;
-    find(&mut conn, employment_id)
-        .await?
-        .ok_or_else(|| AppError::internal("employment vanished"))
 }
 
 /// `changeEmployeeRole`: an admin grants or removes admin rights of someone else; returns the

@@ -4,9 +4,11 @@
 //! Every change that can break a rule runs in a transaction that first locks the worker (see
 //! [`crate::domain::workers`]): the rules then read committed state and cannot be raced.
 //!
-//! The life cycle, the changes made to an existing employment, is in `lifecycle`.
+//! The life cycle, the changes made to an existing employment, is in `lifecycle`; ending
+//! employments, one or a batch, in `terminate`.
 
 mod lifecycle;
+mod terminate;
 
 use chrono::NaiveDate;
 use sqlx::AnyConnection;
@@ -17,7 +19,8 @@ use crate::errors::{AppError, AppResult, Code};
 use super::rules::{self, Held, Period};
 use super::{date_text, parse_date, today};
 
-pub use lifecycle::{answer, cancel, change_role, hide_email, terminate};
+pub use lifecycle::{answer, cancel, change_role, hide_email};
+pub use terminate::{Ended, MAX_BATCH as MAX_TERMINATIONS, terminate, terminate_batch};
 
 /// An employment as stored (with the user's e-mail when the employment has none of its own).
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -93,13 +96,6 @@ impl EmploymentRow {
     /// The reference's `isTerminated`: ended before today.
     pub fn is_terminated(&self, today: &str) -> bool {
         self.end_date.as_deref().is_some_and(|end| end < today)
-    }
-
-    fn period(&self) -> Option<Period> {
-        Some(Period {
-            start: parse_date(&self.start_date)?,
-            end: self.end_date.as_deref().and_then(parse_date),
-        })
     }
 }
 

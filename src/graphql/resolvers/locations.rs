@@ -1,0 +1,71 @@
+//! `Mutations.locations`: a company's known addresses, managed by its admins (see
+//! `domain::companies::known_addresses`), and their conversion to `CompanyKnownAddress`.
+
+use async_graphql::Context;
+
+use crate::domain::companies::known_addresses::{self, KnownAddressRow};
+use crate::domain::missions::locations;
+use crate::graphql::contract::{CompanyKnownAddress, LocationsResolver, Void};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::scalars::GenericScalar;
+use crate::graphql::{Api, caller};
+
+impl ToGraphql for KnownAddressRow {
+    type Output = CompanyKnownAddress;
+
+    fn to_graphql(&self) -> CompanyKnownAddress {
+        CompanyKnownAddress {
+            alias: self.alias.clone(),
+            id: self.id as i32,
+            name: self.name.clone(),
+            city: self.city.clone(),
+            postal_code: self.postal_code.clone(),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl LocationsResolver for Api {
+    async fn create_known_address(
+        &self,
+        ctx: &Context<'_>,
+        company_id: i32,
+        geo_api_data: Option<GenericScalar>,
+        manual_address: Option<String>,
+        alias: Option<String>,
+    ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
+        let actor = caller(ctx).user_id()?;
+        let address = match (manual_address, geo_api_data) {
+            (None, None) | (Some(_), Some(_)) => {
+                return Err(crate::errors::AppError::invalid_inputs(
+                    "Exactly one of geoApiData or manualAddress should be set",
+                )
+                .into());
+            }
+            (manual, geo) => locations::address(manual, geo.map(|g| g.0), None)?,
+        };
+        let row = known_addresses::create(&self.db, actor, company_id.into(), address, alias.as_deref()).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
+    async fn edit_known_address(
+        &self,
+        ctx: &Context<'_>,
+        company_known_address_id: i32,
+        alias: Option<String>,
+    ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
+        let actor = caller(ctx).user_id()?;
+        let row = known_addresses::edit(&self.db, actor, company_known_address_id.into(), alias.as_deref()).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
+    async fn terminate_known_address(
+        &self,
+        ctx: &Context<'_>,
+        company_known_address_id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        let actor = caller(ctx).user_id()?;
+        known_addresses::terminate(&self.db, actor, company_known_address_id.into()).await?;
+        Ok(Some(Void { success: true }))
+    }
+}
