@@ -77,9 +77,10 @@ pub async fn refill_once(db: &Db, sealer: &Sealer, target: usize) -> AppResult<u
     if missing == 0 {
         return Ok(0);
     }
-    let keys = tokio::task::spawn_blocking(move || (0..missing).map(|_| CardKey::generate().to_bytes()).collect::<Vec<_>>())
-        .await
-        .map_err(AppError::internal)?;
+    let keys =
+        tokio::task::spawn_blocking(move || (0..missing).map(|_| CardKey::generate().to_bytes()).collect::<Vec<_>>())
+            .await
+            .map_err(AppError::internal)?;
     let mut tx = db.begin_write().await?;
     for bytes in keys {
         sqlx::query(INSERT)
