@@ -3,6 +3,7 @@
 //! render what they answer. A test fails if a file here imports a transport module.
 
 pub mod activities;
+pub mod addresses;
 pub mod alerts;
 pub mod auth;
 pub mod companies;

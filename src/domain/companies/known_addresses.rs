@@ -9,7 +9,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::{Db, is_unique_violation, now};
-use crate::domain::missions::locations::Address;
+use crate::domain::addresses::Address;
 use crate::errors::{AppError, AppResult};
 
 use super::permissions;

@@ -9,6 +9,8 @@ use crate::errors::{AppError, AppResult};
 
 use super::permissions;
 
+pub use crate::domain::addresses::Address;
+
 /// A location entry as stored.
 #[derive(sqlx::FromRow, Debug, Clone)]
 pub struct LocationRow {
@@ -41,16 +43,6 @@ pub mod sql {
         pub const FIND: &str = concatcp!(SELECT, " WHERE id = $1");
         pub const SET_KILOMETERS: &str = "UPDATE location_entries SET kilometer_reading = $2 WHERE id = $1";
     }
-}
-
-/// An address as given: a typed-in text, a feature of the national address API, or one of the
-/// company's known addresses (read from the book when the location is logged).
-pub struct Address {
-    pub name: String,
-    pub city: Option<String>,
-    pub postal_code: Option<String>,
-    /// The known address, when given by `companyKnownAddressId`.
-    pub known: Option<i64>,
 }
 
 /// Reads `manualAddress | geoApiData | companyKnownAddressId` (exactly one).
