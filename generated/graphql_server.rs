@@ -250,6 +250,11 @@ impl Mutations {
     async fn locations(&self) -> Option<Locations> {
         Some(Locations)
     }
+    ///The caller's own account: its notifications.
+    #[graphql(name = "account")]
+    async fn account(&self) -> Option<Account> {
+        Some(Account)
+    }
     ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "updateCompanyDetails")]
     async fn update_company_details(
@@ -821,6 +826,12 @@ pub trait UserResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &User,
     ) -> async_graphql::Result<Option<bool>>;
+    ///The user's notifications, newest first (the latest 500): an admin validated a mission in which the user had recorded nothing (NEW_MISSION_BY_ADMIN), an admin changed the user's time before validating it (MISSION_CHANGES_WARNING), the user's time was validated automatically (MISSION_AUTO_VALIDATION). Users who are admins of a company get no admin notifications. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Mark them read with account.markNotificationsAsRead.
+    async fn notifications(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<Notification>>>>;
     ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
     async fn authorized_clients(
         &self,
@@ -1048,6 +1059,17 @@ impl User {
                 .await,
         )
     }
+    ///The user's notifications, newest first (the latest 500): an admin validated a mission in which the user had recorded nothing (NEW_MISSION_BY_ADMIN), an admin changed the user's time before validating it (MISSION_CHANGES_WARNING), the user's time was validated automatically (MISSION_AUTO_VALIDATION). Users who are admins of a company get no admin notifications. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Mark them read with account.markNotificationsAsRead.
+    #[graphql(name = "notifications")]
+    async fn notifications(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<Notification>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().user.notifications(ctx, self).await,
+        )
+    }
     ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
     #[graphql(name = "authorizedClients")]
     async fn authorized_clients(
@@ -1059,6 +1081,40 @@ impl User {
             ctx.data_unchecked::<Resolvers>().user.authorized_clients(ctx, self).await,
         )
     }
+}
+///Something that happened to the user's missions, written when it happened (User.notifications).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "Notification")]
+pub struct Notification {
+    ///When the notification was written.
+    #[graphql(name = "creationTime")]
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///What happened.
+    #[graphql(name = "type")]
+    pub r#type: NotificationType,
+    ///Whether the user marked it read (account.markNotificationsAsRead).
+    #[graphql(name = "read")]
+    pub read: bool,
+    ///The details, as a JSON-encoded string with the reference's keys: `mission_id` and `mission_start_date` (the start of the user's time in the mission, local time of the user's time zone without offset, e.g. `"2026-01-05T08:00:00"`; for MISSION_CHANGES_WARNING the start before the changes), and `mission_name` for MISSION_AUTO_VALIDATION.
+    #[graphql(name = "data")]
+    pub data: Option<crate::graphql::scalars::JSONString>,
+    ///Identifier of the notification.
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+}
+///What a notification tells.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[graphql(name = "NotificationType", rename_items = "SCREAMING_SNAKE_CASE")]
+pub enum NotificationType {
+    ///An admin changed the user's time in a mission after the user last validated or changed it (its start, end or work duration differ), then validated it.
+    #[graphql(name = "MISSION_CHANGES_WARNING")]
+    MissionChangesWarning,
+    ///An admin validated a mission in which the user had time but had never acted (recorded, changed or validated nothing).
+    #[graphql(name = "NEW_MISSION_BY_ADMIN")]
+    NewMissionByAdmin,
+    ///The user's time in a mission was validated automatically, one business day after it was recorded without a validation by the user.
+    #[graphql(name = "MISSION_AUTO_VALIDATION")]
+    MissionAutoValidation,
 }
 ///A third-party application registered to use the API through OAuth 2.0.
 #[derive(SimpleObject, Clone, Debug)]
@@ -2946,7 +3002,7 @@ pub trait ActivitiesResolver: Send + Sync + 'static {
         vehicle_id: Option<i32>,
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Mission>>;
-    ///Logs an activity of a user in a mission; requires write access, and the caller must be the mission submitter or the target user. In switch mode (default) the user's current activity in the mission ends at startTime (same type: the existing activity is returned unchanged), and an open activity reopens an ended mission. Errors: INVALID_INPUTS (endTime with switch, time more than 5 minutes in the future, end not after start), INVALID_ACTIVITY_SWITCH (activity covering startTime already ended), OVERLAPPING_ACTIVITIES (extensions.conflictingActivity), OVERLAPPING_MISSIONS, INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Logs an activity of a user in a mission; requires write access, and the caller must be the mission submitter or the target user. In switch mode (default) the user's current activity in the mission ends at startTime (same type: the existing activity is returned unchanged), and an open activity reopens an ended mission. A mission holding an `off` activity is a holiday and takes no other activity, and an `off` activity is logged only in an empty mission (see logHoliday). The worker's first activity in a mission starts the wait for its automatic validation (one business day on the worker's side, then two on the admins'). Errors: INVALID_INPUTS (endTime with switch, time more than 5 minutes in the future, end not after start, reasons LOG_ACTIVITY_IN_HOLIDAY_MISSION and LOG_HOLIDAY_IN_MISSION_NOT_EMPTY), INVALID_ACTIVITY_SWITCH (activity covering startTime already ended), OVERLAPPING_ACTIVITIES (extensions.conflictingActivity), OVERLAPPING_MISSIONS, INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn log_activity(
         &self,
         ctx: &Context<'_>,
@@ -2988,7 +3044,7 @@ pub trait ActivitiesResolver: Send + Sync + 'static {
         past_registration_justification: Option<String>,
         user_id: Option<i32>,
     ) -> async_graphql::Result<Option<Mission>>;
-    ///Validates the mission for the given users after applying the optional corrections in the same transaction, ending it for them if needed. An employee validates only for himself once no activity is running; an admin who is neither the user nor the mission submitter needs the user's validation first, unless the mission started over 10 days ago or its last activity has been running for over 24 hours. Errors: INVALID_RESOURCE (already validated, nothing to validate, still running, user validation missing), INVALID_INPUTS (justification missing), errors of the applied corrections, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Validates the mission for the given users after applying the optional corrections in the same transaction, ending it for them if needed. An employee validates only for himself once no activity is running; an admin who is neither the user nor the mission submitter needs the user's validation first, unless the mission started over 10 days ago or its last activity has been running for over 24 hours. A worker's time validated automatically can no longer be validated by the worker; an admin validating it again after the admins' automatic validation gives a justification. An admin's validation notifies the workers (User.notifications). Errors: INVALID_RESOURCE (already validated, nothing to validate, still running, user validation missing, reason MISSION_ALREADY_AUTO_VALIDATED), INVALID_INPUTS (justification missing, reason MISSING_JUSTIFICATION_FOR_ADMIN_VALIDATION), errors of the applied corrections, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn validate_mission(
         &self,
         ctx: &Context<'_>,
@@ -3029,6 +3085,17 @@ pub trait ActivitiesResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         comment_id: i32,
     ) -> async_graphql::Result<Option<Void>>;
+    ///Records a holiday (leave, rest or training) of the caller, or of `userId` for an admin of the company, and returns the missions created: one per day of the period, named `title`, each with the comment if given, one `off` activity and a validation by the caller (an admin's validation when the caller is admin). The period is cut as the reference cuts it: the time of day of startTime and of endTime (UTC) applied to each date from startTime's, for the number of whole days between them plus one; a period whose end time of day is not after its start time of day ends the next day (Monday 08:00 to Wednesday 17:00: three 08:00-17:00 periods). Each activity goes through logActivity's rules: the worker must be employed by the company over the period and today, must have no other activity at that time (not even another holiday), and nothing may be more than 5 minutes in the future. A holiday is not work: it counts in User.workDays as `off` time, never in the service, the work or the regulatory computations (a holiday day is a day of rest), and its missions are never validated automatically. Everything is recorded, or nothing. Errors: INVALID_INPUTS (endTime not after startTime, more than 366 days, title blank or longer than 255 characters, a time in the future with reason ACTIVITY_TIME_IN_FUTURE), AUTHORIZATION_ERROR (someone else's holiday by a non-admin; reasons ACTIVITY_OUTSIDE_EMPLOYMENT_EMPLOYEE/_ADMIN, USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_EMPLOYEE/_ADMIN), OVERLAPPING_ACTIVITIES, OVERLAPPING_MISSIONS, AUTHENTICATION_ERROR.
+    async fn log_holiday(
+        &self,
+        ctx: &Context<'_>,
+        comment: Option<String>,
+        company_id: i32,
+        end_time: crate::graphql::scalars::TimeStamp,
+        start_time: crate::graphql::scalars::TimeStamp,
+        title: String,
+        user_id: Option<i32>,
+    ) -> async_graphql::Result<Option<Vec<Option<Mission>>>>;
     ///Disputes one of the caller's own activities, after an admin validated its mission (the latest admin validation, manual or automatic, for the worker or for everyone, less than 15 whole days ago), and returns it with Activity.dispute. Errors: INVALID_INPUTS (unknown activity; text blank or longer than 2000 characters; a dispute already open, reason ALREADY_DISPUTED; no admin validation, reason NOT_VALIDATED_BY_ADMIN; validated 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR (another worker's activity), AUTHENTICATION_ERROR.
     async fn dispute_activity(
         &self,
@@ -3141,7 +3208,7 @@ impl Activities {
                 .await,
         )
     }
-    ///Logs an activity of a user in a mission; requires write access, and the caller must be the mission submitter or the target user. In switch mode (default) the user's current activity in the mission ends at startTime (same type: the existing activity is returned unchanged), and an open activity reopens an ended mission. Errors: INVALID_INPUTS (endTime with switch, time more than 5 minutes in the future, end not after start), INVALID_ACTIVITY_SWITCH (activity covering startTime already ended), OVERLAPPING_ACTIVITIES (extensions.conflictingActivity), OVERLAPPING_MISSIONS, INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Logs an activity of a user in a mission; requires write access, and the caller must be the mission submitter or the target user. In switch mode (default) the user's current activity in the mission ends at startTime (same type: the existing activity is returned unchanged), and an open activity reopens an ended mission. A mission holding an `off` activity is a holiday and takes no other activity, and an `off` activity is logged only in an empty mission (see logHoliday). The worker's first activity in a mission starts the wait for its automatic validation (one business day on the worker's side, then two on the admins'). Errors: INVALID_INPUTS (endTime with switch, time more than 5 minutes in the future, end not after start, reasons LOG_ACTIVITY_IN_HOLIDAY_MISSION and LOG_HOLIDAY_IN_MISSION_NOT_EMPTY), INVALID_ACTIVITY_SWITCH (activity covering startTime already ended), OVERLAPPING_ACTIVITIES (extensions.conflictingActivity), OVERLAPPING_MISSIONS, INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "logActivity")]
     async fn log_activity(
         &self,
@@ -3318,7 +3385,7 @@ impl Activities {
                 .await,
         )
     }
-    ///Validates the mission for the given users after applying the optional corrections in the same transaction, ending it for them if needed. An employee validates only for himself once no activity is running; an admin who is neither the user nor the mission submitter needs the user's validation first, unless the mission started over 10 days ago or its last activity has been running for over 24 hours. Errors: INVALID_RESOURCE (already validated, nothing to validate, still running, user validation missing), INVALID_INPUTS (justification missing), errors of the applied corrections, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Validates the mission for the given users after applying the optional corrections in the same transaction, ending it for them if needed. An employee validates only for himself once no activity is running; an admin who is neither the user nor the mission submitter needs the user's validation first, unless the mission started over 10 days ago or its last activity has been running for over 24 hours. A worker's time validated automatically can no longer be validated by the worker; an admin validating it again after the admins' automatic validation gives a justification. An admin's validation notifies the workers (User.notifications). Errors: INVALID_RESOURCE (already validated, nothing to validate, still running, user validation missing, reason MISSION_ALREADY_AUTO_VALIDATED), INVALID_INPUTS (justification missing, reason MISSING_JUSTIFICATION_FOR_ADMIN_VALIDATION), errors of the applied corrections, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "validateMission")]
     async fn validate_mission(
         &self,
@@ -3465,6 +3532,56 @@ impl Activities {
                 .data_unchecked::<Resolvers>()
                 .activities
                 .cancel_comment(ctx, comment_id)
+                .await,
+        )
+    }
+    ///Records a holiday (leave, rest or training) of the caller, or of `userId` for an admin of the company, and returns the missions created: one per day of the period, named `title`, each with the comment if given, one `off` activity and a validation by the caller (an admin's validation when the caller is admin). The period is cut as the reference cuts it: the time of day of startTime and of endTime (UTC) applied to each date from startTime's, for the number of whole days between them plus one; a period whose end time of day is not after its start time of day ends the next day (Monday 08:00 to Wednesday 17:00: three 08:00-17:00 periods). Each activity goes through logActivity's rules: the worker must be employed by the company over the period and today, must have no other activity at that time (not even another holiday), and nothing may be more than 5 minutes in the future. A holiday is not work: it counts in User.workDays as `off` time, never in the service, the work or the regulatory computations (a holiday day is a day of rest), and its missions are never validated automatically. Everything is recorded, or nothing. Errors: INVALID_INPUTS (endTime not after startTime, more than 366 days, title blank or longer than 255 characters, a time in the future with reason ACTIVITY_TIME_IN_FUTURE), AUTHORIZATION_ERROR (someone else's holiday by a non-admin; reasons ACTIVITY_OUTSIDE_EMPLOYMENT_EMPLOYEE/_ADMIN, USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_EMPLOYEE/_ADMIN), OVERLAPPING_ACTIVITIES, OVERLAPPING_MISSIONS, AUTHENTICATION_ERROR.
+    #[graphql(name = "logHoliday")]
+    async fn log_holiday(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "comment",
+            desc = "A comment recorded in each mission. Optional."
+        )]
+        comment: Option<String>,
+        #[graphql(name = "companyId", desc = "The company the holiday is recorded in.")]
+        company_id: i32,
+        #[graphql(
+            name = "endTime",
+            desc = "End of the period (see above), truncated to the minute."
+        )]
+        end_time: crate::graphql::scalars::TimeStamp,
+        #[graphql(
+            name = "startTime",
+            desc = "Start of the period, truncated to the minute."
+        )]
+        start_time: crate::graphql::scalars::TimeStamp,
+        #[graphql(
+            name = "title",
+            desc = "The name of the missions, 1 to 255 characters (trimmed)."
+        )]
+        title: String,
+        #[graphql(
+            name = "userId",
+            desc = "The worker whose holiday it is; defaults to the caller."
+        )]
+        user_id: Option<i32>,
+    ) -> async_graphql::Result<Option<Vec<Option<Mission>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .activities
+                .log_holiday(
+                    ctx,
+                    comment,
+                    company_id,
+                    end_time,
+                    start_time,
+                    title,
+                    user_id,
+                )
                 .await,
         )
     }
@@ -4402,6 +4519,40 @@ pub struct SendInvitationsReminders {
     #[graphql(name = "sentToEmploymentIds")]
     pub sent_to_employment_ids: Option<Vec<Option<i32>>>,
 }
+///Mutations of the caller's own account.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Account;
+///Resolvers of the fields of `Account` that are not plain data.
+#[async_trait::async_trait]
+pub trait AccountResolver: Send + Sync + 'static {
+    ///Marks notifications of the caller read and returns them. Every id must be one of the caller's notifications (AUTHORIZATION_ERROR otherwise, nothing marked); at most 500 ids. The reference serves it in its private schema under the same names. Errors: AUTHORIZATION_ERROR, INVALID_INPUTS, AUTHENTICATION_ERROR.
+    async fn mark_notifications_as_read(
+        &self,
+        ctx: &Context<'_>,
+        notification_ids: Vec<Option<i32>>,
+    ) -> async_graphql::Result<Option<Vec<Option<Notification>>>>;
+}
+///Mutations of the caller's own account.
+#[Object(name = "Account")]
+impl Account {
+    ///Marks notifications of the caller read and returns them. Every id must be one of the caller's notifications (AUTHORIZATION_ERROR otherwise, nothing marked); at most 500 ids. The reference serves it in its private schema under the same names. Errors: AUTHORIZATION_ERROR, INVALID_INPUTS, AUTHENTICATION_ERROR.
+    #[graphql(name = "markNotificationsAsRead")]
+    async fn mark_notifications_as_read(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "notificationIds", desc = "The notifications to mark read.")]
+        notification_ids: Vec<Option<i32>>,
+    ) -> async_graphql::Result<Option<Vec<Option<Notification>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .mark_notifications_as_read(ctx, notification_ids)
+                .await,
+        )
+    }
+}
 ///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Teams;
@@ -4554,6 +4705,7 @@ impl Teams {
 /// The implementations of every resolver trait, placed in the schema's data.
 #[derive(Clone)]
 pub struct Resolvers {
+    pub account: Arc<dyn AccountResolver>,
     pub activities: Arc<dyn ActivitiesResolver>,
     pub activity: Arc<dyn ActivityResolver>,
     pub activity_version: Arc<dyn ActivityVersionResolver>,
@@ -4579,20 +4731,21 @@ pub struct Resolvers {
     pub vehicle: Arc<dyn VehicleResolver>,
 }
 /// Every resolver trait of the schema: one type implementing them all serves the whole API.
-pub trait AllResolvers: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + LocationsResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver {}
+pub trait AllResolvers: AccountResolver + ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + LocationsResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver {}
 impl<
-    T: ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver
-        + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver
-        + ExpenditureResolver + LocationEntryResolver + LocationsResolver
-        + MissionResolver + MissionValidationResolver + MutationsResolver
-        + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver
-        + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver
-        + UserResolver + VehicleResolver,
+    T: AccountResolver + ActivitiesResolver + ActivityResolver + ActivityVersionResolver
+        + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver
+        + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver
+        + LocationsResolver + MissionResolver + MissionValidationResolver
+        + MutationsResolver + QueriesResolver + RegulationCheckResolver
+        + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver
+        + TeamResolver + TeamsResolver + UserResolver + VehicleResolver,
 > AllResolvers for T {}
 impl Resolvers {
     /// Uses one implementation for every trait.
     pub fn from_impl<T: AllResolvers>(implementation: Arc<T>) -> Self {
         Self {
+            account: implementation.clone(),
             activities: implementation.clone(),
             activity: implementation.clone(),
             activity_version: implementation.clone(),

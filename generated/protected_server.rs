@@ -241,6 +241,8 @@ pub use crate::graphql::contract::ActivityEdge;
 pub use crate::graphql::contract::MissionConnection;
 pub use crate::graphql::contract::MissionEdge;
 pub use crate::graphql::contract::User;
+pub use crate::graphql::contract::Notification;
+pub use crate::graphql::contract::NotificationType;
 pub use crate::graphql::contract::OAuth2Client;
 pub use crate::graphql::contract::Company;
 pub use crate::graphql::contract::RegulationComputationByDayOutput;

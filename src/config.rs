@@ -67,6 +67,13 @@ pub enum Command {
         #[command(subcommand)]
         command: RegulationCommand,
     },
+    /// Missions: their automatic validation.
+    Missions {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(subcommand)]
+        command: MissionsCommand,
+    },
     /// Sandbox helpers: demo data for integrators.
     Sandbox {
         #[command(flatten)]
@@ -175,6 +182,24 @@ pub enum RegulationCommand {
     },
 }
 
+/// `roadlog missions …`
+#[derive(Subcommand, Debug, Clone)]
+pub enum MissionsCommand {
+    /// Run the automatic validation once, as the server does every period: the workers' time
+    /// waiting for one business day (the worker's side) or two (the admins' side) is validated,
+    /// with its regulatory computations; safe beside running servers (rows are claimed).
+    AutoValidate {
+        /// The time the delays are counted back from, instead of now (RFC 3339, e.g.
+        /// `2026-03-02T10:00:00Z`): validates what will be due then (a catch-up, a test). The
+        /// validations are dated now.
+        #[arg(long)]
+        now: Option<chrono::DateTime<chrono::FixedOffset>>,
+        /// One JSON document instead of a sentence.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 /// `roadlog sandbox …`
 #[derive(Subcommand, Debug, Clone)]
 pub enum SandboxCommand {
@@ -219,6 +244,7 @@ pub mod defaults {
     pub const BODY_TIMEOUT_SECS: u64 = 30;
     pub const CLIENT_RATE_LIMIT: u32 = 3000;
     pub const CARD_KEY_POOL: usize = 1000;
+    pub const AUTO_VALIDATION_PERIOD_SECS: u64 = 3600;
 }
 
 /// Where the data is: every command that opens the database takes these.
@@ -376,6 +402,12 @@ pub struct Settings {
     /// the pool off: first exports then generate their keys on the spot.
     #[arg(long, env = "ROADLOG_CARD_KEY_POOL", default_value_t = defaults::CARD_KEY_POOL)]
     pub card_key_pool: usize,
+    /// Seconds between two runs of the missions' automatic validation (the reference runs it
+    /// hourly); the first run comes at most a minute after start. 0 turns it off on this
+    /// instance (another instance sharing the database, or `roadlog missions auto-validate`
+    /// from a scheduler, may run it).
+    #[arg(long, env = "ROADLOG_AUTO_VALIDATION_PERIOD", default_value_t = defaults::AUTO_VALIDATION_PERIOD_SECS)]
+    pub auto_validation_period: u64,
 }
 
 impl Settings {
@@ -399,6 +431,7 @@ impl Settings {
             key_encryption_key: None,
             console: true,
             card_key_pool: defaults::CARD_KEY_POOL,
+            auto_validation_period: defaults::AUTO_VALIDATION_PERIOD_SECS,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The `roadlog` command: `serve` (the default), `migrate`, `config`, `client …` (and
 //! `client api-key …`), `outbox list`,
-//! `regulation rebuild`, `sandbox seed`, `c1b inspect`.
+//! `regulation rebuild`, `missions auto-validate`, `sandbox seed`, `c1b inspect`.
 //! Results go to standard output, logs and errors to standard error; a failure exits non-zero
 //! with one line that names what failed.
 
@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches};
 use roadlog::config::{
     ApiKeyCommand, C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand,
-    RegulationCommand, SandboxCommand, Settings, describe_database,
+    MissionsCommand, RegulationCommand, SandboxCommand, Settings, describe_database,
 };
 
 fn main() -> ExitCode {
@@ -55,6 +55,10 @@ fn main() -> ExitCode {
             Command::Regulation { database, command } => {
                 roadlog::telemetry::logging::init(database.log_format);
                 regulation(&database, command).await
+            }
+            Command::Missions { database, command } => {
+                roadlog::telemetry::logging::init(database.log_format);
+                missions(&database, command).await
             }
             Command::Sandbox { database, command } => {
                 roadlog::telemetry::logging::init(database.log_format);
@@ -287,6 +291,25 @@ async fn regulation(database: &DatabaseArgs, command: RegulationCommand) -> anyh
         println!(
             "company {company}, {from} to {to}: {} workers recomputed, {} days computed, {} alerts",
             report.workers, report.computed_days, report.alerts
+        );
+    }
+    Ok(())
+}
+
+/// `roadlog missions auto-validate`: one run of the automatic validation.
+async fn missions(database: &DatabaseArgs, command: MissionsCommand) -> anyhow::Result<()> {
+    let MissionsCommand::AutoValidate { now, json } = command;
+    let db = roadlog::server::open_database(database).await?;
+    let as_of = now.map(|t| t.timestamp()).unwrap_or_else(roadlog::db::now);
+    let report = roadlog::domain::missions::auto_validation::job::run(&db, as_of)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{} validated on the workers' side, {} on the admins', {} dropped, {} failed (kept for a later run)",
+            report.worker_validations, report.admin_validations, report.dropped, report.failed
         );
     }
     Ok(())

@@ -216,6 +216,11 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
             stopped.clone(),
         )));
     }
+    tasks.push(crate::domain::missions::auto_validation::job::spawn(
+        db.clone(),
+        Duration::from_secs(settings.auto_validation_period),
+        stopped.clone(),
+    ));
     let until_stopped = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };

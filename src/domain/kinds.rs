@@ -63,3 +63,12 @@ text_enum!(
         TimeOff => "time_off",
     }
 );
+
+text_enum!(
+    /// Kind of a notification of a user (reference §10).
+    NotificationType {
+        MissionChangesWarning => "mission_changes_warning",
+        NewMissionByAdmin => "new_mission_by_admin",
+        MissionAutoValidation => "mission_auto_validation",
+    }
+);

@@ -11,6 +11,7 @@ pub mod expenditures;
 pub mod export;
 pub mod kinds;
 pub mod missions;
+pub mod notifications;
 pub mod regulation;
 pub mod sandbox;
 pub mod teams;

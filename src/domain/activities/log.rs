@@ -6,7 +6,7 @@ use sqlx::AnyConnection;
 
 use crate::db::now;
 use crate::domain::kinds::ActivityType;
-use crate::domain::missions::permissions;
+use crate::domain::missions::{auto_validation, permissions};
 use crate::errors::{AppError, AppResult, Code};
 
 use super::rules::{not_in_future, positive_duration, to_minute};
@@ -53,11 +53,6 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
             "Specifying an end time is not authorized in switch mode",
         ));
     }
-    if new.kind == ActivityType::Off {
-        return Err(AppError::invalid_inputs(
-            "Activities of type off are holidays, which are not recorded in missions",
-        ));
-    }
     not_in_future(start, received, "Start")?;
     if let Some(end) = end {
         not_in_future(end, received, "End")?;
@@ -68,6 +63,8 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     if owner_only && for_user != actor && access.mission.submitter_id != actor {
         return Err(AppError::authorization("Actor is not authorized to log in the mission"));
     }
+    holiday_rules(conn, new.mission_id, new.kind).await?;
+    let first_in_mission = !permissions::participates(conn, for_user, new.mission_id).await?;
     if new.switch {
         let current = sqlx::query_as::<_, ActivityRow>(store::sql::CURRENT)
             .bind(for_user)
@@ -129,9 +126,44 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     spans::refresh(conn, for_user, new.mission_id).await?;
     checks::no_overlap(conn, for_user, id, start, end).await?;
     checks::no_interleaving(conn, for_user, new.mission_id).await?;
+    // The worker's first activity in the mission starts the wait for its automatic validation
+    // (in the admins' queue when an admin recorded it); a holiday is validated at once.
+    if first_in_mission && new.kind != ActivityType::Off {
+        auto_validation::queue::enqueue(conn, new.mission_id, for_user, access.actor_is_admin, received).await?;
+    }
     store::find(conn, id)
         .await?
         .ok_or_else(|| AppError::internal("activity vanished"))
+}
+
+/// The reference's holiday rules: a holiday mission (one holding an `off` activity) takes no
+/// other activity, and an `off` activity starts a mission of its own.
+async fn holiday_rules(conn: &mut AnyConnection, mission_id: i64, kind: ActivityType) -> AppResult<()> {
+    let (all, off): (i64, i64) = sqlx::query_as(sql::HOLIDAY_COUNTS)
+        .bind(mission_id)
+        .fetch_one(conn)
+        .await?;
+    if kind == ActivityType::Off && all > 0 {
+        return Err(
+            AppError::invalid_inputs("A holiday is logged in a mission of its own, and this one is not empty")
+                .with("reason", "LOG_HOLIDAY_IN_MISSION_NOT_EMPTY"),
+        );
+    }
+    if kind != ActivityType::Off && off > 0 {
+        return Err(
+            AppError::invalid_inputs("This mission is a holiday: no other activity can be logged in it")
+                .with("reason", "LOG_ACTIVITY_IN_HOLIDAY_MISSION"),
+        );
+    }
+    Ok(())
+}
+
+pub mod sql {
+    crate::statements! {
+        /// The activities of a mission (cancelled ones included), and how many are `off`.
+        pub const HOLIDAY_COUNTS: &str = "SELECT COUNT(*), COUNT(CASE WHEN type = 'off' THEN 1 END) \
+             FROM activities WHERE mission_id = $1";
+    }
 }
 
 /// What `editActivity` receives.

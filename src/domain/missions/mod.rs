@@ -1,8 +1,10 @@
 //! Missions: a piece of work of a company (a tour, a delivery round), its vehicle, locations and
 //! comments, who may read and write it, and its end and validation.
 
+pub mod auto_validation;
 pub mod comments;
 pub mod deleted;
+pub mod holidays;
 pub mod locations;
 pub mod permissions;
 pub mod queries;

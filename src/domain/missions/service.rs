@@ -8,6 +8,7 @@ use crate::domain::activities::log::{self, ActivityEdit, NewActivity};
 use crate::domain::activities::service::worker_of;
 use crate::domain::expenditures::{self, ExpenditureRow, NewExpenditure};
 use crate::domain::kinds::{LocationEntryType, ValidationJustification};
+use crate::domain::notifications;
 use crate::domain::workers;
 use crate::errors::{AppError, AppResult};
 
@@ -145,7 +146,12 @@ pub async fn validate(db: &Db, actor: i64, validation: Validation) -> AppResult<
                 validation.justification,
                 validation.creation_time,
             )
-            .await
+            .await?;
+            // Only this manual path tells the workers what an admin did (reference §10).
+            if permissions::is_admin(conn, actor, mission_row.company_id).await? {
+                notifications::triggers::after_admin_validation(conn, mission, &validation.users, now()).await?;
+            }
+            Ok(())
         })
     })
     .await?;

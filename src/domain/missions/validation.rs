@@ -10,7 +10,7 @@ use crate::domain::activities::store::add_version;
 use crate::domain::kinds::ValidationJustification;
 use crate::errors::{AppError, AppResult, Code};
 
-use super::permissions;
+use super::{auto_validation, permissions};
 
 /// A validation as stored.
 #[derive(sqlx::FromRow, Debug, Clone)]
@@ -24,6 +24,15 @@ pub struct ValidationRow {
     pub user_id: Option<i64>,
     pub submitter_id: Option<i64>,
     pub reception_time: i64,
+}
+
+pub mod sql {
+    crate::statements! {
+        /// The automatic validations of the worker's time in the mission: (worker side, admin side).
+        pub const AUTO_VALIDATIONS: &str = "SELECT COUNT(CASE WHEN is_admin = 0 THEN 1 END), \
+             COUNT(CASE WHEN is_admin = 1 THEN 1 END) FROM mission_validations \
+             WHERE mission_id = $1 AND user_id = $2 AND is_auto = 1";
+    }
 }
 
 crate::statements! {
@@ -184,6 +193,25 @@ pub async fn validate(
                     .with("userId", *user),
             );
         }
+        let (auto_worker, auto_admin): (i64, i64) = sqlx::query_as(sql::AUTO_VALIDATIONS)
+            .bind(mission_id)
+            .bind(*user)
+            .fetch_one(&mut *conn)
+            .await?;
+        if !is_admin && auto_worker + auto_admin > 0 {
+            return Err(
+                AppError::invalid_resource("The mission was validated automatically and can no longer be changed")
+                    .with("reason", "MISSION_ALREADY_AUTO_VALIDATED")
+                    .with("userId", *user),
+            );
+        }
+        if is_admin && auto_admin > 0 && justification.is_none() {
+            return Err(AppError::invalid_inputs(
+                "The mission was validated automatically for the admins: a justification is needed to validate it again",
+            )
+            .with("reason", "MISSING_JUSTIFICATION_FOR_ADMIN_VALIDATION")
+            .with("userId", *user));
+        }
         if is_admin && *user != actor && mission.submitter_id != actor {
             let (by_user,): (i64,) = sqlx::query_as(
                 "SELECT COUNT(*) FROM mission_validations WHERE mission_id = $1 AND user_id = $2 AND is_admin = 0",
@@ -253,6 +281,8 @@ pub async fn validate(
             .execute(&mut *conn)
             .await?;
         }
+        // The worker's validation starts the admins' wait; an admin's ends every wait.
+        auto_validation::queue::after_validation(conn, mission_id, *user, is_admin, received).await?;
     }
     // The regulatory checks of the validated time, in this transaction (reference §1.8).
     crate::domain::alerts::triggers::after_validation(conn, mission_id, mission.company_id, users, is_admin).await

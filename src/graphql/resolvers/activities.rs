@@ -294,6 +294,30 @@ impl ActivitiesResolver for Api {
         done()
     }
 
+    async fn log_holiday(
+        &self,
+        ctx: &Context<'_>,
+        comment: Option<String>,
+        company_id: i32,
+        end_time: TimeStamp,
+        start_time: TimeStamp,
+        title: String,
+        user_id: Option<i32>,
+    ) -> async_graphql::Result<Option<Vec<Option<Mission>>>> {
+        use crate::domain::missions::holidays::{self, HolidayInput};
+        let actor = caller(ctx).user_id()?;
+        let input = HolidayInput {
+            company_id: company_id.into(),
+            start: start_time.0,
+            end: end_time.0,
+            title,
+            comment,
+            user_id: user_id.map(i64::from),
+        };
+        let views = holidays::log_holiday(&self.db, actor, input).await?;
+        Ok(Some(views.iter().map(|view| Some(view.to_graphql())).collect()))
+    }
+
     async fn dispute_activity(
         &self,
         ctx: &Context<'_>,

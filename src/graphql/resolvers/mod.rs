@@ -2,6 +2,7 @@
 //! maps its arguments, asks the domain (which checks permissions and runs the transaction), and
 //! turns what it answers into the contract's objects.
 
+mod account;
 mod activities;
 mod activity;
 mod activity_version;

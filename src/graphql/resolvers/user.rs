@@ -154,6 +154,16 @@ impl UserResolver for Api {
         ))
     }
 
+    async fn notifications(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::Notification>>>> {
+        let me = self_only(ctx, parent, "notifications")?;
+        let rows = crate::domain::notifications::of_user(&self.db, me).await?;
+        Ok(super::account::list(&rows))
+    }
+
     async fn current_employments(
         &self,
         ctx: &Context<'_>,

@@ -93,3 +93,24 @@ fn a_long_rest_inside_the_day_covers_the_work_before_it() {
     let found = alert(&computation, CheckType::MinimumDailyRest, "2025-01-14").expect("an alert");
     assert_eq!(extra(found, "breach_period_start"), json!("2025-01-14T15:00:00"));
 }
+
+#[test]
+fn a_holiday_is_rest_not_work() {
+    // The breach above, with the next morning a holiday (`off`, as logHoliday records it)
+    // instead of driving: the rest goes on through the holiday, and a holiday of 23 h is no
+    // long working day.
+    for business in BusinessType::ALL {
+        let computation = run(
+            &day_missions(&[
+                ("2025-01-14", &[("work", "06:00", "12:00"), ("drive", "12:30", "20:00")]),
+                ("2025-01-15", &[("off", "00:30", "23:30")]),
+            ]),
+            "2025-01-14",
+            "2025-01-15",
+            business,
+        );
+        assert!(alerts(&computation, CheckType::MinimumDailyRest).is_empty(), "{business:?}");
+        let on_holiday: Vec<_> = computation.alerts.iter().filter(|a| a.day == date("2025-01-15")).map(|a| (a.check, a.extra_text())).collect();
+        assert!(on_holiday.is_empty(), "{business:?} {on_holiday:?}");
+    }
+}

@@ -1,0 +1,193 @@
+//! When notifications are written (reference §10), in the transaction of what causes them:
+//!
+//! - an admin's manual validation (`validateMission`) of a worker who is admin of no company:
+//!   `new_mission_by_admin` when the worker never acted on the mission (no validation of his own,
+//!   no activity he recorded, changed or cancelled) and has time in it; otherwise
+//!   `mission_changes_warning` when his time was changed by others after his last action (his
+//!   validation, else his last change) and its start, end or work duration differ from what it
+//!   was then;
+//! - the worker-side automatic validation: `mission_auto_validation`.
+//!
+//! `mission_start_date` is the local time (the worker's time zone, no offset) of the start of
+//! the worker's time in the mission (before the changes, for a warning).
+
+use serde_json::json;
+use sqlx::AnyConnection;
+
+use crate::domain::alerts::load;
+use crate::domain::companies::{date_text, today};
+use crate::domain::kinds::NotificationType;
+use crate::domain::regulation::time;
+use crate::errors::AppResult;
+
+use super::create;
+
+pub mod sql {
+    crate::statements! {
+        /// Whether the user is an admin of some company today (`$2` today).
+        pub const ADMIN_SOMEWHERE: &str = "SELECT COUNT(*) FROM employments WHERE user_id = $1 \
+             AND validation_status = 'approved' AND dismissed_at IS NULL AND has_admin_rights = 1 \
+             AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2)";
+        /// The user's last validation of the mission, by himself.
+        pub const OWN_VALIDATION: &str = "SELECT MAX(reception_time) FROM mission_validations \
+             WHERE mission_id = $1 AND user_id = $2 AND submitter_id = $2";
+        /// The user's last change to his time in the mission (a version or a cancellation).
+        pub const OWN_CHANGE: &str = "SELECT MAX(t) FROM ( \
+             SELECT v.reception_time AS t FROM activity_versions v JOIN activities a ON a.id = v.activity_id \
+             WHERE a.mission_id = $1 AND a.user_id = $2 AND v.submitter_id = $2 \
+             UNION ALL SELECT a.dismissed_at AS t FROM activities a \
+             WHERE a.mission_id = $1 AND a.user_id = $2 AND a.dismiss_author_id = $2) changes";
+        /// The user's current time in the mission.
+        pub const CURRENT: &str = "SELECT type, start_time, end_time FROM activities \
+             WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL";
+        /// The user's time in the mission as it was at `$3`.
+        pub const AS_OF: &str = "SELECT a.type, v.start_time, v.end_time FROM activities a \
+             JOIN activity_versions v ON v.activity_id = a.id \
+             WHERE a.mission_id = $1 AND a.user_id = $2 AND a.reception_time <= $3 \
+               AND (a.dismissed_at IS NULL OR a.dismissed_at > $3) \
+               AND v.version_number = (SELECT MAX(w.version_number) FROM activity_versions w \
+                                       WHERE w.activity_id = a.id AND w.reception_time <= $3)";
+        /// Whether the user's time in the mission changed after `$3`.
+        pub const CHANGED_AFTER: &str = "SELECT COUNT(*) FROM activities WHERE mission_id = $1 AND user_id = $2 \
+             AND (last_update_time > $3 OR reception_time > $3 OR dismissed_at > $3)";
+        pub const MISSION_NAME: &str = "SELECT name FROM missions WHERE id = $1";
+    }
+}
+
+/// The measures a worker compares: first start, last end (`None`: running), work seconds.
+#[derive(Debug, PartialEq, Eq)]
+struct Measures {
+    start: Option<i64>,
+    end: Option<i64>,
+    work: i64,
+}
+
+/// The measures of a set of activities (type, start, end); `off` counts as work in a holiday
+/// mission (the reference counts it in the service of holiday missions).
+fn measures(activities: &[(String, i64, Option<i64>)], at: i64) -> Measures {
+    let holiday = activities.iter().any(|(kind, _, _)| kind == "off");
+    let counts = |kind: &str| matches!(kind, "drive" | "work" | "support") || (holiday && kind == "off");
+    let start = activities.iter().map(|a| a.1).min();
+    let end = if activities.iter().any(|a| a.2.is_none()) {
+        None
+    } else {
+        activities.iter().filter_map(|a| a.2).max()
+    };
+    let work = activities
+        .iter()
+        .filter(|(kind, _, _)| counts(kind))
+        .map(|(_, start, end)| end.unwrap_or(at).max(*start) - start)
+        .sum();
+    Measures { start, end, work }
+}
+
+async fn local_start(conn: &mut AnyConnection, user_id: i64, start: i64) -> AppResult<String> {
+    let tz = load::zone(conn, user_id).await?;
+    Ok(time::local_datetime(tz, start).format("%Y-%m-%dT%H:%M:%S").to_string())
+}
+
+/// After `validateMission` by an admin of the mission's company, for each validated worker.
+pub async fn after_admin_validation(conn: &mut AnyConnection, mission_id: i64, users: &[i64], at: i64) -> AppResult<()> {
+    for &user in users {
+        let (admin,): (i64,) = sqlx::query_as(sql::ADMIN_SOMEWHERE)
+            .bind(user)
+            .bind(date_text(today()))
+            .fetch_one(&mut *conn)
+            .await?;
+        if admin > 0 {
+            continue;
+        }
+        let current: Vec<(String, i64, Option<i64>)> = sqlx::query_as(sql::CURRENT)
+            .bind(mission_id)
+            .bind(user)
+            .fetch_all(&mut *conn)
+            .await?;
+        if current.is_empty() {
+            continue;
+        }
+        let (validated,): (Option<i64>,) = sqlx::query_as(sql::OWN_VALIDATION)
+            .bind(mission_id)
+            .bind(user)
+            .fetch_one(&mut *conn)
+            .await?;
+        let last_action = match validated {
+            Some(t) => Some(t),
+            None => {
+                let (changed,): (Option<i64>,) = sqlx::query_as(sql::OWN_CHANGE)
+                    .bind(mission_id)
+                    .bind(user)
+                    .fetch_one(&mut *conn)
+                    .await?;
+                changed
+            }
+        };
+        let now = measures(&current, at);
+        let Some(last_action) = last_action else {
+            let start = local_start(conn, user, now.start.unwrap_or(at)).await?;
+            let data = json!({ "mission_id": mission_id, "mission_start_date": start });
+            create(conn, user, NotificationType::NewMissionByAdmin, &data).await?;
+            continue;
+        };
+        let (changes,): (i64,) = sqlx::query_as(sql::CHANGED_AFTER)
+            .bind(mission_id)
+            .bind(user)
+            .bind(last_action)
+            .fetch_one(&mut *conn)
+            .await?;
+        if changes == 0 {
+            continue;
+        }
+        let before: Vec<(String, i64, Option<i64>)> = sqlx::query_as(sql::AS_OF)
+            .bind(mission_id)
+            .bind(user)
+            .bind(last_action)
+            .fetch_all(&mut *conn)
+            .await?;
+        let then = measures(&before, at);
+        if then != now {
+            let start = local_start(conn, user, then.start.or(now.start).unwrap_or(at)).await?;
+            let data = json!({ "mission_id": mission_id, "mission_start_date": start });
+            create(conn, user, NotificationType::MissionChangesWarning, &data).await?;
+        }
+    }
+    Ok(())
+}
+
+/// After the worker-side automatic validation of `user`'s time in the mission.
+pub async fn after_auto_validation(conn: &mut AnyConnection, mission_id: i64, user: i64) -> AppResult<()> {
+    let current: Vec<(String, i64, Option<i64>)> = sqlx::query_as(sql::CURRENT)
+        .bind(mission_id)
+        .bind(user)
+        .fetch_all(&mut *conn)
+        .await?;
+    let Some(start) = current.iter().map(|a| a.1).min() else {
+        return Ok(());
+    };
+    let (name,): (Option<String>,) = sqlx::query_as(sql::MISSION_NAME)
+        .bind(mission_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    let start = local_start(conn, user, start).await?;
+    let data = json!({ "mission_id": mission_id, "mission_start_date": start, "mission_name": name });
+    create(conn, user, NotificationType::MissionAutoValidation, &data).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(kind: &str, start: i64, end: Option<i64>) -> (String, i64, Option<i64>) {
+        (kind.to_string(), start, end)
+    }
+
+    #[test]
+    fn measures_of_a_day() {
+        let m = measures(&[a("drive", 0, Some(100)), a("transfer", 100, Some(300)), a("work", 300, Some(400))], 1000);
+        assert_eq!(m, Measures { start: Some(0), end: Some(400), work: 200 });
+        let running = measures(&[a("drive", 0, Some(100)), a("work", 100, None)], 1000);
+        assert_eq!(running, Measures { start: Some(0), end: None, work: 1000 });
+        let holiday = measures(&[a("off", 0, Some(500))], 1000);
+        assert_eq!(holiday.work, 500);
+        assert_eq!(measures(&[], 0), Measures { start: None, end: None, work: 0 });
+    }
+}

@@ -1,0 +1,48 @@
+//! `Mutations.account` and `User.notifications`: the caller's notifications (see
+//! `domain::notifications`).
+
+use async_graphql::Context;
+
+use crate::domain::kinds::NotificationType as Kind;
+use crate::domain::notifications::{self, NotificationRow};
+use crate::graphql::contract::{AccountResolver, Notification, NotificationType};
+use crate::graphql::convert::ToGraphql;
+use crate::graphql::scalars::{JSONString, TimeStamp};
+use crate::graphql::{Api, caller};
+
+impl ToGraphql for NotificationRow {
+    type Output = Notification;
+
+    fn to_graphql(&self) -> Notification {
+        Notification {
+            id: Some(self.id as i32),
+            creation_time: Some(TimeStamp(self.creation_time)),
+            r#type: match self.kind() {
+                Kind::MissionChangesWarning => NotificationType::MissionChangesWarning,
+                Kind::NewMissionByAdmin => NotificationType::NewMissionByAdmin,
+                Kind::MissionAutoValidation => NotificationType::MissionAutoValidation,
+            },
+            read: self.read == 1,
+            data: Some(JSONString(self.data.clone())),
+        }
+    }
+}
+
+/// The rows as the contract's list.
+pub fn list(rows: &[NotificationRow]) -> Option<Vec<Option<Notification>>> {
+    Some(rows.iter().map(|row| Some(row.to_graphql())).collect())
+}
+
+#[async_trait::async_trait]
+impl AccountResolver for Api {
+    async fn mark_notifications_as_read(
+        &self,
+        ctx: &Context<'_>,
+        notification_ids: Vec<Option<i32>>,
+    ) -> async_graphql::Result<Option<Vec<Option<Notification>>>> {
+        let actor = caller(ctx).user_id()?;
+        let ids: Vec<i64> = notification_ids.into_iter().flatten().map(i64::from).collect();
+        let rows = notifications::mark_read(&self.db, actor, &ids).await?;
+        Ok(list(&rows))
+    }
+}
