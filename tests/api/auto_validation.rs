@@ -116,8 +116,14 @@ on_both_backends! {
         let at = (chrono::Utc::now() + chrono::Duration::days(7)).to_rfc3339();
         let args = ["missions", "auto-validate", "--now", at.as_str(), "--json"];
         let env = [("DATABASE_URL", app.database_url.as_str())];
-        let first = crate::support::process::command(&args, &env).spawn().unwrap();
-        let second = crate::support::process::command(&args, &env).spawn().unwrap();
+        let start = || {
+            crate::support::process::command(&args, &env)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (start(), start());
         let mut totals = (0, 0);
         for child in [first, second] {
             let output = child.wait_with_output().unwrap();
