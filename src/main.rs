@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 use roadlog::config::{
-    ApiKeyCommand, C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, OutboxCommand,
-    MissionsCommand, RegulationCommand, SandboxCommand, Settings, describe_database,
+    ApiKeyCommand, C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, MissionsCommand, OutboxCommand,
+    RegulationCommand, SandboxCommand, Settings, describe_database,
 };
 
 fn main() -> ExitCode {

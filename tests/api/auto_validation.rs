@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 use crate::regulation::{company, day, mission};
 use crate::support::{TestApp, codes};
 
-
 const HOUR: i64 = 3600;
 const VALIDATE: &str = "mutation($m: Int!, $u: [Int]!, $j: OverValidationJustificationEnum) { activities { validateMission(missionId: $m, usersIds: $u, justification: $j) { id } } }";
 const VALIDATIONS: &str =
@@ -32,7 +31,11 @@ fn auto_validate(app: &TestApp, days_ahead: i64) -> Value {
 }
 
 async fn count(app: &TestApp, sql: &'static str, id: i64) -> i64 {
-    let (n,): (i64,) = sqlx::query_as(sql).bind(id).fetch_one(&app.server.db.pool).await.unwrap();
+    let (n,): (i64,) = sqlx::query_as(sql)
+        .bind(id)
+        .fetch_one(&app.server.db.pool)
+        .await
+        .unwrap();
     n
 }
 

@@ -22,7 +22,9 @@ async fn count(app: &TestApp, sql: &'static str) -> i64 {
 }
 
 fn holidays(body: &Value) -> &Vec<Value> {
-    body["data"]["activities"]["logHoliday"].as_array().unwrap_or_else(|| panic!("{body}"))
+    body["data"]["activities"]["logHoliday"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"))
 }
 
 on_both_backends! {

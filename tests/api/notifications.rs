@@ -10,8 +10,7 @@ use crate::support::{TestApp, TestUser, codes};
 
 const HOUR: i64 = 3600;
 const READ: &str = "query($u: Int!) { user(id: $u) { notifications { id type read data creationTime } } }";
-const MARK: &str =
-    "mutation($n: [Int]!) { account { markNotificationsAsRead(notificationIds: $n) { id type read } } }";
+const MARK: &str = "mutation($n: [Int]!) { account { markNotificationsAsRead(notificationIds: $n) { id type read } } }";
 const CREATE: &str = "mutation($c: Int!) { activities { createMission(companyId: $c, name: \"Round\") { id } } }";
 const LOG_FOR: &str = "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp!, $u: Int) { activities { logActivity(missionId: $m, type: \"drive\", startTime: $s, endTime: $e, switch: false, userId: $u) { id } } }";
 const VALIDATE_WITH_EDIT: &str = "mutation($m: Int!, $u: [Int]!, $a: Int!, $e: TimeStamp!) { activities { validateMission(missionId: $m, usersIds: $u, activityItems: [{ edit: { activityId: $a, endTime: $e } }]) { id } } }";

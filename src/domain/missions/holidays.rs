@@ -179,6 +179,9 @@ mod tests {
         assert!(daily_periods(MONDAY, MONDAY).is_err());
         assert!(daily_periods(MONDAY, MONDAY - H).is_err());
         assert!(daily_periods(MONDAY, MONDAY + MAX_DAYS * DAY).is_err());
-        assert_eq!(daily_periods(MONDAY, MONDAY + (MAX_DAYS - 1) * DAY + H).unwrap().len(), MAX_DAYS as usize);
+        assert_eq!(
+            daily_periods(MONDAY, MONDAY + (MAX_DAYS - 1) * DAY + H).unwrap().len(),
+            MAX_DAYS as usize
+        );
     }
 }

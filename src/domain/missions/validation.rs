@@ -199,11 +199,11 @@ pub async fn validate(
             .fetch_one(&mut *conn)
             .await?;
         if !is_admin && auto_worker + auto_admin > 0 {
-            return Err(
-                AppError::invalid_resource("The mission was validated automatically and can no longer be changed")
-                    .with("reason", "MISSION_ALREADY_AUTO_VALIDATED")
-                    .with("userId", *user),
-            );
+            return Err(AppError::invalid_resource(
+                "The mission was validated automatically and can no longer be changed",
+            )
+            .with("reason", "MISSION_ALREADY_AUTO_VALIDATED")
+            .with("userId", *user));
         }
         if is_admin && auto_admin > 0 && justification.is_none() {
             return Err(AppError::invalid_inputs(

@@ -113,7 +113,10 @@ pub async fn mark_read(db: &Db, actor: i64, ids: &[i64]) -> AppResult<Vec<Notifi
         .bind(actor)
         .execute(&mut *tx)
         .await?;
-    let rows = sqlx::query_as(db.sql(sql::SOME)).bind(&list).fetch_all(&mut *tx).await?;
+    let rows = sqlx::query_as(db.sql(sql::SOME))
+        .bind(&list)
+        .fetch_all(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(rows)
 }

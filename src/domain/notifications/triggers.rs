@@ -87,7 +87,12 @@ async fn local_start(conn: &mut AnyConnection, user_id: i64, start: i64) -> AppR
 }
 
 /// After `validateMission` by an admin of the mission's company, for each validated worker.
-pub async fn after_admin_validation(conn: &mut AnyConnection, mission_id: i64, users: &[i64], at: i64) -> AppResult<()> {
+pub async fn after_admin_validation(
+    conn: &mut AnyConnection,
+    mission_id: i64,
+    users: &[i64],
+    at: i64,
+) -> AppResult<()> {
     for &user in users {
         let (admin,): (i64,) = sqlx::query_as(sql::ADMIN_SOMEWHERE)
             .bind(user)
@@ -182,12 +187,40 @@ mod tests {
 
     #[test]
     fn measures_of_a_day() {
-        let m = measures(&[a("drive", 0, Some(100)), a("transfer", 100, Some(300)), a("work", 300, Some(400))], 1000);
-        assert_eq!(m, Measures { start: Some(0), end: Some(400), work: 200 });
+        let m = measures(
+            &[
+                a("drive", 0, Some(100)),
+                a("transfer", 100, Some(300)),
+                a("work", 300, Some(400)),
+            ],
+            1000,
+        );
+        assert_eq!(
+            m,
+            Measures {
+                start: Some(0),
+                end: Some(400),
+                work: 200
+            }
+        );
         let running = measures(&[a("drive", 0, Some(100)), a("work", 100, None)], 1000);
-        assert_eq!(running, Measures { start: Some(0), end: None, work: 1000 });
+        assert_eq!(
+            running,
+            Measures {
+                start: Some(0),
+                end: None,
+                work: 1000
+            }
+        );
         let holiday = measures(&[a("off", 0, Some(500))], 1000);
         assert_eq!(holiday.work, 500);
-        assert_eq!(measures(&[], 0), Measures { start: None, end: None, work: 0 });
+        assert_eq!(
+            measures(&[], 0),
+            Measures {
+                start: None,
+                end: None,
+                work: 0
+            }
+        );
     }
 }

@@ -31,7 +31,10 @@ pub fn is_public_holiday(date: NaiveDate) -> bool {
         (1, 1) | (5, 1) | (5, 8) | (7, 14) | (8, 15) | (11, 1) | (11, 11) | (12, 25)
     );
     let easter = easter(date.year());
-    fixed || [1, 39, 50].iter().any(|offset| easter + Duration::days(*offset) == date)
+    fixed
+        || [1, 39, 50]
+            .iter()
+            .any(|offset| easter + Duration::days(*offset) == date)
 }
 
 /// Whether the date counts as a business day.
@@ -75,10 +78,25 @@ mod tests {
 
     #[test]
     fn public_holidays_of_2026() {
-        for (m, d) in [(1, 1), (4, 6), (5, 1), (5, 8), (5, 14), (5, 25), (7, 14), (8, 15), (11, 1), (11, 11), (12, 25)] {
+        for (m, d) in [
+            (1, 1),
+            (4, 6),
+            (5, 1),
+            (5, 8),
+            (5, 14),
+            (5, 25),
+            (7, 14),
+            (8, 15),
+            (11, 1),
+            (11, 11),
+            (12, 25),
+        ] {
             assert!(is_public_holiday(date(2026, m, d)), "2026-{m}-{d}");
         }
-        assert!(!is_public_holiday(date(2026, 4, 5)), "Easter Sunday itself is a Sunday, not listed");
+        assert!(
+            !is_public_holiday(date(2026, 4, 5)),
+            "Easter Sunday itself is a Sunday, not listed"
+        );
         assert!(!is_public_holiday(date(2026, 12, 26)));
         assert!(!is_business_day(date(2026, 1, 10)), "a Saturday");
         assert!(is_business_day(date(2026, 1, 9)), "a Friday");

@@ -163,11 +163,7 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
                         return Ok(None);
                     }
                     let outcome = validate(conn, mission_id, user_id, is_admin).await?;
-                    sqlx::query(sql::DROP)
-                        .bind(id)
-                        .bind(&mine)
-                        .execute(&mut *conn)
-                        .await?;
+                    sqlx::query(sql::DROP).bind(id).bind(&mine).execute(&mut *conn).await?;
                     Ok(Some(outcome))
                 })
             })
@@ -297,4 +293,3 @@ pub fn spawn(db: Db, period: Duration, mut stop: watch::Receiver<bool>) -> tokio
         }
     })
 }
-

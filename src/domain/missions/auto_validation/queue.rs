@@ -22,16 +22,19 @@ pub mod sql {
 
 /// Whether the mission is a holiday mission.
 pub async fn is_holiday(conn: &mut AnyConnection, mission_id: i64) -> AppResult<bool> {
-    let (count,): (i64,) = sqlx::query_as(sql::IS_HOLIDAY)
-        .bind(mission_id)
-        .fetch_one(conn)
-        .await?;
+    let (count,): (i64,) = sqlx::query_as(sql::IS_HOLIDAY).bind(mission_id).fetch_one(conn).await?;
     Ok(count > 0)
 }
 
 /// The worker's time in the mission starts waiting in the worker's queue (`by_admin` false) or the
 /// admins' (`by_admin`: an admin recorded it) since `at`.
-pub async fn enqueue(conn: &mut AnyConnection, mission_id: i64, user_id: i64, by_admin: bool, at: i64) -> AppResult<()> {
+pub async fn enqueue(
+    conn: &mut AnyConnection,
+    mission_id: i64,
+    user_id: i64,
+    by_admin: bool,
+    at: i64,
+) -> AppResult<()> {
     if is_holiday(conn, mission_id).await? {
         return Ok(());
     }

@@ -109,8 +109,16 @@ fn a_holiday_is_rest_not_work() {
             "2025-01-15",
             business,
         );
-        assert!(alerts(&computation, CheckType::MinimumDailyRest).is_empty(), "{business:?}");
-        let on_holiday: Vec<_> = computation.alerts.iter().filter(|a| a.day == date("2025-01-15")).map(|a| (a.check, a.extra_text())).collect();
+        assert!(
+            alerts(&computation, CheckType::MinimumDailyRest).is_empty(),
+            "{business:?}"
+        );
+        let on_holiday: Vec<_> = computation
+            .alerts
+            .iter()
+            .filter(|a| a.day == date("2025-01-15"))
+            .map(|a| (a.check, a.extra_text()))
+            .collect();
         assert!(on_holiday.is_empty(), "{business:?} {on_holiday:?}");
     }
 }
