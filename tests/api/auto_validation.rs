@@ -146,3 +146,27 @@ on_both_backends! {
         assert_eq!(count(app, "SELECT COUNT(*) FROM mission_ends WHERE mission_id = $1", running).await, 1);
     }
 }
+
+for_both_backends! {
+    async fn every_server_runs_the_job_on_its_period(backend) {
+        let Some(app) = TestApp::spawn_with(backend, |s| s.auto_validation_period = 1).await else { return };
+        let c = company(&app).await;
+        let m = mission(&app, &c.worker, c.id, &[("work", day(3) + 8 * HOUR, day(3) + 12 * HOUR)]).await;
+        // The wait was recorded ten days ago (a queue that outlived a restart, say).
+        sqlx::query("UPDATE mission_auto_validations SET reception_time = reception_time - 10 * 86400")
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        let sql = "SELECT COUNT(*) FROM mission_validations WHERE is_auto = 1 AND mission_id = $1";
+        let mut validated = 0;
+        for _ in 0..100 {
+            validated = count(&app, sql, m).await;
+            if validated > 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert_eq!(validated, 1, "validated by the server's own run within seconds");
+        app.cleanup().await;
+    }
+}
