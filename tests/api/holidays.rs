@@ -68,6 +68,8 @@ on_both_backends! {
         assert_eq!(count(app, "SELECT COUNT(*) FROM mission_auto_validations").await, 0);
         assert_eq!(count(app, "SELECT COUNT(*) FROM notifications").await, 0);
         assert_eq!(count(app, "SELECT COUNT(*) FROM mission_ends").await, 3);
+        let mail = crate::support::employments::outbox(app, "worker@example.com").await;
+        assert!(mail.iter().all(|m| !m["subject"].as_str().unwrap().contains("holiday")), "{mail:?}");
 
         // The holiday rules of logActivity. A validated holiday is locked for the worker like any
         // validated mission; an `off` activity logged in an empty mission makes it a holiday too.
@@ -141,6 +143,11 @@ on_both_backends! {
             missions[0]["validations"],
             json!([{ "isAdmin": true, "isAuto": false, "userId": c.worker.id, "submitterId": c.admin.id }])
         );
+        // The worker is told by e-mail, at his own address.
+        let mail = crate::support::employments::outbox(app, "worker@example.com").await;
+        let told: Vec<&Value> = mail.iter().filter(|m| m["subject"] == "Transports Martin recorded a holiday for you").collect();
+        assert_eq!(told.len(), 1, "{mail:?}");
+        assert!(told[0]["body"].as_str().unwrap().contains("\"Leave\", 1 day(s)"), "{}", told[0]["body"]);
         // The worker reads it with his missions; no notification for a holiday.
         let body = app
             .as_user(&c.worker, "query($u: Int!) { user(id: $u) { missions { edges { node { id isHoliday } } } notifications { id } } }", json!({ "u": c.worker.id }))

@@ -92,6 +92,15 @@ pub async fn log_holiday(db: &Db, actor: i64, input: HolidayInput) -> AppResult<
         )));
     }
     let worker = input.user_id.unwrap_or(actor);
+    let periods_text = match (periods.first(), periods.last()) {
+        (Some(first), Some(last)) => format!(
+            "{} day(s), from {} to {} (UTC)",
+            periods.len(),
+            utc_text(first.0),
+            utc_text(last.1)
+        ),
+        _ => String::new(),
+    };
     let ids = workers::write(db, vec![worker], move |conn| {
         Box::pin(async move {
             // Someone else's holiday is recorded by an admin only (the reference refuses at its
@@ -130,12 +139,59 @@ pub async fn log_holiday(db: &Db, actor: i64, input: HolidayInput) -> AppResult<
                 validation::validate(conn, actor, mission_id, &[worker], None, None).await?;
                 ids.push(mission_id);
             }
+            if worker != actor {
+                tell_worker(conn, worker, &input, &title, &periods_text).await?;
+            }
             Ok(ids)
         })
     })
     .await?;
     let mut views = store::load_many(db, &ids, actor).await?;
     Ok(ids.iter().filter_map(|id| views.remove(id)).collect())
+}
+
+fn utc_text(t: i64) -> String {
+    DateTime::from_timestamp(t, 0)
+        .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_default()
+}
+
+pub mod sql {
+    crate::statements! {
+        /// The worker's address and the company's name.
+        pub const WORKER_AND_COMPANY: &str = "SELECT u.email, c.usual_name FROM users u, companies c WHERE u.id = $1 AND c.id = $2";
+    }
+}
+
+/// As the reference, a worker whose holiday an admin recorded is told by e-mail (at his own
+/// address), in the transaction that records it.
+async fn tell_worker(
+    conn: &mut sqlx::AnyConnection,
+    worker: i64,
+    input: &HolidayInput,
+    title: &str,
+    periods: &str,
+) -> AppResult<()> {
+    let found: Option<(String, String)> = sqlx::query_as(sql::WORKER_AND_COMPANY)
+        .bind(worker)
+        .bind(input.company_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some((email, company)) = found else {
+        return Ok(());
+    };
+    let body = format!(
+        "{company} recorded a holiday for you on Roadlog: \"{title}\", {periods}.\n\n\
+         It counts as rest, not work, and is already validated; read it with your missions (me.missions).\n"
+    );
+    crate::mail::outbox::enqueue(
+        conn,
+        &email,
+        &format!("{company} recorded a holiday for you"),
+        &body,
+        None,
+    )
+    .await
 }
 
 #[cfg(test)]
