@@ -110,6 +110,18 @@ on_both_backends! {
         assert!(body["errors"].is_null(), "{body}");
         assert_eq!(count(app, "SELECT COUNT(*) FROM mission_auto_validations WHERE mission_id = $1 AND is_admin = 1", by_admin).await, 1);
 
+        // A mission whose only activity was cancelled: nothing to validate, its wait is dropped.
+        let emptied = mission(app, &c.worker, c.id, &[("work", day(5) + 8 * HOUR, day(5) + 9 * HOUR)]).await;
+        let (activity,): (i64,) = sqlx::query_as("SELECT id FROM activities WHERE mission_id = $1")
+            .bind(emptied)
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        let body = app
+            .as_user(&c.worker, "mutation($a: Int!) { activities { cancelActivity(activityId: $a) { success } } }", json!({ "a": activity }))
+            .await;
+        assert!(body["errors"].is_null(), "{body}");
+
         // A mission still running.
         let running = mission(app, &c.worker, c.id, &[]).await;
         let body = app.as_user(&c.worker, LOG_OPEN, json!({ "m": running, "s": day(1) + 8 * HOUR })).await;
@@ -128,16 +140,21 @@ on_both_backends! {
         };
         let (first, second) = (start(), start());
         let mut totals = (0, 0);
+        let mut dropped = 0;
         for child in [first, second] {
             let output = child.wait_with_output().unwrap();
             assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
             let report: Value = serde_json::from_slice(&output.stdout).unwrap();
             totals.0 += report["workerValidations"].as_i64().unwrap();
             totals.1 += report["adminValidations"].as_i64().unwrap();
+            dropped += report["dropped"].as_i64().unwrap();
         }
         // The running mission on both sides (the admins' wait, started by the worker's side, is
         // due a week ahead too), the admin's mission on the admins' side.
         assert_eq!(totals, (1, 2));
+        assert_eq!(dropped, 1);
+        assert_eq!(count(app, "SELECT COUNT(*) FROM mission_auto_validations WHERE mission_id = $1", emptied).await, 0);
+        assert_eq!(count(app, "SELECT COUNT(*) FROM mission_validations WHERE mission_id = $1", emptied).await, 0);
         assert_eq!(count(app, "SELECT COUNT(*) FROM mission_validations WHERE is_auto = 1 AND mission_id = $1", running).await, 2);
         assert_eq!(count(app, "SELECT COUNT(*) FROM mission_validations WHERE is_auto = 1 AND mission_id = $1", by_admin).await, 1);
         // The running activity was ended by the job, and the mission with it.
