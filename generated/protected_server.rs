@@ -242,6 +242,7 @@ pub use crate::graphql::contract::MissionConnection;
 pub use crate::graphql::contract::MissionEdge;
 pub use crate::graphql::contract::User;
 pub use crate::graphql::contract::OAuth2Client;
+pub use crate::graphql::contract::VendorAction;
 pub use crate::graphql::contract::Company;
 pub use crate::graphql::contract::RegulationComputationByDayOutput;
 pub use crate::graphql::contract::RegulationComputation;

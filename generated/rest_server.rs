@@ -3193,11 +3193,12 @@ impl warp::Reply for AuthorizationServerMetadataResponse {
 pub trait RestApi: Send + Sync + 'static {
     /// The caller of an operation that requires `bearerAuth`, as [`RestApi::authenticate_bearer_auth`] found it: the handler receives it before the request.
     type BearerAuth: Send + 'static;
-    /// Authenticates a request of an operation that requires `bearerAuth` (HTTP bearer: the token of `Authorization: Bearer <token>`, `None` when absent), before the request is validated. `Err` is answered as the operation's documented 401. `Authorization: Bearer <access token>`. The access token comes from the GraphQL mutation `auth.login` or from the OAuth 2.0 authorization-code flow (`POST /api/oauth/token`).
+    /// Authenticates a request of an operation that requires `bearerAuth` (HTTP bearer: the token of `Authorization: Bearer <token>`, `None` when absent), before the request is validated; `headers` are the request's, for credentials sent beside it. `Err` is answered as the operation's documented 401. `Authorization: Bearer <access token>`. The access token comes from the GraphQL mutation `auth.login` or from the OAuth 2.0 authorization-code flow (`POST /api/oauth/token`).
     async fn authenticate_bearer_auth(
         &self,
         operation: BearerAuthOperation,
         token: Option<&str>,
+        headers: &warp::http::HeaderMap,
     ) -> Result<Self::BearerAuth, types::ApiError>;
     /// `POST /api/oauth/token`: Exchange an authorization code for an access token
     async fn token(&self, request: TokenRequest) -> TokenResponse;
@@ -3584,6 +3585,7 @@ pub fn routes<A: RestApi>(
                     .authenticate_bearer_auth(
                         BearerAuthOperation::GenerateTachographFiles,
                         rt::bearer_token(&headers).as_deref(),
+                        &headers,
                     )
                     .await
                 {
@@ -3652,6 +3654,7 @@ pub fn routes<A: RestApi>(
                     .authenticate_bearer_auth(
                         BearerAuthOperation::GenerateTachographFile,
                         rt::bearer_token(&headers).as_deref(),
+                        &headers,
                     )
                     .await
                 {
@@ -3862,6 +3865,7 @@ pub fn routes<A: RestApi>(
                     .authenticate_bearer_auth(
                         BearerAuthOperation::SandboxOutbox,
                         rt::bearer_token(&headers).as_deref(),
+                        &headers,
                     )
                     .await
                 {

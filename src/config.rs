@@ -108,6 +108,15 @@ pub enum ClientCommand {
     /// API keys of a client, for the software-vendor endpoint `/protected`.
     #[command(subcommand, name = "api-key")]
     ApiKey(ApiKeyCommand),
+    /// Set how long the employment tokens issued to a client work: each token issued or
+    /// rotated from now on expires that many seconds later (`none`: no expiry, the default).
+    #[command(name = "employment-token-lifetime")]
+    EmploymentTokenLifetime {
+        /// The client_id.
+        id: String,
+        /// Seconds (greater than 0), or `none`.
+        lifetime: String,
+    },
 }
 
 /// `roadlog client api-key …`
