@@ -36,6 +36,8 @@ pub enum NoCaller {
     /// The operation is not served in this environment (the outbox outside the sandbox): its 404
     /// comes before any authentication.
     NotServedHere,
+    /// A software vendor's employment token, over the vendor's rate: seconds to wait.
+    RateLimited(i64),
 }
 
 /// Who calls an operation that requires credentials: the user, and the one company the request
@@ -67,6 +69,13 @@ pub fn api_error(error: impl Into<String>, error_code: &str) -> types::ApiError 
         error_code: error_code.to_string(),
         details: None,
     }
+}
+
+fn too_many_requests(retry_after: i64) -> types::ApiError {
+    api_error(
+        format!("Too many requests from this client: retry in {retry_after} s"),
+        "AUTHORIZATION_ERROR",
+    )
 }
 
 fn database_unreachable() -> types::ApiError {
@@ -129,10 +138,19 @@ impl RestApi for RestHandlers {
         let credentials = crate::http::credentials::read(headers);
         match Caller::resolve(&self.api.db, &credentials).await {
             Ok(caller) => match caller.user_id() {
-                Ok(user_id) => Ok(Ok(Actor {
-                    user_id,
-                    employment: caller.employment().cloned(),
-                })),
+                Ok(user_id) => {
+                    // The exports are the vendor's door here (the sandbox outbox has no 429).
+                    if let (Some(grant), Some(limiter)) = (caller.employment(), &self.api.vendor_limiter)
+                        && operation != BearerAuthOperation::SandboxOutbox
+                        && let Err(seconds) = limiter.check_id(grant.client_id)
+                    {
+                        return Ok(Err(NoCaller::RateLimited(i64::try_from(seconds).unwrap_or(i64::MAX))));
+                    }
+                    Ok(Ok(Actor {
+                        user_id,
+                        employment: caller.employment().cloned(),
+                    }))
+                }
                 Err(e) => Err(api_error(e.message, "AUTHENTICATION_ERROR")),
             },
             Err(error) => {
@@ -171,11 +189,20 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFilesRequest,
     ) -> GenerateTachographFilesResponse {
-        let Ok(actor) = bearer_auth else {
-            return GenerateTachographFilesResponse::InternalServerError(api_error(
-                "An internal error occurred",
-                "INTERNAL_ERROR",
-            ));
+        let actor = match bearer_auth {
+            Ok(actor) => actor,
+            Err(NoCaller::RateLimited(retry_after)) => {
+                return GenerateTachographFilesResponse::TooManyRequests {
+                    body: too_many_requests(retry_after),
+                    retry_after,
+                };
+            }
+            Err(_) => {
+                return GenerateTachographFilesResponse::InternalServerError(api_error(
+                    "An internal error occurred",
+                    "INTERNAL_ERROR",
+                ));
+            }
         };
         actor
             .audit(&self.api, "POST /companies/generate_tachograph_files")
@@ -189,11 +216,20 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFileRequest,
     ) -> GenerateTachographFileResponse {
-        let Ok(actor) = bearer_auth else {
-            return GenerateTachographFileResponse::InternalServerError(api_error(
-                "An internal error occurred",
-                "INTERNAL_ERROR",
-            ));
+        let actor = match bearer_auth {
+            Ok(actor) => actor,
+            Err(NoCaller::RateLimited(retry_after)) => {
+                return GenerateTachographFileResponse::TooManyRequests {
+                    body: too_many_requests(retry_after),
+                    retry_after,
+                };
+            }
+            Err(_) => {
+                return GenerateTachographFileResponse::InternalServerError(api_error(
+                    "An internal error occurred",
+                    "INTERNAL_ERROR",
+                ));
+            }
         };
         actor.audit(&self.api, "POST /users/generate_tachograph_file").await;
         let export = crate::http::export::generate_personal(&self.api, actor.user_id, request);

@@ -94,6 +94,16 @@ async fn run_all<E: async_graphql::Executor>(
             return error(StatusCode::SERVICE_UNAVAILABLE, media, "The database is unavailable");
         }
     };
+    // A software vendor's requests, with its API key or its employees' tokens, share one quota.
+    let vendor_client = vendor
+        .as_ref()
+        .map(|v| v.client_id)
+        .or(caller.employment().map(|g| g.client_id));
+    if let (Some(client_id), Some(limiter)) = (vendor_client, &api.vendor_limiter)
+        && let Err(seconds) = limiter.check_id(client_id)
+    {
+        return too_many_requests(media, seconds);
+    }
     let mut status = StatusCode::OK;
     let mut bodies = Vec::with_capacity(prepared.len());
     for operation in prepared {
@@ -192,6 +202,19 @@ impl serde::Serialize for Answer {
             }
         }
     }
+}
+
+/// 429 for a software vendor over its rate: nothing runs; `Retry-After` says when to retry.
+fn too_many_requests(media: &str, seconds: u64) -> warp::reply::Response {
+    let mut response = error(
+        StatusCode::TOO_MANY_REQUESTS,
+        media,
+        &format!("Too many requests from this client: retry in {seconds} s"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
 }
 
 /// The vendor that `X-CLIENT-ID` and `X-API-KEY` name, or the message of the refusal (the
