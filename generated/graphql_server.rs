@@ -2153,6 +2153,12 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<Team>>;
+    ///The software vendors holding an employment token for this employment (the employee accepted their request and it was not dismissed), to withdraw with Mutations.dismissEmploymentToken. Readable by the employment's own user only (AUTHORIZATION_ERROR otherwise).
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
 }
 #[ComplexObject]
 impl Employment {
@@ -2200,6 +2206,21 @@ impl Employment {
         null_on_error(
             ctx,
             ctx.data_unchecked::<Resolvers>().employment.team(ctx, self).await,
+        )
+    }
+    ///The software vendors holding an employment token for this employment (the employee accepted their request and it was not dismissed), to withdraw with Mutations.dismissEmploymentToken. Readable by the employment's own user only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "authorizedClients")]
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employment
+                .authorized_clients(ctx, self)
+                .await,
         )
     }
 }

@@ -298,6 +298,12 @@ on_both_backends! {
         let who = "{ me { id } }";
         let vars = |client: i64, employment: i64| json!({ "c": client, "e": employment });
 
+        // The employee sees which software holds a token for the employment; no one else does.
+        let clients = "query($id: Int!) { me { currentEmployments { id authorizedClients { id name } } } company(id: $id) { employments { id authorizedClients { id } } } }";
+        let body = app.as_user(&j.bob, clients, json!({ "id": j.company })).await;
+        let mine: Vec<&Value> = body["data"]["me"]["currentEmployments"].as_array().unwrap().iter().filter(|e| e["id"] == j.bob_employment).collect();
+        assert_eq!(mine[0]["authorizedClients"], json!([{ "id": j.payroll.0, "name": "Payroll Plus" }]), "{body}");
+        assert_eq!(codes(&body), ["AUTHORIZATION_ERROR", "AUTHORIZATION_ERROR"], "the two other employees' are refused: {body}");
         // dismissEmploymentToken: the employee's own employment only, an active link only.
         let body = app.as_user(&j.other_admin, DISMISS_EMPLOYMENT, vars(j.payroll.0, j.bob_employment)).await;
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"], "{body}");
@@ -310,6 +316,8 @@ on_both_backends! {
         assert_eq!((codes(&body), message(&body)), (vec!["AUTHENTICATION_ERROR".to_string()], "Invalid token"));
         let body = app.as_user(&j.bob, DISMISS_EMPLOYMENT, vars(j.payroll.0, j.bob_employment)).await;
         assert_eq!(reason(&body), Some("EMPLOYMENT_CLIENT_LINK_NOT_FOUND"), "{body}");
+        let body = app.as_user(&j.bob, "{ me { currentEmployments { id authorizedClients { id } } } }", json!({})).await;
+        assert!(body["data"]["me"]["currentEmployments"].as_array().unwrap().iter().all(|e| e["authorizedClients"] == json!([])), "{body}");
 
         // A new sync invites Bob again; he accepts and the vendor gets a new token.
         let employees = json!([{ "email": "bob@example.com", "firstName": "Bob", "lastName": "B", "hasAdminRights": true }]);

@@ -34,6 +34,11 @@ pub mod sql {
                     AND l.accepted_at IS NOT NULL AND (l.token_expires_at IS NULL OR l.token_expires_at > $2)) \
              FROM client_companies cc JOIN oauth_clients c ON c.id = cc.client_id \
              WHERE cc.company_id = $1 AND cc.dismissed_at IS NULL AND c.revoked_at IS NULL ORDER BY c.id";
+        /// `$1` employment: the clients the employee gave a token.
+        pub const OF_EMPLOYMENT: &str = "SELECT c.id, c.name FROM client_employments l \
+             JOIN oauth_clients c ON c.id = l.client_id \
+             WHERE l.employment_id = $1 AND l.dismissed_at IS NULL AND l.accepted_at IS NOT NULL \
+               AND c.revoked_at IS NULL ORDER BY c.id";
     }
 }
 
@@ -154,4 +159,13 @@ pub async fn authorized_clients(db: &Db, company_id: i64) -> AppResult<Vec<Autho
             },
         )
         .collect())
+}
+
+/// `Employment.authorizedClients`: the clients the employee gave a token for the employment
+/// (the caller checks that the viewer is the employee); `(id, name)`.
+pub async fn clients_of_employment(db: &Db, employment_id: i64) -> AppResult<Vec<(i64, String)>> {
+    Ok(sqlx::query_as(sql::OF_EMPLOYMENT)
+        .bind(employment_id)
+        .fetch_all(&db.pool)
+        .await?)
 }

@@ -1,14 +1,15 @@
 //! Software vendors as the main API shows them to employees and admins: the root mutations
 //! `dismissEmploymentToken`, `dismissCompanyToken`, `generateCompanyToken` (the reference's) and
 //! `rotateEmploymentToken` (Roadlog's), and the company fields `authorizedClients` and
-//! `vendorActions`. Called from the `Mutations` and `Company` resolvers.
+//! `vendorActions`, and `Employment.authorizedClients`. Called from the `Mutations`, `Company`
+//! and `Employment` resolvers.
 
 use async_graphql::Context;
 
 use crate::domain::companies::permissions;
 use crate::domain::vendors::{audit, employment_tokens, revocation};
 use crate::errors::AppError;
-use crate::graphql::contract::{Company, EmploymentTokenRotation, OAuth2Client, VendorAction, Void};
+use crate::graphql::contract::{Company, Employment, EmploymentTokenRotation, OAuth2Client, VendorAction, Void};
 use crate::graphql::scalars::TimeStamp;
 use crate::graphql::{Api, caller};
 
@@ -133,6 +134,34 @@ pub async fn vendor_actions(
                     credential: a.credential.to_string(),
                     employment_id: a.employment_id.map(|id| id as i32),
                     user_id: a.user_id.map(|id| id as i32),
+                })
+            })
+            .collect(),
+    ))
+}
+
+pub async fn employment_clients(
+    api: &Api,
+    ctx: &Context<'_>,
+    parent: &Employment,
+) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
+    let me = caller(ctx).user_id()?;
+    if parent.user_id.map(i64::from) != Some(me) {
+        return Err(AppError::authorization(
+            "Forbidden access to field 'authorizedClients' of employment object. The field is only accessible to the employee.",
+        )
+        .into());
+    }
+    let rows = revocation::clients_of_employment(&api.db, parent.id.into()).await?;
+    Ok(Some(
+        rows.into_iter()
+            .map(|(id, name)| {
+                Some(OAuth2Client {
+                    id: id as i32,
+                    name,
+                    linked_at: None,
+                    last_used_at: None,
+                    employment_token_count: None,
                 })
             })
             .collect(),
