@@ -175,6 +175,8 @@ on_both_backends! {
         let denied = [
             ("query($id: Int!) { company(id: $id) { id name } }", j.other),
             ("query($id: Int!) { mission(id: $id) { id } }", j.other_mission),
+            // A co-worker of the other company only.
+            ("query($id: Int!) { user(id: $id) { id } }", j.other_admin.id),
         ];
         for (query, id) in denied {
             let body = call(app, &as_vendor, query, json!({ "id": id })).await;
@@ -200,6 +202,10 @@ on_both_backends! {
         assert_eq!(body["data"]["activities"]["logActivity"]["userId"], j.bob.id, "{body}");
         let body = call(app, &as_vendor, ME, json!({})).await;
         assert_eq!(body["data"]["me"]["missions"]["edges"], json!([{ "node": { "id": mission, "companyId": j.company } }]));
+        let body = call(app, &as_vendor, "{ me { activities { edges { node { missionId } } } } }", json!({})).await;
+        assert_eq!(body["data"]["me"]["activities"]["edges"], json!([{ "node": { "missionId": mission } }]), "{body}");
+        let body = app.as_user(&j.bob, "query($id: Int!) { user(id: $id) { id } }", json!({ "id": j.other_admin.id })).await;
+        assert_eq!(body["data"]["user"]["id"], j.other_admin.id, "Bob himself reads his co-worker: {body}");
         // Bob's time in the other company still counts (no overlap), but the refusal tells
         // nothing of it.
         let body = call(app, &as_vendor, LOG_ENDED, json!({ "m": mission, "s": minutes_ago(580), "e": minutes_ago(560) })).await;

@@ -106,28 +106,40 @@ pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id:
     let Some(other) = rules::interleaved(&spans, mission_id) else {
         return Ok(());
     };
-    let described: Option<(i64, Option<String>, i64, i64, String, String, i64)> = sqlx::query_as(
-        "SELECT m.id, m.name, m.reception_time, u.id, u.first_name, u.last_name, m.company_id
+    let described: Option<OtherMission> = sqlx::query_as(
+        "SELECT m.id, m.name, m.reception_time, u.id AS submitter_id, u.first_name, u.last_name, m.company_id
          FROM missions m JOIN users u ON u.id = m.submitter_id WHERE m.id = $1",
     )
     .bind(other.mission_id)
     .fetch_optional(conn)
     .await?;
-    if described.as_ref().is_some_and(|d| !scope::allows(d.6)) {
+    if described.as_ref().is_some_and(|m| !scope::allows(m.company_id)) {
         return Err(AppError::new(
             Code::OverlappingMissions,
             "Mission cannot overlap with another mission of the user.",
         ));
     }
     let mut error = rules::overlapping_missions(other.mission_id);
-    if let Some((id, name, reception_time, submitter_id, first_name, last_name, _)) = described {
+    if let Some(m) = described {
         error = error.with(
             "conflictingMission",
             json!({
-                "id": id, "name": name, "receptionTime": reception_time,
-                "submitter": { "id": submitter_id, "firstName": first_name, "lastName": last_name },
+                "id": m.id, "name": m.name, "receptionTime": m.reception_time,
+                "submitter": { "id": m.submitter_id, "firstName": m.first_name, "lastName": m.last_name },
             }),
         );
     }
     Err(error)
+}
+
+/// The mission an interleaving conflicts with, as the error describes it.
+#[derive(sqlx::FromRow)]
+struct OtherMission {
+    id: i64,
+    name: Option<String>,
+    reception_time: i64,
+    submitter_id: i64,
+    first_name: String,
+    last_name: String,
+    company_id: i64,
 }
