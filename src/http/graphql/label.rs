@@ -19,12 +19,15 @@ pub fn operation(document: &ExecutableDocument, name: Option<&str>) -> String {
         OperationType::Mutation => "mutation",
         OperationType::Subscription => "subscription",
     };
-    let nested = operation.node.ty == OperationType::Mutation;
+    // Mutation namespaces are the argument-less fields of the mutation root (the contract's
+    // rule, see the code generator): their fields say what was done.
+    let mutation = operation.node.ty == OperationType::Mutation;
     let mut fields = Vec::new();
     for item in &operation.node.selection_set.node.items {
         match &item.node {
             Selection::Field(field) => {
                 let name = field.node.name.node.as_str();
+                let nested = mutation && field.node.arguments.is_empty();
                 let children: Vec<&str> = field
                     .node
                     .selection_set
@@ -66,7 +69,7 @@ mod tests {
         );
         assert_eq!(
             label(
-                "query A { me { id } } mutation B { rotateEmploymentToken { accessToken } }",
+                "query A { me { id } } mutation B { rotateEmploymentToken(clientId: 1, employmentId: 2) { accessToken } }",
                 Some("B")
             ),
             "mutation rotateEmploymentToken"
