@@ -216,6 +216,34 @@ pub trait MutationsResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         company_id: i32,
     ) -> async_graphql::Result<Option<SandboxSeedOutput>>;
+    ///Withdraws a software vendor's access to the caller's employment: the employment token the client holds for it stops working at once (on every instance), and the client's link to the employment is dismissed. The caller must be the employment's own user (AUTHORIZATION_ERROR "Forbidden access" otherwise, an unknown employment alike). Errors: INVALID_INPUTS with `reason: EMPLOYMENT_CLIENT_LINK_NOT_FOUND` when the client holds no active link to the employment, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn dismiss_employment_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Void>>;
+    ///Ends a software vendor's link to a company: every employment token the client holds for employees of the company stops working at once, and the software can no longer sync the company's employees. Answers the clients still linked to the company. Company admins only (AUTHORIZATION_ERROR "You need to be a company admin"). Errors: INVALID_INPUTS with `reason: COMPANY_CLIENT_LINK_NOT_FOUND` when the client holds no active link to the company, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn dismiss_company_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        company_id: i32,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
+    ///Links a software vendor to an existing company, so that it can sync the company's employees on `/protected` (a company it registered itself is linked already). Linking a client already linked changes nothing. Answers the clients linked to the company. Company admins only (AUTHORIZATION_ERROR "You need to be a company admin"). Errors: INVALID_INPUTS (`field: clientId`) for an unknown or revoked client, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn generate_company_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        company_id: i32,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
+    ///Roadlog extension, not in the reference. Exchanges the employment token the request was made with (`X-CLIENT-ID` + `X-EMPLOYMENT-TOKEN`) for a fresh one, given once in the answer: the old token stops working at once. The new token gets the client's employment-token lifetime from now, if the operator set one. `clientId` and `employmentId` name the token's link, as in dismissEmploymentToken. Errors: AUTHORIZATION_ERROR when the request was not made with an employment token, or with one of another client or employment; AUTHENTICATION_ERROR (also when the token was dismissed or rotated by a concurrent request meanwhile).
+    async fn rotate_employment_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<EmploymentTokenRotation>>;
 }
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
 #[Object(name = "Mutations")]
@@ -331,6 +359,96 @@ impl Mutations {
                 .await,
         )
     }
+    ///Withdraws a software vendor's access to the caller's employment: the employment token the client holds for it stops working at once (on every instance), and the client's link to the employment is dismissed. The caller must be the employment's own user (AUTHORIZATION_ERROR "Forbidden access" otherwise, an unknown employment alike). Errors: INVALID_INPUTS with `reason: EMPLOYMENT_CLIENT_LINK_NOT_FOUND` when the client holds no active link to the employment, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "dismissEmploymentToken")]
+    async fn dismiss_employment_token(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "clientId", desc = "The client_id of the software.")]
+        client_id: i32,
+        #[graphql(name = "employmentId", desc = "The caller's employment.")]
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .dismiss_employment_token(ctx, client_id, employment_id)
+                .await,
+        )
+    }
+    ///Ends a software vendor's link to a company: every employment token the client holds for employees of the company stops working at once, and the software can no longer sync the company's employees. Answers the clients still linked to the company. Company admins only (AUTHORIZATION_ERROR "You need to be a company admin"). Errors: INVALID_INPUTS with `reason: COMPANY_CLIENT_LINK_NOT_FOUND` when the client holds no active link to the company, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "dismissCompanyToken")]
+    async fn dismiss_company_token(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "clientId", desc = "The client_id of the software.")]
+        client_id: i32,
+        #[graphql(name = "companyId", desc = "The company.")]
+        company_id: i32,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .dismiss_company_token(ctx, client_id, company_id)
+                .await,
+        )
+    }
+    ///Links a software vendor to an existing company, so that it can sync the company's employees on `/protected` (a company it registered itself is linked already). Linking a client already linked changes nothing. Answers the clients linked to the company. Company admins only (AUTHORIZATION_ERROR "You need to be a company admin"). Errors: INVALID_INPUTS (`field: clientId`) for an unknown or revoked client, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "generateCompanyToken")]
+    async fn generate_company_token(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "clientId", desc = "The client_id of the software.")]
+        client_id: i32,
+        #[graphql(name = "companyId", desc = "The company.")]
+        company_id: i32,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .generate_company_token(ctx, client_id, company_id)
+                .await,
+        )
+    }
+    ///Roadlog extension, not in the reference. Exchanges the employment token the request was made with (`X-CLIENT-ID` + `X-EMPLOYMENT-TOKEN`) for a fresh one, given once in the answer: the old token stops working at once. The new token gets the client's employment-token lifetime from now, if the operator set one. `clientId` and `employmentId` name the token's link, as in dismissEmploymentToken. Errors: AUTHORIZATION_ERROR when the request was not made with an employment token, or with one of another client or employment; AUTHENTICATION_ERROR (also when the token was dismissed or rotated by a concurrent request meanwhile).
+    #[graphql(name = "rotateEmploymentToken")]
+    async fn rotate_employment_token(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "clientId",
+            desc = "The client_id of the software (that of `X-CLIENT-ID`)."
+        )]
+        client_id: i32,
+        #[graphql(name = "employmentId", desc = "The employment of the token.")]
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<EmploymentTokenRotation>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .rotate_employment_token(ctx, client_id, employment_id)
+                .await,
+        )
+    }
+}
+///Roadlog extension: the fresh employment token of Mutations.rotateEmploymentToken.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "EmploymentTokenRotation")]
+pub struct EmploymentTokenRotation {
+    ///The new employment token (`rl_et_…`), to send in `X-EMPLOYMENT-TOKEN`; shown once (only its hash is stored).
+    #[graphql(name = "accessToken")]
+    pub access_token: String,
+    ///When the new token stops working; null when the client's tokens do not expire.
+    #[graphql(name = "expiresAt")]
+    pub expires_at: Option<crate::graphql::scalars::TimeStamp>,
 }
 ///Roadlog extension: what Mutations.seedSandboxCompany recorded.
 #[derive(SimpleObject, Clone, Debug)]
@@ -1126,6 +1244,41 @@ pub struct OAuth2Client {
     ///Name of the application, as shown on the consent page.
     #[graphql(name = "name")]
     pub name: String,
+    ///Roadlog extension, not in the reference; filled in Company.authorizedClients only (null elsewhere). When the software was linked to the company (its softwareRegistration, or an admin's generateCompanyToken).
+    #[graphql(name = "linkedAt")]
+    pub linked_at: Option<crate::graphql::scalars::TimeStamp>,
+    ///Roadlog extension, not in the reference; filled in Company.authorizedClients only (null elsewhere). The last time the software acted on the company, with an API key or an employment token (within a minute); null if it never did.
+    #[graphql(name = "lastUsedAt")]
+    pub last_used_at: Option<crate::graphql::scalars::TimeStamp>,
+    ///Roadlog extension, not in the reference; filled in Company.authorizedClients only (null elsewhere). How many employees of the company gave the software an employment token that still works (accepted, not dismissed, not expired).
+    #[graphql(name = "employmentTokenCount")]
+    pub employment_token_count: Option<i32>,
+}
+///Roadlog extension, not in the reference: one operation of a software vendor on a company (see Company.vendorActions).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "VendorAction")]
+pub struct VendorAction {
+    ///When it happened.
+    #[graphql(name = "time")]
+    pub time: crate::graphql::scalars::TimeStamp,
+    ///The client_id of the software.
+    #[graphql(name = "clientId")]
+    pub client_id: i32,
+    ///The software's name.
+    #[graphql(name = "clientName")]
+    pub client_name: String,
+    ///What the software did: the operation's root fields on `/protected` or `/api/graphql` (`mutation activities.logActivity`, `query employmentToken`), or the REST operation (`POST /companies/generate_tachograph_files`).
+    #[graphql(name = "operation")]
+    pub operation: String,
+    ///`API_KEY` (on `/protected`) or `EMPLOYMENT_TOKEN` (acting for an employee).
+    #[graphql(name = "credential")]
+    pub credential: String,
+    ///The employment whose token was used (EMPLOYMENT_TOKEN only).
+    #[graphql(name = "employmentId")]
+    pub employment_id: Option<i32>,
+    ///The employee the software acted for (EMPLOYMENT_TOKEN only).
+    #[graphql(name = "userId")]
+    pub user_id: Option<i32>,
 }
 ///A transport company. Readable by users with a non-rejected, non-cancelled employment in it covering today (see Queries.company).
 #[derive(SimpleObject, Clone, Debug)]
@@ -1277,6 +1430,20 @@ pub trait CompanyResolver: Send + Sync + 'static {
     ) -> async_graphql::Result<
         Option<Vec<Option<CompanyAdminRegulationComputationsByUserAndDay>>>,
     >;
+    ///The software vendors linked to the company (the reference's field), with Roadlog's extensions: when each was linked, its last use, how many employees gave it a working employment token, and its audit trail (Company.vendorActions). Company admins only: other callers get null with AUTHORIZATION_ERROR.
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
+    ///Roadlog extension, not in the reference. The audit trail of software vendors on the company, most recent first: every operation made with an API key on `/protected` (registration, syncs, employment-token lookups) and every request made with an employment token of one of its employees, whichever client did it (or only `clientId`'s). Company admins only: other callers get null with AUTHORIZATION_ERROR. `first` above 200 or below 0: INVALID_INPUTS.
+    async fn vendor_actions(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        client_id: Option<i32>,
+        first: Option<i32>,
+    ) -> async_graphql::Result<Option<Vec<Option<VendorAction>>>>;
 }
 #[ComplexObject]
 impl Company {
@@ -1598,6 +1765,36 @@ impl Company {
                     to_date,
                     user_ids,
                 )
+                .await,
+        )
+    }
+    ///The software vendors linked to the company (the reference's field), with Roadlog's extensions: when each was linked, its last use, how many employees gave it a working employment token, and its audit trail (Company.vendorActions). Company admins only: other callers get null with AUTHORIZATION_ERROR.
+    #[graphql(name = "authorizedClients")]
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.authorized_clients(ctx, self).await,
+        )
+    }
+    ///Roadlog extension, not in the reference. The audit trail of software vendors on the company, most recent first: every operation made with an API key on `/protected` (registration, syncs, employment-token lookups) and every request made with an employment token of one of its employees, whichever client did it (or only `clientId`'s). Company admins only: other callers get null with AUTHORIZATION_ERROR. `first` above 200 or below 0: INVALID_INPUTS.
+    #[graphql(name = "vendorActions")]
+    async fn vendor_actions(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "clientId", desc = "Only this client's actions.")]
+        client_id: Option<i32>,
+        #[graphql(name = "first", desc = "How many actions, at most 200 (the default).")]
+        first: Option<i32>,
+    ) -> async_graphql::Result<Option<Vec<Option<VendorAction>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .company
+                .vendor_actions(ctx, self, client_id, first)
                 .await,
         )
     }
@@ -2012,6 +2209,12 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<Team>>;
+    ///The software vendors holding an employment token for this employment (the employee accepted their request and it was not dismissed), to withdraw with Mutations.dismissEmploymentToken. Readable by the employment's own user only (AUTHORIZATION_ERROR otherwise).
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
 }
 #[ComplexObject]
 impl Employment {
@@ -2059,6 +2262,21 @@ impl Employment {
         null_on_error(
             ctx,
             ctx.data_unchecked::<Resolvers>().employment.team(ctx, self).await,
+        )
+    }
+    ///The software vendors holding an employment token for this employment (the employee accepted their request and it was not dismissed), to withdraw with Mutations.dismissEmploymentToken. Readable by the employment's own user only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "authorizedClients")]
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employment
+                .authorized_clients(ctx, self)
+                .await,
         )
     }
 }

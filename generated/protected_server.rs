@@ -244,6 +244,7 @@ pub use crate::graphql::contract::User;
 pub use crate::graphql::contract::Notification;
 pub use crate::graphql::contract::NotificationType;
 pub use crate::graphql::contract::OAuth2Client;
+pub use crate::graphql::contract::VendorAction;
 pub use crate::graphql::contract::Company;
 pub use crate::graphql::contract::RegulationComputationByDayOutput;
 pub use crate::graphql::contract::RegulationComputation;

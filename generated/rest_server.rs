@@ -2674,6 +2674,13 @@ pub enum GenerateTachographFilesResponse {
     NotFound(types::ApiError),
     /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
+    /// 429: The request came with a software vendor's employment token and the vendor is over its rate (`--vendor-rate-limit`, shared with `/protected`). Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
     /// 500: The database or the key store failed (`INTERNAL_ERROR`).
     InternalServerError(types::ApiError),
 }
@@ -2706,6 +2713,18 @@ impl GenerateTachographFilesResponse {
             }
             GenerateTachographFilesResponse::PayloadTooLarge(body) => {
                 let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateTachographFilesResponse::TooManyRequests { body, retry_after } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
                 response
             }
             GenerateTachographFilesResponse::InternalServerError(body) => {
@@ -2772,6 +2791,13 @@ pub enum GenerateTachographFileResponse {
     NotFound(types::ApiError),
     /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
+    /// 429: The request came with a software vendor's employment token and the vendor is over its rate (`--vendor-rate-limit`, shared with `/protected`). Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
     /// 500: The database or the key store failed (`INTERNAL_ERROR`).
     InternalServerError(types::ApiError),
 }
@@ -2799,6 +2825,18 @@ impl GenerateTachographFileResponse {
             }
             GenerateTachographFileResponse::PayloadTooLarge(body) => {
                 let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateTachographFileResponse::TooManyRequests { body, retry_after } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
                 response
             }
             GenerateTachographFileResponse::InternalServerError(body) => {
@@ -3193,11 +3231,12 @@ impl warp::Reply for AuthorizationServerMetadataResponse {
 pub trait RestApi: Send + Sync + 'static {
     /// The caller of an operation that requires `bearerAuth`, as [`RestApi::authenticate_bearer_auth`] found it: the handler receives it before the request.
     type BearerAuth: Send + 'static;
-    /// Authenticates a request of an operation that requires `bearerAuth` (HTTP bearer: the token of `Authorization: Bearer <token>`, `None` when absent), before the request is validated. `Err` is answered as the operation's documented 401. `Authorization: Bearer <access token>`. The access token comes from the GraphQL mutation `auth.login` or from the OAuth 2.0 authorization-code flow (`POST /api/oauth/token`).
+    /// Authenticates a request of an operation that requires `bearerAuth` (HTTP bearer: the token of `Authorization: Bearer <token>`, `None` when absent), before the request is validated; `headers` are the request's, for credentials sent beside it. `Err` is answered as the operation's documented 401. `Authorization: Bearer <access token>`. The access token comes from the GraphQL mutation `auth.login` or from the OAuth 2.0 authorization-code flow (`POST /api/oauth/token`). A software vendor sends instead `X-CLIENT-ID: <client id>` and `X-EMPLOYMENT-TOKEN: <employment token>` and acts as the employee inside that one company (other companies are refused with 403); a valid login token sent alongside wins, and the employment token is checked before an OAuth client's token.
     async fn authenticate_bearer_auth(
         &self,
         operation: BearerAuthOperation,
         token: Option<&str>,
+        headers: &warp::http::HeaderMap,
     ) -> Result<Self::BearerAuth, types::ApiError>;
     /// `POST /api/oauth/token`: Exchange an authorization code for an access token
     async fn token(&self, request: TokenRequest) -> TokenResponse;
@@ -3584,6 +3623,7 @@ pub fn routes<A: RestApi>(
                     .authenticate_bearer_auth(
                         BearerAuthOperation::GenerateTachographFiles,
                         rt::bearer_token(&headers).as_deref(),
+                        &headers,
                     )
                     .await
                 {
@@ -3652,6 +3692,7 @@ pub fn routes<A: RestApi>(
                     .authenticate_bearer_auth(
                         BearerAuthOperation::GenerateTachographFile,
                         rt::bearer_token(&headers).as_deref(),
+                        &headers,
                     )
                     .await
                 {
@@ -3862,6 +3903,7 @@ pub fn routes<A: RestApi>(
                     .authenticate_bearer_auth(
                         BearerAuthOperation::SandboxOutbox,
                         rt::bearer_token(&headers).as_deref(),
+                        &headers,
                     )
                     .await
                 {

@@ -115,6 +115,15 @@ pub enum ClientCommand {
     /// API keys of a client, for the software-vendor endpoint `/protected`.
     #[command(subcommand, name = "api-key")]
     ApiKey(ApiKeyCommand),
+    /// Set how long the employment tokens issued to a client work: each token issued or
+    /// rotated from now on expires that many seconds later (`none`: no expiry, the default).
+    #[command(name = "employment-token-lifetime")]
+    EmploymentTokenLifetime {
+        /// The client_id.
+        id: String,
+        /// Seconds (greater than 0), or `none`.
+        lifetime: String,
+    },
 }
 
 /// `roadlog client api-key …`
@@ -243,6 +252,7 @@ pub mod defaults {
     pub const HEADER_READ_TIMEOUT_SECS: u64 = 10;
     pub const BODY_TIMEOUT_SECS: u64 = 30;
     pub const CLIENT_RATE_LIMIT: u32 = 3000;
+    pub const VENDOR_RATE_LIMIT: u32 = 1200;
     pub const CARD_KEY_POOL: usize = 1000;
     pub const AUTO_VALIDATION_PERIOD_SECS: u64 = 3600;
 }
@@ -376,6 +386,11 @@ pub struct Settings {
     /// worth), whatever their outcome; 0 removes the limit.
     #[arg(long, env = "ROADLOG_CLIENT_RATE_LIMIT", default_value_t = defaults::CLIENT_RATE_LIMIT)]
     pub client_rate_limit: u32,
+    /// Requests each software vendor (client) may send per minute on its doors, `/protected`
+    /// (API key) and the API with its employees' employment tokens together (in bursts of up to
+    /// two seconds' worth); 0 removes the limit.
+    #[arg(long, env = "ROADLOG_VENDOR_RATE_LIMIT", default_value_t = defaults::VENDOR_RATE_LIMIT)]
+    pub vendor_rate_limit: u32,
     /// A proxy (address or CIDR block) whose `X-Forwarded-For` / `Forwarded` headers tell the
     /// client's address; repeat, or separate with commas in the variable. Without one, the
     /// client's address is the connection's peer and those headers are ignored.
@@ -426,6 +441,7 @@ impl Settings {
             header_read_timeout: defaults::HEADER_READ_TIMEOUT_SECS,
             body_timeout: defaults::BODY_TIMEOUT_SECS,
             client_rate_limit: defaults::CLIENT_RATE_LIMIT,
+            vendor_rate_limit: defaults::VENDOR_RATE_LIMIT,
             trusted_proxies: Vec::new(),
             cors_origins: Vec::new(),
             key_encryption_key: None,

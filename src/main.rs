@@ -198,6 +198,22 @@ async fn client(database: &DatabaseArgs, command: ClientCommand) -> anyhow::Resu
             println!("client {id} revoked");
         }
         ClientCommand::ApiKey(command) => api_key(&db, database.environment, command).await?,
+        ClientCommand::EmploymentTokenLifetime { id, lifetime } => {
+            use roadlog::domain::vendors::employment_tokens;
+            let seconds = employment_tokens::parse_lifetime(&lifetime).map_err(|e| anyhow::anyhow!(e.message))?;
+            let set = employment_tokens::set_lifetime(&db, &id, seconds)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            if !set {
+                anyhow::bail!("no active client {id}");
+            }
+            match seconds {
+                Some(seconds) => {
+                    println!("employment tokens of client {id} now expire {seconds} s after they are issued")
+                }
+                None => println!("employment tokens of client {id} no longer expire"),
+            }
+        }
     }
     Ok(())
 }

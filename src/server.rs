@@ -181,6 +181,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         metrics_public: settings.metrics_bind.is_none(),
         body_timeout: Duration::from_secs(settings.body_timeout),
         client_limiter: crate::domain::auth::client_rate::ClientLimiter::new(settings.client_rate_limit),
+        vendor_limiter: crate::domain::auth::client_rate::ClientLimiter::new(settings.vendor_rate_limit),
         trusted_proxies: settings.trusted_proxies.clone(),
         cors_origins: settings.cors_origins.clone(),
         key_sealer,

@@ -2688,7 +2688,8 @@ Builds one C1B driver-card file per employee over a period and returns them in a
 The same operation is also served at `/api/companies/generate_tachograph_files`.
 
 **Who may call it.** The caller must be an admin, today, of every company in `company_ids`. If the
-caller is not an admin of one of them, or one of them does not exist, the answer is `403`.
+caller is not an admin of one of them, or one of them does not exist, the answer is `403`. A
+software vendor's request with an employment token may name the token's company only.
 
 **Employees.** The export covers every user with an accepted employment in one of the companies
 that overlaps the period. When `user_ids` is given and not empty, only those users are exported;
@@ -2732,6 +2733,7 @@ let response = client.generate_tachograph_files()
 
 Builds the caller's own C1B driver-card file over a period: the worker's time in every company
 where they have an accepted employment overlapping the period (no company admin is needed).
+With a software vendor's employment token, only the time in the token's company is exported.
 The same operation is also served at `/api/users/generate_tachograph_file`.
 
 **Period.** As for `POST /companies/generate_tachograph_files`: `min_date` ≤ `max_date`, at most
@@ -3737,6 +3739,13 @@ pub mod builder {
                         ),
                     )
                 }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -3841,6 +3850,13 @@ pub mod builder {
                     )
                 }
                 413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                429u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

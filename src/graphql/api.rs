@@ -31,6 +31,9 @@ pub struct Api {
     pub key_sealer: crate::domain::export::sealing::Sealer,
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::domain::auth::client_rate::ClientLimiter>,
+    /// Requests per software vendor on `/protected` and with employment tokens (`None`:
+    /// unlimited).
+    pub vendor_limiter: Option<crate::domain::auth::client_rate::ClientLimiter>,
     /// Whether the interactive console is served (`/console`, and `GET /api/graphql` for
     /// browsers).
     pub console: bool,

@@ -8,6 +8,7 @@ pub mod body;
 pub mod compression;
 pub mod console;
 pub mod cors;
+pub mod credentials;
 mod docs_page;
 pub mod export;
 pub mod fallback;

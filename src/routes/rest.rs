@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use crate::config::Environment;
-use crate::domain::auth::Caller;
-use crate::domain::auth::caller::BearerToken;
+use crate::domain::auth::{Caller, scope};
+use crate::domain::companies::company;
+use crate::domain::vendors::audit;
+use crate::domain::vendors::employment_tokens::Grant;
 use crate::graphql::Api;
 use crate::mail::outbox;
 
@@ -34,6 +36,30 @@ pub enum NoCaller {
     /// The operation is not served in this environment (the outbox outside the sandbox): its 404
     /// comes before any authentication.
     NotServedHere,
+    /// A software vendor's employment token, over the vendor's rate: seconds to wait.
+    RateLimited(i64),
+}
+
+/// Who calls an operation that requires credentials: the user, and the one company the request
+/// is confined to when it came with an employment token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    pub user_id: i64,
+    pub employment: Option<Grant>,
+}
+
+impl Actor {
+    fn company_scope(&self) -> Option<i64> {
+        self.employment.as_ref().map(|g| g.company_id)
+    }
+
+    /// Records the operation in the vendors' audit trail when software made it for an employee.
+    async fn audit(&self, api: &Api, operation: &str) {
+        if let Some(grant) = &self.employment {
+            let credential = audit::Credential::EmploymentToken(grant.link_id);
+            audit::record_or_log(&api.db, grant.client_id, grant.company_id, credential, operation).await;
+        }
+    }
 }
 
 /// `{"error", "error_code"}`, the shape of the REST errors other than OAuth's.
@@ -43,6 +69,13 @@ pub fn api_error(error: impl Into<String>, error_code: &str) -> types::ApiError 
         error_code: error_code.to_string(),
         details: None,
     }
+}
+
+fn too_many_requests(retry_after: i64) -> types::ApiError {
+    api_error(
+        format!("Too many requests from this client: retry in {retry_after} s"),
+        "AUTHORIZATION_ERROR",
+    )
 }
 
 fn database_unreachable() -> types::ApiError {
@@ -89,21 +122,35 @@ impl FromRequestError for types::OAuthError {
 
 #[async_trait::async_trait]
 impl RestApi for RestHandlers {
-    /// The user of a valid access token, or why there is none.
-    type BearerAuth = Result<i64, NoCaller>;
+    /// The user of valid credentials (an access token, or a software vendor's employment
+    /// token), or why there is none.
+    type BearerAuth = Result<Actor, NoCaller>;
 
     async fn authenticate_bearer_auth(
         &self,
         operation: BearerAuthOperation,
-        token: Option<&str>,
+        _token: Option<&str>,
+        headers: &warp::http::HeaderMap,
     ) -> Result<Self::BearerAuth, types::ApiError> {
         if operation == BearerAuthOperation::SandboxOutbox && self.api.environment != Environment::Sandbox {
             return Ok(Err(NoCaller::NotServedHere));
         }
-        let bearer = BearerToken(token.map(str::to_string));
-        match Caller::resolve(&self.api.db, &bearer).await {
+        let credentials = crate::http::credentials::read(headers);
+        match Caller::resolve(&self.api.db, &credentials).await {
             Ok(caller) => match caller.user_id() {
-                Ok(id) => Ok(Ok(id)),
+                Ok(user_id) => {
+                    // The exports are the vendor's door here (the sandbox outbox has no 429).
+                    if let (Some(grant), Some(limiter)) = (caller.employment(), &self.api.vendor_limiter)
+                        && operation != BearerAuthOperation::SandboxOutbox
+                        && let Err(seconds) = limiter.check_id(grant.client_id)
+                    {
+                        return Ok(Err(NoCaller::RateLimited(i64::try_from(seconds).unwrap_or(i64::MAX))));
+                    }
+                    Ok(Ok(Actor {
+                        user_id,
+                        employment: caller.employment().cloned(),
+                    }))
+                }
                 Err(e) => Err(api_error(e.message, "AUTHENTICATION_ERROR")),
             },
             Err(error) => {
@@ -142,13 +189,26 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFilesRequest,
     ) -> GenerateTachographFilesResponse {
-        let Ok(actor) = bearer_auth else {
-            return GenerateTachographFilesResponse::InternalServerError(api_error(
-                "An internal error occurred",
-                "INTERNAL_ERROR",
-            ));
+        let actor = match bearer_auth {
+            Ok(actor) => actor,
+            Err(NoCaller::RateLimited(retry_after)) => {
+                return GenerateTachographFilesResponse::TooManyRequests {
+                    body: too_many_requests(retry_after),
+                    retry_after,
+                };
+            }
+            Err(_) => {
+                return GenerateTachographFilesResponse::InternalServerError(api_error(
+                    "An internal error occurred",
+                    "INTERNAL_ERROR",
+                ));
+            }
         };
-        crate::http::export::generate(&self.api, actor, request).await
+        actor
+            .audit(&self.api, "POST /companies/generate_tachograph_files")
+            .await;
+        let export = crate::http::export::generate(&self.api, actor.user_id, request);
+        scope::within(actor.company_scope(), export).await
     }
 
     async fn generate_tachograph_file(
@@ -156,13 +216,24 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFileRequest,
     ) -> GenerateTachographFileResponse {
-        let Ok(actor) = bearer_auth else {
-            return GenerateTachographFileResponse::InternalServerError(api_error(
-                "An internal error occurred",
-                "INTERNAL_ERROR",
-            ));
+        let actor = match bearer_auth {
+            Ok(actor) => actor,
+            Err(NoCaller::RateLimited(retry_after)) => {
+                return GenerateTachographFileResponse::TooManyRequests {
+                    body: too_many_requests(retry_after),
+                    retry_after,
+                };
+            }
+            Err(_) => {
+                return GenerateTachographFileResponse::InternalServerError(api_error(
+                    "An internal error occurred",
+                    "INTERNAL_ERROR",
+                ));
+            }
         };
-        crate::http::export::generate_personal(&self.api, actor, request).await
+        actor.audit(&self.api, "POST /users/generate_tachograph_file").await;
+        let export = crate::http::export::generate_personal(&self.api, actor.user_id, request);
+        scope::within(actor.company_scope(), export).await
     }
 
     async fn tachograph_root_public_key(
@@ -226,7 +297,8 @@ impl RestApi for RestHandlers {
         let Ok(actor) = bearer_auth else {
             return unavailable();
         };
-        let Ok(admined) = crate::domain::companies::company::admined_by(&self.api.db, actor).await else {
+        let admined = company::admined_by(&self.api.db, actor.user_id);
+        let Ok(admined) = scope::within(actor.company_scope(), admined).await else {
             return unavailable();
         };
         let mut companies: Vec<i64> = admined.iter().map(|c| c.id).collect();

@@ -23,6 +23,7 @@ mod deleted_missions;
 mod disputes;
 mod drivers;
 mod employment_batches;
+mod employment_tokens;
 mod employments;
 mod export;
 mod export_benchmark;

@@ -17,7 +17,7 @@ fn roadlog(app: &TestApp, args: &[&str]) -> std::process::Output {
 }
 
 /// A registered client with one API key: `(client id, key)`.
-async fn vendor(app: &TestApp, name: &str) -> (i64, String) {
+pub(crate) async fn vendor(app: &TestApp, name: &str) -> (i64, String) {
     let env = roadlog::config::Environment::Sandbox;
     let client = roadlog::oauth::clients::create(&app.server.db, env, name, &["https://vendor.example.com/cb".into()])
         .await
@@ -42,7 +42,7 @@ async fn protected_with(app: &TestApp, headers: &[(&str, &str)], query: &str, va
     (status, response.json().await.unwrap())
 }
 
-async fn protected(app: &TestApp, vendor: &(i64, String), query: &str, variables: Value) -> Value {
+pub(crate) async fn protected(app: &TestApp, vendor: &(i64, String), query: &str, variables: Value) -> Value {
     let id = vendor.0.to_string();
     let (status, body) = protected_with(app, &[("x-client-id", &id), ("x-api-key", &vendor.1)], query, variables).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -50,10 +50,10 @@ async fn protected(app: &TestApp, vendor: &(i64, String), query: &str, variables
 }
 
 const REGISTER: &str = "mutation($c: Int!, $n: String!, $s: String!, $t: String, $w: Int!) { company { softwareRegistration(clientId: $c, usualName: $n, siren: $s, siret: $t, nbWorkers: $w) { id name siren numberWorkers settings { allowTeamMode allowTransfers requireKilometerData requireMissionName } } } }";
-const SYNC: &str = "mutation($c: Int!, $e: [ThirdPartyEmployee]!) { company { syncEmployment(companyId: $c, employees: $e) { id companyId email hasAdminRights userId validationStatus user { id } } } }";
-const TOKEN: &str = "query($c: Int!, $e: Int!) { employmentToken(clientId: $c, employmentId: $e) { id employmentId clientId clientName accessToken employment { id userId validationStatus email company { id name } } } }";
+pub(crate) const SYNC: &str = "mutation($c: Int!, $e: [ThirdPartyEmployee]!) { company { syncEmployment(companyId: $c, employees: $e) { id companyId email hasAdminRights userId validationStatus user { id } } } }";
+pub(crate) const TOKEN: &str = "query($c: Int!, $e: Int!) { employmentToken(clientId: $c, employmentId: $e) { id employmentId clientId clientName accessToken employment { id userId validationStatus email company { id name } } } }";
 
-async fn register(app: &TestApp, vendor: &(i64, String), siren: &str, siret: Option<&str>) -> Value {
+pub(crate) async fn register(app: &TestApp, vendor: &(i64, String), siren: &str, siret: Option<&str>) -> Value {
     protected(
         app,
         vendor,
@@ -63,12 +63,12 @@ async fn register(app: &TestApp, vendor: &(i64, String), siren: &str, siret: Opt
     .await
 }
 
-fn reason(body: &Value) -> Option<&str> {
+pub(crate) fn reason(body: &Value) -> Option<&str> {
     body["errors"][0]["extensions"]["reason"].as_str()
 }
 
 /// The link of the invitation mailed to `to` (the latest), as a path of the server.
-async fn mailed_link(app: &TestApp, to: &str) -> String {
+pub(crate) async fn mailed_link(app: &TestApp, to: &str) -> String {
     let mails = outbox(app, to).await;
     let body = mails[0]["body"].as_str().unwrap();
     let start = body

@@ -1,9 +1,14 @@
 //! The rules that span rows, checked inside the writing transaction after the write, while the
 //! worker's row is locked: no overlapping activities, no interleaved missions.
+//!
+//! The rules hold across all the worker's companies, so a request confined to one company (an
+//! employment token's) can be refused because of another company's data; the refusal then
+//! describes nothing of it (no `conflictingActivity` / `conflictingMission`, no mission id).
 
 use serde_json::json;
 use sqlx::AnyConnection;
 
+use crate::domain::auth::scope;
 use crate::errors::{AppError, AppResult, Code};
 
 use super::rules::{self, Span};
@@ -18,8 +23,9 @@ pub async fn no_overlap(
     end: Option<i64>,
 ) -> AppResult<()> {
     let conflict: Option<Conflict> = sqlx::query_as(
-        "SELECT a.id, a.start_time, a.end_time, a.mission_id, a.type AS kind, u.id AS submitter_id, u.first_name, u.last_name
-         FROM activities a JOIN users u ON u.id = a.submitter_id
+        "SELECT a.id, a.start_time, a.end_time, a.mission_id, a.type AS kind, u.id AS submitter_id, u.first_name, u.last_name,
+                m.company_id
+         FROM activities a JOIN users u ON u.id = a.submitter_id JOIN missions m ON m.id = a.mission_id
          WHERE a.user_id = $1 AND a.id <> $2 AND a.dismissed_at IS NULL
            AND a.start_time < $4 AND (a.end_time IS NULL OR a.end_time > $3)
          ORDER BY a.start_time LIMIT 1",
@@ -32,6 +38,10 @@ pub async fn no_overlap(
     .await?;
     match conflict {
         None => Ok(()),
+        Some(c) if !scope::allows(c.company_id) => Err(AppError::new(
+            Code::OverlappingActivities,
+            "Activity is overlapping with existing ones for the user",
+        )),
         Some(c) => Err(AppError::new(
             Code::OverlappingActivities,
             "Activity is overlapping with existing ones for the user",
@@ -57,6 +67,7 @@ struct Conflict {
     submitter_id: i64,
     first_name: String,
     last_name: String,
+    company_id: i64,
 }
 
 /// OVERLAPPING_MISSIONS when the worker's span in `mission_id` overlaps their span in another
@@ -95,22 +106,40 @@ pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id:
     let Some(other) = rules::interleaved(&spans, mission_id) else {
         return Ok(());
     };
-    let described: Option<(i64, Option<String>, i64, i64, String, String)> = sqlx::query_as(
-        "SELECT m.id, m.name, m.reception_time, u.id, u.first_name, u.last_name
+    let described: Option<OtherMission> = sqlx::query_as(
+        "SELECT m.id, m.name, m.reception_time, u.id AS submitter_id, u.first_name, u.last_name, m.company_id
          FROM missions m JOIN users u ON u.id = m.submitter_id WHERE m.id = $1",
     )
     .bind(other.mission_id)
     .fetch_optional(conn)
     .await?;
+    if described.as_ref().is_some_and(|m| !scope::allows(m.company_id)) {
+        return Err(AppError::new(
+            Code::OverlappingMissions,
+            "Mission cannot overlap with another mission of the user.",
+        ));
+    }
     let mut error = rules::overlapping_missions(other.mission_id);
-    if let Some((id, name, reception_time, submitter_id, first_name, last_name)) = described {
+    if let Some(m) = described {
         error = error.with(
             "conflictingMission",
             json!({
-                "id": id, "name": name, "receptionTime": reception_time,
-                "submitter": { "id": submitter_id, "firstName": first_name, "lastName": last_name },
+                "id": m.id, "name": m.name, "receptionTime": m.reception_time,
+                "submitter": { "id": m.submitter_id, "firstName": m.first_name, "lastName": m.last_name },
             }),
         );
     }
     Err(error)
+}
+
+/// The mission an interleaving conflicts with, as the error describes it.
+#[derive(sqlx::FromRow)]
+struct OtherMission {
+    id: i64,
+    name: Option<String>,
+    reception_time: i64,
+    submitter_id: i64,
+    first_name: String,
+    last_name: String,
+    company_id: i64,
 }

@@ -69,6 +69,7 @@ pub async fn dispute(db: &Db, actor: i64, activity_id: i64, text: &str) -> AppRe
     workers::write(db, vec![actor], move |conn| {
         Box::pin(async move {
             let row = store::find(conn, activity_id).await?.ok_or_else(unknown)?;
+            crate::domain::missions::permissions::in_scope(conn, row.mission_id).await?;
             if row.user_id != actor {
                 return Err(AppError::authorization(
                     "Only the worker of the activity may dispute it",
@@ -109,6 +110,7 @@ pub async fn cancel(db: &Db, actor: i64, activity_id: i64) -> AppResult<Activity
     workers::write(db, vec![actor], move |conn| {
         Box::pin(async move {
             let row = store::find(conn, activity_id).await?.ok_or_else(unknown)?;
+            crate::domain::missions::permissions::in_scope(conn, row.mission_id).await?;
             let Some(mut dispute) = open_dispute(&row) else {
                 return Err(
                     AppError::invalid_inputs("The activity has no open dispute").with("reason", "NO_OPEN_DISPUTE")

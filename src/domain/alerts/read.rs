@@ -27,10 +27,11 @@ pub mod sql {
              WHERE e.user_id = $1 AND e.validation_status = 'approved' AND e.dismissed_at IS NULL \
                AND c.eu_driving_checks = 1 LIMIT 1";
         /// Whether `$1` is admin today (`$3`) of a company where `$2` holds or held an employment.
-        pub const ADMIN_OF_USER: &str = "SELECT 1 FROM employments a JOIN employments w ON w.company_id = a.company_id \
+        /// (The companies, so that a request confined to one company counts that one only.)
+        pub const ADMIN_OF_USER: &str = "SELECT DISTINCT a.company_id FROM employments a JOIN employments w ON w.company_id = a.company_id \
              WHERE a.user_id = $1 AND a.validation_status = 'approved' AND a.dismissed_at IS NULL AND a.has_admin_rights = 1 \
                AND a.start_date <= $3 AND (a.end_date IS NULL OR a.end_date >= $3) \
-               AND w.user_id = $2 AND w.validation_status <> 'rejected' AND w.dismissed_at IS NULL LIMIT 1";
+               AND w.user_id = $2 AND w.validation_status <> 'rejected' AND w.dismissed_at IS NULL";
     }
 }
 
@@ -97,15 +98,19 @@ pub async fn may_read(db: &Db, actor: i64, user_id: i64) -> AppResult<()> {
     if actor == user_id {
         return Ok(());
     }
-    let row: Option<(i64,)> = sqlx::query_as(sql::ADMIN_OF_USER)
+    let rows: Vec<(i64,)> = sqlx::query_as(sql::ADMIN_OF_USER)
         .bind(actor)
         .bind(user_id)
         .bind(date_text(today()))
-        .fetch_optional(&db.pool)
+        .fetch_all(&db.pool)
         .await?;
-    match row {
-        Some(_) => Ok(()),
-        None => Err(AppError::authorization("Forbidden access")),
+    if rows
+        .iter()
+        .any(|(company,)| crate::domain::auth::scope::allows(*company))
+    {
+        Ok(())
+    } else {
+        Err(AppError::authorization("Forbidden access"))
     }
 }
 

@@ -1,6 +1,13 @@
-//! The identity behind a request, resolved once from its `Authorization: Bearer` header.
+//! The identity behind a request, resolved once from its credentials: `Authorization: Bearer`
+//! (a login session's access token or an OAuth client's), or a software vendor's
+//! `X-CLIENT-ID` + `X-EMPLOYMENT-TOKEN`.
+//!
+//! The order is the reference's (§3.1): a valid login token wins; then the employment token (its
+//! refusal is the answer, whatever else was sent); then the bearer value as before (an OAuth
+//! client's token, or the refusal of a login token).
 
 use crate::db::{Db, now};
+use crate::domain::vendors::employment_tokens::{self, Grant};
 use crate::errors::AppError;
 
 use super::tokens;
@@ -10,8 +17,13 @@ use super::tokens;
 pub enum Caller {
     /// No credentials were sent.
     Anonymous,
-    /// A valid access token of this user: a login session's, or an OAuth client's (no session).
-    User { user_id: i64, session_id: Option<i64> },
+    /// A valid access token of this user: a login session's, or an OAuth client's (no session);
+    /// or a software vendor's employment token (`employment`), confined to its company.
+    User {
+        user_id: i64,
+        session_id: Option<i64>,
+        employment: Option<Grant>,
+    },
     /// Credentials were sent but are not valid; the message says why.
     Rejected(&'static str),
 }
@@ -19,6 +31,16 @@ pub enum Caller {
 /// The raw bearer value, for the operations that take a refresh token instead of an access token.
 #[derive(Clone, Debug, Default)]
 pub struct BearerToken(pub Option<String>);
+
+/// Every credential a request may carry, as the transport read them from its headers.
+#[derive(Clone, Debug, Default)]
+pub struct Credentials {
+    pub bearer: BearerToken,
+    /// `X-CLIENT-ID`.
+    pub client_id: Option<String>,
+    /// `X-EMPLOYMENT-TOKEN`.
+    pub employment_token: Option<String>,
+}
 
 impl Caller {
     /// Reads the bearer value out of an `Authorization` header.
@@ -30,16 +52,44 @@ impl Caller {
         BearerToken(value.filter(|v| !v.is_empty()))
     }
 
-    /// Resolves a bearer value against the stored access tokens.
-    pub async fn resolve(db: &Db, bearer: &BearerToken) -> Result<Caller, AppError> {
-        let Some(token) = &bearer.0 else {
+    /// Resolves the credentials of a request, in the reference's order.
+    pub async fn resolve(db: &Db, credentials: &Credentials) -> Result<Caller, AppError> {
+        let login = match &credentials.bearer.0 {
+            Some(token) if !token.starts_with("rl_oat_") => Self::of_login_token(db, token).await?,
+            _ => None,
+        };
+        if let Some(caller @ Caller::User { .. }) = login {
+            return Ok(caller);
+        }
+        if let Some(token) = credentials.employment_token.as_deref().filter(|t| !t.trim().is_empty()) {
+            let Some(client) = credentials.client_id.as_deref() else {
+                return Ok(Caller::Rejected("X-EMPLOYMENT-TOKEN needs the X-CLIENT-ID header"));
+            };
+            return Ok(match employment_tokens::resolve(db, client, token).await? {
+                Ok(grant) => Caller::User {
+                    user_id: grant.user_id,
+                    session_id: None,
+                    employment: Some(grant),
+                },
+                Err(refusal) => Caller::Rejected(refusal.message()),
+            });
+        }
+        let Some(token) = &credentials.bearer.0 else {
             return Ok(Caller::Anonymous);
         };
+        Ok(match login {
+            Some(rejected) => rejected,
+            None if token.starts_with("rl_at_") => Caller::Rejected("Invalid token"),
+            // No known prefix, or an OAuth client's: an access token a client holds for the user.
+            None => Self::of_oauth_token(db, token).await?,
+        })
+    }
+
+    /// The caller a login session's access token stands for; `None` when no session issued it.
+    async fn of_login_token(db: &Db, token: &str) -> Result<Option<Caller>, AppError> {
         // Each kind of token carries its prefix (`rl_oat_` for an OAuth client's, `rl_at_` for a
-        // login session's): one lookup where the prefix tells which table holds it.
-        if token.starts_with("rl_oat_") {
-            return Self::of_oauth_token(db, token).await;
-        }
+        // login session's), so OAuth tokens never get here; unprefixed values are looked up in
+        // both tables.
         let row: Option<(i64, i64, i64, Option<i64>)> = sqlx::query_as(
             "SELECT t.user_id, t.session_id, t.expires_at, s.revoked_at
              FROM auth_tokens t JOIN sessions s ON s.id = t.session_id
@@ -48,17 +98,15 @@ impl Caller {
         .bind(tokens::hash(token))
         .fetch_optional(&db.pool)
         .await?;
-        Ok(match row {
-            None if token.starts_with("rl_at_") => Caller::Rejected("Invalid token"),
-            // No known prefix: perhaps an access token that an OAuth client holds for the user.
-            None => Self::of_oauth_token(db, token).await?,
-            Some((_, _, _, Some(_))) => Caller::Rejected("Invalid token"),
-            Some((_, _, expires_at, None)) if expires_at <= now() => Caller::Rejected("Expired access token"),
-            Some((user_id, session_id, _, None)) => Caller::User {
+        Ok(row.map(|row| match row {
+            (_, _, _, Some(_)) => Caller::Rejected("Invalid token"),
+            (_, _, expires_at, None) if expires_at <= now() => Caller::Rejected("Expired access token"),
+            (user_id, session_id, _, None) => Caller::User {
                 user_id,
                 session_id: Some(session_id),
+                employment: None,
             },
-        })
+        }))
     }
 
     /// The caller an OAuth client's access token stands for.
@@ -67,9 +115,29 @@ impl Caller {
             Some((user_id, _client_id)) => Caller::User {
                 user_id,
                 session_id: None,
+                employment: None,
             },
             None => Caller::Rejected("Invalid token"),
         })
+    }
+
+    /// The company the request is confined to (an employment token's), if any.
+    pub fn company_scope(&self) -> Option<i64> {
+        match self {
+            Caller::User {
+                employment: Some(grant),
+                ..
+            } => Some(grant.company_id),
+            _ => None,
+        }
+    }
+
+    /// The software vendor's grant behind the request, if it came with an employment token.
+    pub fn employment(&self) -> Option<&Grant> {
+        match self {
+            Caller::User { employment, .. } => employment.as_ref(),
+            _ => None,
+        }
     }
 
     /// The user, or AUTHENTICATION_ERROR.

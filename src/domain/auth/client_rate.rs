@@ -1,8 +1,10 @@
-//! The request rate of each OAuth client at the token endpoint.
+//! The request rate of each OAuth client: at the token endpoint, and on the software vendors'
+//! doors (`/protected` and requests with employment tokens), each with its own limiter.
 
-/// Token requests per client, counted in this instance's memory: a ceiling on the work one
-/// client's credentials can cause (valid credentials with junk codes never fail client
-/// authentication, so the failure counter above does not see them).
+/// Requests per client, counted in this instance's memory: a ceiling on the work one client's
+/// credentials can cause (valid credentials with junk codes never fail client authentication,
+/// so the failure counter of the token endpoint does not see them; a vendor's many employees
+/// share the vendor's quota).
 pub struct ClientLimiter(governor::DefaultKeyedRateLimiter<String>);
 
 impl ClientLimiter {
@@ -18,8 +20,17 @@ impl ClientLimiter {
 
     /// `Err(seconds to wait)` when the client is over its rate.
     pub fn check(&self, client_id: &str) -> Result<(), u64> {
+        self.check_key(client_id.to_string())
+    }
+
+    /// [`check`](Self::check) for a numeric client id.
+    pub fn check_id(&self, client_id: i64) -> Result<(), u64> {
+        self.check_key(client_id.to_string())
+    }
+
+    fn check_key(&self, key: String) -> Result<(), u64> {
         use governor::clock::Clock;
-        self.0.check_key(&client_id.to_string()).map_err(|not_until| {
+        self.0.check_key(&key).map_err(|not_until| {
             let wait = not_until.wait_time_from(governor::clock::DefaultClock::default().now());
             wait.as_secs_f64().ceil().max(1.0) as u64
         })

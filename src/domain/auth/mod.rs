@@ -4,6 +4,7 @@ pub mod caller;
 pub mod client_rate;
 pub mod oauth_tokens;
 pub mod password;
+pub mod scope;
 pub mod tokens;
 
 pub use caller::Caller;

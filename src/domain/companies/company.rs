@@ -114,6 +114,10 @@ pub async fn sign_up(
     siren: &str,
     phone_number: Option<&str>,
 ) -> AppResult<(i64, i64)> {
+    // Software acting with an employment token stays inside its one company: it creates none.
+    if crate::domain::auth::scope::current().is_some() {
+        return Err(crate::domain::auth::scope::out_of_scope());
+    }
     let usual_name = validate_name(usual_name)?;
     let siren = validate_siren(siren)?;
     let phone_number = phone_number.map(str::trim).filter(|p| !p.is_empty());
@@ -136,12 +140,14 @@ pub async fn sign_up(
 }
 
 /// The companies the user administers today.
+/// (Only the request's company, when it is confined to one.)
 pub async fn admined_by(db: &Db, user_id: i64) -> AppResult<Vec<CompanyRow>> {
-    Ok(sqlx::query_as::<_, CompanyRow>(sql::ADMINED_BY)
+    let rows = sqlx::query_as::<_, CompanyRow>(sql::ADMINED_BY)
         .bind(user_id)
         .bind(super::date_text(super::today()))
         .fetch_all(&db.pool)
-        .await?)
+        .await?;
+    Ok(crate::domain::auth::scope::keep(rows, |c| c.id))
 }
 
 #[cfg(test)]

@@ -80,6 +80,8 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
     let Some((id, company_id, start, end, requested_primary)) = found else {
         return Err(invalid_token());
     };
+    // Software acting with an employment token cannot join the employee to another company.
+    crate::domain::auth::scope::require(company_id)?;
     if !crate::domain::workers::lock(conn, user_id).await? {
         return Err(AppError::internal("the redeeming user does not exist"));
     }

@@ -1,10 +1,11 @@
 //! Who may read or manage a company (reference §3.3): the predicates every resolver asks before
 //! it touches company data. Unknown ids and forbidden ones give the same answer, so ids cannot be
-//! probed.
+//! probed. A request confined to one company (an employment token's, [`scope`]) sees no other.
 
 use sqlx::AnyConnection;
 
 use crate::db::Db;
+use crate::domain::auth::scope;
 use crate::errors::{AppError, AppResult};
 
 use super::{date_text, today};
@@ -18,6 +19,9 @@ pub async fn is_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool>
 
 /// [`is_admin`] on a given connection (inside a transaction).
 pub async fn is_admin_on(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<bool> {
+    if !scope::allows(company_id) {
+        return Ok(false);
+    }
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status = 'approved'
            AND dismissed_at IS NULL AND has_admin_rights = 1
@@ -34,6 +38,9 @@ pub async fn is_admin_on(conn: &mut AnyConnection, user_id: i64, company_id: i64
 /// Employed by the company today, an invitation still pending included (the reference's
 /// `is_employed_by_company_over_period`).
 pub async fn is_employed(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
+    if !scope::allows(company_id) {
+        return Ok(false);
+    }
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status <> 'rejected'
            AND dismissed_at IS NULL AND start_date <= $3 AND (end_date IS NULL OR end_date >= $3) LIMIT 1",
@@ -67,6 +74,9 @@ pub fn admin_only_field(field: &str) -> AppError {
 /// Has, or had, an employment in the company that was neither rejected nor dismissed (the
 /// reference's rule for vehicles and known addresses).
 pub async fn has_any_employment(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
+    if !scope::allows(company_id) {
+        return Ok(false);
+    }
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status <> 'rejected'
            AND dismissed_at IS NULL LIMIT 1",

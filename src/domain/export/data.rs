@@ -115,7 +115,9 @@ pub async fn employees(
     Ok(query.fetch_all(&db.pool).await?)
 }
 
-/// The companies where the user has an accepted employment over the period.
+/// The companies where the user has an accepted employment over the period (only the request's
+/// company when it is confined to one: software with an employment token exports that company's
+/// data of the employee, nothing of the others).
 pub async fn companies_of(db: &Db, user_id: i64, min: NaiveDate, max: NaiveDate) -> AppResult<Vec<i64>> {
     let rows: Vec<(i64,)> = sqlx::query_as(sql::COMPANIES_OF)
         .bind(user_id)
@@ -123,7 +125,10 @@ pub async fn companies_of(db: &Db, user_id: i64, min: NaiveDate, max: NaiveDate)
         .bind(crate::domain::companies::date_text(max))
         .fetch_all(&db.pool)
         .await?;
-    Ok(rows.into_iter().map(|r| r.0).collect())
+    Ok(crate::domain::auth::scope::keep(rows, |r| r.0)
+        .into_iter()
+        .map(|r| r.0)
+        .collect())
 }
 
 /// The user as an employee of no company (their own export with no employment over the period).

@@ -53,16 +53,19 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, mission_id: i64, text: &s
 
 /// `cancelComment`: by its author only.
 pub async fn cancel(conn: &mut AnyConnection, actor: i64, comment_id: i64) -> AppResult<()> {
-    let row: Option<(i64, Option<i64>)> =
-        sqlx::query_as("SELECT submitter_id, dismissed_at FROM comments WHERE id = $1")
+    let row: Option<(i64, Option<i64>, i64)> =
+        sqlx::query_as("SELECT submitter_id, dismissed_at, mission_id FROM comments WHERE id = $1")
             .bind(comment_id)
             .fetch_optional(&mut *conn)
             .await?;
+    if let Some((_, _, mission_id)) = row {
+        permissions::in_scope(conn, mission_id).await?;
+    }
     match row {
-        Some((author, _)) if author != actor => Err(AppError::authorization("Forbidden access")),
+        Some((author, _, _)) if author != actor => Err(AppError::authorization("Forbidden access")),
         None => Err(AppError::authorization("Forbidden access")),
-        Some((_, Some(_))) => Err(AppError::invalid_resource("Comment already dismissed")),
-        Some((_, None)) => {
+        Some((_, Some(_), _)) => Err(AppError::invalid_resource("Comment already dismissed")),
+        Some((_, None, _)) => {
             sqlx::query(
                 "UPDATE comments SET dismissed_at = $2, dismiss_author_id = $3 WHERE id = $1 AND dismissed_at IS NULL",
             )

@@ -5,10 +5,12 @@
 //! employment covering the period and today; a non-admin acting for someone else is the mission
 //! submitter with team mode on (or that worker is already in the mission); validations lock the
 //! mission for non-admins. The locks answer INVALID_RESOURCE with the reference's finer reason;
-//! the others AUTHORIZATION_ERROR.
+//! the others AUTHORIZATION_ERROR. A mission of a company outside the request's scope (an
+//! employment token's) is forbidden like an unknown one.
 
 use sqlx::AnyConnection;
 
+use crate::domain::auth::scope;
 use crate::domain::companies::{date_text, today};
 use crate::errors::{AppError, AppResult};
 
@@ -31,9 +33,20 @@ pub async fn participates(conn: &mut AnyConnection, user_id: i64, mission_id: i6
     Ok(row.is_some())
 }
 
+/// AUTHORIZATION_ERROR unless the mission belongs to the request's company (when the request is
+/// confined to one): for the operations whose own rule is authorship (a comment, a dispute).
+pub async fn in_scope(conn: &mut AnyConnection, mission_id: i64) -> AppResult<()> {
+    if scope::current().is_none() {
+        return Ok(());
+    }
+    let mission = super::store::find(conn, mission_id).await?.ok_or_else(forbidden)?;
+    scope::require(mission.company_id)
+}
+
 /// Reading a mission: company admin, submitter or participant. Unknown ids look forbidden.
 pub async fn readable(conn: &mut AnyConnection, actor: i64, mission_id: i64) -> AppResult<MissionRow> {
     let mission = super::store::find(conn, mission_id).await?.ok_or_else(forbidden)?;
+    scope::require(mission.company_id)?;
     if mission.submitter_id == actor
         || participates(conn, actor, mission_id).await?
         || is_admin(conn, actor, mission.company_id).await?
@@ -52,6 +65,9 @@ async fn employed_over(
     first: &str,
     last: &str,
 ) -> AppResult<bool> {
+    if !scope::allows(company_id) {
+        return Ok(false);
+    }
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status = 'approved'
            AND dismissed_at IS NULL AND start_date <= $3 AND (end_date IS NULL OR end_date >= $4) LIMIT 1",
@@ -83,6 +99,7 @@ pub async fn writable(
 ) -> AppResult<WriteAccess> {
     // 1–2. The mission exists, and the actor is an admin, its submitter or a participant.
     let mission = super::store::find(conn, mission_id).await?.ok_or_else(forbidden)?;
+    scope::require(mission.company_id)?;
     let actor_is_admin = is_admin(conn, actor, mission.company_id).await?;
     if !(actor_is_admin || mission.submitter_id == actor || participates(conn, actor, mission_id).await?) {
         return Err(forbidden());

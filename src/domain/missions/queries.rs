@@ -59,10 +59,12 @@ fn page_size(first: Option<i32>, cap: i64) -> AppResult<i64> {
 }
 
 /// Which companies' data a viewer sees of a user: everything of themselves, otherwise only what
-/// belongs to companies they administer today. `None` = no restriction.
+/// belongs to companies they administer today. `None` = no restriction. A request confined to
+/// one company (an employment token's) sees that company's data only, of the user too.
 pub async fn scope(db: &Db, viewer: i64, user_id: i64, field: &str) -> AppResult<Option<Vec<i64>>> {
+    let confined = crate::domain::auth::scope::current();
     if viewer == user_id {
-        return Ok(None);
+        return Ok(confined.map(|company| vec![company]));
     }
     let rows: Vec<(i64,)> = sqlx::query_as(
         "SELECT company_id FROM employments WHERE user_id = $1 AND validation_status = 'approved' AND dismissed_at IS NULL
@@ -72,6 +74,7 @@ pub async fn scope(db: &Db, viewer: i64, user_id: i64, field: &str) -> AppResult
     .bind(date_text(today()))
     .fetch_all(&db.pool)
     .await?;
+    let rows = crate::domain::auth::scope::keep(rows, |r| r.0);
     if rows.is_empty() {
         return Err(AppError::authorization(format!(
             "Forbidden access to field '{field}' of user object. The field is only accessible to the user himself or company admins."

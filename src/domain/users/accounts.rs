@@ -221,19 +221,21 @@ pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
         return Ok(true);
     }
     let today = chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string();
-    let row: Option<(i64,)> = sqlx::query_as(
-        "SELECT 1 FROM employments mine JOIN employments theirs ON theirs.company_id = mine.company_id
+    // The common companies, so that a request confined to one company counts that one only.
+    let rows: Vec<(i64,)> = sqlx::query_as(
+        "SELECT DISTINCT mine.company_id FROM employments mine JOIN employments theirs ON theirs.company_id = mine.company_id
          WHERE mine.user_id = $1 AND mine.validation_status = 'approved' AND mine.dismissed_at IS NULL
            AND mine.start_date <= $3 AND (mine.end_date IS NULL OR mine.end_date >= $3)
-           AND theirs.user_id = $2 AND theirs.validation_status = 'approved' AND theirs.dismissed_at IS NULL
-         LIMIT 1",
+           AND theirs.user_id = $2 AND theirs.validation_status = 'approved' AND theirs.dismissed_at IS NULL",
     )
     .bind(viewer)
     .bind(target)
     .bind(today)
-    .fetch_optional(&db.pool)
+    .fetch_all(&db.pool)
     .await?;
-    Ok(row.is_some())
+    Ok(rows
+        .iter()
+        .any(|(company,)| crate::domain::auth::scope::allows(*company)))
 }
 
 /// Users with an employment in the company overlapping `[from, to]` (dates as stored): any that

@@ -137,6 +137,8 @@ pub async fn revoke(db: &Db, key_id: i64) -> AppResult<bool> {
 pub struct Vendor {
     pub client_id: i64,
     pub client_name: String,
+    /// The key that authenticated the request (for the audit trail).
+    pub key_id: i64,
 }
 
 /// The client that `X-CLIENT-ID` names, if `X-API-KEY` is one of its active keys (the client
@@ -181,5 +183,9 @@ pub async fn authenticate(db: &Db, environment: Environment, client: &str, key: 
         .execute(&db.pool)
         .await?;
     }
-    Ok(Some(Vendor { client_id, client_name }))
+    Ok(Some(Vendor {
+        client_id,
+        client_name,
+        key_id,
+    }))
 }

@@ -263,8 +263,8 @@ pub async fn sync(
                 (id, true)
             }
         };
-        let link: Option<(i64, Option<i64>, i64)> = sqlx::query_as(
-            "SELECT id, accepted_at, invitation_expires_at FROM client_employments
+        let link: Option<(i64, Option<i64>, i64, Option<i64>)> = sqlx::query_as(
+            "SELECT id, accepted_at, invitation_expires_at, dismissed_at FROM client_employments
              WHERE client_id = $1 AND employment_id = $2",
         )
         .bind(client_id)
@@ -295,8 +295,30 @@ pub async fn sync(
                 .await?;
                 true
             }
-            Some((_, Some(_), _)) => false,
-            Some((link_id, None, expires_at)) => {
+            // A link the employee (or an admin, through the company) dismissed starts over: a
+            // new invitation, and no token until the employee accepts again.
+            Some((link_id, _, _, Some(_))) => {
+                sqlx::query(
+                    "UPDATE client_employments SET first_name = $2, last_name = $3, has_admin_rights = $4,
+                         timezone_name = $5, invitation_hash = $6, invitation_expires_at = $7, accepted_at = NULL,
+                         declined_at = NULL, access_token_hash = NULL, token_issued_at = NULL,
+                         token_expires_at = NULL, token_last_used_at = NULL, dismissed_at = NULL,
+                         dismiss_author_id = NULL
+                     WHERE id = $1",
+                )
+                .bind(link_id)
+                .bind(&employee.first_name)
+                .bind(&employee.last_name)
+                .bind(i64::from(employee.has_admin_rights))
+                .bind(&employee.timezone_name)
+                .bind(&token_hash)
+                .bind(at + INVITATION_SECONDS)
+                .execute(&mut *tx)
+                .await?;
+                true
+            }
+            Some((_, Some(_), _, None)) => false,
+            Some((link_id, None, expires_at, None)) => {
                 let renew = expires_at <= at;
                 sqlx::query(
                     "UPDATE client_employments SET first_name = $2, last_name = $3, has_admin_rights = $4,
@@ -379,10 +401,13 @@ pub async fn employment_token(db: &Db, client: (i64, &str), employment_id: i64) 
     }
     let mut access_token = None;
     if link.accepted_at.is_some() && link.access_token_hash.is_none() {
-        let (token, hash) = tokens::generate("rl_et_")?;
+        let (token, hash) = tokens::generate(super::employment_tokens::PREFIX)?;
         // The condition repeats the check: of two concurrent first calls, one issues the token.
+        // It expires after the client's lifetime, if the operator set one (NULL otherwise).
         let issued = sqlx::query(
-            "UPDATE client_employments SET access_token_hash = $2, token_issued_at = $3
+            "UPDATE client_employments SET access_token_hash = $2, token_issued_at = $3,
+                 token_expires_at = $3 + (SELECT c.employment_token_lifetime FROM oauth_clients c
+                                          WHERE c.id = client_employments.client_id)
              WHERE id = $1 AND access_token_hash IS NULL AND accepted_at IS NOT NULL",
         )
         .bind(link.id)

@@ -133,7 +133,7 @@ impl Loader<i64> for MissionsById {
 }
 
 fn loader<T: Loader<i64>>(loader: T) -> CachedLoader<T> {
-    DataLoader::with_cache(loader, crate::telemetry::spawn_in_span, HashMapCache::default()).delay(BATCH_WINDOW)
+    DataLoader::with_cache(loader, super::spawn, HashMapCache::default()).delay(BATCH_WINDOW)
 }
 
 /// Adds every loader of this module to a request (and the regulation alert stash).

@@ -32,7 +32,7 @@ impl Loader<i64> for UserLoader {
 pub fn new_loader(db: &Db) -> DataLoader<UserLoader, async_graphql::dataloader::HashMapCache> {
     DataLoader::with_cache(
         UserLoader { db: db.clone() },
-        crate::telemetry::spawn_in_span,
+        super::spawn,
         async_graphql::dataloader::HashMapCache::default(),
     )
     .delay(super::BATCH_WINDOW)

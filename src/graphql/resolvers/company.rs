@@ -279,4 +279,22 @@ impl CompanyResolver for Api {
         let teams = crate::domain::teams::of_company(&self.db, actor, parent.id.into()).await?;
         Ok(Some(teams.iter().map(|t| Some(t.to_graphql())).collect()))
     }
+
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::OAuth2Client>>>> {
+        super::vendor_access::authorized_clients(self, ctx, parent).await
+    }
+
+    async fn vendor_actions(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+        client_id: Option<i32>,
+        first: Option<i32>,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::VendorAction>>>> {
+        super::vendor_access::vendor_actions(self, ctx, parent, client_id, first).await
+    }
 }

@@ -1,4 +1,4 @@
-//! `Employment`: its company, user, submitter, business and team.
+//! `Employment`: its company, user, submitter, business, team and software vendors.
 
 use async_graphql::Context;
 
@@ -49,5 +49,13 @@ impl EmploymentResolver for Api {
     async fn team(&self, _ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Team>> {
         let team = crate::domain::teams::of_employment(&self.db, parent.team_id.map(i64::from)).await?;
         Ok(team.map(|t| t.to_graphql()))
+    }
+
+    async fn authorized_clients(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::OAuth2Client>>>> {
+        super::vendor_access::employment_clients(self, ctx, parent).await
     }
 }

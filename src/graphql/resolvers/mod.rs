@@ -24,4 +24,5 @@ mod sign_up;
 mod teams;
 mod user;
 mod vehicle;
+mod vendor_access;
 mod vendors;

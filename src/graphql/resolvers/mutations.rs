@@ -1,5 +1,5 @@
 //! The fields of `Mutations` outside its namespaces: `updateCompanyDetails`,
-//! `seedSandboxCompany` (in `sandbox.rs`).
+//! `seedSandboxCompany` (in `sandbox.rs`), and the software vendors' (in `vendor_access.rs`).
 
 use async_graphql::Context;
 
@@ -55,5 +55,41 @@ impl MutationsResolver for Api {
         company_id: i32,
     ) -> async_graphql::Result<Option<crate::graphql::contract::SandboxSeedOutput>> {
         super::sandbox::seed(self, ctx, company_id).await.map(Some)
+    }
+
+    async fn dismiss_employment_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<crate::graphql::contract::Void>> {
+        super::vendor_access::dismiss_employment_token(self, ctx, client_id, employment_id).await
+    }
+
+    async fn dismiss_company_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        company_id: i32,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::OAuth2Client>>>> {
+        super::vendor_access::dismiss_company_token(self, ctx, client_id, company_id).await
+    }
+
+    async fn generate_company_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        company_id: i32,
+    ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::OAuth2Client>>>> {
+        super::vendor_access::generate_company_token(self, ctx, client_id, company_id).await
+    }
+
+    async fn rotate_employment_token(
+        &self,
+        ctx: &Context<'_>,
+        client_id: i32,
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<crate::graphql::contract::EmploymentTokenRotation>> {
+        super::vendor_access::rotate_employment_token(self, ctx, client_id, employment_id).await
     }
 }

@@ -221,7 +221,15 @@ impl UserResolver for Api {
         Ok(Some(
             clients
                 .into_iter()
-                .map(|(id, name)| Some(OAuth2Client { id: id as i32, name }))
+                .map(|(id, name)| {
+                    Some(OAuth2Client {
+                        id: id as i32,
+                        name,
+                        linked_at: None,
+                        last_used_at: None,
+                        employment_token_count: None,
+                    })
+                })
                 .collect(),
         ))
     }

@@ -5,7 +5,7 @@
 use async_graphql::Context;
 
 use crate::domain::vendors::api_keys::Vendor;
-use crate::domain::vendors::{companies, employees};
+use crate::domain::vendors::{audit, companies, employees};
 use crate::errors::AppError;
 use crate::graphql::Api;
 use crate::graphql::contract::{Company, Employment};
@@ -32,6 +32,12 @@ fn same_client(vendor: &Vendor, client_id: i32) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Records a successful operation of the vendor on a company in the audit trail.
+async fn audited(api: &Api, vendor: &Vendor, company_id: i64, operation: &str) {
+    let credential = audit::Credential::ApiKey(vendor.key_id);
+    audit::record_or_log(&api.db, vendor.client_id, company_id, credential, operation).await;
+}
+
 #[async_trait::async_trait]
 impl ProtectedCompaniesResolver for Api {
     async fn software_registration(
@@ -52,6 +58,7 @@ impl ProtectedCompaniesResolver for Api {
             nb_workers: nb_workers.into(),
         };
         let company = companies::register(&self.db, vendor.client_id, registration).await?;
+        audited(self, vendor, company.id, "mutation company.softwareRegistration").await;
         Ok(Some(Company::from(&company)))
     }
 
@@ -81,6 +88,7 @@ impl ProtectedCompaniesResolver for Api {
             &self.public_url,
         )
         .await?;
+        audited(self, vendor, company_id.into(), "mutation company.syncEmployment").await;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 }
@@ -97,6 +105,9 @@ impl ProtectedQueriesResolver for Api {
         same_client(vendor, client_id)?;
         let view = employees::employment_token(&self.db, (vendor.client_id, &vendor.client_name), employment_id.into())
             .await?;
+        if let Some(v) = &view {
+            audited(self, vendor, v.employment.company_id, "query employmentToken").await;
+        }
         Ok(view.map(|v| ThirdPartyClientEmployment {
             id: Some(v.link_id as i32),
             employment_id: v.employment.id as i32,

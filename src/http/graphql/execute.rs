@@ -10,8 +10,10 @@ use super::prepare::{Prepared, prepare};
 use super::response::{ensure_code, null_parents_of_failed_non_null_fields, readable_syntax_message};
 use super::{Batch, Door, error};
 use crate::domain::auth::Caller;
-use crate::domain::auth::caller::BearerToken;
+use crate::domain::auth::caller::Credentials;
+use crate::domain::auth::scope;
 use crate::domain::vendors::api_keys::{self, Vendor};
+use crate::domain::vendors::audit;
 use crate::graphql::{Api, ExecutionStarted};
 use crate::http::media::json_bytes_response;
 use crate::http::middleware::ClientIp;
@@ -73,13 +75,10 @@ async fn run_all<E: async_graphql::Executor>(
 ) -> warp::reply::Response {
     // Credentials are resolved once per HTTP request, for every operation of a batch. A vendor
     // acts as no user: its identity goes in the request data instead.
-    let (bearer, vendor) = match door {
-        Door::Public => (
-            Caller::bearer(headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok())),
-            None,
-        ),
+    let (credentials, vendor) = match door {
+        Door::Public => (crate::http::credentials::read(headers), None),
         Door::Vendors => match vendor(api, headers).await {
-            Ok(Ok(vendor)) => (BearerToken::default(), Some(vendor)),
+            Ok(Ok(vendor)) => (Credentials::default(), Some(vendor)),
             Ok(Err(refusal)) => return refused_vendor(&prepared, is_batch, media, refusal),
             Err(cause) => {
                 cause.log_if_internal();
@@ -87,13 +86,24 @@ async fn run_all<E: async_graphql::Executor>(
             }
         },
     };
-    let caller = match Caller::resolve(&api.db, &bearer).await {
+    let bearer = credentials.bearer.clone();
+    let caller = match Caller::resolve(&api.db, &credentials).await {
         Ok(caller) => caller,
         Err(cause) => {
             cause.log_if_internal();
             return error(StatusCode::SERVICE_UNAVAILABLE, media, "The database is unavailable");
         }
     };
+    // A software vendor's requests, with its API key or its employees' tokens, share one quota.
+    let vendor_client = vendor
+        .as_ref()
+        .map(|v| v.client_id)
+        .or(caller.employment().map(|g| g.client_id));
+    if let (Some(client_id), Some(limiter)) = (vendor_client, &api.vendor_limiter)
+        && let Err(seconds) = limiter.check_id(client_id)
+    {
+        return too_many_requests(media, seconds);
+    }
     let mut status = StatusCode::OK;
     let mut bodies = Vec::with_capacity(prepared.len());
     for operation in prepared {
@@ -125,7 +135,14 @@ async fn run_all<E: async_graphql::Executor>(
                 let document = request.parsed_query().ok().cloned();
                 let variables = request.variables.clone();
                 let operation_name = request.operation_name.clone();
-                let mut response = schema.execute(request).await;
+                // An employment token confines the whole operation to its company.
+                let mut response = scope::within(caller.company_scope(), schema.execute(request)).await;
+                // Software acting for an employee leaves a trace for the company's admins.
+                if let (Some(grant), true, Some(document)) = (caller.employment(), started.get(), &document) {
+                    let operation = super::label::operation(document, operation_name.as_deref());
+                    let credential = audit::Credential::EmploymentToken(grant.link_id);
+                    audit::record_or_log(&api.db, grant.client_id, grant.company_id, credential, &operation).await;
+                }
                 response.errors.extend(refusals.take());
                 if started.get() {
                     for error in &mut response.errors {
@@ -185,6 +202,19 @@ impl serde::Serialize for Answer {
             }
         }
     }
+}
+
+/// 429 for a software vendor over its rate: nothing runs; `Retry-After` says when to retry.
+fn too_many_requests(media: &str, seconds: u64) -> warp::reply::Response {
+    let mut response = error(
+        StatusCode::TOO_MANY_REQUESTS,
+        media,
+        &format!("Too many requests from this client: retry in {seconds} s"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
 }
 
 /// The vendor that `X-CLIENT-ID` and `X-API-KEY` name, or the message of the refusal (the

@@ -23,6 +23,7 @@
 
 mod execute;
 mod get;
+mod label;
 mod order;
 mod post;
 mod prepare;

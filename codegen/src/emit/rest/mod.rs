@@ -183,14 +183,15 @@ fn security_hook(scheme: &SecurityScheme) -> TokenStream {
     ));
     let method_doc = lines(&format!(
         "Authenticates a request of an operation that requires `{name}` ({what}), before the request \
-         is validated. `Err` is answered as the operation's documented 401. {}",
+         is validated; `headers` are the request's, for credentials sent beside it. `Err` is answered as \
+         the operation's documented 401. {}",
         scheme.description.as_deref().unwrap_or("")
     ));
     quote! {
         #type_doc
         type #ty: Send + 'static;
         #method_doc
-        async fn #method(&self, operation: #operations, token: Option<&str>) -> Result<Self::#ty, types::#error>;
+        async fn #method(&self, operation: #operations, token: Option<&str>, headers: &warp::http::HeaderMap) -> Result<Self::#ty, types::#error>;
     }
 }
 

@@ -40,7 +40,7 @@ pub(super) fn route(i: usize, op: &Operation, code: &OperationCode) -> Result<To
         let operations = scheme_operations_ident(scheme);
         let operation = camel(&op.id);
         steps.push(quote! {
-            let #principal = match api.#hook(#operations::#operation, rt::bearer_token(&headers).as_deref()).await {
+            let #principal = match api.#hook(#operations::#operation, rt::bearer_token(&headers).as_deref(), &headers).await {
                 Ok(principal) => principal,
                 Err(error) => return #response::Unauthorized(error).into_response(),
             };

@@ -38,7 +38,7 @@ fn state_error(row: &EmploymentRow) -> AppError {
 pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> AppResult<EmploymentRow> {
     let mut conn = db.begin_write().await?;
     let row = find(&mut conn, employment_id).await?.ok_or_else(forbidden)?;
-    if row.user_id != Some(actor) {
+    if row.user_id != Some(actor) || !crate::domain::auth::scope::allows(row.company_id) {
         return Err(forbidden());
     }
     let (status, time) = if accept {
@@ -124,6 +124,12 @@ pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_righ
 /// the employment's own user may (AUTHORIZATION_ERROR otherwise, an unknown id alike).
 pub async fn hide_email(db: &Db, actor: i64, employment_id: i64, hide: bool) -> AppResult<EmploymentRow> {
     let mut conn = db.pool.acquire().await?;
+    let in_scope = find(&mut conn, employment_id)
+        .await?
+        .is_some_and(|row| crate::domain::auth::scope::allows(row.company_id));
+    if !in_scope {
+        return Err(forbidden());
+    }
     let done = sqlx::query(super::sql::HIDE_EMAIL)
         .bind(employment_id)
         .bind(actor)

@@ -243,16 +243,19 @@ pub async fn of_company(db: &Db, company_id: i64, latest_per_user: bool) -> AppR
         .collect())
 }
 
-/// The user's employments covering today, pending invitations included.
+/// The user's employments covering today, pending invitations included (only the request's
+/// company's when it is confined to one).
 pub async fn current_of_user(db: &Db, user_id: i64) -> AppResult<Vec<EmploymentRow>> {
-    Ok(sqlx::query_as::<_, EmploymentRow>(sql::CURRENT_OF_USER)
+    let rows = sqlx::query_as::<_, EmploymentRow>(sql::CURRENT_OF_USER)
         .bind(user_id)
         .bind(date_text(today()))
         .fetch_all(&db.pool)
-        .await?)
+        .await?;
+    Ok(crate::domain::auth::scope::keep(rows, |e| e.company_id))
 }
 
-/// The user's accepted (and optionally pending) employments overlapping a period.
+/// The user's accepted (and optionally pending) employments overlapping a period (only the
+/// request's company's when it is confined to one).
 pub async fn of_user(
     db: &Db,
     user_id: i64,
@@ -260,13 +263,14 @@ pub async fn of_user(
     until: Option<NaiveDate>,
     include_pending: bool,
 ) -> AppResult<Vec<EmploymentRow>> {
-    Ok(sqlx::query_as::<_, EmploymentRow>(sql::OF_USER)
+    let rows = sqlx::query_as::<_, EmploymentRow>(sql::OF_USER)
         .bind(user_id)
         .bind(from.map(date_text).unwrap_or_else(|| "0000-01-01".into()))
         .bind(until.map(date_text).unwrap_or_else(|| "9999-12-31".into()))
         .bind(if include_pending { "pending" } else { "approved" })
         .fetch_all(&db.pool)
-        .await?)
+        .await?;
+    Ok(crate::domain::auth::scope::keep(rows, |e| e.company_id))
 }
 
 /// Maps a rules error of one item of a batch so that the client knows which item failed.
