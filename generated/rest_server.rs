@@ -480,6 +480,50 @@ pub mod rt {
     ) -> warp::reply::Response {
         with_status(body, status, Some(content_type))
     }
+    /// The body of a streamed response (`x-roadlog-streamed`): chunks as the handler produces
+    /// them. A chunk that is an error ends the response early: the connection is cut, so the
+    /// client sees a failed transfer rather than a body that looks complete.
+    pub struct ByteStream(
+        pub std::pin::Pin<
+            Box<
+                dyn futures::Stream<
+                    Item = Result<bytes::Bytes, std::io::Error>,
+                > + Send + Sync,
+            >,
+        >,
+    );
+    impl ByteStream {
+        /// The chunks of `stream`.
+        pub fn new(
+            stream: impl futures::Stream<
+                Item = Result<bytes::Bytes, std::io::Error>,
+            > + Send + Sync + 'static,
+        ) -> Self {
+            ByteStream(Box::pin(stream))
+        }
+    }
+    impl std::fmt::Debug for ByteStream {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("ByteStream")
+        }
+    }
+    /// A streamed binary response: chunked, no `Content-Length`.
+    pub fn stream(
+        status: u16,
+        content_type: &'static str,
+        body: ByteStream,
+    ) -> warp::reply::Response {
+        let mut response = warp::Reply::into_response(warp::reply::stream(body.0));
+        *response.status_mut() = warp::http::StatusCode::from_u16(status)
+            .unwrap_or(warp::http::StatusCode::INTERNAL_SERVER_ERROR);
+        response
+            .headers_mut()
+            .insert(
+                warp::http::header::CONTENT_TYPE,
+                warp::http::HeaderValue::from_static(content_type),
+            );
+        response
+    }
     /// Sets a header (a value that is not a valid header value is left out).
     pub fn set_header(
         response: &mut warp::reply::Response,
@@ -2664,8 +2708,8 @@ impl GenerateTachographFilesRequest {
 /// The documented answers of `generateTachographFiles`, one variant per status.
 #[derive(Debug)]
 pub enum GenerateTachographFilesResponse {
-    /// 200: ZIP archive of C1B files.
-    Ok(bytes::Bytes),
+    /// 200: ZIP archive of C1B files, streamed as it is produced (chunked, no `Content-Length`): the first bytes leave within a fraction of a second whatever the number of employees, and the server holds a few chunks of it at a time. Everything that can fail in a documented way (authentication, permissions, the request) is checked before the first byte; should the database fail midway, the connection is cut before the archive's end, so the transfer fails instead of delivering an archive that looks complete.
+    Ok(rt::ByteStream),
     /// 401: Missing, invalid or revoked access token.
     Unauthorized(types::ApiError),
     /// 403: The caller is not an admin today of one of the companies, or one of the companies does not exist.
@@ -2689,9 +2733,7 @@ impl GenerateTachographFilesResponse {
     pub fn into_response(self) -> warp::reply::Response {
         match self {
             GenerateTachographFilesResponse::Ok(body) => {
-                let length = body.len();
-                let mut response = rt::bytes(200, "application/zip", body);
-                rt::set_header(&mut response, "content-length", &length.to_string());
+                let mut response = rt::stream(200, "application/zip", body);
                 rt::set_header(
                     &mut response,
                     "content-disposition",

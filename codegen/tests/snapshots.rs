@@ -183,7 +183,14 @@ fn rest_summary(api: &Api) -> String {
             let body = r
                 .content
                 .as_ref()
-                .map(|c| format!(" {} {}", c.media_type, schema_text(&c.schema)))
+                .map(|c| {
+                    format!(
+                        " {} {}{}",
+                        c.media_type,
+                        schema_text(&c.schema),
+                        if c.streamed { " streamed" } else { "" }
+                    )
+                })
                 .unwrap_or_default();
             let headers: Vec<&str> = r.headers.iter().map(|h| h.name.as_str()).collect();
             writeln!(out, "  {}{body} [{}]", r.status, headers.join(", ")).unwrap();
@@ -285,6 +292,9 @@ fn refused_contracts_say_why() {
         "  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok, content: {image/png: {schema: {type: string}}}}}\n",
         "  /a:\n    get:\n      operationId: a\n      x-roadlog-as-sent: yes please\n      responses: {'200': {description: ok}}\n",
         "  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok, content: {application/json: {schema: {oneOf: [{type: string}, {type: integer}]}}}}}\n",
+        "  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok, x-roadlog-streamed: true, content: {application/json: {schema: {type: string}}}}}\n",
+        "  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok, x-roadlog-streamed: true, headers: {Content-Length: {schema: {type: integer}}}, content: {application/zip: {schema: {type: string, format: binary}}}}}\n",
+        "  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok, x-roadlog-streaming: true}}\n",
     ];
     let mut out = String::new();
     for sdl in sdl_cases {

@@ -10,6 +10,9 @@ use crate::http::contract::{
 
 use crate::domain::export::request::{Details, ExportRequest};
 use crate::domain::export::{archive, c1b, keys_store};
+use crate::http::contract::rt::ByteStream;
+use crate::http::streamed;
+use tracing::Instrument;
 
 fn error(message: &str, code: &str) -> types::ApiError {
     types::ApiError {
@@ -65,25 +68,49 @@ pub async fn generate(
         }
     }
     let started = std::time::Instant::now();
-    let archive = match archive::build(
+    // Everything that can fail before the first byte is read now: a failure here is still a 500
+    // with a body.
+    let prepared = match archive::prepare(
         &api.db,
         &api.key_sealer,
-        &parsed,
+        parsed,
         company_name.as_deref().unwrap_or_default(),
         api.environment.as_str(),
     )
     .await
     {
-        Ok(archive) => archive,
+        Ok(prepared) => prepared,
         Err(error) => {
             tracing::error!(?error, "C1B export failed");
             api.metrics.export_finished("error", started.elapsed().as_secs_f64());
             return GenerateTachographFilesResponse::InternalServerError(internal());
         }
     };
-    api.metrics.export_finished("ok", started.elapsed().as_secs_f64());
-    tracing::debug!(actor, files = archive.files, bytes = archive.bytes.len(), "C1B export");
-    GenerateTachographFilesResponse::Ok(archive.bytes.into())
+    let (writer, failure, chunks) = streamed::channel();
+    let (db, sealer, metrics) = (api.db.clone(), api.key_sealer.clone(), api.metrics.clone());
+    let employees = prepared.employees();
+    // The archive is written while the response is sent: the status and headers leave now.
+    tokio::spawn(
+        async move {
+            match archive::write(&db, &sealer, prepared, writer).await {
+                Ok(files) => {
+                    metrics.export_finished("ok", started.elapsed().as_secs_f64());
+                    tracing::debug!(actor, employees, files, "C1B export");
+                }
+                Err(_) if failure.client_gone() => {
+                    metrics.export_finished("cancelled", started.elapsed().as_secs_f64());
+                    tracing::info!(actor, employees, "C1B export stopped: the client went away");
+                }
+                Err(error) => {
+                    tracing::error!(?error, "C1B export failed while streaming: the response is cut");
+                    metrics.export_finished("error", started.elapsed().as_secs_f64());
+                    failure.fail("the export failed").await;
+                }
+            }
+        }
+        .instrument(tracing::Span::current()),
+    );
+    GenerateTachographFilesResponse::Ok(ByteStream::new(chunks))
 }
 
 /// The worker's own file (401 and the body's shape are checked before): 404 for an ill-formed

@@ -17,6 +17,7 @@ pub mod listener;
 pub mod media;
 pub mod middleware;
 pub mod published;
+pub mod streamed;
 
 /// REST handler trait, request type and routes generated from `openapi/roadlog.yaml`.
 #[allow(clippy::all, missing_docs)]

@@ -129,9 +129,10 @@ on_both_backends! {
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.headers()["content-type"], "application/zip");
         assert_eq!(response.headers()["content-disposition"], "attachment; filename=fichiers_C1B.zip");
-        let length: usize = response.headers()["content-length"].to_str().unwrap().parse().unwrap();
+        // Streamed as it is produced: chunked, no length known in advance.
+        assert!(response.headers().get("content-length").is_none());
+        assert_eq!(response.headers()["transfer-encoding"], "chunked");
         let bytes = response.bytes().await.unwrap();
-        assert_eq!(bytes.len(), length);
         let files = unzip(&bytes);
         assert_eq!(files.len(), 2, "one file per employee: the admin and the driver");
         let card = c1b::roadlog_card_number(worker.id as u64, 0).unwrap();
@@ -372,7 +373,10 @@ for_both_backends! {
         pool_holds(&app.server.db, 2).await;
         let s = setup(&app).await;
         let signed = json!({ "company_ids": [s.company], "with_digital_signatures": true });
-        assert_eq!(export(&app, Some(&s.admin), signed.clone()).await.status(), StatusCode::OK);
+        let response = export(&app, Some(&s.admin), signed.clone()).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        // Read to its end: the archive is written while it is sent.
+        unzip(&response.bytes().await.unwrap());
         let before = root_key(&app).await;
         // The export took a key from the pool: wait until it is refilled (and idle) before
         // counting and stopping the server.
@@ -475,5 +479,54 @@ for_both_backends! {
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(pool_holds(&app.server.db, 3).await, refilled);
         app.cleanup().await;
+    }
+}
+
+// The archive is streamed a chunk of employees at a time (a first small chunk, then larger ones):
+// across the chunks' boundaries, every employee has exactly one file, and the archive's directory
+// and comment are whole.
+on_both_backends! {
+    async fn a_streamed_archive_holds_every_employee_across_chunks(app) {
+        let s = setup(app).await;
+        let pool = &app.server.db.pool;
+        let mut tx = pool.begin().await.unwrap();
+        for e in 0..110_i64 {
+            let user = 300_000_000 + e;
+            sqlx::query("INSERT INTO users (id, email, password_hash, first_name, last_name, creation_time) VALUES ($1, $2, 'x', 'Jean', $3, 0)")
+                .bind(user)
+                .bind(format!("driver{e}@example.com"))
+                .bind(format!("Driver{e}"))
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            sqlx::query("INSERT INTO employments (user_id, company_id, reception_time, validation_status, start_date, is_primary) VALUES ($1, $2, 0, 'approved', '2020-01-01', 1)")
+                .bind(user)
+                .bind(s.company)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+        }
+        tx.commit().await.unwrap();
+        let response = export(app, Some(&s.admin), json!({ "company_ids": [s.company], "employee_version": true })).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(response.headers().get("content-length").is_none());
+        let bytes = response.bytes().await.unwrap();
+        let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).expect("a whole ZIP archive");
+        let comment = String::from_utf8_lossy(archive.comment()).to_string();
+        assert!(comment.contains("C1B export, environment sandbox"), "{comment}");
+        let files = unzip(&bytes);
+        // The admin, the driver and the 110 (chunks of 10, 100 and 2): each a file and its employee version.
+        assert_eq!(files.len(), 2 * 112);
+        let mut names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 2 * 112, "no file twice");
+        for e in 0..110 {
+            let surname = format!("_J_DRIVER{e}_");
+            assert_eq!(files.iter().filter(|(n, _)| n.contains(&surname)).count(), 2, "{surname}");
+        }
+        for (name, content) in &files {
+            c1b::inspect(content, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        }
     }
 }

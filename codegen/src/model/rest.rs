@@ -94,6 +94,9 @@ pub struct Response {
 pub struct Content {
     pub media_type: String,
     pub schema: Schema,
+    /// Binary bodies only (`x-roadlog-streamed`): sent as they are produced, with no
+    /// `Content-Length`; the handler hands over a stream of chunks.
+    pub streamed: bool,
 }
 
 /// A documented response header.

@@ -20,29 +20,42 @@ pub mod sql {
         pub const CURRENT_WORKERS: &str = "SELECT DISTINCT user_id FROM employments WHERE company_id = $1 \
              AND user_id IS NOT NULL AND validation_status = 'approved' AND dismissed_at IS NULL \
              AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2) ORDER BY user_id";
-        /// Whether any admin computation of the workers (`$1`) is dated in `[$2, $3)`.
-        pub const ANY_COMPUTATION: PerBackend = crate::per_backend!(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations WHERE submitter_type = 'admin' \
-             AND day >= $2 AND day < $3 AND ",
-            ["user_id" in 1],
-            " LIMIT 1) AS found"
+        /// What the recap needs besides its alerts, in one round trip: whether any admin
+        /// computation of the workers (`$1`) is dated in `[$2, $3)`; the previous month's total
+        /// over `[$4, $5)` (an empty range when there is none), counted as the reference counts
+        /// (an `enoughBreak` alert with both halves failed counts twice) without reading its
+        /// alerts; the company's (`$6`) SIREN and whether it opted in to the EU checks.
+        pub const HEADER: PerBackend = crate::per_backend!(
+            "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations r \
+                 WHERE r.submitter_type = 'admin' AND r.day >= $2 AND r.day < $3 AND ",
+            ["r.user_id" in 1],
+            " LIMIT 1) AS found), \
+             (SELECT CAST(COUNT(*) + COALESCE(SUM(CASE WHEN a.not_enough_break = 1 \
+                 AND a.too_much_uninterrupted_work_time = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) \
+              FROM regulatory_alerts a WHERE a.submitter_type = 'admin' AND a.day >= $4 AND a.day < $5 AND ",
+            ["a.user_id" in 1],
+            "), c.siren, c.eu_driving_checks FROM companies c WHERE c.id = $6"
         );
-        /// Admin alerts of the workers (`$1`) dated in `[$2, $3)`. The workers' names are read
-        /// apart, once per worker (a month of a 200-worker company holds thousands of alerts).
-        pub const ALERTS: PerBackend = crate::per_backend!(
-            "SELECT a.day, a.check_type, a.user_id, a.night_work, a.not_enough_break, a.too_much_uninterrupted_work_time \
+        /// Admin alerts of the workers (`$1`) dated in `[$2, $3)`, counted per day and kind: a
+        /// month of a 200-worker company holds thousands of alerts, the recap's groups need at
+        /// most a few hundred of these lines. The database counts; no alert row is copied out.
+        pub const ALERTS_BY_DAY: PerBackend = crate::per_backend!(
+            "SELECT a.day, a.check_type, CAST(0 AS BIGINT) AS user_id, a.night_work, a.not_enough_break, \
+               a.too_much_uninterrupted_work_time, CAST(COUNT(*) AS BIGINT) AS alerts \
              FROM regulatory_alerts a WHERE a.submitter_type = 'admin' AND a.day >= $2 AND a.day < $3 AND ",
             ["a.user_id" in 1],
-            " ORDER BY a.day, a.user_id, a.id"
+            " GROUP BY a.day, a.check_type, a.night_work, a.not_enough_break, a.too_much_uninterrupted_work_time \
+             ORDER BY a.day"
         );
-        /// How the reference counts the admin alerts of the workers (`$1`) dated in `[$2, $3)`:
-        /// an `enoughBreak` alert with both halves failed counts twice (the previous month's
-        /// total, counted without reading its alerts).
-        pub const TOTAL: PerBackend = crate::per_backend!(
-            "SELECT CAST(COUNT(*) + COALESCE(SUM(CASE WHEN a.not_enough_break = 1 \
-                 AND a.too_much_uninterrupted_work_time = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) \
+        /// The same per worker too, when the recap's `dayDetails` (one item per day and worker)
+        /// are asked for. The workers' names are read apart, once per worker.
+        pub const ALERTS_BY_DAY_AND_USER: PerBackend = crate::per_backend!(
+            "SELECT a.day, a.check_type, a.user_id, a.night_work, a.not_enough_break, \
+               a.too_much_uninterrupted_work_time, CAST(COUNT(*) AS BIGINT) AS alerts \
              FROM regulatory_alerts a WHERE a.submitter_type = 'admin' AND a.day >= $2 AND a.day < $3 AND ",
-            ["a.user_id" in 1]
+            ["a.user_id" in 1],
+            " GROUP BY a.day, a.check_type, a.user_id, a.night_work, a.not_enough_break, \
+               a.too_much_uninterrupted_work_time ORDER BY a.day, a.user_id"
         );
         /// The names and zones of the alerted workers (`$1`).
         pub const NAMES: PerBackend = crate::per_backend!(
@@ -57,7 +70,6 @@ pub mod sql {
             ["a.user_id" in 1],
             " AND a.dismissed_at IS NULL AND a.start_time >= $2 AND a.start_time < $3 AND m.company_id <> $4"
         );
-        pub const SIREN: &str = "SELECT siren, eu_driving_checks FROM companies WHERE id = $1";
         /// Admin computations of the workers (`$1`), days optional.
         pub const ADMIN_COMPUTATIONS: PerBackend = crate::per_backend!(
             "SELECT c.day, c.user_id, \
@@ -113,6 +125,8 @@ struct AlertLine {
     night_work: i64,
     not_enough_break: i64,
     too_much_uninterrupted_work_time: i64,
+    /// How many alerts the line stands for.
+    alerts: i64,
 }
 
 /// An alerted worker's name and zone.
@@ -146,16 +160,6 @@ async fn workers_of(db: &Db, lines: &[AlertLine]) -> AppResult<BTreeMap<i64, Wor
         .collect())
 }
 
-async fn counted_total(db: &Db, users: &[i64], from: NaiveDate, to: NaiveDate) -> AppResult<i64> {
-    let (total,): (i64,) = sqlx::query_as(db.sql(sql::TOTAL))
-        .bind(id_list(users))
-        .bind(date_text(from))
-        .bind(date_text(to))
-        .fetch_one(&db.pool)
-        .await?;
-    Ok(total)
-}
-
 /// What `regulatoryAlertsRecap` receives.
 pub struct RecapQuery {
     pub company_id: i64,
@@ -164,6 +168,9 @@ pub struct RecapQuery {
     pub team_id: Option<i64>,
     pub from: Option<NaiveDate>,
     pub to: Option<NaiveDate>,
+    /// Whether `dayDetails` are read: without them, the alerts are counted per day and kind
+    /// only, and no name or other company is looked up.
+    pub with_details: bool,
 }
 
 async fn current_workers(db: &Db, company_id: i64) -> AppResult<Vec<i64>> {
@@ -175,8 +182,18 @@ async fn current_workers(db: &Db, company_id: i64) -> AppResult<Vec<i64>> {
     Ok(rows.into_iter().map(|r| r.0).collect())
 }
 
-async fn alert_lines(db: &Db, users: &[i64], from: NaiveDate, to: NaiveDate) -> AppResult<Vec<AlertLine>> {
-    Ok(sqlx::query_as(db.sql(sql::ALERTS))
+async fn alert_lines(
+    db: &Db,
+    users: &[i64],
+    (from, to): (NaiveDate, NaiveDate),
+    per_worker: bool,
+) -> AppResult<Vec<AlertLine>> {
+    let statement = if per_worker {
+        sql::ALERTS_BY_DAY_AND_USER
+    } else {
+        sql::ALERTS_BY_DAY
+    };
+    Ok(sqlx::query_as(db.sql(statement))
         .bind(id_list(users))
         .bind(date_text(from))
         .bind(date_text(to))
@@ -188,7 +205,7 @@ async fn alert_lines(db: &Db, users: &[i64], from: NaiveDate, to: NaiveDate) -> 
 fn total(lines: &[AlertLine]) -> i64 {
     lines
         .iter()
-        .map(|l| 1 + i64::from(l.not_enough_break == 1 && l.too_much_uninterrupted_work_time == 1))
+        .map(|l| l.alerts * (1 + i64::from(l.not_enough_break == 1 && l.too_much_uninterrupted_work_time == 1)))
         .sum()
 }
 
@@ -219,25 +236,24 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
         month,
         ..Summary::default()
     };
-    let (computed,): (i64,) = sqlx::query_as(db.sql(sql::ANY_COMPUTATION))
-        .bind(id_list(&users))
-        .bind(date_text(from))
-        .bind(date_text(to))
-        .fetch_one(&db.pool)
-        .await?;
+    // Without a previous month (an explicit period), an empty range: its total is 0.
+    let (previous_from, previous_to) = previous.unwrap_or((from, from));
+    let (computed, total_previous_month, siren, eu): (i64, i64, Option<String>, Option<i64>) =
+        sqlx::query_as(db.sql(sql::HEADER))
+            .bind(id_list(&users))
+            .bind(date_text(from))
+            .bind(date_text(to))
+            .bind(date_text(previous_from))
+            .bind(date_text(previous_to))
+            .bind(query.company_id)
+            .fetch_optional(&db.pool)
+            .await?
+            .unwrap_or((0, 0, None, None));
     if computed == 0 {
         return Ok(empty);
     }
-    let lines = alert_lines(db, &users, from, to).await?;
-    let total_previous_month = match previous {
-        Some((from, to)) => counted_total(db, &users, from, to).await?,
-        None => 0,
-    };
-    let company: Option<(String, i64)> = sqlx::query_as(sql::SIREN)
-        .bind(query.company_id)
-        .fetch_optional(&db.pool)
-        .await?;
-    let (siren, eu) = company.map(|(s, eu)| (s, eu == 1)).unwrap_or_default();
+    let lines = alert_lines(db, &users, (from, to), query.with_details).await?;
+    let (siren, eu) = (siren.unwrap_or_default(), eu == Some(1));
     let mut daily: Vec<(String, Vec<&AlertLine>)> = vec![];
     let mut weekly: Vec<(String, Vec<&AlertLine>)> = vec![];
     fn group(groups: &mut Vec<(String, Vec<&AlertLine>)>, name: &str) -> usize {
@@ -295,8 +311,13 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
             }
         }
     }
-    let workers = workers_of(db, &lines).await?;
-    let relations = other_company_relations(db, query.company_id, &siren, &lines, &workers).await?;
+    let (workers, relations) = if query.with_details {
+        let workers = workers_of(db, &lines).await?;
+        let relations = other_company_relations(db, query.company_id, &siren, &lines, &workers).await?;
+        (workers, relations)
+    } else {
+        (BTreeMap::new(), BTreeMap::new())
+    };
     let build = |groups: Vec<(String, Vec<&AlertLine>)>| -> Vec<Group> {
         groups
             .into_iter()
@@ -305,22 +326,24 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
                 days.sort();
                 days.dedup();
                 let mut details: Vec<Detail> = vec![];
-                let mut sorted = lines.clone();
-                sorted.sort_by(|a, b| a.day.cmp(&b.day).then(a.user_id.cmp(&b.user_id)));
-                // Sorted by (day, user): a repeated pair follows its first line.
-                sorted.dedup_by(|a, b| a.day == b.day && a.user_id == b.user_id);
-                for line in sorted {
-                    let Some(day) = parse_date(&line.day) else { continue };
-                    details.push(Detail {
-                        day,
-                        user_name: workers.get(&line.user_id).map(|w| w.name.clone()).unwrap_or_default(),
-                        user_id: line.user_id,
-                        other_company_relation: relations.get(&(day, line.user_id)).copied(),
-                    });
+                if query.with_details {
+                    let mut sorted = lines.clone();
+                    sorted.sort_by(|a, b| a.day.cmp(&b.day).then(a.user_id.cmp(&b.user_id)));
+                    // Sorted by (day, user): a repeated pair follows its first line.
+                    sorted.dedup_by(|a, b| a.day == b.day && a.user_id == b.user_id);
+                    for line in sorted {
+                        let Some(day) = parse_date(&line.day) else { continue };
+                        details.push(Detail {
+                            day,
+                            user_name: workers.get(&line.user_id).map(|w| w.name.clone()).unwrap_or_default(),
+                            user_id: line.user_id,
+                            other_company_relation: relations.get(&(day, line.user_id)).copied(),
+                        });
+                    }
                 }
                 Group {
                     alerts_type,
-                    nb_alerts: lines.len() as i64,
+                    nb_alerts: lines.iter().map(|l| l.alerts).sum(),
                     days,
                     details,
                 }

@@ -1,6 +1,8 @@
-//! Builds `fichiers_C1B.zip`: employees are read, encoded and compressed a chunk at a time, so
-//! memory holds one chunk of inputs and the compressed archive, whatever the number of
-//! employees. Encoding (and signing) runs on every core.
+//! Builds `fichiers_C1B.zip` as a stream: employees are read, encoded and compressed a chunk at
+//! a time, and each chunk's bytes go to the caller's writer before the next chunk is read, so
+//! memory holds one chunk of inputs and outputs (and the archive's directory, a few hundred bytes
+//! per file), whatever the number of employees. Encoding (and signing) runs on every core. The
+//! first chunk is small, so the first bytes leave quickly.
 //!
 //! Why the entries are dated and the archive commented: a ZIP entry's date is the only time an
 //! unpacked file keeps, so each is the export's time (UTC, in the DOS format, which has no time
@@ -8,7 +10,7 @@
 //! says which service, environment and period produced it, so that a file found later can be
 //! traced back.
 
-use std::io::{Cursor, Write};
+use std::io::Write;
 
 use chrono::{DateTime, Datelike, Timelike};
 use rayon::prelude::*;
@@ -25,12 +27,8 @@ use super::sealing::Sealer;
 
 /// Employees read and encoded together.
 const CHUNK: usize = 100;
-
-/// The finished archive.
-pub struct Archive {
-    pub bytes: Vec<u8>,
-    pub files: usize,
-}
+/// The first chunk's size: its files are the first bytes the client receives.
+const FIRST_CHUNK: usize = 10;
 
 /// One file to write: its input, whether it is the employee version, and the employee's card key.
 type FileInput = (Export, bool, CardKey);
@@ -77,15 +75,34 @@ fn comment(environment: &str, request: &ExportRequest, generated_at: i64) -> Str
     )
 }
 
-/// Writes every employee's file(s) into a ZIP archive; `environment` names this deployment in the
-/// archive's comment.
-pub async fn build(
+/// An export checked and ready to write: everything that can fail before the first byte has
+/// been read (the employees, the certificate chain).
+pub struct Prepared {
+    request: ExportRequest,
+    company_name: String,
+    employees: Vec<Employee>,
+    ca: CaKey,
+    comment: String,
+    generated_at: i64,
+    options: SimpleFileOptions,
+}
+
+impl Prepared {
+    /// The number of employees the archive will hold a file (or two) for.
+    pub fn employees(&self) -> usize {
+        self.employees.len()
+    }
+}
+
+/// Reads what the export of `request` needs before writing; `environment` names this deployment in
+/// the archive's comment.
+pub async fn prepare(
     db: &Db,
     sealer: &Sealer,
-    request: &ExportRequest,
+    request: ExportRequest,
     company_name: &str,
     environment: &str,
-) -> AppResult<Archive> {
+) -> AppResult<Prepared> {
     let generated_at = now();
     let employees = data::employees(
         db,
@@ -97,22 +114,54 @@ pub async fn build(
     .await?;
     // Unsigned files carry the same certificate chain as signed ones (see `c1b::encode`).
     let ca = keys_store::ca(db, sealer).await?;
-    let signatures = if request.with_digital_signatures {
-        Signatures::Included
-    } else {
-        Signatures::Omitted
-    };
     let options = SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .last_modified_time(
             dos_time(generated_at).ok_or_else(|| AppError::internal("the export time has no DOS form"))?,
         );
-    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    zip.set_comment(comment(environment, request, generated_at))
-        .map_err(AppError::internal)?;
+    Ok(Prepared {
+        comment: comment(environment, &request, generated_at),
+        request,
+        company_name: company_name.to_string(),
+        employees,
+        ca,
+        generated_at,
+        options,
+    })
+}
+
+/// Writes the prepared export's ZIP archive into `out`, chunk by chunk, and gives back the number
+/// of files. `out` is written from blocking threads only (never from the async runtime), so it may
+/// block, e.g. to wait until a slow client has taken the previous bytes.
+pub async fn write<W: Write + Send + 'static>(
+    db: &Db,
+    sealer: &Sealer,
+    prepared: Prepared,
+    out: W,
+) -> AppResult<usize> {
+    let Prepared {
+        request,
+        company_name,
+        employees,
+        ca,
+        comment,
+        generated_at,
+        options,
+    } = prepared;
+    let signatures = if request.with_digital_signatures {
+        Signatures::Included
+    } else {
+        Signatures::Omitted
+    };
+    let mut zip = zip::ZipWriter::new_stream(out);
+    zip.set_comment(comment).map_err(AppError::internal)?;
     let mut files = 0;
-    for employees in employees.chunks(CHUNK) {
-        let inputs = chunk_inputs(db, sealer, request, company_name, employees, generated_at).await?;
+    let mut start = 0;
+    while start < employees.len() {
+        let size = if start == 0 { FIRST_CHUNK } else { CHUNK };
+        let chunk = &employees[start..(start + size).min(employees.len())];
+        start += chunk.len();
+        let inputs = chunk_inputs(db, sealer, &request, &company_name, chunk, generated_at).await?;
         files += inputs.len();
         let ca = ca.clone();
         zip = tokio::task::spawn_blocking(move || -> AppResult<_> {
@@ -120,16 +169,20 @@ pub async fn build(
                 zip.start_file(name, options).map_err(AppError::internal)?;
                 zip.write_all(&bytes).map_err(AppError::internal)?;
             }
+            // What this chunk compressed leaves now, not with the next chunk.
+            zip.flush().map_err(AppError::internal)?;
             Ok(zip)
         })
         .await
         .map_err(AppError::internal)??;
     }
-    let bytes = tokio::task::spawn_blocking(move || zip.finish().map(|c| c.into_inner()))
-        .await
-        .map_err(AppError::internal)?
-        .map_err(AppError::internal)?;
-    Ok(Archive { bytes, files })
+    tokio::task::spawn_blocking(move || -> AppResult<()> {
+        let mut out = zip.finish().map_err(AppError::internal)?.into_inner();
+        out.flush().map_err(AppError::internal)
+    })
+    .await
+    .map_err(AppError::internal)??;
+    Ok(files)
 }
 
 /// One worker's own file (`POST /users/generate_tachograph_file`): their time in every company

@@ -29,6 +29,11 @@ impl CompanyResolver for Api {
     ) -> async_graphql::Result<Option<crate::graphql::contract::RegulatoryAlertsSummary>> {
         use crate::domain::alerts::recap::{self, RecapQuery};
         let actor = caller(ctx).user_id()?;
+        // The day details cost a line per worker and day, names and other companies: read them
+        // only when the document asks for them.
+        let look = ctx.look_ahead();
+        let with_details = look.field("dailyAlerts").field("dayDetails").exists()
+            || look.field("weeklyAlerts").field("dayDetails").exists();
         let query = RecapQuery {
             company_id: parent.id.into(),
             month: month.0,
@@ -36,6 +41,7 @@ impl CompanyResolver for Api {
             team_id: team_id.map(i64::from),
             from: from_date.map(|d| d.0),
             to: to_date.map(|d| d.0),
+            with_details,
         };
         let summary = recap::recap(&self.db, actor, query).await?;
         Ok(Some((&summary).into()))

@@ -39,6 +39,10 @@ pub(super) fn response_variant(
             let content_type = format!("{media}; charset=utf-8");
             render = quote!(rt::json(#status, #content_type, &body));
             body_ty = Some(ty);
+        } else if content.streamed {
+            // The parser accepts streaming on binary bodies only.
+            render = quote!(rt::stream(#status, #media, body));
+            body_ty = Some(quote!(rt::ByteStream));
         } else if resolved.kind == SchemaKind::String(StringFormat::Binary) {
             render = quote!(rt::bytes(#status, #media, body));
             body_ty = Some(quote!(bytes::Bytes));

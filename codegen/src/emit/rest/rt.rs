@@ -265,6 +265,38 @@ fn http() -> TokenStream {
             with_status(body, status, Some(content_type))
         }
 
+        /// The body of a streamed response (`x-roadlog-streamed`): chunks as the handler produces
+        /// them. A chunk that is an error ends the response early: the connection is cut, so the
+        /// client sees a failed transfer rather than a body that looks complete.
+        pub struct ByteStream(
+            pub std::pin::Pin<
+                Box<dyn futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + Sync>,
+            >,
+        );
+
+        impl ByteStream {
+            /// The chunks of `stream`.
+            pub fn new(
+                stream: impl futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + Sync + 'static,
+            ) -> Self {
+                ByteStream(Box::pin(stream))
+            }
+        }
+
+        impl std::fmt::Debug for ByteStream {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("ByteStream")
+            }
+        }
+
+        /// A streamed binary response: chunked, no `Content-Length`.
+        pub fn stream(status: u16, content_type: &'static str, body: ByteStream) -> warp::reply::Response {
+            let mut response = warp::Reply::into_response(warp::reply::stream(body.0));
+            *response.status_mut() = warp::http::StatusCode::from_u16(status).unwrap_or(warp::http::StatusCode::INTERNAL_SERVER_ERROR);
+            response.headers_mut().insert(warp::http::header::CONTENT_TYPE, warp::http::HeaderValue::from_static(content_type));
+            response
+        }
+
         /// Sets a header (a value that is not a valid header value is left out).
         pub fn set_header(response: &mut warp::reply::Response, name: &'static str, value: &str) {
             if let Ok(value) = warp::http::HeaderValue::from_str(value) {

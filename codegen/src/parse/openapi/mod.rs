@@ -2,7 +2,8 @@
 //! [`SchemaKind::Ref`]); what the server generator cannot express is refused, with the reason.
 //!
 //! Two vendor extensions of operations steer the generated validation (documented at the top of
-//! `openapi/roadlog.yaml`): `x-roadlog-invalid-request-status` and `x-roadlog-as-sent`.
+//! `openapi/roadlog.yaml`): `x-roadlog-invalid-request-status` and `x-roadlog-as-sent`; one of
+//! responses, `x-roadlog-streamed`, makes a binary body a stream.
 //!
 //! This module walks the document and cross-checks the result; the schemas are converted in
 //! `schemas`, an operation in `operations`, its security requirement in `security`.
@@ -22,6 +23,8 @@ use schemas::convert;
 pub const INVALID_REQUEST_STATUS: &str = "x-roadlog-invalid-request-status";
 /// The vendor extension that hands parameters and form fields to the handler as sent.
 pub const AS_SENT: &str = "x-roadlog-as-sent";
+/// The vendor extension of a response whose binary body is streamed as it is produced.
+pub const STREAMED: &str = "x-roadlog-streamed";
 
 /// Parses and checks an OpenAPI 3.0 document.
 pub fn parse(spec: &OpenAPI) -> Result<Api, Error> {

@@ -5,7 +5,7 @@ use openapiv3::{OpenAPI, ParameterSchemaOrContent, ReferenceOr, StatusCode};
 
 use super::schemas::schema_of;
 use super::security::security;
-use super::{AS_SENT, INVALID_REQUEST_STATUS};
+use super::{AS_SENT, INVALID_REQUEST_STATUS, STREAMED};
 use crate::Error;
 use crate::model::rest::*;
 
@@ -171,9 +171,45 @@ fn responses(
                 Some(Content {
                     media_type: media.clone(),
                     schema: schema_of(schema, &at_status("body"))?,
+                    streamed: false,
                 })
             }
             _ => return Err(Error::new(at_status("a response must have at most one media type"))),
+        };
+        let streamed = match response.extensions.get(STREAMED) {
+            None => false,
+            Some(serde_json::Value::Bool(b)) => *b,
+            Some(_) => return Err(Error::new(at_status(&format!("{STREAMED} must be true or false")))),
+        };
+        if let Some(unknown) = response
+            .extensions
+            .keys()
+            .find(|k| k.starts_with("x-roadlog-") && *k != STREAMED)
+        {
+            return Err(Error::new(at_status(&format!("unknown vendor extension `{unknown}`"))));
+        }
+        let content = match content {
+            Some(mut content) if streamed => {
+                let binary = matches!(&content.schema.kind, SchemaKind::String(StringFormat::Binary));
+                if !binary {
+                    return Err(Error::new(at_status(&format!(
+                        "{STREAMED}: only a binary body (`format: binary`) can be streamed"
+                    ))));
+                }
+                if response
+                    .headers
+                    .keys()
+                    .any(|h| h.eq_ignore_ascii_case("content-length"))
+                {
+                    return Err(Error::new(at_status(&format!(
+                        "{STREAMED}: a streamed body has no Content-Length"
+                    ))));
+                }
+                content.streamed = true;
+                Some(content)
+            }
+            None if streamed => return Err(Error::new(at_status(&format!("{STREAMED} without a body")))),
+            content => content,
         };
         let mut headers = Vec::new();
         for (name, header) in &response.headers {
