@@ -1,7 +1,8 @@
 //! Software vendors (issue 18): API keys (`roadlog client api-key`), `POST /protected` with its
 //! credential checks and error codes, `softwareRegistration`, `syncEmployment`, the employee's
 //! answer on `/sync_employee` (accept, decline, used, expired and unknown links, CSRF), and
-//! `employmentToken`, on both databases; the whole journey with the accept in a real browser.
+//! `employmentToken`, on both databases; the whole journey with the accept in a real browser, then
+//! the vendor writing and reading the employee's missions with the employment token.
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -427,6 +428,44 @@ async fn journey_in_a_browser(backend: Backend) {
         "{body}"
     );
     assert_eq!(token["employment"]["validationStatus"], "approved");
+    // The vendor now writes and reads Bob's time on the main API with the token.
+    let bob = (
+        payroll.0.to_string(),
+        token["accessToken"].as_str().unwrap().to_string(),
+    );
+    let created = with_employment_token(
+        &app,
+        &bob,
+        "mutation($c: Int!) { activities { createMission(companyId: $c, name: \"Tour\") { id companyId } } }",
+        json!({ "c": company }),
+    )
+    .await;
+    let mission = created["data"]["activities"]["createMission"]["id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{created}"));
+    let now = chrono::Utc::now().timestamp();
+    let logged = with_employment_token(
+        &app,
+        &bob,
+        "mutation($m: Int!, $s: TimeStamp!) { activities { logActivity(missionId: $m, type: \"drive\", startTime: $s) { id userId } } }",
+        json!({ "m": mission, "s": now - now % 60 - 3600 }),
+    )
+    .await;
+    let bob_id = logged["data"]["activities"]["logActivity"]["userId"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{logged}"));
+    let read = with_employment_token(
+        &app,
+        &bob,
+        "{ me { id missions { edges { node { id companyId } } } } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(read["data"]["me"]["id"], bob_id, "{read}");
+    assert_eq!(
+        read["data"]["me"]["missions"]["edges"],
+        json!([{ "node": { "id": mission, "companyId": company } }])
+    );
     for other in [ids[0], ids[2]] {
         let body = protected(&app, &payroll, TOKEN, json!({ "c": payroll.0, "e": other })).await;
         assert_eq!(body["data"]["employmentToken"]["accessToken"], Value::Null);
@@ -436,4 +475,24 @@ async fn journey_in_a_browser(backend: Backend) {
         );
     }
     app.cleanup().await;
+}
+
+/// A GraphQL request to the main API with a vendor's client id and an employment token.
+async fn with_employment_token(
+    app: &TestApp,
+    (client, token): &(String, String),
+    query: &str,
+    variables: Value,
+) -> Value {
+    let response = app
+        .client
+        .post(app.url("/api/graphql"))
+        .header("X-CLIENT-ID", client)
+        .header("X-EMPLOYMENT-TOKEN", token)
+        .json(&json!({ "query": query, "variables": variables }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json().await.unwrap()
 }
