@@ -490,22 +490,7 @@ on_both_backends! {
         let s = setup(app).await;
         let pool = &app.server.db.pool;
         let mut tx = pool.begin().await.unwrap();
-        for e in 0..110_i64 {
-            let user = 300_000_000 + e;
-            sqlx::query("INSERT INTO users (id, email, password_hash, first_name, last_name, creation_time) VALUES ($1, $2, 'x', 'Jean', $3, 0)")
-                .bind(user)
-                .bind(format!("driver{e}@example.com"))
-                .bind(format!("Driver{e}"))
-                .execute(&mut *tx)
-                .await
-                .unwrap();
-            sqlx::query("INSERT INTO employments (user_id, company_id, reception_time, validation_status, start_date, is_primary) VALUES ($1, $2, 0, 'approved', '2020-01-01', 1)")
-                .bind(user)
-                .bind(s.company)
-                .execute(&mut *tx)
-                .await
-                .unwrap();
-        }
+        crate::support::employments::insert_bare_employees(&mut tx, s.company, 300_000_000, 110).await;
         tx.commit().await.unwrap();
         let response = export(app, Some(&s.admin), json!({ "company_ids": [s.company], "employee_version": true })).await;
         assert_eq!(response.status(), StatusCode::OK);

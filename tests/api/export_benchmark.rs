@@ -63,21 +63,8 @@ async fn export_a_thousand_drivers() {
 
     let seeding = Instant::now();
     let mut tx = pool.begin().await.unwrap();
-    for e in 0..n {
-        let user = 200_000_000 + e;
-        sqlx::query("INSERT INTO users (id, email, password_hash, first_name, last_name, creation_time) VALUES ($1, $2, 'x', 'Jean', $3, 0)")
-            .bind(user)
-            .bind(format!("driver{e}@example.com"))
-            .bind(format!("Driver{e}"))
-            .execute(&mut *tx)
-            .await
-            .unwrap();
-        sqlx::query("INSERT INTO employments (user_id, company_id, reception_time, validation_status, start_date, is_primary) VALUES ($1, $2, 0, 'approved', '2020-01-01', 1)")
-            .bind(user)
-            .bind(company)
-            .execute(&mut *tx)
-            .await
-            .unwrap();
+    let users = crate::support::employments::insert_bare_employees(&mut tx, company, 200_000_000, n).await;
+    for user in users {
         let mut missions = Vec::new();
         for d in 0..DAYS {
             let (mission,): (i64,) = sqlx::query_as("INSERT INTO missions (company_id, submitter_id, reception_time, creation_time) VALUES ($1, $2, 0, 0) RETURNING id")

@@ -45,3 +45,33 @@ pub async fn outbox(app: &TestApp, to: &str) -> Vec<Value> {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     serde_json::from_slice(&output.stdout).unwrap()
 }
+
+/// Inserts `count` workers (ids from `first_id`, named `Jean Driver<n>`, e-mails
+/// `driver<n>@example.com`) employed by `company` since 2020, straight into the database inside
+/// `tx`: the export tests need many employees, and the API would take minutes to create them.
+pub async fn insert_bare_employees(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    company: i64,
+    first_id: i64,
+    count: i64,
+) -> Vec<i64> {
+    let mut ids = Vec::new();
+    for e in 0..count {
+        let user = first_id + e;
+        sqlx::query("INSERT INTO users (id, email, password_hash, first_name, last_name, creation_time) VALUES ($1, $2, 'x', 'Jean', $3, 0)")
+            .bind(user)
+            .bind(format!("driver{e}@example.com"))
+            .bind(format!("Driver{e}"))
+            .execute(&mut **tx)
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO employments (user_id, company_id, reception_time, validation_status, start_date, is_primary) VALUES ($1, $2, 0, 'approved', '2020-01-01', 1)")
+            .bind(user)
+            .bind(company)
+            .execute(&mut **tx)
+            .await
+            .unwrap();
+        ids.push(user);
+    }
+    ids
+}
