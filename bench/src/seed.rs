@@ -3,7 +3,9 @@
 //! exactly as real use would shape it:
 //!
 //! - a company of `employees` workers, each with one mission a day over the `days` before
-//!   [`ANCHOR`]: six activities, a meal, a comment, a vehicle, ended and validated;
+//!   [`ANCHOR`]: six activities, a meal, a comment, a vehicle, ended and validated by the worker
+//!   and then by the admin (so both sides' regulatory alerts are stored, as in a company that
+//!   checks its workers' time);
 //! - one worker with a long history: `history` missions, one a day, two activities each;
 //! - 32 writers, each with one open mission, for the write cases;
 //! - an OAuth client for the token endpoint.
@@ -22,6 +24,7 @@ use roadlog::domain::companies::employments::{self, Target};
 use roadlog::domain::companies::service::{self as companies, EmploymentInput};
 use roadlog::domain::kinds::{ActivityType, ExpenditureType};
 use roadlog::domain::missions::service::{self as missions, MissionInput};
+use roadlog::domain::missions::validation;
 use roadlog::domain::sandbox::day::{self, Day};
 use roadlog::domain::sandbox::plan::Segment;
 use roadlog::domain::users::accounts;
@@ -120,8 +123,9 @@ async fn log(db: &Db, worker: i64, mission_id: i64, kind: ActivityType, start: i
 
 /// One full working day: a mission from 06:00 with six activities, a meal, a comment, ended and
 /// validated by the worker, recorded in one transaction by the domain's day recorder (the one
-/// the sandbox's demo data uses).
-async fn working_day(db: &Db, worker: i64, company_id: i64, day_start: i64, n: usize) -> Result<()> {
+/// the sandbox's demo data uses), then validated by the admin in the same transaction (the
+/// admin's regulatory computation, which the company recap reads).
+async fn working_day(db: &Db, admin: i64, worker: i64, company_id: i64, day_start: i64, n: usize) -> Result<()> {
     let kinds = [
         ActivityType::Drive,
         ActivityType::Work,
@@ -149,7 +153,11 @@ async fn working_day(db: &Db, worker: i64, company_id: i64, day_start: i64, n: u
         validate: true,
     };
     workers::write(db, vec![worker], move |conn| {
-        Box::pin(async move { day::record(conn, &day).await })
+        Box::pin(async move {
+            let recorded = day::record(conn, &day).await?;
+            validation::validate(conn, admin, recorded.mission_id, &[worker], None, None).await?;
+            Ok(recorded)
+        })
     })
     .await?;
     Ok(())
@@ -193,7 +201,7 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
         .flat_map(|&w| (0..plan.days).map(move |d| (w, d)))
         .collect();
     stream::iter(days)
-        .map(|(w, d)| working_day(db, w, company_id, ANCHOR - (d as i64 + 1) * DAY, d))
+        .map(|(w, d)| working_day(db, admin, w, company_id, ANCHOR - (d as i64 + 1) * DAY, d))
         .buffer_unordered(CONCURRENCY)
         .try_collect::<()>()
         .await?;

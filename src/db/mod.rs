@@ -17,6 +17,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::config::{Environment, SqliteSynchronous};
 
+pub mod request;
 pub mod sql;
 pub use sql::PerBackend;
 
@@ -57,6 +58,8 @@ pub struct Db {
     pub backend: Backend,
     /// SQLite's writers take turns here (see [`Db::begin_write`]).
     writer_turn: Arc<Semaphore>,
+    /// How many requests may hold a connection of their own ([`request`]).
+    request_gate: request::Gate,
 }
 
 /// A write transaction (see [`Db::begin_write`]): used as the connection it runs on, and ended
@@ -128,8 +131,9 @@ impl Db {
         // PostgreSQL; `cargo test --release --test api -- --ignored drivers`). A connection the
         // server closed fails its next statement once and is replaced; idle ones are recycled
         // before a server's own idle timeout would close them.
+        let size = if backend == Backend::Sqlite { 8 } else { 16 };
         let pool = AnyPoolOptions::new()
-            .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
+            .max_connections(size)
             .test_before_acquire(false)
             .idle_timeout(Duration::from_secs(300))
             .max_lifetime(Duration::from_secs(1800))
@@ -160,6 +164,7 @@ impl Db {
             pool,
             backend,
             writer_turn: Arc::new(Semaphore::new(1)),
+            request_gate: request::Gate::for_pool(size),
         })
     }
 
@@ -181,7 +186,7 @@ impl Db {
     pub async fn readiness(&self) -> Result<i64, String> {
         let known = self.migrator().iter().count() as i64;
         let applied: Result<(i64,), _> = sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations WHERE success")
-            .fetch_one(&self.pool)
+            .fetch_one(self.exec())
             .await;
         match applied {
             Ok((applied,)) if applied >= known => Ok(applied),
@@ -198,10 +203,10 @@ impl Db {
     pub async fn claim_environment(&self, environment: Environment) -> anyhow::Result<()> {
         sqlx::query("INSERT INTO environment (id, name) VALUES (1, $1) ON CONFLICT (id) DO NOTHING")
             .bind(environment.as_str())
-            .execute(&self.pool)
+            .execute(self.exec())
             .await?;
         let (stored,): (String,) = sqlx::query_as("SELECT name FROM environment WHERE id = 1")
-            .fetch_one(&self.pool)
+            .fetch_one(self.exec())
             .await?;
         if stored != environment.as_str() {
             anyhow::bail!(
@@ -247,7 +252,7 @@ impl Db {
 
     /// Whether the database answers (for `GET /health`).
     pub async fn ping(&self) -> bool {
-        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+        sqlx::query("SELECT 1").execute(self.exec()).await.is_ok()
     }
 }
 

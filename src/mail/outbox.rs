@@ -68,7 +68,7 @@ pub async fn latest(db: &Db, recipient: Option<&str>, limit: i64) -> AppResult<V
     )
     .bind(recipient)
     .bind(limit)
-    .fetch_all(&db.pool)
+    .fetch_all(db.exec())
     .await?;
     Ok(rows)
 }
@@ -94,7 +94,7 @@ pub async fn latest_of_companies(
         .bind(crate::db::id_list(companies))
         .bind(recipient)
         .bind(limit)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 
@@ -102,7 +102,7 @@ pub async fn latest_of_companies(
 pub async fn backlog(db: &Db) -> Result<i64, sqlx::Error> {
     let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM emails WHERE sent_at IS NULL AND attempts < $1")
         .bind(MAX_ATTEMPTS)
-        .fetch_one(&db.pool)
+        .fetch_one(db.exec())
         .await?;
     Ok(count)
 }
@@ -135,7 +135,7 @@ pub async fn claim(db: &Db, sender: &str, limit: i64, lease_secs: i64) -> Result
     .bind(limit)
     .bind(MAX_ATTEMPTS)
     .bind(at)
-    .fetch_all(&db.pool)
+    .fetch_all(db.exec())
     .await
 }
 
@@ -148,7 +148,7 @@ pub async fn mark_sent(db: &Db, sender: &str, id: i64) -> Result<(), sqlx::Error
     .bind(id)
     .bind(sender)
     .bind(now())
-    .execute(&db.pool)
+    .execute(db.exec())
     .await?;
     Ok(())
 }
@@ -161,7 +161,7 @@ pub async fn mark_failed(db: &Db, sender: &str, id: i64, error: &str) -> Result<
     .bind(id)
     .bind(sender)
     .bind(error)
-    .execute(&db.pool)
+    .execute(db.exec())
     .await?;
     Ok(())
 }
@@ -176,7 +176,7 @@ pub async fn release(db: &Db, sender: &str, ids: &[i64]) -> Result<(), sqlx::Err
         )
         .bind(id)
         .bind(sender)
-        .execute(&db.pool)
+        .execute(db.exec())
         .await?;
     }
     Ok(())

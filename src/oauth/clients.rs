@@ -128,7 +128,7 @@ pub async fn secret_matches(db: &Db, client_id: i64, secret: &str, stored: &str)
                 .bind(secret_hash(secret))
                 .bind(client_id)
                 .bind(stored)
-                .execute(&db.pool)
+                .execute(db.exec())
                 .await?;
         }
         return Ok(matches);
@@ -151,10 +151,10 @@ pub struct Listed {
 pub async fn list(db: &Db) -> AppResult<Vec<Listed>> {
     let clients: Vec<(i64, String, i64, Option<i64>)> =
         sqlx::query_as("SELECT id, name, created_at, revoked_at FROM oauth_clients ORDER BY created_at, id")
-            .fetch_all(&db.pool)
+            .fetch_all(db.exec())
             .await?;
     let uris: Vec<(i64, String)> = sqlx::query_as("SELECT client_id, uri FROM oauth_client_redirect_uris ORDER BY uri")
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(clients
         .into_iter()
@@ -196,7 +196,7 @@ pub async fn name(db: &Db, client_id: &str) -> AppResult<Option<String>> {
     };
     let row: Option<(String,)> = sqlx::query_as("SELECT name FROM oauth_clients WHERE id = $1")
         .bind(id)
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?;
     Ok(row.map(|(name,)| name))
 }

@@ -19,7 +19,7 @@ pub async fn retry_after(db: &Db, subjects: &[String]) -> AppResult<Option<i64>>
             sqlx::query_as("SELECT COUNT(*), MIN(at) FROM auth_failures WHERE subject = $1 AND at > $2")
                 .bind(subject)
                 .bind(since)
-                .fetch_one(&db.pool)
+                .fetch_one(db.exec())
                 .await?;
         if count >= MAX_FAILURES {
             return Ok(Some(
@@ -40,12 +40,12 @@ pub async fn record_failure(db: &Db, subjects: &[String]) -> AppResult<()> {
         sqlx::query("INSERT INTO auth_failures (subject, at) VALUES ($1, $2)")
             .bind(subject)
             .bind(at)
-            .execute(&db.pool)
+            .execute(db.exec())
             .await?;
     }
     sqlx::query("DELETE FROM auth_failures WHERE at < $1")
         .bind(at - WINDOW_SECONDS)
-        .execute(&db.pool)
+        .execute(db.exec())
         .await?;
     Ok(())
 }

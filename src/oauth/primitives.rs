@@ -63,13 +63,13 @@ impl DbRegistrar {
         let active: Option<(i64,)> =
             sqlx::query_as("SELECT id FROM oauth_clients WHERE id = $1 AND revoked_at IS NULL")
                 .bind(id)
-                .fetch_optional(&self.db.pool)
+                .fetch_optional(self.db.exec())
                 .await
                 .ok()?;
         active?;
         let uris: Vec<(String,)> = sqlx::query_as("SELECT uri FROM oauth_client_redirect_uris WHERE client_id = $1")
             .bind(id)
-            .fetch_all(&self.db.pool)
+            .fetch_all(self.db.exec())
             .await
             .ok()?;
         Some(uris.into_iter().map(|u| u.0).collect())
@@ -119,7 +119,7 @@ impl oxide_auth_async::primitives::Registrar for DbRegistrar {
         let stored: Option<(String,)> =
             sqlx::query_as("SELECT secret_hash FROM oauth_clients WHERE id = $1 AND revoked_at IS NULL")
                 .bind(id)
-                .fetch_optional(&self.db.pool)
+                .fetch_optional(self.db.exec())
                 .await
                 .map_err(|_| RegistrarError::PrimitiveError)?;
         // Every client is confidential: a secret is required.
@@ -172,7 +172,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         .bind(created)
         .bind(expires)
         .bind(i64::from(given))
-        .execute(&self.db.pool)
+        .execute(self.db.exec())
         .await
         .map_err(|_| ())?;
         Ok(code)
@@ -188,7 +188,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         )
         .bind(&hash)
         .bind(at)
-        .fetch_optional(&self.db.pool)
+        .fetch_optional(self.db.exec())
         .await
         .map_err(|_| ())?;
         let Some((client_id, user_id, redirect_uri, challenge, expires_at)) = row else {
@@ -200,7 +200,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
             )
             .bind(&hash)
             .bind(at)
-            .execute(&self.db.pool)
+            .execute(self.db.exec())
             .await
             .map_err(|_| ())?;
             return Ok(None);
@@ -256,7 +256,7 @@ impl oxide_auth_async::primitives::Issuer for DbIssuer {
             sqlx::query("UPDATE oauth_codes SET token_id = $2 WHERE code_hash = $1")
                 .bind(code_hash)
                 .bind(id)
-                .execute(&self.db.pool)
+                .execute(self.db.exec())
                 .await
                 .map_err(|_| ())?;
         }

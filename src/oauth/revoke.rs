@@ -60,7 +60,7 @@ pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenRespons
     };
     let owner: Result<Option<(i64,)>, _> = sqlx::query_as("SELECT client_id FROM oauth_tokens WHERE token_hash = $1")
         .bind(tokens::hash(token))
-        .fetch_optional(&api.db.pool)
+        .fetch_optional(api.db.exec())
         .await;
     match owner {
         Ok(Some((owner,))) if owner.to_string() != client_id => RevokeTokenResponse::BadRequest(oauth_error(
@@ -72,7 +72,7 @@ pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenRespons
                 sqlx::query("UPDATE oauth_tokens SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL")
                     .bind(tokens::hash(token))
                     .bind(now())
-                    .execute(&api.db.pool)
+                    .execute(api.db.exec())
                     .await;
             match revoked {
                 Ok(_) => RevokeTokenResponse::Ok,

@@ -268,7 +268,7 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
         let stored: Option<(String, i64)> =
             sqlx::query_as("SELECT redirect_uri, redirect_uri_given FROM oauth_codes WHERE code_hash = $1")
                 .bind(crate::domain::auth::tokens::hash(&code))
-                .fetch_optional(&api.db.pool)
+                .fetch_optional(api.db.exec())
                 .await
                 .unwrap_or_default();
         if let Some((uri, 0)) = stored {

@@ -47,6 +47,7 @@ mod operator;
 mod property;
 mod published;
 mod reference_state;
+mod request_connection;
 mod regulation;
 mod regulation_api;
 mod regulation_eu;

@@ -17,6 +17,13 @@ fn month_of(day: &str) -> String {
     day[..7].to_string()
 }
 
+const CANCEL: &str = "mutation($m: Int!, $u: Int!) { activities { cancelMission(missionId: $m, userId: $u) { id } } }";
+
+/// The weekly groups' alerts of a recap.
+fn weekly_total(recap: &Value) -> i64 {
+    recap["weeklyAlerts"].as_array().unwrap().iter().map(|g| g["nbAlerts"].as_i64().unwrap()).sum()
+}
+
 on_both_backends! {
     async fn computations_by_day_with_checks_alerts_and_explanations(app) {
         let c = company(app).await;
@@ -160,6 +167,82 @@ on_both_backends! {
         assert!(rows.len() >= 2, "the day and the Monday of its week: {body}");
         let body = app.as_user(&c.worker, ADMIN_DAYS, json!({ "c": c.id })).await;
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"]);
+    }
+
+    async fn the_recap_counts_alike_with_and_without_day_details(app) {
+        // Without `dayDetails` the recap counts from the month summaries; with them, from the
+        // alerts: both must agree, over whole months and over a period across two months, and
+        // both follow an admin's cancellation.
+        let c = company(app).await;
+        let days = [day(45), day(40), day(12), day(10), day(8)];
+        let mut missions = vec![];
+        for d in days {
+            let long = mission(app, &c.worker, c.id, &[("drive", d + 5 * HOUR, d + 18 * HOUR)]).await;
+            validate(app, &c.worker, long, &c.worker).await;
+            validate(app, &c.admin, long, &c.worker).await;
+            missions.push(long);
+        }
+        let counts = "query($c: Int!, $m: ShortMonth!, $f: Date, $t: Date) { company(id: $c) { \
+            regulatoryAlertsRecap(month: $m, fromDate: $f, toDate: $t) { hasAnyComputation month totalNbAlerts \
+            totalNbAlertsPreviousMonth dailyAlerts { alertsType nbAlerts days } weeklyAlerts { alertsType nbAlerts days } } } }";
+        let detailed = "query($c: Int!, $m: ShortMonth!, $f: Date, $t: Date) { company(id: $c) { \
+            regulatoryAlertsRecap(month: $m, fromDate: $f, toDate: $t) { hasAnyComputation month totalNbAlerts \
+            totalNbAlertsPreviousMonth dailyAlerts { alertsType nbAlerts days dayDetails { day userId } } \
+            weeklyAlerts { alertsType nbAlerts days dayDetails { day userId } } } } }";
+        let without_details = |mut recap: Value| {
+            for kind in ["dailyAlerts", "weeklyAlerts"] {
+                for group in recap[kind].as_array_mut().unwrap() {
+                    group.as_object_mut().unwrap().remove("dayDetails");
+                }
+            }
+            recap
+        };
+        let admin = &c.admin;
+        let both = |variables: Value| async move {
+            let plain = app.as_user(admin, counts, variables.clone()).await;
+            let full = app.as_user(admin, detailed, variables).await;
+            assert!(plain["errors"].is_null() && full["errors"].is_null(), "{plain} {full}");
+            let plain = plain["data"]["company"]["regulatoryAlertsRecap"].clone();
+            let full = full["data"]["company"]["regulatoryAlertsRecap"].clone();
+            assert_eq!(plain, without_details(full), "summaries and alerts disagree");
+            plain
+        };
+        let alerted_days = |recap: &Value| -> Vec<String> {
+            let mut days: Vec<String> = recap["dailyAlerts"][1]["days"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_str().unwrap().to_string())
+                .collect();
+            days.sort();
+            days
+        };
+        // Each alerted day in the recap of its month (13 h of driving: maximumWorkDayTime),
+        // and the month before counted as the previous month.
+        let last_month = month_of(&date(days[4]));
+        let recap = both(json!({ "c": c.id, "m": last_month })).await;
+        let in_last_month: Vec<String> =
+            days.iter().map(|d| date(*d)).filter(|d| month_of(d) == last_month).collect();
+        assert_eq!(alerted_days(&recap), in_last_month, "{recap}");
+        assert_eq!(recap["totalNbAlerts"], 3 * in_last_month.len() as i64 + weekly_total(&recap));
+        let (year, number): (i32, u32) = (last_month[..4].parse().unwrap(), last_month[5..].parse().unwrap());
+        let month_before = if number == 1 { format!("{}-12", year - 1) } else { format!("{year}-{:02}", number - 1) };
+        let previous = both(json!({ "c": c.id, "m": month_before })).await;
+        assert_eq!(recap["totalNbAlertsPreviousMonth"], previous["totalNbAlerts"]);
+        // A period across two months: from the second day (included) to the fourth (excluded).
+        let period = both(json!({ "c": c.id, "m": last_month, "f": date(days[1]), "t": date(days[3]) })).await;
+        let expected: Vec<String> = days[1..3].iter().map(|d| date(*d)).collect();
+        assert_eq!(alerted_days(&period), expected, "{period}");
+        assert_eq!(period["totalNbAlertsPreviousMonth"], 0);
+
+        // The admin cancels the worker's time on the fourth day: its alerts go, in both ways.
+        let body = app.as_user(&c.admin, CANCEL, json!({ "m": missions[3], "u": c.worker.id })).await;
+        assert!(body["errors"].is_null(), "{body}");
+        let recap = both(json!({ "c": c.id, "m": month_of(&date(days[3])) })).await;
+        assert!(!alerted_days(&recap).contains(&date(days[3])), "{recap}");
+        let period = both(json!({ "c": c.id, "m": last_month, "f": date(days[0]), "t": date(days[4] + 86_400) })).await;
+        let expected: Vec<String> = [days[0], days[1], days[2], days[4]].iter().map(|d| date(*d)).collect();
+        assert_eq!(alerted_days(&period), expected, "{period}");
     }
 
     async fn recap_names_the_other_companies_of_alerted_days(app) {

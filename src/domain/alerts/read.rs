@@ -102,7 +102,7 @@ pub async fn may_read(db: &Db, actor: i64, user_id: i64) -> AppResult<()> {
         .bind(actor)
         .bind(user_id)
         .bind(date_text(today()))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     if rows
         .iter()
@@ -127,7 +127,7 @@ pub async fn computations(
         .bind(submitter.map(|s| s.as_str()))
         .bind(from.map(date_text))
         .bind(to.map(date_text))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 
@@ -137,13 +137,13 @@ pub async fn alerts_of(db: &Db, computation: &ComputationRow) -> AppResult<Vec<A
         .bind(computation.user_id)
         .bind(&computation.day)
         .bind(&computation.submitter_type)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 
 /// One alert.
 pub async fn alert(db: &Db, id: i64) -> AppResult<Option<AlertRow>> {
-    Ok(sqlx::query_as(sql::ALERT).bind(id).fetch_optional(&db.pool).await?)
+    Ok(sqlx::query_as(sql::ALERT).bind(id).fetch_optional(db.exec()).await?)
 }
 
 /// Whether the EU driving-time checks (Roadlog extension) concern the worker: an accepted
@@ -151,7 +151,7 @@ pub async fn alert(db: &Db, id: i64) -> AppResult<Option<AlertRow>> {
 pub async fn eu_worker(db: &Db, user_id: i64) -> AppResult<bool> {
     let row: Option<(i64,)> = sqlx::query_as(sql::EU_WORKER)
         .bind(user_id)
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?;
     Ok(row.is_some())
 }

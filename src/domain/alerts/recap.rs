@@ -15,37 +15,42 @@ use crate::errors::{AppError, AppResult};
 pub mod sql {
     use crate::db::PerBackend;
 
+    /// The workers' bit sets of a group, joined with commas.
+    const DAYS_JOINED: PerBackend = PerBackend {
+        sqlite: "group_concat(m.days, ',') AS days",
+        postgres: "string_agg(CAST(m.days AS TEXT), ',') AS days",
+    };
+
     crate::statements! {
         /// The company's workers today (`$2`).
         pub const CURRENT_WORKERS: &str = "SELECT DISTINCT user_id FROM employments WHERE company_id = $1 \
              AND user_id IS NOT NULL AND validation_status = 'approved' AND dismissed_at IS NULL \
              AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2) ORDER BY user_id";
         /// What the recap needs besides its alerts, in one round trip: whether any admin
-        /// computation of the workers (`$1`) is dated in `[$2, $3)`; the previous month's total
-        /// over `[$4, $5)` (an empty range when there is none), counted as the reference counts
-        /// (an `enoughBreak` alert with both halves failed counts twice) without reading its
-        /// alerts; the company's (`$6`) SIREN and whether it opted in to the EU checks.
+        /// computation of the workers (`$1`) is dated in `[$2, $3)`; the total of the previous
+        /// month `$4` (`YYYY-MM`; an empty text when there is none), counted as the reference
+        /// counts (an `enoughBreak` alert with both halves failed counts twice) from the month
+        /// summaries; the company's (`$5`) SIREN and whether it opted in to the EU checks.
         pub const HEADER: PerBackend = crate::per_backend!(
             "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations r \
                  WHERE r.submitter_type = 'admin' AND r.day >= $2 AND r.day < $3 AND ",
             ["r.user_id" in 1],
             " LIMIT 1) AS found), \
-             (SELECT CAST(COUNT(*) + COALESCE(SUM(CASE WHEN a.not_enough_break = 1 \
-                 AND a.too_much_uninterrupted_work_time = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) \
-              FROM regulatory_alerts a WHERE a.submitter_type = 'admin' AND a.day >= $4 AND a.day < $5 AND ",
-            ["a.user_id" in 1],
-            "), c.siren, c.eu_driving_checks FROM companies c WHERE c.id = $6"
+             (SELECT CAST(COALESCE(SUM(m.alerts * (1 + m.not_enough_break * m.too_much_uninterrupted_work_time)), 0) AS BIGINT) \
+              FROM regulatory_alert_months m WHERE m.submitter_type = 'admin' AND m.month = $4 AND ",
+            ["m.user_id" in 1],
+            "), c.siren, c.eu_driving_checks FROM companies c WHERE c.id = $5"
         );
-        /// Admin alerts of the workers (`$1`) dated in `[$2, $3)`, counted per day and kind: a
-        /// month of a 200-worker company holds thousands of alerts, the recap's groups need at
-        /// most a few hundred of these lines. The database counts; no alert row is copied out.
-        pub const ALERTS_BY_DAY: PerBackend = crate::per_backend!(
-            "SELECT a.day, a.check_type, CAST(0 AS BIGINT) AS user_id, a.night_work, a.not_enough_break, \
-               a.too_much_uninterrupted_work_time, CAST(COUNT(*) AS BIGINT) AS alerts \
-             FROM regulatory_alerts a WHERE a.submitter_type = 'admin' AND a.day >= $2 AND a.day < $3 AND ",
-            ["a.user_id" in 1],
-            " GROUP BY a.day, a.check_type, a.night_work, a.not_enough_break, a.too_much_uninterrupted_work_time \
-             ORDER BY a.day"
+        /// Admin alerts of the workers (`$1`) in the months `$2` to `$3` (`YYYY-MM`), from the
+        /// month summaries: per month, check and flags, each worker's alerted days as a bit set
+        /// (bit d-1: day d), joined with commas. A month of a 233-worker company is some 800
+        /// summary rows where its alerts are 7,400; the days are counted from the bits.
+        pub const MONTHS: PerBackend = crate::per_backend!(
+            "SELECT m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time, ",
+            {DAYS_JOINED},
+            " FROM regulatory_alert_months m WHERE m.submitter_type = 'admin' AND m.month >= $2 AND m.month <= $3 AND ",
+            ["m.user_id" in 1],
+            " GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time"
         );
         /// The same per worker too, when the recap's `dayDetails` (one item per day and worker)
         /// are asked for. The workers' names are read apart, once per worker.
@@ -144,7 +149,7 @@ async fn workers_of(db: &Db, lines: &[AlertLine]) -> AppResult<BTreeMap<i64, Wor
     }
     let rows: Vec<(i64, String, String, String)> = sqlx::query_as(db.sql(sql::NAMES))
         .bind(id_list(&users))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(rows
         .into_iter()
@@ -177,7 +182,7 @@ async fn current_workers(db: &Db, company_id: i64) -> AppResult<Vec<i64>> {
     let rows: Vec<(i64,)> = sqlx::query_as(sql::CURRENT_WORKERS)
         .bind(company_id)
         .bind(date_text(today()))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
 }
@@ -188,17 +193,73 @@ async fn alert_lines(
     (from, to): (NaiveDate, NaiveDate),
     per_worker: bool,
 ) -> AppResult<Vec<AlertLine>> {
-    let statement = if per_worker {
-        sql::ALERTS_BY_DAY_AND_USER
-    } else {
-        sql::ALERTS_BY_DAY
+    if per_worker {
+        return Ok(sqlx::query_as(db.sql(sql::ALERTS_BY_DAY_AND_USER))
+            .bind(id_list(users))
+            .bind(date_text(from))
+            .bind(date_text(to))
+            .fetch_all(db.exec())
+            .await?);
+    }
+    let Some(last) = to.pred_opt().filter(|last| *last >= from) else {
+        return Ok(vec![]);
     };
-    Ok(sqlx::query_as(db.sql(statement))
+    let rows: Vec<MonthRow> = sqlx::query_as(db.sql(sql::MONTHS))
         .bind(id_list(users))
-        .bind(date_text(from))
-        .bind(date_text(to))
-        .fetch_all(&db.pool)
-        .await?)
+        .bind(month_text(from))
+        .bind(month_text(last))
+        .fetch_all(db.exec())
+        .await?;
+    Ok(lines_of_months(rows, (from, to)))
+}
+
+/// A group of the month summaries: a month, a check and its flags, and each worker's alerted
+/// days of the month as a bit set (bit d-1: day d), joined with commas.
+#[derive(sqlx::FromRow)]
+struct MonthRow {
+    month: String,
+    check_type: String,
+    night_work: i64,
+    not_enough_break: i64,
+    too_much_uninterrupted_work_time: i64,
+    days: String,
+}
+
+fn month_text(day: NaiveDate) -> String {
+    day.format("%Y-%m").to_string()
+}
+
+/// The alerts of the summaries counted per day, check and flags, for the days of `[from, to)`
+/// only: the lines the recap's groups are made of (no worker: `user_id` 0).
+fn lines_of_months(rows: Vec<MonthRow>, (from, to): (NaiveDate, NaiveDate)) -> Vec<AlertLine> {
+    let mut lines = vec![];
+    for row in rows {
+        let Some(first) = parse_date(&format!("{}-01", row.month)) else { continue };
+        // How many workers were alerted on each day of the month (index d-1: day d).
+        let mut counts = [0i64; 31];
+        for set in row.days.split(',').filter_map(|bits| bits.trim().parse::<i64>().ok()) {
+            for (bit, count) in counts.iter_mut().enumerate() {
+                *count += (set >> bit) & 1;
+            }
+        }
+        for (bit, &alerts) in counts.iter().enumerate() {
+            let Some(day) = first.checked_add_days(chrono::Days::new(bit as u64)) else { continue };
+            if alerts == 0 || day < from || day >= to || day.month() != first.month() {
+                continue;
+            }
+            lines.push(AlertLine {
+                day: date_text(day),
+                check_type: row.check_type.clone(),
+                user_id: 0,
+                night_work: row.night_work,
+                not_enough_break: row.not_enough_break,
+                too_much_uninterrupted_work_time: row.too_much_uninterrupted_work_time,
+                alerts,
+            });
+        }
+    }
+    lines.sort_by(|a, b| a.day.cmp(&b.day));
+    lines
 }
 
 /// Counted as the reference counts: an `enoughBreak` alert with both halves failed counts twice.
@@ -236,17 +297,16 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
         month,
         ..Summary::default()
     };
-    // Without a previous month (an explicit period), an empty range: its total is 0.
-    let (previous_from, previous_to) = previous.unwrap_or((from, from));
+    // Without a previous month (an explicit period), a month no summary has: its total is 0.
+    let previous_month = previous.map(|(first, _)| month_text(first)).unwrap_or_default();
     let (computed, total_previous_month, siren, eu): (i64, i64, Option<String>, Option<i64>) =
         sqlx::query_as(db.sql(sql::HEADER))
             .bind(id_list(&users))
             .bind(date_text(from))
             .bind(date_text(to))
-            .bind(date_text(previous_from))
-            .bind(date_text(previous_to))
+            .bind(previous_month)
             .bind(query.company_id)
-            .fetch_optional(&db.pool)
+            .fetch_optional(db.exec())
             .await?
             .unwrap_or((0, 0, None, None));
     if computed == 0 {
@@ -395,7 +455,7 @@ async fn other_company_relations(
         .bind(from)
         .bind(until)
         .bind(company_id)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     for (user, start, other) in rows {
         let Some(&tz) = zones.get(&user) else { continue };
@@ -445,7 +505,7 @@ pub async fn admin_days(
         .bind(id_list(&users))
         .bind(from.map(date_text))
         .bind(to.map(date_text))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(rows
         .into_iter()

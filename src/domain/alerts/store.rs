@@ -48,6 +48,20 @@ pub mod sql {
                  CAST(r.v->>6 AS BIGINT), CAST(r.v->>7 AS BIGINT) \
                  FROM json_array_elements(CAST(CAST($5 AS TEXT) AS json)) AS r(v)",
         };
+        /// The month summaries (`regulatory_alert_months`) of worker `$1` and side `$2` from
+        /// month `$3` to `$4` (`YYYY-MM`, both included), dropped before they are written again.
+        pub const FORGET_MONTHS: &str = "DELETE FROM regulatory_alert_months \
+             WHERE user_id = $1 AND submitter_type = $2 AND month >= $3 AND month <= $4";
+        /// The same months summarised again from the alerts: days `$3` (the first month's first)
+        /// to `$4` (the day after the last month). A worker has one alert per day, check and side
+        /// at most, so the sum of the days' bits is their union.
+        pub const SUMMARISE_MONTHS: &str = "INSERT INTO regulatory_alert_months (user_id, submitter_type, month, \
+             check_type, night_work, not_enough_break, too_much_uninterrupted_work_time, alerts, days) \
+             SELECT $1, $2, substr(day, 1, 7), check_type, night_work, not_enough_break, \
+               too_much_uninterrupted_work_time, COUNT(*), \
+               SUM(CAST(1 AS BIGINT) << (CAST(substr(day, 9, 2) AS INTEGER) - 1)) \
+             FROM regulatory_alerts WHERE user_id = $1 AND submitter_type = $2 AND day >= $3 AND day < $4 \
+             GROUP BY substr(day, 1, 7), check_type, night_work, not_enough_break, too_much_uninterrupted_work_time";
         /// Every computed day in one statement: `$4` is a JSON array of dates. (SQLite needs the
         /// `WHERE true` to read `ON CONFLICT` as the upsert's, not as part of the `SELECT`.)
         pub const MARK_COMPUTED: PerBackend = PerBackend {
@@ -105,7 +119,7 @@ fn json<T: serde::Serialize>(value: &T) -> AppResult<String> {
     serde_json::to_string(value).map_err(|e| AppError::internal(format!("not serialisable: {e}")))
 }
 
-/// Stores a computation of `user_id`'s alerts for `submitter`: two reads, then at most three
+/// Stores a computation of `user_id`'s alerts for `submitter`: two reads, then at most five
 /// statements whatever the number of alerts and days, none when nothing changed.
 pub async fn save(
     conn: &mut AnyConnection,
@@ -146,6 +160,7 @@ pub async fn save(
         }
     }
     deleted.extend(old.into_values().map(|row| row.id));
+    let changed = !deleted.is_empty() || !inserted.is_empty();
     if !deleted.is_empty() {
         sqlx::query(backend.sql(sql::DELETE))
             .bind(id_list(&deleted))
@@ -177,6 +192,9 @@ pub async fn save(
             .execute(&mut *conn)
             .await?;
     }
+    if changed {
+        summarise_months(conn, user_id, submitter, days.0.min(weeks.0), days.1.max(weeks.1)).await?;
+    }
     let first = computation.computed.first().copied();
     let last = computation.computed.last().copied();
     if let (Some(first), Some(last)) = (first, last) {
@@ -204,5 +222,36 @@ pub async fn save(
                 .await?;
         }
     }
+    Ok(())
+}
+
+/// Summarises again the months from `first`'s to `last`'s of the worker's alerts of one side
+/// (`regulatory_alert_months`, which the company recap reads), from the alerts as they now are.
+async fn summarise_months(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    submitter: SubmitterType,
+    first: chrono::NaiveDate,
+    last: chrono::NaiveDate,
+) -> AppResult<()> {
+    use chrono::{Datelike, Months};
+    let from = first.with_day(1).unwrap_or(first);
+    let last_month = last.with_day(1).unwrap_or(last);
+    let until = last_month + Months::new(1);
+    let month = |d: chrono::NaiveDate| d.format("%Y-%m").to_string();
+    sqlx::query(sql::FORGET_MONTHS)
+        .bind(user_id)
+        .bind(submitter.as_str())
+        .bind(month(from))
+        .bind(month(last_month))
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(sql::SUMMARISE_MONTHS)
+        .bind(user_id)
+        .bind(submitter.as_str())
+        .bind(date_text(from))
+        .bind(date_text(until))
+        .execute(&mut *conn)
+        .await?;
     Ok(())
 }

@@ -96,7 +96,7 @@ impl Caller {
              WHERE t.token_hash = $1 AND t.kind = 'access'",
         )
         .bind(tokens::hash(token))
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?;
         Ok(row.map(|row| match row {
             (_, _, _, Some(_)) => Caller::Rejected("Invalid token"),

@@ -14,7 +14,7 @@ pub async fn resolve(db: &Db, token: &str) -> AppResult<Option<(i64, i64)>> {
     )
     .bind(tokens::hash(token))
     .bind(now())
-    .fetch_optional(&db.pool)
+    .fetch_optional(db.exec())
     .await?;
     Ok(row)
 }
@@ -37,7 +37,7 @@ pub async fn issue_with_id(db: &Db, client_id: i64, user_id: i64, lifetime: Opti
     .bind(user_id)
     .bind(issued)
     .bind(lifetime.map(|l| issued + l))
-    .fetch_one(&db.pool)
+    .fetch_one(db.exec())
     .await?;
     Ok((token, id))
 }
@@ -53,7 +53,7 @@ pub async fn authorized_clients(db: &Db, user_id: i64) -> AppResult<Vec<(i64, St
     )
     .bind(user_id)
     .bind(now())
-    .fetch_all(&db.pool)
+    .fetch_all(db.exec())
     .await?;
     Ok(rows)
 }
@@ -66,7 +66,7 @@ pub async fn revoke_for_user(db: &Db, user_id: i64, client_id: i64) -> AppResult
     .bind(user_id)
     .bind(client_id)
     .bind(now())
-    .execute(&db.pool)
+    .execute(db.exec())
     .await?;
     Ok(done.rows_affected() > 0)
 }

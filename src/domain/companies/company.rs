@@ -101,7 +101,7 @@ pub async fn insert(
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<CompanyRow>> {
     Ok(sqlx::query_as::<_, CompanyRow>(sql::FIND)
         .bind(id)
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?)
 }
 
@@ -145,7 +145,7 @@ pub async fn admined_by(db: &Db, user_id: i64) -> AppResult<Vec<CompanyRow>> {
     let rows = sqlx::query_as::<_, CompanyRow>(sql::ADMINED_BY)
         .bind(user_id)
         .bind(super::date_text(super::today()))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(crate::domain::auth::scope::keep(rows, |c| c.id))
 }

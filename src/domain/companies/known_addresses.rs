@@ -96,7 +96,7 @@ pub async fn of_company(db: &Db, actor: i64, company_id: i64) -> AppResult<Vec<K
     }
     Ok(sqlx::query_as::<_, KnownAddressRow>(sql::OF_COMPANY)
         .bind(company_id)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 
@@ -104,7 +104,7 @@ pub async fn of_company(db: &Db, actor: i64, company_id: i64) -> AppResult<Vec<K
 pub async fn of_team(db: &Db, team_id: i64) -> AppResult<Vec<KnownAddressRow>> {
     Ok(sqlx::query_as::<_, KnownAddressRow>(sql::OF_TEAM)
         .bind(team_id)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 

@@ -13,12 +13,18 @@ use super::{date_text, today};
 /// Admin of the company today: an accepted, not dismissed employment covering today, with admin
 /// rights.
 pub async fn is_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
-    let mut conn = db.pool.acquire().await?;
-    is_admin_on(&mut conn, user_id, company_id).await
+    admin_check(db.exec(), user_id, company_id).await
 }
 
 /// [`is_admin`] on a given connection (inside a transaction).
 pub async fn is_admin_on(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<bool> {
+    admin_check(conn, user_id, company_id).await
+}
+
+async fn admin_check<'c, E>(executor: E, user_id: i64, company_id: i64) -> AppResult<bool>
+where
+    E: sqlx::Executor<'c, Database = sqlx::Any>,
+{
     if !scope::allows(company_id) {
         return Ok(false);
     }
@@ -30,7 +36,7 @@ pub async fn is_admin_on(conn: &mut AnyConnection, user_id: i64, company_id: i64
     .bind(user_id)
     .bind(company_id)
     .bind(date_text(today()))
-    .fetch_optional(conn)
+    .fetch_optional(executor)
     .await?;
     Ok(row.is_some())
 }
@@ -48,7 +54,7 @@ pub async fn is_employed(db: &Db, user_id: i64, company_id: i64) -> AppResult<bo
     .bind(user_id)
     .bind(company_id)
     .bind(date_text(today()))
-    .fetch_optional(&db.pool)
+    .fetch_optional(db.exec())
     .await?;
     Ok(row.is_some())
 }
@@ -83,7 +89,7 @@ pub async fn has_any_employment(db: &Db, user_id: i64, company_id: i64) -> AppRe
     )
     .bind(user_id)
     .bind(company_id)
-    .fetch_optional(&db.pool)
+    .fetch_optional(db.exec())
     .await?;
     Ok(row.is_some())
 }

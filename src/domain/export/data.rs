@@ -112,7 +112,7 @@ pub async fn employees(
     if !only.is_empty() {
         query = query.bind(id_list(only));
     }
-    Ok(query.fetch_all(&db.pool).await?)
+    Ok(query.fetch_all(db.exec()).await?)
 }
 
 /// The companies where the user has an accepted employment over the period (only the request's
@@ -123,7 +123,7 @@ pub async fn companies_of(db: &Db, user_id: i64, min: NaiveDate, max: NaiveDate)
         .bind(user_id)
         .bind(crate::domain::companies::date_text(min))
         .bind(crate::domain::companies::date_text(max))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(crate::domain::auth::scope::keep(rows, |r| r.0)
         .into_iter()
@@ -136,7 +136,7 @@ pub async fn unemployed(db: &Db, user_id: i64) -> AppResult<Employee> {
     let (id, first_name, last_name, birth_date, created): (i64, String, String, Option<String>, i64) =
         sqlx::query_as(sql::UNEMPLOYED)
             .bind(user_id)
-            .fetch_one(&db.pool)
+            .fetch_one(db.exec())
             .await?;
     Ok(Employee {
         id,
@@ -226,13 +226,13 @@ pub async fn chunk(
     }
 
     let activities = bind_window!(sqlx::query_as::<_, ActivityData>(db.sql(sql::ACTIVITIES)))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
 
     let mut versions: HashMap<i64, Vec<VersionData>> = HashMap::new();
     if employee_version {
         for v in bind_window!(sqlx::query_as::<_, VersionData>(db.sql(sql::VERSIONS)))
-            .fetch_all(&db.pool)
+            .fetch_all(db.exec())
             .await?
         {
             versions.entry(v.activity_id).or_default().push(v);
@@ -240,7 +240,7 @@ pub async fn chunk(
     }
 
     let missions: HashMap<i64, MissionData> = bind_window!(sqlx::query_as::<_, MissionData>(db.sql(sql::MISSIONS)))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?
         .into_iter()
         .map(|m| (m.id, m))

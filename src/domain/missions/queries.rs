@@ -72,7 +72,7 @@ pub async fn scope(db: &Db, viewer: i64, user_id: i64, field: &str) -> AppResult
     )
     .bind(viewer)
     .bind(date_text(today()))
-    .fetch_all(&db.pool)
+    .fetch_all(db.exec())
     .await?;
     let rows = crate::domain::auth::scope::keep(rows, |r| r.0);
     if rows.is_empty() {
@@ -321,7 +321,7 @@ pub async fn user_missions(
     };
     let (sql, companies) = scoped(db, &scope, db.sql(all), in_scope);
     let query = Window::new(user_id, from, until, after, limit)?.bind(db, sqlx::query_as::<_, PageRow>(sql), companies);
-    mission_page(query.fetch_all(&db.pool).await?, limit, viewer)
+    mission_page(query.fetch_all(db.exec()).await?, limit, viewer)
 }
 
 /// `Company.missions` (admins): the company's missions, newest first.
@@ -344,7 +344,7 @@ pub async fn company_missions(
     };
     let query =
         Window::new(company_id, from, until, after, limit)?.bind(db, sqlx::query_as::<_, PageRow>(db.sql(sql)), None);
-    mission_page(query.fetch_all(&db.pool).await?, limit, viewer)
+    mission_page(query.fetch_all(db.exec()).await?, limit, viewer)
 }
 
 /// `Company.missionsDeleted` (admins): the company's missions whose activities are all
@@ -366,7 +366,7 @@ pub async fn company_deleted_missions(
         .bind(cursor.0)
         .bind(cursor.1)
         .bind(limit + 1)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     mission_page(rows, limit, viewer)
 }
@@ -387,7 +387,7 @@ pub async fn user_activities(
     let (sql, companies) = scoped(db, &scope, sql::USER_ACTIVITIES, sql::USER_ACTIVITIES_IN_SCOPE);
     let query =
         Window::new(user_id, from, until, after, limit)?.bind(db, sqlx::query_as::<_, ActivityRow>(sql), companies);
-    let mut rows = query.fetch_all(&db.pool).await?;
+    let mut rows = query.fetch_all(db.exec()).await?;
     let has_next_page = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let items = rows

@@ -78,7 +78,7 @@ pub async fn of_user(db: &Db, user_id: i64) -> AppResult<Vec<NotificationRow>> {
     Ok(sqlx::query_as(sql::OF_USER)
         .bind(user_id)
         .bind(MAX_LISTED)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 

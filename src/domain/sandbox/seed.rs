@@ -180,7 +180,7 @@ async fn the_admin(db: &Db, company_id: i64, seeder: Seeder) -> AppResult<i64> {
             let admin: Option<(i64,)> = sqlx::query_as(sql::FIRST_ADMIN)
                 .bind(company_id)
                 .bind(date_text(today()))
-                .fetch_optional(&db.pool)
+                .fetch_optional(db.exec())
                 .await?;
             admin.map(|(id,)| id).ok_or_else(|| {
                 AppError::invalid_resource(format!(
@@ -341,7 +341,7 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
     let ids: Vec<i64> = report.workers.iter().map(|w| w.id).collect();
     let (alerts,): (i64,) = sqlx::query_as(db.sql(sql::ALERTS))
         .bind(crate::db::id_list(&ids))
-        .fetch_one(&db.pool)
+        .fetch_one(db.exec())
         .await?;
     report.alerts = alerts;
     Ok(report)

@@ -58,7 +58,7 @@ pub mod sql {
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<TeamRow>> {
     Ok(sqlx::query_as::<_, TeamRow>(sql::FIND)
         .bind(id)
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?)
 }
 
@@ -70,7 +70,7 @@ pub async fn of_company(db: &Db, actor: i64, company_id: i64) -> AppResult<Vec<T
     }
     Ok(sqlx::query_as::<_, TeamRow>(sql::OF_COMPANY)
         .bind(company_id)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 
@@ -83,7 +83,7 @@ pub async fn of_employment(db: &Db, team_id: Option<i64>) -> AppResult<Option<Te
 }
 
 async fn user_ids(db: &Db, statement: &'static str, team_id: i64) -> AppResult<Vec<i64>> {
-    let rows: Vec<(i64,)> = sqlx::query_as(statement).bind(team_id).fetch_all(&db.pool).await?;
+    let rows: Vec<(i64,)> = sqlx::query_as(statement).bind(team_id).fetch_all(db.exec()).await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
 }
 
@@ -103,7 +103,7 @@ pub async fn admin_ids(db: &Db, team_id: i64) -> AppResult<Vec<i64>> {
 pub async fn vehicles(db: &Db, team_id: i64) -> AppResult<Vec<VehicleRow>> {
     Ok(sqlx::query_as::<_, VehicleRow>(sql::VEHICLES)
         .bind(team_id)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 
@@ -114,7 +114,7 @@ pub async fn current_workers(db: &Db, company_id: i64, team_id: i64) -> AppResul
         .bind(company_id)
         .bind(crate::domain::companies::date_text(crate::domain::companies::today()))
         .bind(team_id)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
 }

@@ -198,7 +198,7 @@ pub async fn insert_hashed(conn: &mut sqlx::AnyConnection, account: &HashedAccou
 async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
     let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
         .bind(email)
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?;
     Ok(row.is_some())
 }
@@ -207,7 +207,7 @@ async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
     Ok(sqlx::query_as::<_, UserRow>(sql::FIND)
         .bind(id)
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?)
 }
 
@@ -231,7 +231,7 @@ pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
     .bind(viewer)
     .bind(target)
     .bind(today)
-    .fetch_all(&db.pool)
+    .fetch_all(db.exec())
     .await?;
     Ok(rows
         .iter()
@@ -252,7 +252,7 @@ pub async fn of_company(
         .bind(from)
         .bind(to)
         .bind(if accepted_only { "approved" } else { "pending" })
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }
 
@@ -263,6 +263,6 @@ pub async fn find_many(db: &Db, ids: &[i64]) -> AppResult<Vec<UserRow>> {
     }
     Ok(sqlx::query_as::<_, UserRow>(db.sql(sql::FIND_MANY))
         .bind(crate::db::id_list(ids))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }

@@ -66,7 +66,7 @@ pub async fn open(db: &Db, environment: Environment, user_id: i64) -> AppResult<
         sqlx::query_as("INSERT INTO sessions (user_id, created_at) VALUES ($1, $2) RETURNING id")
             .bind(user_id)
             .bind(now())
-            .fetch_one(&db.pool)
+            .fetch_one(db.exec())
             .await?;
     issue_pair(db, environment, user_id, session_id).await
 }
@@ -90,7 +90,7 @@ pub async fn verify_credentials(db: &Db, email: &str, given_password: String, ad
     throttle::check(db, email, address).await?;
     let account: Option<(i64, String)> = sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
         .bind(email)
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?;
     let matched = match account {
         Some((user_id, stored_hash)) => password::verify(given_password, stored_hash).await?.then_some(user_id),
@@ -125,7 +125,7 @@ pub async fn refresh(db: &Db, environment: Environment, refresh_token: Option<&s
     )
     .bind(&hash)
     .bind(current)
-    .fetch_optional(&db.pool)
+    .fetch_optional(db.exec())
     .await?;
     if let Some((user_id, session_id)) = spent {
         return issue_pair(db, environment, user_id, session_id).await;
@@ -134,7 +134,7 @@ pub async fn refresh(db: &Db, environment: Environment, refresh_token: Option<&s
         "SELECT session_id, used_at, expires_at FROM auth_tokens WHERE token_hash = $1 AND kind = 'refresh'",
     )
     .bind(&hash)
-    .fetch_optional(&db.pool)
+    .fetch_optional(db.exec())
     .await?;
     match known {
         Some((session_id, Some(_), _)) => {
@@ -151,7 +151,7 @@ async fn revoke_session(db: &Db, session_id: i64) -> AppResult<()> {
     sqlx::query("UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL")
         .bind(session_id)
         .bind(now())
-        .execute(&db.pool)
+        .execute(db.exec())
         .await?;
     Ok(())
 }
@@ -168,7 +168,7 @@ pub async fn logout(db: &Db, token: Option<&str>) -> AppResult<()> {
          WHERE t.token_hash = $1 AND s.revoked_at IS NULL",
     )
     .bind(tokens::hash(token))
-    .fetch_optional(&db.pool)
+    .fetch_optional(db.exec())
     .await?;
     match row {
         Some((session_id, _)) => revoke_session(db, session_id).await,

@@ -71,7 +71,7 @@ pub async fn lookup(db: &Db, token: &str) -> AppResult<Lookup> {
          WHERE l.invitation_hash = $1 AND l.dismissed_at IS NULL",
     )
     .bind(tokens::hash(token))
-    .fetch_optional(&db.pool)
+    .fetch_optional(db.exec())
     .await?;
     let Some((
         link_id,
@@ -101,7 +101,7 @@ pub async fn lookup(db: &Db, token: &str) -> AppResult<Lookup> {
     }
     let account: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
         .bind(&email)
-        .fetch_optional(&db.pool)
+        .fetch_optional(db.exec())
         .await?;
     Ok(Lookup::Open(Invitation {
         link_id,

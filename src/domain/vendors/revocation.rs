@@ -100,7 +100,7 @@ pub async fn dismiss_company_token(
         .bind(company_id)
         .bind(now())
         .bind(actor)
-        .execute(&db.pool)
+        .execute(db.exec())
         .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::invalid_inputs("This software is not linked to the company")
@@ -144,7 +144,7 @@ pub async fn authorized_clients(db: &Db, company_id: i64) -> AppResult<Vec<Autho
     let rows: Vec<(i64, String, i64, Option<i64>, i64)> = sqlx::query_as(sql::AUTHORIZED)
         .bind(company_id)
         .bind(now())
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(rows
         .into_iter()
@@ -166,6 +166,6 @@ pub async fn authorized_clients(db: &Db, company_id: i64) -> AppResult<Vec<Autho
 pub async fn clients_of_employment(db: &Db, employment_id: i64) -> AppResult<Vec<(i64, String)>> {
     Ok(sqlx::query_as(sql::OF_EMPLOYMENT)
         .bind(employment_id)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?)
 }

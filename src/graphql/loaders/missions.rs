@@ -34,7 +34,7 @@ where
 {
     let rows = sqlx::query_as::<_, T>(db.sql(statement))
         .bind(crate::db::id_list(ids))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     let mut map: HashMap<i64, Vec<T>> = HashMap::new();
     for row in rows {

@@ -16,13 +16,13 @@ pub const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(2
 pub type CachedLoader<T> = DataLoader<T, HashMapCache>;
 
 /// Spawns a loader's batch as part of the request: inside its span (logged and counted as the
-/// request's) and its company scope (an employment token's), which a bare `tokio::spawn` would
-/// both drop.
+/// request's), its company scope (an employment token's) and on its connection, which a bare
+/// `tokio::spawn` would all drop.
 pub fn spawn<F>(future: F) -> tokio::task::JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
     use tracing::Instrument;
-    crate::domain::auth::scope::spawn(future.in_current_span())
+    crate::domain::auth::scope::spawn(crate::db::request::carry(future.in_current_span()))
 }

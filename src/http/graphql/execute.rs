@@ -50,7 +50,17 @@ pub(super) async fn execute<E: async_graphql::Executor>(
     } else {
         None
     };
-    let run = run_all(api, schema, door, headers, client_ip, prepared, batch.is_batch, media);
+    // Every statement of the request (its caller, resolvers, loaders, audit) on one connection.
+    let run = api.db.within_request(run_all(
+        api,
+        schema,
+        door,
+        headers,
+        client_ip,
+        prepared,
+        batch.is_batch,
+        media,
+    ));
     let mut response = match permit {
         Some(permit) => crate::domain::auth::password::under_permit(permit, run).await,
         None => run.await,

@@ -231,7 +231,7 @@ pub mod sql {
 pub async fn of_company(db: &Db, company_id: i64, latest_per_user: bool) -> AppResult<Vec<EmploymentRow>> {
     let rows = sqlx::query_as::<_, EmploymentRow>(sql::OF_COMPANY)
         .bind(company_id)
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     if !latest_per_user {
         return Ok(rows);
@@ -249,7 +249,7 @@ pub async fn current_of_user(db: &Db, user_id: i64) -> AppResult<Vec<EmploymentR
     let rows = sqlx::query_as::<_, EmploymentRow>(sql::CURRENT_OF_USER)
         .bind(user_id)
         .bind(date_text(today()))
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(crate::domain::auth::scope::keep(rows, |e| e.company_id))
 }
@@ -268,7 +268,7 @@ pub async fn of_user(
         .bind(from.map(date_text).unwrap_or_else(|| "0000-01-01".into()))
         .bind(until.map(date_text).unwrap_or_else(|| "9999-12-31".into()))
         .bind(if include_pending { "pending" } else { "approved" })
-        .fetch_all(&db.pool)
+        .fetch_all(db.exec())
         .await?;
     Ok(crate::domain::auth::scope::keep(rows, |e| e.company_id))
 }

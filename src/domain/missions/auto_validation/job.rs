@@ -136,7 +136,7 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
             .bind(BATCH)
             .bind(clock)
             .bind(MAX_ATTEMPTS)
-            .fetch_all(&db.pool)
+            .fetch_all(db.exec())
             .await?;
         for (index, row) in claimed.iter().enumerate() {
             if stop.is_some_and(|stop| *stop.borrow()) {
@@ -144,7 +144,7 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
                     sqlx::query(sql::GIVE_BACK)
                         .bind(untried.id)
                         .bind(&claimer)
-                        .execute(&db.pool)
+                        .execute(db.exec())
                         .await?;
                 }
                 return Ok(report);
@@ -180,7 +180,7 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
                         .bind(row.id)
                         .bind(&claimer)
                         .bind(&error.message)
-                        .execute(&db.pool)
+                        .execute(db.exec())
                         .await?;
                     report.failed += 1;
                 }
