@@ -15,10 +15,10 @@
 
 use std::sync::Arc;
 
-use sqlx::Either;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
+use sqlx::Either;
 use sqlx::any::{AnyQueryResult, AnyRow};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyPool, Error, Execute, Executor};

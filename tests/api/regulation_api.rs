@@ -21,7 +21,12 @@ const CANCEL: &str = "mutation($m: Int!, $u: Int!) { activities { cancelMission(
 
 /// The weekly groups' alerts of a recap.
 fn weekly_total(recap: &Value) -> i64 {
-    recap["weeklyAlerts"].as_array().unwrap().iter().map(|g| g["nbAlerts"].as_i64().unwrap()).sum()
+    recap["weeklyAlerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["nbAlerts"].as_i64().unwrap())
+        .sum()
 }
 
 on_both_backends! {

@@ -288,8 +288,20 @@ async fn check_export(app: &TestApp, admin: &TestUser, seeded: &Value) {
     let response = export(app, Some(admin), body).await;
     assert_eq!(response.status(), StatusCode::OK);
     let files = unzip(&response.bytes().await.unwrap());
-    // The admin's employment starts today (the company's sign-up), after the exported period.
-    assert_eq!(files.len(), 6, "one file per demo worker");
+    // The admin's employment starts on the day of the company's sign-up (UTC), the seeded days
+    // end yesterday in Paris: the same date between midnight in Paris and midnight UTC, when the
+    // admin is in the period too.
+    let (admin_start,): (String,) = sqlx::query_as("SELECT start_date FROM employments WHERE user_id = $1")
+        .bind(admin.id)
+        .fetch_one(&app.server.db.pool)
+        .await
+        .unwrap();
+    let admin_in_period = admin_start.as_str() <= seeded["lastDay"].as_str().unwrap();
+    assert_eq!(
+        files.len(),
+        6 + usize::from(admin_in_period),
+        "one file per demo worker"
+    );
     for worker in seeded["workers"].as_array().unwrap() {
         let card = c1b::roadlog_card_number(worker["id"].as_u64().unwrap(), 0).unwrap();
         let (name, content) = files

@@ -27,19 +27,13 @@ pub mod sql {
              AND user_id IS NOT NULL AND validation_status = 'approved' AND dismissed_at IS NULL \
              AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2) ORDER BY user_id";
         /// What the recap needs besides its alerts, in one round trip: whether any admin
-        /// computation of the workers (`$1`) is dated in `[$2, $3)`; the total of the previous
-        /// month `$4` (`YYYY-MM`; an empty text when there is none), counted as the reference
-        /// counts (an `enoughBreak` alert with both halves failed counts twice) from the month
-        /// summaries; the company's (`$5`) SIREN and whether it opted in to the EU checks.
+        /// computation of the workers (`$1`) is dated in `[$2, $3)`, the company's (`$4`) SIREN
+        /// and whether it opted in to the EU checks.
         pub const HEADER: PerBackend = crate::per_backend!(
             "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations r \
                  WHERE r.submitter_type = 'admin' AND r.day >= $2 AND r.day < $3 AND ",
             ["r.user_id" in 1],
-            " LIMIT 1) AS found), \
-             (SELECT CAST(COALESCE(SUM(m.alerts * (1 + m.not_enough_break * m.too_much_uninterrupted_work_time)), 0) AS BIGINT) \
-              FROM regulatory_alert_months m WHERE m.submitter_type = 'admin' AND m.month = $4 AND ",
-            ["m.user_id" in 1],
-            "), c.siren, c.eu_driving_checks FROM companies c WHERE c.id = $5"
+            " LIMIT 1) AS found), c.siren, c.eu_driving_checks FROM companies c WHERE c.id = $4"
         );
         /// Admin alerts of the workers (`$1`) in the months `$2` to `$3` (`YYYY-MM`), from the
         /// month summaries: per month, check and flags, each worker's alerted days as a bit set
@@ -187,11 +181,14 @@ async fn current_workers(db: &Db, company_id: i64) -> AppResult<Vec<i64>> {
     Ok(rows.into_iter().map(|r| r.0).collect())
 }
 
+/// The admin alerts of the workers (`$1`) dated in `[from, to)`: per worker and day when
+/// `per_worker` (the day details), else counted per day from the month summaries `months`.
 async fn alert_lines(
     db: &Db,
     users: &[i64],
     (from, to): (NaiveDate, NaiveDate),
     per_worker: bool,
+    months: &[MonthRow],
 ) -> AppResult<Vec<AlertLine>> {
     if per_worker {
         return Ok(sqlx::query_as(db.sql(sql::ALERTS_BY_DAY_AND_USER))
@@ -201,16 +198,38 @@ async fn alert_lines(
             .fetch_all(db.exec())
             .await?);
     }
-    let Some(last) = to.pred_opt().filter(|last| *last >= from) else {
+    Ok(lines_of_months(months, (from, to)))
+}
+
+/// The month summaries of the workers from `first`'s month to `last`'s (none when `last` is
+/// before `first`).
+async fn month_rows(db: &Db, users: &[i64], first: NaiveDate, last: NaiveDate) -> AppResult<Vec<MonthRow>> {
+    if last < first {
         return Ok(vec![]);
-    };
-    let rows: Vec<MonthRow> = sqlx::query_as(db.sql(sql::MONTHS))
+    }
+    Ok(sqlx::query_as(db.sql(sql::MONTHS))
         .bind(id_list(users))
-        .bind(month_text(from))
+        .bind(month_text(first))
         .bind(month_text(last))
         .fetch_all(db.exec())
-        .await?;
-    Ok(lines_of_months(rows, (from, to)))
+        .await?)
+}
+
+/// The workers' bit sets of a summary group.
+fn bit_sets(days: &str) -> impl Iterator<Item = i64> + '_ {
+    days.split(',').filter_map(|bits| bits.trim().parse::<i64>().ok())
+}
+
+/// A month's total from its summaries, counted as the reference counts (an `enoughBreak` alert
+/// with both halves failed counts twice).
+fn month_total(rows: &[MonthRow], month: &str) -> i64 {
+    rows.iter()
+        .filter(|row| row.month == month)
+        .map(|row| {
+            let alerts: i64 = bit_sets(&row.days).map(|set| i64::from(set.count_ones())).sum();
+            alerts * (1 + row.not_enough_break * row.too_much_uninterrupted_work_time)
+        })
+        .sum()
 }
 
 /// A group of the month summaries: a month, a check and its flags, and each worker's alerted
@@ -231,19 +250,23 @@ fn month_text(day: NaiveDate) -> String {
 
 /// The alerts of the summaries counted per day, check and flags, for the days of `[from, to)`
 /// only: the lines the recap's groups are made of (no worker: `user_id` 0).
-fn lines_of_months(rows: Vec<MonthRow>, (from, to): (NaiveDate, NaiveDate)) -> Vec<AlertLine> {
+fn lines_of_months(rows: &[MonthRow], (from, to): (NaiveDate, NaiveDate)) -> Vec<AlertLine> {
     let mut lines = vec![];
     for row in rows {
-        let Some(first) = parse_date(&format!("{}-01", row.month)) else { continue };
+        let Some(first) = parse_date(&format!("{}-01", row.month)) else {
+            continue;
+        };
         // How many workers were alerted on each day of the month (index d-1: day d).
         let mut counts = [0i64; 31];
-        for set in row.days.split(',').filter_map(|bits| bits.trim().parse::<i64>().ok()) {
+        for set in bit_sets(&row.days) {
             for (bit, count) in counts.iter_mut().enumerate() {
                 *count += (set >> bit) & 1;
             }
         }
         for (bit, &alerts) in counts.iter().enumerate() {
-            let Some(day) = first.checked_add_days(chrono::Days::new(bit as u64)) else { continue };
+            let Some(day) = first.checked_add_days(chrono::Days::new(bit as u64)) else {
+                continue;
+            };
             if alerts == 0 || day < from || day >= to || day.month() != first.month() {
                 continue;
             }
@@ -291,28 +314,34 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
     let month = query.month.with_day(1).unwrap_or(query.month);
     let (from, to, previous) = match (query.from, query.to) {
         (Some(from), Some(to)) => (from, to, None),
-        _ => (month, month + Months::new(1), Some((month - Months::new(1), month))),
+        _ => (month, month + Months::new(1), Some(month - Months::new(1))),
     };
     let empty = Summary {
         month,
         ..Summary::default()
     };
-    // Without a previous month (an explicit period), a month no summary has: its total is 0.
-    let previous_month = previous.map(|(first, _)| month_text(first)).unwrap_or_default();
-    let (computed, total_previous_month, siren, eu): (i64, i64, Option<String>, Option<i64>) =
-        sqlx::query_as(db.sql(sql::HEADER))
-            .bind(id_list(&users))
-            .bind(date_text(from))
-            .bind(date_text(to))
-            .bind(previous_month)
-            .bind(query.company_id)
-            .fetch_optional(db.exec())
-            .await?
-            .unwrap_or((0, 0, None, None));
+    let (computed, siren, eu): (i64, Option<String>, Option<i64>) = sqlx::query_as(db.sql(sql::HEADER))
+        .bind(id_list(&users))
+        .bind(date_text(from))
+        .bind(date_text(to))
+        .bind(query.company_id)
+        .fetch_optional(db.exec())
+        .await?
+        .unwrap_or((0, None, None));
     if computed == 0 {
         return Ok(empty);
     }
-    let lines = alert_lines(db, &users, (from, to), query.with_details).await?;
+    // One read of the summaries: the previous month's (its total), and the period's own when
+    // the day details are not asked for (its counts). Without a previous month (an explicit
+    // period), the previous total is 0.
+    let previous_month = previous;
+    let months = match (query.with_details, previous_month, to.pred_opt()) {
+        (false, _, Some(last)) => month_rows(db, &users, previous_month.unwrap_or(from).min(from), last).await?,
+        (true, Some(first), _) => month_rows(db, &users, first, first).await?,
+        _ => vec![],
+    };
+    let total_previous_month = previous_month.map_or(0, |first| month_total(&months, &month_text(first)));
+    let lines = alert_lines(db, &users, (from, to), query.with_details, &months).await?;
     let (siren, eu) = (siren.unwrap_or_default(), eu == Some(1));
     let mut daily: Vec<(String, Vec<&AlertLine>)> = vec![];
     let mut weekly: Vec<(String, Vec<&AlertLine>)> = vec![];

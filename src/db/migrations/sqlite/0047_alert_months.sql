@@ -20,7 +20,8 @@ CREATE TABLE regulatory_alert_months (
     alerts BIGINT NOT NULL CHECK (alerts > 0),
     days BIGINT NOT NULL,
     PRIMARY KEY (user_id, submitter_type, month, check_type, night_work, not_enough_break, too_much_uninterrupted_work_time)
-);
+-- Rows stored in their key's order: a worker's months are read without a second lookup.
+) WITHOUT ROWID;
 
 -- A worker has at most one alert per day, check and side (a constraint of `regulatory_alerts`),
 -- so the sum of the days' bits is their union.
