@@ -45,6 +45,15 @@ fn message(body: &Value) -> &str {
 }
 
 /// A whole minute, `minutes` ago.
+/// Employments start on the day they are made (UTC), and the journey logs hours in the past:
+/// started long ago, they cover those hours whatever the time of day the test runs at.
+async fn backdate_employments(app: &TestApp) {
+    sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+        .execute(&app.server.db.pool)
+        .await
+        .unwrap();
+}
+
 fn minutes_ago(minutes: i64) -> i64 {
     let now = chrono::Utc::now().timestamp();
     now - now % 60 - minutes * 60
@@ -111,6 +120,7 @@ async fn journey(app: &TestApp) -> Journey {
     let other = app.new_company(&other_admin, "Other Co").await;
     let bob = app.new_user("bob@example.com").await;
     app.hire(&other_admin, other, &bob).await;
+    backdate_employments(app).await;
     let body = app.as_user(&bob, CREATE, json!({ "c": other })).await;
     let other_mission = body["data"]["activities"]["createMission"]["id"].as_i64().unwrap();
     let body = app
@@ -139,6 +149,7 @@ async fn journey(app: &TestApp) -> Journey {
     assert_eq!(synced.len(), 3);
     let bob_employment = synced[1]["id"].as_i64().unwrap();
     accept(app, "bob@example.com").await;
+    backdate_employments(app).await;
     let client = payroll.0.to_string();
     Journey {
         payroll,

@@ -68,7 +68,13 @@ on_both_backends! {
         let body = app.as_user(&worker, HIDE, json!({ "e": id, "h": false })).await;
         assert_eq!(body["data"]["employments"]["updateHideEmail"]["email"], "worker@example.com");
 
-        // lastActiveAt: the end of the latest ended activity in the company.
+        // lastActiveAt: the end of the latest ended activity in the company (two hours ago: the
+        // employment, made today, is backdated so that it covers them at any time of day).
+        sqlx::query("UPDATE employments SET start_date = '2020-01-01' WHERE id = $1")
+            .bind(id)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
         let start = (chrono::Utc::now().timestamp() / 60 - 120) * 60;
         let body = app.as_user(&worker, "mutation($c: Int!) { activities { createMission(companyId: $c, name: \"M\") { id } } }", json!({ "c": company })).await;
         let mission = body["data"]["activities"]["createMission"]["id"].as_i64().unwrap();

@@ -443,6 +443,13 @@ async fn journey_in_a_browser(backend: Backend) {
     let mission = created["data"]["activities"]["createMission"]["id"]
         .as_i64()
         .unwrap_or_else(|| panic!("{created}"));
+    // The employment starts today (UTC) and the vendor logs an hour ago: started long ago, it
+    // covers that hour at any time of day.
+    sqlx::query("UPDATE employments SET start_date = '2020-01-01' WHERE company_id = $1")
+        .bind(company)
+        .execute(&app.server.db.pool)
+        .await
+        .unwrap();
     let now = chrono::Utc::now().timestamp();
     let logged = with_employment_token(
         &app,
