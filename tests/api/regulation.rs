@@ -169,12 +169,24 @@ on_both_backends! {
         let company = c.id.to_string();
         let args = ["regulation", "rebuild", "--company", company.as_str(), "--from", from.as_str(), "--to", to.as_str(), "--json"];
         let env = [("DATABASE_URL", app.database_url.as_str())];
+        let mut rows_of_first_rebuild: Option<Vec<(i64, Option<String>)>> = None;
         for _ in 0..2 {
             let output = crate::support::process::command(&args, &env).output().unwrap();
             assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
             let report: Value = serde_json::from_slice(&output.stdout).unwrap();
             assert_eq!(report["workers"], 2, "the admin and the worker");
             assert_eq!(stored_alerts(app, c.worker.id).await, before_alerts);
+            // Every alert has its digest, and a rebuild of unchanged data keeps the rows (their
+            // ids): it compares digests and writes nothing.
+            let rows: Vec<(i64, Option<String>)> = sqlx::query_as("SELECT id, digest FROM regulatory_alerts ORDER BY id")
+                .fetch_all(&app.server.db.pool)
+                .await
+                .unwrap();
+            assert!(rows.iter().all(|(_, digest)| digest.as_ref().is_some_and(|d| d.len() == 32)), "{rows:?}");
+            match &rows_of_first_rebuild {
+                None => rows_of_first_rebuild = Some(rows),
+                Some(first) => assert_eq!(&rows, first),
+            }
             let after_days = computed(app, c.worker.id).await;
             // Days computed before keep their first creation time.
             for row in &before_days {

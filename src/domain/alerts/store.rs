@@ -10,6 +10,8 @@ use sqlx::AnyConnection;
 
 use std::collections::{HashMap, HashSet};
 
+use chrono::NaiveDate;
+
 use crate::db::{Backend, id_list, now};
 use crate::domain::companies::date_text;
 use crate::domain::regulation::business::BusinessType;
@@ -19,33 +21,47 @@ use crate::errors::{AppError, AppResult};
 
 pub mod sql {
     use crate::db::PerBackend;
+    use crate::db::sql::{ROWS_AS_JSON, ROWS_FROM};
 
     crate::statements! {
-        /// The stored alerts a computation replaces: `$1` worker, `$2` submitter type, `$3`–`$4`
-        /// days, `$5`–`$6` Mondays.
-        pub const STORED: &str = "SELECT id, day, check_type, business_id, extra, explanation, night_work, \
-             not_enough_break, too_much_uninterrupted_work_time FROM regulatory_alerts \
-             WHERE user_id = $1 AND submitter_type = $2 \
-             AND ((unit = 'day' AND day >= $3 AND day <= $4) OR (unit = 'week' AND day >= $5 AND day <= $6))";
-        /// The days of `$3`–`$4` already computed for the worker and submitter type.
-        pub const COMPUTED: &str = "SELECT day FROM regulation_computations \
-             WHERE user_id = $1 AND submitter_type = $2 AND day >= $3 AND day <= $4";
+        /// The stored alerts of the workers `$1` (both sides) that computations of a period
+        /// replace: days `$2`–`$3`, Mondays `$4`–`$5`, all within `$6`–`$7`. Their worker, side,
+        /// id, day, check and digest only (all in the index `regulatory_alerts_recap`, so the
+        /// rows and their 2 KB texts are not read), as one row.
+        pub const STORED: PerBackend = crate::per_backend!(
+            {ROWS_AS_JSON},
+            "t.user_id, t.submitter_type, t.id, t.day, t.check_type, t.digest",
+            {ROWS_FROM},
+            "SELECT user_id, submitter_type, id, day, check_type, digest FROM regulatory_alerts WHERE ",
+            ["user_id" in 1],
+            " AND submitter_type IN ('employee', 'admin') AND day >= $6 AND day <= $7 \
+             AND ((unit = 'day' AND day >= $2 AND day <= $3) OR (unit = 'week' AND day >= $4 AND day <= $5))) t"
+        );
+        /// The days of `$2`–`$3` already computed for the workers `$1` (both sides), as one row.
+        pub const COMPUTED: PerBackend = crate::per_backend!(
+            {ROWS_AS_JSON},
+            "t.user_id, t.submitter_type, t.day",
+            {ROWS_FROM},
+            "SELECT user_id, submitter_type, day FROM regulation_computations WHERE ",
+            ["user_id" in 1],
+            " AND submitter_type IN ('employee', 'admin') AND day >= $2 AND day <= $3) t"
+        );
         /// Alerts no longer computed (ids as one JSON array).
         pub const DELETE: PerBackend = crate::per_backend!("DELETE FROM regulatory_alerts WHERE ", ["id" in 1]);
         /// Every alert of a computation in one statement: `$5` is a JSON array of rows
         /// `[day, check, unit, extra, explanation, night_work, not_enough_break,
-        /// too_much_uninterrupted_work_time]` (a statement per alert made a month's rebuild of a
+        /// too_much_uninterrupted_work_time, digest]` (a statement per alert made a month's rebuild of a
         /// 200-worker company 14,000 round trips).
         pub const INSERT_ALERTS: PerBackend = PerBackend {
             sqlite: "INSERT INTO regulatory_alerts (creation_time, day, check_type, unit, submitter_type, user_id, \
-                 business_id, extra, explanation, night_work, not_enough_break, too_much_uninterrupted_work_time) \
+                 business_id, extra, explanation, night_work, not_enough_break, too_much_uninterrupted_work_time, digest) \
                  SELECT $1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), \
                  $2, $3, $4, json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]'), \
-                 json_extract(value, '$[6]'), json_extract(value, '$[7]') FROM json_each($5)",
+                 json_extract(value, '$[6]'), json_extract(value, '$[7]'), json_extract(value, '$[8]') FROM json_each($5)",
             postgres: "INSERT INTO regulatory_alerts (creation_time, day, check_type, unit, submitter_type, user_id, \
-                 business_id, extra, explanation, night_work, not_enough_break, too_much_uninterrupted_work_time) \
+                 business_id, extra, explanation, night_work, not_enough_break, too_much_uninterrupted_work_time, digest) \
                  SELECT $1, r.v->>0, r.v->>1, r.v->>2, $2, $3, $4, r.v->>3, r.v->>4, CAST(r.v->>5 AS BIGINT), \
-                 CAST(r.v->>6 AS BIGINT), CAST(r.v->>7 AS BIGINT) \
+                 CAST(r.v->>6 AS BIGINT), CAST(r.v->>7 AS BIGINT), r.v->>8 \
                  FROM json_array_elements(CAST(CAST($5 AS TEXT) AS json)) AS r(v)",
         };
         /// The month summaries (`regulatory_alert_months`) of worker `$1` and side `$2` from
@@ -80,7 +96,7 @@ fn flag(alert: &Alert, key: &str) -> i64 {
 }
 
 /// An alert as stored, without its id, creation time and owner.
-#[derive(sqlx::FromRow, PartialEq, Eq)]
+#[derive(PartialEq, Eq)]
 struct Stored {
     day: String,
     check_type: String,
@@ -92,11 +108,104 @@ struct Stored {
     too_much_uninterrupted_work_time: i64,
 }
 
-#[derive(sqlx::FromRow)]
-struct StoredRow {
-    id: i64,
-    #[sqlx(flatten)]
-    alert: Stored,
+impl Stored {
+    /// What is compared with a stored alert instead of its texts: a SHA-256 (first 128 bits,
+    /// hex) of every stored field, each prefixed by its length so that no two alerts share an
+    /// input. Reading the texts back to compare them was 30 MB for a month's rebuild.
+    fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        let numbers = [
+            self.business_id,
+            self.night_work,
+            self.not_enough_break,
+            self.too_much_uninterrupted_work_time,
+        ];
+        for part in [&self.day, &self.check_type, &self.extra, &self.explanation] {
+            hash.update((part.len() as u64).to_le_bytes());
+            hash.update(part.as_bytes());
+        }
+        for number in numbers {
+            hash.update(number.to_le_bytes());
+        }
+        hash.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// What is stored of one worker's side over a computation's period: the alerts by day and
+/// check (id and digest; no digest: stored before digests were, compared as different and so
+/// written again once) and the days already computed.
+#[derive(Default)]
+pub struct Existing {
+    alerts: HashMap<(String, String), (i64, Option<String>)>,
+    computed: HashSet<String>,
+}
+
+/// The stored alerts and computed days of `users`, both sides, that computations of a period
+/// with these `days` and `weeks` (see [`Computation`]) replace: two statements, whatever the
+/// number of workers.
+pub async fn existing(
+    conn: &mut AnyConnection,
+    users: &[i64],
+    days: (NaiveDate, NaiveDate),
+    weeks: (NaiveDate, NaiveDate),
+) -> AppResult<HashMap<(i64, SubmitterType), Existing>> {
+    let backend = Backend::of(conn);
+    let (first, last) = (days.0.min(weeks.0), days.1.max(weeks.1));
+    let (alerts,): (String,) = sqlx::query_as(backend.sql(sql::STORED))
+        .bind(id_list(users))
+        .bind(date_text(days.0))
+        .bind(date_text(days.1))
+        .bind(date_text(weeks.0))
+        .bind(date_text(weeks.1))
+        .bind(date_text(first))
+        .bind(date_text(last))
+        .fetch_one(&mut *conn)
+        .await?;
+    let (computed,): (String,) = sqlx::query_as(backend.sql(sql::COMPUTED))
+        .bind(id_list(users))
+        .bind(date_text(first))
+        .bind(date_text(last))
+        .fetch_one(&mut *conn)
+        .await?;
+    let mut existing: HashMap<(i64, SubmitterType), Existing> = HashMap::new();
+    let side =
+        |text: &str| SubmitterType::from_str_opt(text).ok_or_else(|| AppError::internal(format!("stored side {text}")));
+    let alerts: Vec<(i64, String, i64, String, String, Option<String>)> = parse(&alerts)?;
+    // (day, check) is unique per worker and submitter type (a table constraint).
+    for (user, submitter, id, day, check, digest) in alerts {
+        let of = existing.entry((user, side(&submitter)?)).or_default();
+        of.alerts.insert((day, check), (id, digest));
+    }
+    let computed: Vec<(i64, String, String)> = parse(&computed)?;
+    for (user, submitter, day) in computed {
+        existing
+            .entry((user, side(&submitter)?))
+            .or_default()
+            .computed
+            .insert(day);
+    }
+    Ok(existing)
+}
+
+/// A computation's alerts as they are stored, each with its digest and unit: pure work (the
+/// explanations serialised and hashed), which the rebuild does on every core.
+pub struct Prepared {
+    alerts: Vec<(Stored, String, &'static str)>,
+}
+
+/// Prepares `computation`'s alerts for `business`.
+pub fn prepare(computation: &Computation, business: BusinessType) -> AppResult<Prepared> {
+    let alerts = computation
+        .alerts
+        .iter()
+        .map(|alert| {
+            let stored = stored(alert, business)?;
+            let digest = stored.digest();
+            Ok((stored, digest, alert.check.def().unit.as_str()))
+        })
+        .collect::<AppResult<Vec<_>>>()?;
+    Ok(Prepared { alerts })
 }
 
 fn stored(alert: &Alert, business: BusinessType) -> AppResult<Stored> {
@@ -115,6 +224,11 @@ fn stored(alert: &Alert, business: BusinessType) -> AppResult<Stored> {
     })
 }
 
+/// Rows read as one JSON array (`crate::db::sql::ROWS_AS_JSON`).
+fn parse<T: serde::de::DeserializeOwned>(rows: &str) -> AppResult<T> {
+    serde_json::from_str(rows).map_err(|e| AppError::internal(format!("stored rows not readable: {e}")))
+}
+
 fn json<T: serde::Serialize>(value: &T) -> AppResult<String> {
     serde_json::to_string(value).map_err(|e| AppError::internal(format!("not serialisable: {e}")))
 }
@@ -128,38 +242,44 @@ pub async fn save(
     business: BusinessType,
     computation: &Computation,
 ) -> AppResult<()> {
+    let mut stored = existing(conn, &[user_id], computation.days, computation.weeks).await?;
+    let old = stored.remove(&(user_id, submitter)).unwrap_or_default();
+    let prepared = prepare(computation, business)?;
+    apply(conn, user_id, submitter, business, computation, prepared, old).await
+}
+
+/// Writes the difference between a computation (`prepared` from it) and what was stored (`old`,
+/// read by [`existing`] in the same transaction): at most five statements, none when nothing
+/// changed.
+pub async fn apply(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    submitter: SubmitterType,
+    business: BusinessType,
+    computation: &Computation,
+    prepared: Prepared,
+    old: Existing,
+) -> AppResult<()> {
     let created = now();
     let backend = Backend::of(conn);
     let (days, weeks) = (computation.days, computation.weeks);
-    let old: Vec<StoredRow> = sqlx::query_as(sql::STORED)
-        .bind(user_id)
-        .bind(submitter.as_str())
-        .bind(date_text(days.0))
-        .bind(date_text(days.1))
-        .bind(date_text(weeks.0))
-        .bind(date_text(weeks.1))
-        .fetch_all(&mut *conn)
-        .await?;
-    // (day, check) is unique per worker and submitter type (a table constraint).
-    let mut old: HashMap<(String, String), StoredRow> = old
-        .into_iter()
-        .map(|row| ((row.alert.day.clone(), row.alert.check_type.clone()), row))
-        .collect();
+    let Existing {
+        alerts: mut old,
+        computed: known,
+    } = old;
     let mut deleted = Vec::new();
     let mut inserted = Vec::new();
-    for alert in &computation.alerts {
-        let new = stored(alert, business)?;
-        let unit = alert.check.def().unit.as_str();
+    for (new, digest, unit) in prepared.alerts {
         match old.remove(&(new.day.clone(), new.check_type.clone())) {
-            Some(row) if row.alert == new => {}
-            Some(row) => {
-                deleted.push(row.id);
-                inserted.push((new, unit));
+            Some((_, Some(stored))) if stored == digest => {}
+            Some((id, _)) => {
+                deleted.push(id);
+                inserted.push((new, digest, unit));
             }
-            None => inserted.push((new, unit)),
+            None => inserted.push((new, digest, unit)),
         }
     }
-    deleted.extend(old.into_values().map(|row| row.id));
+    deleted.extend(old.into_values().map(|(id, _)| id));
     let changed = !deleted.is_empty() || !inserted.is_empty();
     if !deleted.is_empty() {
         sqlx::query(backend.sql(sql::DELETE))
@@ -170,7 +290,7 @@ pub async fn save(
     if !inserted.is_empty() {
         let rows: Vec<serde_json::Value> = inserted
             .into_iter()
-            .map(|(a, unit)| {
+            .map(|(a, digest, unit)| {
                 serde_json::json!([
                     a.day,
                     a.check_type,
@@ -180,6 +300,7 @@ pub async fn save(
                     a.night_work,
                     a.not_enough_break,
                     a.too_much_uninterrupted_work_time,
+                    digest,
                 ])
             })
             .collect();
@@ -195,32 +316,21 @@ pub async fn save(
     if changed {
         summarise_months(conn, user_id, submitter, days.0.min(weeks.0), days.1.max(weeks.1)).await?;
     }
-    let first = computation.computed.first().copied();
-    let last = computation.computed.last().copied();
-    if let (Some(first), Some(last)) = (first, last) {
-        let known: Vec<(String,)> = sqlx::query_as(sql::COMPUTED)
-            .bind(user_id)
+    // Computed days: the new ones get their row (kept with its first creation time).
+    let days: Vec<String> = computation
+        .computed
+        .iter()
+        .map(|d| date_text(*d))
+        .filter(|d| !known.contains(d))
+        .collect();
+    if !days.is_empty() {
+        sqlx::query(backend.sql(sql::MARK_COMPUTED))
+            .bind(created)
             .bind(submitter.as_str())
-            .bind(date_text(first))
-            .bind(date_text(last))
-            .fetch_all(&mut *conn)
+            .bind(user_id)
+            .bind(json(&days)?)
+            .execute(&mut *conn)
             .await?;
-        let known: HashSet<String> = known.into_iter().map(|r| r.0).collect();
-        let days: Vec<String> = computation
-            .computed
-            .iter()
-            .map(|d| date_text(*d))
-            .filter(|d| !known.contains(d))
-            .collect();
-        if !days.is_empty() {
-            sqlx::query(backend.sql(sql::MARK_COMPUTED))
-                .bind(created)
-                .bind(submitter.as_str())
-                .bind(user_id)
-                .bind(json(&days)?)
-                .execute(&mut *conn)
-                .await?;
-        }
     }
     Ok(())
 }

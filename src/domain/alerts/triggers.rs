@@ -223,24 +223,104 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
         .await?;
     let workers: Vec<i64> = workers.into_iter().map(|(user,)| user).collect();
     let mut report = RebuildReport::default();
+    let (load_from, load_until) = compute::load_range(from, to);
+    let (days, weeks) = compute::replaced(from, to);
     for chunk in workers.chunks(REBUILD_WORKERS_PER_TRANSACTION) {
         let mut tx = db.begin_write().await?;
         let mut locked = chunk.to_vec();
         crate::domain::workers::lock_all(&mut tx, &mut locked).await?;
+        // What the chunk's computations read, in a few statements for all its workers and both
+        // sides (a statement per worker and side was 2,000 round trips for a 233-worker month).
         let eu_driving_checks = eu_checks(&mut tx, company_id).await?;
+        let zones = load::zones(&mut tx, chunk).await?;
+        let businesses = business::for_workers(&mut tx, chunk, company_id).await?;
+        let mut missions = load::missions_of_workers(&mut tx, &zones, load_from, load_until).await?;
+        let mut stored = store::existing(&mut tx, chunk, days, weeks).await?;
+        let mut jobs = Vec::with_capacity(chunk.len() * 2);
         for &user in chunk {
-            let rules = Rules {
-                business: business::for_worker(&mut tx, user, company_id).await?,
-                eu_driving_checks,
-            };
             for submitter in [SubmitterType::Employee, SubmitterType::Admin] {
-                let written = recompute(&mut tx, user, submitter, rules, from, to).await?;
-                report.computed_days += written.computed_days;
-                report.alerts += written.alerts;
+                jobs.push(Job {
+                    user,
+                    submitter,
+                    tz: zones.get(&user).copied().unwrap_or(chrono_tz::Europe::Paris),
+                    business: businesses.get(&user).copied().unwrap_or(BusinessType::DEFAULT),
+                    missions: missions.remove(&(user, submitter)).unwrap_or_default(),
+                });
             }
-            report.workers += 1;
         }
+        for (job, computation, prepared) in compute_all(jobs, from, to, eu_driving_checks).await? {
+            let old = stored.remove(&(job.user, job.submitter)).unwrap_or_default();
+            report.computed_days += computation.computed.len();
+            report.alerts += computation.alerts.len();
+            store::apply(
+                &mut tx,
+                job.user,
+                job.submitter,
+                job.business,
+                &computation,
+                prepared,
+                old,
+            )
+            .await?;
+        }
+        report.workers += chunk.len();
         tx.commit().await?;
     }
     Ok(report)
+}
+
+/// One computation of the rebuild, with what it reads.
+struct Job {
+    user: i64,
+    submitter: SubmitterType,
+    tz: chrono_tz::Tz,
+    business: BusinessType,
+    missions: Vec<crate::domain::regulation::workdays::Mission>,
+}
+
+/// Runs the computations (pure: the rules, the explanations, their digests) on every core, off
+/// the async threads, and gives them back in their order.
+async fn compute_all(
+    jobs: Vec<Job>,
+    from: NaiveDate,
+    to: NaiveDate,
+    eu_driving_checks: bool,
+) -> AppResult<Vec<(Job, compute::Computation, store::Prepared)>> {
+    let (today, now) = (today(), now());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per_core = jobs.len().div_ceil(cores).max(1);
+    let mut jobs = jobs.into_iter();
+    let mut parts = Vec::new();
+    loop {
+        let part: Vec<Job> = jobs.by_ref().take(per_core).collect();
+        if part.is_empty() {
+            break;
+        }
+        parts.push(tokio::task::spawn_blocking(move || {
+            part.into_iter()
+                .map(|job| {
+                    let computation = compute::compute(&Input {
+                        tz: job.tz,
+                        business: job.business,
+                        missions: &job.missions,
+                        period_start: from,
+                        period_end: to,
+                        today,
+                        now,
+                        eu_driving_checks,
+                    });
+                    let prepared = store::prepare(&computation, job.business)?;
+                    Ok((job, computation, prepared))
+                })
+                .collect::<AppResult<Vec<_>>>()
+        }));
+    }
+    let mut done = Vec::new();
+    for part in parts {
+        let part = part
+            .await
+            .map_err(|e| AppError::internal(format!("a computation of the rebuild failed: {e}")))??;
+        done.extend(part);
+    }
+    Ok(done)
 }

@@ -22,6 +22,21 @@ pub fn parse_name(name: &str, field: &str) -> AppResult<BusinessType> {
     })
 }
 
+pub mod sql {
+    crate::statements! {
+        /// The business of each worker `$1` in company `$2` on day `$3`: that of their latest
+        /// current acknowledged employment there (as [`super::for_worker`] reads it), null when
+        /// none has one.
+        pub const FOR_WORKERS: crate::db::PerBackend = crate::per_backend!(
+            "SELECT u.id, (SELECT e.business_id FROM employments e WHERE e.user_id = u.id AND e.company_id = $2 \
+               AND e.validation_status = 'approved' AND e.dismissed_at IS NULL AND e.start_date <= $3 \
+               AND (e.end_date IS NULL OR e.end_date >= $3) ORDER BY e.id DESC LIMIT 1) \
+             FROM users u WHERE ",
+            ["u.id" in 1]
+        );
+    }
+}
+
 fn from_row(row: Option<(Option<i64>,)>) -> Option<BusinessType> {
     row.and_then(|(id,)| id).and_then(BusinessType::from_id)
 }
@@ -58,6 +73,28 @@ pub async fn for_worker(conn: &mut AnyConnection, user_id: i64, company_id: i64)
     .fetch_optional(conn)
     .await?;
     Ok(from_row(row).unwrap_or(BusinessType::DEFAULT))
+}
+
+/// [`for_worker`] for several workers in one statement (the rebuild).
+pub async fn for_workers(
+    conn: &mut AnyConnection,
+    users: &[i64],
+    company_id: i64,
+) -> AppResult<std::collections::BTreeMap<i64, BusinessType>> {
+    let rows: Vec<(i64, Option<i64>)> = sqlx::query_as(crate::db::Backend::of(conn).sql(sql::FOR_WORKERS))
+        .bind(crate::db::id_list(users))
+        .bind(company_id)
+        .bind(date_text(today()))
+        .fetch_all(&mut *conn)
+        .await?;
+    let found: std::collections::BTreeMap<i64, BusinessType> = rows
+        .into_iter()
+        .map(|(user, business)| (user, from_row(Some((business,))).unwrap_or(BusinessType::DEFAULT)))
+        .collect();
+    Ok(users
+        .iter()
+        .map(|user| (*user, found.get(user).copied().unwrap_or(BusinessType::DEFAULT)))
+        .collect())
 }
 
 /// `updateCompanyDetails(newBusinessType, applyBusinessTypeToEmployees)`: a company admin

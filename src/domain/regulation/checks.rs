@@ -49,7 +49,7 @@ impl Unit {
 }
 
 /// `SubmitterTypeEnum`: whose validation the computation follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SubmitterType {
     Employee,
     Admin,

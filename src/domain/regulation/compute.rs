@@ -50,6 +50,14 @@ pub fn load_range(period_start: NaiveDate, period_end: NaiveDate) -> (NaiveDate,
     (time::monday(first) - Duration::days(7), last)
 }
 
+/// The ranges a computation of the period replaces: its days (from the day before the period)
+/// and its weeks (Mondays to Sundays), as [`Computation::days`] and [`Computation::weeks`] give
+/// them.
+pub fn replaced(period_start: NaiveDate, period_end: NaiveDate) -> ((NaiveDate, NaiveDate), (NaiveDate, NaiveDate)) {
+    let first = period_start - Duration::days(1);
+    ((first, period_end), (time::monday(first), time::sunday(period_end)))
+}
+
 /// Recomputes the period.
 pub fn compute(input: &Input) -> Computation {
     let first = input.period_start - Duration::days(1);

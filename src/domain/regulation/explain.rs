@@ -36,10 +36,14 @@ pub struct Words {
 impl Words {
     /// `2025-03-03 06:00` (English) and `03/03/2025 06:00` (French), local time.
     pub fn at(&self, t: i64) -> (String, String) {
+        use chrono::{Datelike, Timelike};
+        // Written field by field: `format` parses its pattern on every call, and a month's
+        // rebuild writes some 100,000 of these.
         let local = time::local_datetime(self.tz, t);
+        let (y, m, d, h, min) = (local.year(), local.month(), local.day(), local.hour(), local.minute());
         (
-            local.format("%Y-%m-%d %H:%M").to_string(),
-            local.format("%d/%m/%Y %H:%M").to_string(),
+            format!("{y:04}-{m:02}-{d:02} {h:02}:{min:02}"),
+            format!("{d:02}/{m:02}/{y:04} {h:02}:{min:02}"),
         )
     }
 

@@ -79,9 +79,26 @@ pub fn dates(from: NaiveDate, to: NaiveDate) -> impl Iterator<Item = NaiveDate> 
 /// An instant as the reference writes it in `extra`: the naive UTC `isoformat()`,
 /// `2022-07-11T05:00:00`, without offset.
 pub fn iso(t: i64) -> String {
+    use chrono::{Datelike, Timelike};
     chrono::DateTime::from_timestamp(t, 0)
-        .map(|d| d.naive_utc().format("%Y-%m-%dT%H:%M:%S").to_string())
+        .map(|d| {
+            format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+                d.year(),
+                d.month(),
+                d.day(),
+                d.hour(),
+                d.minute(),
+                d.second()
+            )
+        })
         .unwrap_or_default()
+}
+
+/// A date as French readers write it, `03/03/2025`.
+pub fn french_date(day: NaiveDate) -> String {
+    use chrono::Datelike;
+    format!("{:02}/{:02}/{:04}", day.day(), day.month(), day.year())
 }
 
 #[cfg(test)]

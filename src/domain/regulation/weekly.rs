@@ -92,7 +92,7 @@ fn day_evidence(words: Words, day: &WorkDay) -> Evidence {
         ),
         fr: format!(
             "{} : travail du {from_fr} au {to_fr} ({} de travail)",
-            day.day.format("%d/%m/%Y"),
+            time::french_date(day.day),
             duration_fr(day.total_work_duration)
         ),
     }
@@ -172,7 +172,7 @@ pub fn max_work_in_calendar_week(week: &Week, max_hours: i64, words: Words) -> O
         summary_fr: format!(
             "{} de travail dans la semaine du {}, plus que les {max_hours} h autorisées.",
             duration_fr(week.work_duration),
-            week.monday.format("%d/%m/%Y")
+            time::french_date(week.monday)
         ),
         threshold_en: format!("At most {max_hours} h of work in a calendar week (Monday to Sunday)."),
         threshold_fr: format!("Au plus {max_hours} h de travail dans une semaine civile (lundi à dimanche)."),

@@ -59,7 +59,7 @@ pub fn weekly(line: &Timeline, words: Words, mondays: (NaiveDate, NaiveDate)) ->
                 summary_fr: format!(
                     "{} de conduite dans la semaine du {}, plus de 56 h.",
                     duration_fr(driving),
-                    monday.format("%d/%m/%Y")
+                    time::french_date(monday)
                 ),
                 threshold_en: format!("At most 56 h of driving in a week ({ARTICLE_6_2})."),
                 threshold_fr:
@@ -76,7 +76,7 @@ pub fn weekly(line: &Timeline, words: Words, mondays: (NaiveDate, NaiveDate)) ->
             extra.insert("rule".into(), json!(ARTICLE_6_3));
             let explanation = Explanation {
                 summary_en: format!("{} of driving in the two weeks ending on the week of {monday}, more than 90 h.", duration_en(two_weeks)),
-                summary_fr: format!("{} de conduite sur les deux semaines finissant avec celle du {}, plus de 90 h.", duration_fr(two_weeks), monday.format("%d/%m/%Y")),
+                summary_fr: format!("{} de conduite sur les deux semaines finissant avec celle du {}, plus de 90 h.", duration_fr(two_weeks), time::french_date(monday)),
                 threshold_en: format!("At most 90 h of driving in two consecutive weeks ({ARTICLE_6_3})."),
                 threshold_fr: "Au plus 90 h de conduite sur deux semaines consécutives (règlement (CE) n° 561/2006, article 6, paragraphe 3).".into(),
                 evidence: evidence(),
@@ -109,7 +109,7 @@ pub fn weekly(line: &Timeline, words: Words, mondays: (NaiveDate, NaiveDate)) ->
                     ),
                     format!(
                         "Aucun repos hebdomadaire d'au moins 24 h dans la semaine du {} : le plus long repos a duré {}.",
-                        monday.format("%d/%m/%Y"),
+                        time::french_date(monday),
                         duration_fr(rest)
                     ),
                 )
@@ -122,7 +122,7 @@ pub fn weekly(line: &Timeline, words: Words, mondays: (NaiveDate, NaiveDate)) ->
                     format!(
                         "Un deuxième repos hebdomadaire réduit consécutif ({}) dans la semaine du {}.",
                         duration_fr(rest),
-                        monday.format("%d/%m/%Y")
+                        time::french_date(monday)
                     ),
                 )
             };
