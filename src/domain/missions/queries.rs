@@ -97,12 +97,19 @@ pub mod sql {
     // A worker's spans never overlap (the interleaving rule), nor do their activities, so of
     // the rows ending after `$4` at most one starts at or before it: starting from the latest
     // such start bounds the window below, and the whole window is one range of the index.
+    // Only when the window has a start (`…_SINCE`): PostgreSQL cannot estimate that bound (a
+    // subquery's value), guesses a few rows, and with statistics of a 5,000-mission history
+    // chose to read and sort all of it (19 ms a page) rather than walk the index backwards
+    // and stop after the page; without a start there is nothing to bound.
+    //
+    // `s.start_time <= $5` repeats the cursor's bound in a form both databases use as a range
+    // of the index, so a page deep in the history starts where its cursor is.
     const USER_MISSIONS_HEAD: &str = "SELECT s.start_time AS start, s.mission_id \
          FROM mission_spans s JOIN missions m ON m.id = s.mission_id WHERE s.user_id = $1";
+    const USER_MISSIONS_LOWER_BOUND: &str = " AND s.start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x \
+                                          WHERE x.user_id = $1 AND x.start_time <= $4), $4)";
     const USER_MISSIONS_TAIL: &str = " AND s.start_time < $2 AND s.end_time > $4 AND s.end_time <= $3 \
-            AND s.start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x \
-                                          WHERE x.user_id = $1 AND x.start_time <= $4), $4) \
-            AND (s.start_time < $5 OR (s.start_time = $5 AND s.mission_id < $6)) \
+            AND s.start_time <= $5 AND (s.start_time < $5 OR (s.start_time = $5 AND s.mission_id < $6)) \
          ORDER BY s.start_time DESC, s.mission_id DESC LIMIT ($7 + 0)";
 
     const USER_ACTIVITIES_HEAD: &str = const_format::concatcp!(
@@ -177,6 +184,18 @@ pub mod sql {
         pub const USER_MISSIONS_IN_SCOPE: PerBackend = per_backend!(
             { PAGE_HEAD },
             USER_MISSIONS_HEAD,
+            " AND ",
+            ["m.company_id" in 8],
+            USER_MISSIONS_TAIL,
+            PAGE_TAIL
+        );
+        /// The same in a window with a start.
+        pub const USER_MISSIONS_SINCE: PerBackend =
+            per_backend!({ PAGE_HEAD }, USER_MISSIONS_HEAD, USER_MISSIONS_LOWER_BOUND, USER_MISSIONS_TAIL, PAGE_TAIL);
+        pub const USER_MISSIONS_SINCE_IN_SCOPE: PerBackend = per_backend!(
+            { PAGE_HEAD },
+            USER_MISSIONS_HEAD,
+            USER_MISSIONS_LOWER_BOUND,
             " AND ",
             ["m.company_id" in 8],
             USER_MISSIONS_TAIL,
@@ -314,10 +333,10 @@ pub async fn user_missions(
 ) -> AppResult<Page<Option<MissionView>>> {
     let scope = scope(db, viewer, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let (all, in_scope) = if include_deleted {
-        (sql::USER_ALL_MISSIONS, sql::USER_ALL_MISSIONS_IN_SCOPE)
-    } else {
-        (sql::USER_MISSIONS, sql::USER_MISSIONS_IN_SCOPE)
+    let (all, in_scope) = match (include_deleted, from.is_some()) {
+        (true, _) => (sql::USER_ALL_MISSIONS, sql::USER_ALL_MISSIONS_IN_SCOPE),
+        (false, false) => (sql::USER_MISSIONS, sql::USER_MISSIONS_IN_SCOPE),
+        (false, true) => (sql::USER_MISSIONS_SINCE, sql::USER_MISSIONS_SINCE_IN_SCOPE),
     };
     let (sql, companies) = scoped(db, &scope, db.sql(all), in_scope);
     let query = Window::new(user_id, from, until, after, limit)?.bind(db, sqlx::query_as::<_, PageRow>(sql), companies);
