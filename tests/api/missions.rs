@@ -162,6 +162,48 @@ on_both_backends! {
         assert_eq!(body["data"]["user"]["activities"]["pageInfo"]["hasNextPage"], false);
     }
 
+    async fn mission_pages_with_and_without_a_window(app) {
+        let Crew { worker, company, .. } = crew(app).await;
+        let day = base_day();
+        // Four missions of an hour each, two hours apart.
+        let mut ids = vec![];
+        for (i, name) in ["one", "two", "three", "four"].into_iter().enumerate() {
+            let m = mission(app, &worker, company, name).await;
+            let start = day + (1 + 2 * i as i64) * HOUR;
+            let body = log(app, &worker, m, "work", start, Some(start + HOUR)).await;
+            assert!(body["errors"].is_null(), "{body}");
+            ids.push(m);
+        }
+        const PAGE: &str = "query($f: TimeStamp, $u: TimeStamp, $n: Int, $a: String) { me { missions(fromTime: $f, untilTime: $u, first: $n, after: $a) { edges { node { id } } pageInfo { hasNextPage endCursor } } } }";
+        // Every page of a window, newest first, following the cursors.
+        let pages = |from: Option<i64>, until: Option<i64>, size: i64| {
+            let worker = &worker;
+            async move {
+                let mut seen = vec![];
+                let mut after: Option<String> = None;
+                loop {
+                    let body = app.as_user(worker, PAGE, json!({ "f": from, "u": until, "n": size, "a": after })).await;
+                    let page = &body["data"]["me"]["missions"];
+                    assert!(body["errors"].is_null(), "{body}");
+                    seen.push(page["edges"].as_array().unwrap().iter().map(|e| e["node"]["id"].as_i64().unwrap()).collect::<Vec<_>>());
+                    if page["pageInfo"]["hasNextPage"] != true {
+                        return seen;
+                    }
+                    after = Some(page["pageInfo"]["endCursor"].as_str().unwrap().to_string());
+                }
+            }
+        };
+        let [one, two, three, four] = [ids[0], ids[1], ids[2], ids[3]];
+        // No window: the whole history, a page of two then the rest.
+        assert_eq!(pages(None, None, 2).await, [vec![four, three], vec![two, one]]);
+        // A window with a start: the missions ending after it (the second ends at 04:00).
+        assert_eq!(pages(Some(day + 4 * HOUR + 1800), None, 1).await, [vec![four], vec![three]]);
+        // Both ends: the missions starting before the end and ending after the start.
+        assert_eq!(pages(Some(day + 3 * HOUR + 1800), Some(day + 6 * HOUR + 1800), 5).await, [vec![three, two]]);
+        // An end only.
+        assert_eq!(pages(None, Some(day + 4 * HOUR), 1).await, [vec![two], vec![one]]);
+    }
+
     async fn switch_mode_rules(app) {
         let Crew { worker, company, .. } = crew(app).await;
         let day = base_day();
