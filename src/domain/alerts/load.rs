@@ -11,7 +11,7 @@ use crate::domain::kinds::ActivityType;
 use crate::domain::regulation::checks::SubmitterType;
 use crate::domain::regulation::time::{self, DAY};
 use crate::domain::regulation::workdays::{Activity, Mission};
-use crate::errors::{AppError, AppResult};
+use crate::errors::AppResult;
 
 pub mod sql {
     use crate::db::PerBackend;
@@ -156,8 +156,7 @@ pub async fn missions_of_workers(
         .fetch_one(&mut *conn)
         .await?;
     type Wide = (i64, i64, i64, i64, i64, String, i64, Option<i64>, i64, i64);
-    let rows: Vec<Wide> = serde_json::from_str(&rows)
-        .map_err(|e| AppError::internal(format!("activities of a computation not readable: {e}")))?;
+    let rows: Vec<Wide> = super::json_rows(&rows)?;
     let mut sides: BTreeMap<(i64, SubmitterType), Vec<Row>> = BTreeMap::new();
     for (user, span_start, span_end, id, mission, kind, start, end, by_self, by_admin) in rows {
         // The worker's own window, as `missions` reads it.
@@ -203,7 +202,6 @@ pub async fn missions(
         .bind(upper)
         .fetch_one(&mut *conn)
         .await?;
-    let rows: Vec<Row> = serde_json::from_str(&rows)
-        .map_err(|e| AppError::internal(format!("activities of a computation not readable: {e}")))?;
+    let rows: Vec<Row> = super::json_rows(&rows)?;
     Ok(into_missions(rows))
 }

@@ -10,3 +10,10 @@ pub mod read;
 pub mod recap;
 pub mod store;
 pub mod triggers;
+
+/// Reads the one row of a statement built with [`crate::db::sql::ROWS_AS_JSON`]: its rows as a
+/// JSON array of arrays.
+fn json_rows<T: serde::de::DeserializeOwned>(rows: &str) -> crate::errors::AppResult<T> {
+    serde_json::from_str(rows)
+        .map_err(|e| crate::errors::AppError::internal(format!("rows read as JSON not readable: {e}")))
+}

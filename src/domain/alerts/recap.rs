@@ -185,8 +185,7 @@ async fn current_workers(db: &Db, company_id: i64) -> AppResult<Vec<i64>> {
         .bind(date_text(today()))
         .fetch_one(db.exec())
         .await?;
-    let rows: Vec<(i64,)> =
-        serde_json::from_str(&rows).map_err(|e| AppError::internal(format!("current workers not readable: {e}")))?;
+    let rows: Vec<(i64,)> = super::json_rows(&rows)?;
     let mut users: Vec<i64> = rows.into_iter().map(|r| r.0).collect();
     users.sort_unstable();
     Ok(users)

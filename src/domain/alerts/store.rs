@@ -171,13 +171,13 @@ pub async fn existing(
     let mut existing: HashMap<(i64, SubmitterType), Existing> = HashMap::new();
     let side =
         |text: &str| SubmitterType::from_str_opt(text).ok_or_else(|| AppError::internal(format!("stored side {text}")));
-    let alerts: Vec<(i64, String, i64, String, String, Option<String>)> = parse(&alerts)?;
+    let alerts: Vec<(i64, String, i64, String, String, Option<String>)> = super::json_rows(&alerts)?;
     // (day, check) is unique per worker and submitter type (a table constraint).
     for (user, submitter, id, day, check, digest) in alerts {
         let of = existing.entry((user, side(&submitter)?)).or_default();
         of.alerts.insert((day, check), (id, digest));
     }
-    let computed: Vec<(i64, String, String)> = parse(&computed)?;
+    let computed: Vec<(i64, String, String)> = super::json_rows(&computed)?;
     for (user, submitter, day) in computed {
         existing
             .entry((user, side(&submitter)?))
@@ -222,11 +222,6 @@ fn stored(alert: &Alert, business: BusinessType) -> AppResult<Stored> {
         not_enough_break: flag(alert, "not_enough_break"),
         too_much_uninterrupted_work_time: flag(alert, "too_much_uninterrupted_work_time"),
     })
-}
-
-/// Rows read as one JSON array (`crate::db::sql::ROWS_AS_JSON`).
-fn parse<T: serde::de::DeserializeOwned>(rows: &str) -> AppResult<T> {
-    serde_json::from_str(rows).map_err(|e| AppError::internal(format!("stored rows not readable: {e}")))
 }
 
 fn json<T: serde::Serialize>(value: &T) -> AppResult<String> {
