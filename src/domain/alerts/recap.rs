@@ -15,11 +15,25 @@ use crate::errors::{AppError, AppResult};
 pub mod sql {
     use crate::db::PerBackend;
     use crate::db::sql::{ROWS_AS_JSON, ROWS_FROM};
+    use crate::domain::companies::permissions::sql::ADMIN_TODAY;
 
     /// The workers' bit sets of a group, joined with commas.
     const DAYS_JOINED: PerBackend = PerBackend {
         sqlite: "group_concat(m.days, ',') AS days",
         postgres: "string_agg(CAST(m.days AS TEXT), ',') AS days",
+    };
+
+    /// The company's (`$1`) workers on `$2` (today): an approved, not dismissed employment
+    /// covering the day.
+    const WORKERS_TODAY: &str = "SELECT DISTINCT user_id FROM employments WHERE company_id = $1 \
+         AND user_id IS NOT NULL AND validation_status = 'approved' AND dismissed_at IS NULL \
+         AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2)";
+
+    /// "is one of the workers `w`" (the CTE of [`RECAP`]); on PostgreSQL as an array, for one
+    /// index lookup per worker (see `per_backend!`'s id lists).
+    const IN_WORKERS: PerBackend = PerBackend {
+        sqlite: " IN (SELECT user_id FROM w)",
+        postgres: " = ANY(ARRAY(SELECT user_id FROM w))",
     };
 
     crate::statements! {
@@ -29,29 +43,44 @@ pub mod sql {
             {ROWS_AS_JSON},
             "t.user_id",
             {ROWS_FROM},
-            "SELECT DISTINCT user_id FROM employments WHERE company_id = $1 \
-             AND user_id IS NOT NULL AND validation_status = 'approved' AND dismissed_at IS NULL \
-             AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2)) t"
+            WORKERS_TODAY,
+            ") t"
         );
-        /// What the recap needs besides its alerts, in one round trip: whether any admin
-        /// computation of the workers (`$1`) is dated in `[$2, $3)`, the company's (`$4`) SIREN
-        /// and whether it opted in to the EU checks.
-        pub const HEADER: PerBackend = crate::per_backend!(
-            "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations r \
-                 WHERE r.submitter_type = 'admin' AND r.day >= $2 AND r.day < $3 AND ",
-            ["r.user_id" in 1],
-            " LIMIT 1) AS found), c.siren, c.eu_driving_checks FROM companies c WHERE c.id = $4"
-        );
-        /// Admin alerts of the workers (`$1`) in the months `$2` to `$3` (`YYYY-MM`), from the
-        /// month summaries: per month, check and flags, each worker's alerted days as a bit set
-        /// (bit d-1: day d), joined with commas. A month of a 233-worker company is some 800
-        /// summary rows where its alerts are 7,400; the days are counted from the bits.
-        pub const MONTHS: PerBackend = crate::per_backend!(
+        /// Everything the recap reads but the day details, in one round trip (it was four: the
+        /// permission, the workers, a header, the summaries). A row only when user `$3` is an
+        /// admin of company `$1` on `$2` (today), with: the company's workers that day (only
+        /// those of the JSON list `$4` when it is not null), as JSON rows; whether any admin
+        /// computation of theirs is dated in `[$5, $6)`; the company's SIREN and whether it
+        /// opted in to the EU checks; and their admin alerts of the months `$7` to `$8`
+        /// (`YYYY-MM`) from the month summaries, as JSON rows: per month, check and flags, each
+        /// worker's alerted days as a bit set (bit d-1: day d), joined with commas. A month of
+        /// a 233-worker company is some 800 summary rows where its alerts are 7,400.
+        pub const RECAP: PerBackend = crate::per_backend!(
+            "WITH w AS (",
+            WORKERS_TODAY,
+            " AND (CAST($4 AS TEXT) IS NULL OR ",
+            ["user_id" in 4],
+            ")) SELECT (",
+            {ROWS_AS_JSON},
+            "t.user_id",
+            {ROWS_FROM},
+            "SELECT user_id FROM w) t) AS workers, \
+             (SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations r \
+                 WHERE r.submitter_type = 'admin' AND r.day >= $5 AND r.day < $6 AND r.user_id",
+            {IN_WORKERS},
+            " LIMIT 1) x) AS found, c.siren, c.eu_driving_checks, (",
+            {ROWS_AS_JSON},
+            "t.month, t.check_type, t.night_work, t.not_enough_break, t.too_much_uninterrupted_work_time, t.days",
+            {ROWS_FROM},
             "SELECT m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time, ",
             {DAYS_JOINED},
-            " FROM regulatory_alert_months m WHERE m.submitter_type = 'admin' AND m.month >= $2 AND m.month <= $3 AND ",
-            ["m.user_id" in 1],
-            " GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time"
+            " FROM regulatory_alert_months m WHERE m.submitter_type = 'admin' AND m.month >= $7 AND m.month <= $8 \
+               AND m.user_id",
+            {IN_WORKERS},
+            " GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time) t) AS months \
+             FROM companies c WHERE c.id = $1 AND EXISTS (",
+            ADMIN_TODAY,
+            ")"
         );
         /// The same per worker too, when the recap's `dayDetails` (one item per day and worker)
         /// are asked for. The workers' names are read apart, once per worker.
@@ -211,20 +240,6 @@ async fn alert_lines(
     Ok(lines_of_months(months, (from, to)))
 }
 
-/// The month summaries of the workers from `first`'s month to `last`'s (none when `last` is
-/// before `first`).
-async fn month_rows(db: &Db, users: &[i64], first: NaiveDate, last: NaiveDate) -> AppResult<Vec<MonthRow>> {
-    if last < first {
-        return Ok(vec![]);
-    }
-    Ok(sqlx::query_as(db.sql(sql::MONTHS))
-        .bind(id_list(users))
-        .bind(month_text(first))
-        .bind(month_text(last))
-        .fetch_all(db.exec())
-        .await?)
-}
-
 /// The workers' bit sets of a summary group.
 fn bit_sets(days: &str) -> impl Iterator<Item = i64> + '_ {
     days.split(',').filter_map(|bits| bits.trim().parse::<i64>().ok())
@@ -244,7 +259,6 @@ fn month_total(rows: &[MonthRow], month: &str) -> i64 {
 
 /// A group of the month summaries: a month, a check and its flags, and each worker's alerted
 /// days of the month as a bit set (bit d-1: day d), joined with commas.
-#[derive(sqlx::FromRow)]
 struct MonthRow {
     month: String,
     check_type: String,
@@ -305,54 +319,87 @@ fn total(lines: &[AlertLine]) -> i64 {
 
 /// `Company.regulatoryAlertsRecap`, for a company admin.
 pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary> {
-    if !permissions::is_admin(db, actor, query.company_id).await? {
+    if !crate::domain::auth::scope::allows(query.company_id) {
         return Err(permissions::admin_only_field("regulatoryAlertsRecap"));
     }
-    // With a team, its current workers only (a team of another company, or none, has none).
-    let mut users = match query.team_id {
-        Some(team) => crate::domain::teams::current_workers(db, query.company_id, team).await?,
-        None => current_workers(db, query.company_id).await?,
-    };
-    if let Some(unique) = query.unique_user_id {
-        if !users.contains(&unique) {
-            return Err(AppError::authorization(
-                "Forbidden access: the user is not a current worker of the team or of the company",
-            ));
+    // The workers the recap is confined to: a team's current workers (a team of another
+    // company, or none, has none), or the one worker asked for; all the company's current
+    // workers otherwise (read with the rest, below).
+    let confined: Option<Vec<i64>> = match (query.team_id, query.unique_user_id) {
+        (None, None) => None,
+        (None, Some(unique)) => Some(vec![unique]),
+        (Some(team), unique) => {
+            let mut team = crate::domain::teams::current_workers(db, query.company_id, team).await?;
+            if let Some(unique) = unique {
+                team.retain(|&u| u == unique);
+            }
+            Some(team)
         }
-        users = vec![unique];
-    }
+    };
     let month = query.month.with_day(1).unwrap_or(query.month);
     let (from, to, previous) = match (query.from, query.to) {
         (Some(from), Some(to)) => (from, to, None),
         _ => (month, month + Months::new(1), Some(month - Months::new(1))),
     };
-    let empty = Summary {
-        month,
-        ..Summary::default()
-    };
-    let (computed, siren, eu): (i64, Option<String>, Option<i64>) = sqlx::query_as(db.sql(sql::HEADER))
-        .bind(id_list(&users))
-        .bind(date_text(from))
-        .bind(date_text(to))
-        .bind(query.company_id)
-        .fetch_optional(db.exec())
-        .await?
-        .unwrap_or((0, None, None));
-    if computed == 0 {
-        return Ok(empty);
-    }
-    // One read of the summaries: the previous month's (its total), and the period's own when
-    // the day details are not asked for (its counts). Without a previous month (an explicit
-    // period), the previous total is 0.
+    // The summaries read: the previous month's (its total), and the period's own when the day
+    // details are not asked for (its counts). Without a previous month (an explicit period),
+    // the previous total is 0.
     let previous_month = previous;
     let months = match (query.with_details, previous_month, to.pred_opt()) {
-        (false, _, Some(last)) => month_rows(db, &users, previous_month.unwrap_or(from).min(from), last).await?,
-        (true, Some(first), _) => month_rows(db, &users, first, first).await?,
-        _ => vec![],
+        (false, _, Some(last)) => Some((previous_month.unwrap_or(from).min(from), last)),
+        (true, Some(first), _) => Some((first, first)),
+        _ => None,
     };
+    // No months: a range no month is in.
+    let (first_month, last_month) = months.map_or(("1".to_string(), "0".to_string()), |(first, last)| {
+        (month_text(first), month_text(last))
+    });
+    let head: Option<(String, i64, String, i64, String)> = sqlx::query_as(db.sql(sql::RECAP))
+        .bind(query.company_id)
+        .bind(date_text(today()))
+        .bind(actor)
+        .bind(confined.as_deref().map(id_list))
+        .bind(date_text(from))
+        .bind(date_text(to))
+        .bind(first_month)
+        .bind(last_month)
+        .fetch_optional(db.exec())
+        .await?;
+    let Some((workers, computed, siren, eu, months)) = head else {
+        return Err(permissions::admin_only_field("regulatoryAlertsRecap"));
+    };
+    let workers: Vec<(i64,)> = super::json_rows(&workers)?;
+    let mut users: Vec<i64> = workers.into_iter().map(|w| w.0).collect();
+    users.sort_unstable();
+    if let Some(unique) = query.unique_user_id
+        && !users.contains(&unique)
+    {
+        return Err(AppError::authorization(
+            "Forbidden access: the user is not a current worker of the team or of the company",
+        ));
+    }
+    if computed == 0 {
+        return Ok(Summary {
+            month,
+            ..Summary::default()
+        });
+    }
+    let months: Vec<MonthRow> = super::json_rows::<Vec<(String, String, i64, i64, i64, String)>>(&months)?
+        .into_iter()
+        .map(
+            |(month, check_type, night_work, not_enough_break, too_much_uninterrupted_work_time, days)| MonthRow {
+                month,
+                check_type,
+                night_work,
+                not_enough_break,
+                too_much_uninterrupted_work_time,
+                days,
+            },
+        )
+        .collect();
     let total_previous_month = previous_month.map_or(0, |first| month_total(&months, &month_text(first)));
     let lines = alert_lines(db, &users, (from, to), query.with_details, &months).await?;
-    let (siren, eu) = (siren.unwrap_or_default(), eu == Some(1));
+    let eu = eu == 1;
     let mut daily: Vec<(String, Vec<&AlertLine>)> = vec![];
     let mut weekly: Vec<(String, Vec<&AlertLine>)> = vec![];
     fn group(groups: &mut Vec<(String, Vec<&AlertLine>)>, name: &str) -> usize {

@@ -37,6 +37,15 @@ pub mod sql {
 
     crate::statements! {
         pub const FIND: &str = concatcp!("SELECT ", COMPANY_COLUMNS, " FROM companies WHERE id = $1");
+        /// Company `$2` when user `$1` is employed by it on `$3` (today), pending invitations
+        /// included: the permission and the read in one round trip.
+        pub const FIND_FOR_EMPLOYEE: &str = concatcp!(
+            "SELECT ",
+            COMPANY_COLUMNS,
+            " FROM companies WHERE id = $2 AND EXISTS (",
+            crate::domain::companies::permissions::sql::EMPLOYED_TODAY,
+            ")"
+        );
         /// `$1` user, `$2` today.
         pub const ADMINED_BY: &str = concatcp!(
             "SELECT ",
@@ -101,6 +110,21 @@ pub async fn insert(
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<CompanyRow>> {
     Ok(sqlx::query_as::<_, CompanyRow>(sql::FIND)
         .bind(id)
+        .fetch_optional(db.exec())
+        .await?)
+}
+
+/// A company, when `user` is employed by it today (a pending invitation included: the rule of
+/// [`is_employed`](super::permissions::is_employed)); `None` for an unknown company and a
+/// forbidden one alike.
+pub async fn find_for_employee(db: &Db, user: i64, id: i64) -> AppResult<Option<CompanyRow>> {
+    if !crate::domain::auth::scope::allows(id) {
+        return Ok(None);
+    }
+    Ok(sqlx::query_as::<_, CompanyRow>(sql::FIND_FOR_EMPLOYEE)
+        .bind(user)
+        .bind(id)
+        .bind(super::date_text(super::today()))
         .fetch_optional(db.exec())
         .await?)
 }

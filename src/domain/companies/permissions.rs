@@ -10,6 +10,19 @@ use crate::errors::{AppError, AppResult};
 
 use super::{date_text, today};
 
+/// The conditions of [`is_admin`] and [`is_employed`], shared with the statements that fold
+/// them into a read (a company read with its permission: one round trip instead of two).
+pub mod sql {
+    /// An employment in company `$1` covering `$2` (today) of user `$3`, with admin rights.
+    pub const ADMIN_TODAY: &str = "SELECT 1 FROM employments WHERE company_id = $1 AND user_id = $3 \
+         AND validation_status = 'approved' AND dismissed_at IS NULL AND has_admin_rights = 1 \
+         AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2)";
+    /// An employment of user `$1` in company `$2` covering `$3` (today), pending included.
+    pub const EMPLOYED_TODAY: &str = "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 \
+         AND validation_status <> 'rejected' AND dismissed_at IS NULL \
+         AND start_date <= $3 AND (end_date IS NULL OR end_date >= $3)";
+}
+
 /// Admin of the company today: an accepted, not dismissed employment covering today, with admin
 /// rights.
 pub async fn is_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
@@ -28,16 +41,12 @@ where
     if !scope::allows(company_id) {
         return Ok(false);
     }
-    let row: Option<(i64,)> = sqlx::query_as(
-        "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status = 'approved'
-           AND dismissed_at IS NULL AND has_admin_rights = 1
-           AND start_date <= $3 AND (end_date IS NULL OR end_date >= $3) LIMIT 1",
-    )
-    .bind(user_id)
-    .bind(company_id)
-    .bind(date_text(today()))
-    .fetch_optional(executor)
-    .await?;
+    let row: Option<(i64,)> = sqlx::query_as(const_format::concatcp!(sql::ADMIN_TODAY, " LIMIT 1"))
+        .bind(company_id)
+        .bind(date_text(today()))
+        .bind(user_id)
+        .fetch_optional(executor)
+        .await?;
     Ok(row.is_some())
 }
 
@@ -47,15 +56,12 @@ pub async fn is_employed(db: &Db, user_id: i64, company_id: i64) -> AppResult<bo
     if !scope::allows(company_id) {
         return Ok(false);
     }
-    let row: Option<(i64,)> = sqlx::query_as(
-        "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status <> 'rejected'
-           AND dismissed_at IS NULL AND start_date <= $3 AND (end_date IS NULL OR end_date >= $3) LIMIT 1",
-    )
-    .bind(user_id)
-    .bind(company_id)
-    .bind(date_text(today()))
-    .fetch_optional(db.exec())
-    .await?;
+    let row: Option<(i64,)> = sqlx::query_as(const_format::concatcp!(sql::EMPLOYED_TODAY, " LIMIT 1"))
+        .bind(user_id)
+        .bind(company_id)
+        .bind(date_text(today()))
+        .fetch_optional(db.exec())
+        .await?;
     Ok(row.is_some())
 }
 

@@ -2,7 +2,7 @@
 
 use async_graphql::Context;
 
-use crate::domain::companies::{company, permissions};
+use crate::domain::companies::company;
 use crate::domain::missions;
 use crate::domain::users::accounts;
 use crate::errors::AppError;
@@ -34,10 +34,10 @@ impl QueriesResolver for Api {
         let viewer = caller(ctx).user_id()?;
         // Current employees and pending invitees read the company; an unknown id looks the same
         // as a forbidden one.
-        if !permissions::is_employed(&self.db, viewer, id.into()).await? {
-            return Err(AppError::authorization("Forbidden access").into());
+        match company::find_for_employee(&self.db, viewer, id.into()).await? {
+            Some(row) => Ok(Some(Company::from(&row))),
+            None => Err(AppError::authorization("Forbidden access").into()),
         }
-        Ok(company::find(&self.db, id.into()).await?.as_ref().map(Company::from))
     }
 
     async fn mission(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Mission>> {
