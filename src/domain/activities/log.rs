@@ -123,7 +123,7 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     if end.is_none() {
         reopen(conn, new.mission_id, for_user).await?;
     }
-    spans::refresh(conn, for_user, new.mission_id).await?;
+    spans::refresh_after_logging(conn, for_user, new.mission_id).await?;
     checks::no_overlap(conn, for_user, id, start, end).await?;
     checks::no_interleaving(conn, for_user, new.mission_id).await?;
     // The worker's first activity in the mission starts the wait for its automatic validation

@@ -18,6 +18,13 @@ pub mod sql {
              SELECT user_id, mission_id, MIN(start_time), MAX(COALESCE(end_time, $3)) FROM activities \
              WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL \
              GROUP BY user_id, mission_id";
+        /// [`INSERT_SPAN`] as an upsert, for a write after which the worker has an activity
+        /// in the mission (so a row always results).
+        pub const UPSERT_SPAN: &str = "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) \
+             SELECT user_id, mission_id, MIN(start_time), MAX(COALESCE(end_time, $3)) FROM activities \
+             WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL \
+             GROUP BY user_id, mission_id \
+             ON CONFLICT (user_id, mission_id) DO UPDATE SET start_time = excluded.start_time, end_time = excluded.end_time";
         pub const MISSION_SPAN: &str = "UPDATE missions SET \
              start_time = (SELECT MIN(s.start_time) FROM mission_spans s WHERE s.mission_id = $1), \
              end_time = (SELECT MAX(s.end_time) FROM mission_spans s WHERE s.mission_id = $1) \
@@ -34,6 +41,22 @@ pub async fn refresh(conn: &mut AnyConnection, user_id: i64, mission_id: i64) ->
         .execute(&mut *conn)
         .await?;
     sqlx::query(sql::INSERT_SPAN)
+        .bind(user_id)
+        .bind(mission_id)
+        .bind(OPEN)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(sql::MISSION_SPAN)
+        .bind(mission_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// [`refresh`] after an activity was added to the mission for the worker (their span cannot
+/// vanish): an upsert instead of a delete and an insert, one round trip less per `logActivity`.
+pub async fn refresh_after_logging(conn: &mut AnyConnection, user_id: i64, mission_id: i64) -> AppResult<()> {
+    sqlx::query(sql::UPSERT_SPAN)
         .bind(user_id)
         .bind(mission_id)
         .bind(OPEN)

@@ -17,6 +17,20 @@ use crate::errors::{AppError, AppResult};
 use super::date_of;
 use super::store::MissionRow;
 
+mod sql {
+    crate::statements! {
+    /// An accepted employment of `$1` in company `$2`: covering `$3` to `$4`, and covering `$5`
+    /// (today), each 0 or 1.
+    pub const EMPLOYED_OVER_AND_TODAY: &str = "SELECT \
+         CAST(CASE WHEN EXISTS (SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 \
+             AND validation_status = 'approved' AND dismissed_at IS NULL \
+             AND start_date <= $3 AND (end_date IS NULL OR end_date >= $4)) THEN 1 ELSE 0 END AS BIGINT), \
+         CAST(CASE WHEN EXISTS (SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 \
+             AND validation_status = 'approved' AND dismissed_at IS NULL \
+             AND start_date <= $5 AND (end_date IS NULL OR end_date >= $5)) THEN 1 ELSE 0 END AS BIGINT)";
+    }
+}
+
 fn forbidden() -> AppError {
     AppError::authorization("Forbidden access")
 }
@@ -81,6 +95,29 @@ async fn employed_over(
     Ok(row.is_some())
 }
 
+/// Whether `user_id` has an accepted employment in the company covering the dates from `first`
+/// to `last`, and one covering today: the two conditions of [`writable`] in one round trip.
+async fn employed_over_and_today(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    company_id: i64,
+    first: &str,
+    last: &str,
+) -> AppResult<(bool, bool)> {
+    if !scope::allows(company_id) {
+        return Ok((false, false));
+    }
+    let (over_period, still_today): (i64, i64) = sqlx::query_as(sql::EMPLOYED_OVER_AND_TODAY)
+        .bind(user_id)
+        .bind(company_id)
+        .bind(first)
+        .bind(last)
+        .bind(date_text(today()))
+        .fetch_one(conn)
+        .await?;
+    Ok((over_period == 1, still_today == 1))
+}
+
 /// The outcome of a successful write check.
 pub struct WriteAccess {
     pub mission: MissionRow,
@@ -105,18 +142,17 @@ pub async fn writable(
         return Err(forbidden());
     }
     let side = if for_user == actor { "EMPLOYEE" } else { "ADMIN" };
-    // 3. The worker is employed over the period…
+    // 3. The worker is employed over the period, 3bis. and still today (one read for both).
     let first = date_text(date_of(start));
     let last = date_text(date_of(end.unwrap_or(start).max(start)));
-    if !employed_over(conn, for_user, mission.company_id, &first, &last).await? {
+    let (over_period, still_today) = employed_over_and_today(conn, for_user, mission.company_id, &first, &last).await?;
+    if !over_period {
         return Err(
             AppError::authorization("The user has no accepted employment in the company over this period")
                 .with("reason", format!("ACTIVITY_OUTSIDE_EMPLOYMENT_{side}")),
         );
     }
-    // 3bis. …and still today.
-    let today = date_text(today());
-    if !employed_over(conn, for_user, mission.company_id, &today, &today).await? {
+    if !still_today {
         return Err(AppError::authorization("The user is no longer employed by the company")
             .with("reason", format!("USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_{side}")));
     }
