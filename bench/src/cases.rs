@@ -24,6 +24,8 @@ pub enum Goal {
     Writes { sqlite: f64, postgres: f64, p99_ms: f64 },
     /// No error and a p99 under this many ms.
     Latency { p99_ms: f64 },
+    /// One request at a time: at least this many a second and a p50 under this many ms.
+    Sequential { per_second: f64, p50_ms: f64 },
 }
 
 pub struct Case {
@@ -239,7 +241,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             name: "log_activity",
             what: "logActivity, 32 connections, 32 workers",
             side: Side::Roadlog,
-            requests: Requests::Scripted(writes_lua(fixture, slot * 2, None)),
+            requests: Requests::Scripted(writes_lua(fixture, slot * 3, None)),
             connections: 32,
             check_status: Some(200),
             baseline: None,
@@ -250,12 +252,25 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             }),
         },
         Case {
+            name: "log_activity_seq",
+            what: "logActivity, one connection, one at a time",
+            side: Side::Roadlog,
+            requests: Requests::Scripted(writes_lua(fixture, slot * 3 + 2, None)),
+            connections: 1,
+            check_status: Some(200),
+            baseline: None,
+            goal: Some(Goal::Sequential {
+                per_second: 500.0,
+                p50_ms: 2.0,
+            }),
+        },
+        Case {
             name: "mixed",
             what: "mixed: 4 month reads to 1 write, 64 conns",
             side: Side::Roadlog,
             requests: Requests::Scripted(writes_lua(
                 fixture,
-                slot * 2 + 1,
+                slot * 3 + 1,
                 Some((5, &json!({ "query": month }).to_string())),
             )),
             connections: 64,

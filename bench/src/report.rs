@@ -87,6 +87,10 @@ impl Row {
                 )
             }
             Goal::Latency { p99_ms } => (format!("p99 < {p99_ms:.0} ms, 0 errors"), self.p99_ms < p99_ms),
+            Goal::Sequential { per_second, p50_ms } => (
+                format!("≥ {per_second:.0}/s, p50 < {p50_ms:.0} ms"),
+                self.rps >= per_second && self.p50_ms < p50_ms,
+            ),
         };
         self.goal = Some(text);
         self.met = Some(met && self.errors == 0);

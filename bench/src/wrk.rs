@@ -115,12 +115,15 @@ fn script(load: &Load) -> String {
     lua
 }
 
-/// Runs wrk (two threads, as many cores as the machine has for it to share) and reads its summary.
+/// Runs wrk (two threads, as many cores as the machine has for it to share; one for a single
+/// connection) and reads its summary.
 pub fn run(load: &Load, scratch: &std::path::Path) -> Result<Outcome> {
     let path = scratch.join("case.lua");
     std::fs::write(&path, script(load)).context("writing the wrk script")?;
+    let threads = load.connections.clamp(1, 2);
     let output = Command::new("wrk")
-        .args(["-t2", "--timeout", "10s", "-c"])
+        .arg(format!("-t{threads}"))
+        .args(["--timeout", "10s", "-c"])
         .arg(load.connections.to_string())
         .arg("-d")
         .arg(format!("{}s", load.duration.as_secs().max(1)))
