@@ -104,21 +104,19 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
             }
         }
     }
-    let (id,): (i64,) = sqlx::query_as(
-        "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time,
-                                 end_time, last_update_time, last_submitter_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $5, $3) RETURNING id",
-    )
-    .bind(new.mission_id)
-    .bind(for_user)
-    .bind(actor)
-    .bind(new.kind.as_str())
-    .bind(received)
-    .bind(new.creation_time.unwrap_or(received))
-    .bind(start)
-    .bind(end)
-    .fetch_one(&mut *conn)
-    .await?;
+    // The row as written comes back with the insert: the checks below change nothing in it.
+    let logged: ActivityRow = sqlx::query_as(sql::INSERT)
+        .bind(new.mission_id)
+        .bind(for_user)
+        .bind(actor)
+        .bind(new.kind.as_str())
+        .bind(received)
+        .bind(new.creation_time.unwrap_or(received))
+        .bind(start)
+        .bind(end)
+        .fetch_one(&mut *conn)
+        .await?;
+    let id = logged.id;
     add_version(conn, id, actor, new.context.as_ref(), new.creation_time).await?;
     if end.is_none() {
         reopen(conn, new.mission_id, for_user).await?;
@@ -131,15 +129,13 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     if first_in_mission && new.kind != ActivityType::Off {
         auto_validation::queue::enqueue(conn, new.mission_id, for_user, access.actor_is_admin, received).await?;
     }
-    store::find(conn, id)
-        .await?
-        .ok_or_else(|| AppError::internal("activity vanished"))
+    Ok(logged)
 }
 
 /// The reference's holiday rules: a holiday mission (one holding an `off` activity) takes no
 /// other activity, and an `off` activity starts a mission of its own.
 async fn holiday_rules(conn: &mut AnyConnection, mission_id: i64, kind: ActivityType) -> AppResult<()> {
-    let (all, off): (i64, i64) = sqlx::query_as(sql::HOLIDAY_COUNTS)
+    let (all, off): (i64, i64) = sqlx::query_as(sql::HOLIDAY_STATE)
         .bind(mission_id)
         .fetch_one(conn)
         .await?;
@@ -159,10 +155,22 @@ async fn holiday_rules(conn: &mut AnyConnection, mission_id: i64, kind: Activity
 }
 
 pub mod sql {
+    use const_format::concatcp;
+
     crate::statements! {
-        /// The activities of a mission (cancelled ones included), and how many are `off`.
-        pub const HOLIDAY_COUNTS: &str = "SELECT COUNT(*), COUNT(CASE WHEN type = 'off' THEN 1 END) \
-             FROM activities WHERE mission_id = $1";
+        /// A new activity, returned as stored.
+        pub const INSERT: &str = concatcp!(
+            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, \
+               start_time, end_time, last_update_time, last_submitter_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $5, $3) RETURNING ",
+            super::store::RETURNED
+        );
+        /// Whether a mission holds an activity (cancelled ones included), and an `off` one,
+        /// each 0 or 1: two probes of `activities_mission_type`, whatever the mission's size.
+        pub const HOLIDAY_STATE: &str = "SELECT \
+             CAST(CASE WHEN EXISTS (SELECT 1 FROM activities WHERE mission_id = $1) THEN 1 ELSE 0 END AS BIGINT), \
+             CAST(CASE WHEN EXISTS (SELECT 1 FROM activities WHERE mission_id = $1 AND type = 'off') \
+                  THEN 1 ELSE 0 END AS BIGINT)";
     }
 }
 

@@ -29,6 +29,10 @@ pub struct ActivityRow {
 pub const COLUMNS: &str = "a.id, a.mission_id, a.user_id, a.submitter_id, a.type, a.reception_time, a.start_time, \
      a.end_time, a.last_update_time, a.last_submitter_id, a.dismissed_at, a.dismiss_author_id, a.dismiss_context, a.dispute";
 
+/// [`COLUMNS`] without the table's alias, for `RETURNING` (a test keeps the two alike).
+pub const RETURNED: &str = "id, mission_id, user_id, submitter_id, type, reception_time, start_time, \
+     end_time, last_update_time, last_submitter_id, dismissed_at, dismiss_author_id, dismiss_context, dispute";
+
 /// Activity statements.
 pub mod sql {
     use super::COLUMNS;
@@ -106,4 +110,12 @@ pub async fn add_version(
     .execute(conn)
     .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod returned_tests {
+    #[test]
+    fn returned_columns_are_the_columns_without_alias() {
+        assert_eq!(super::COLUMNS.replace("a.", ""), super::RETURNED);
+    }
 }
