@@ -40,23 +40,24 @@ pub async fn refresh(conn: &mut AnyConnection, user_id: i64, mission_id: i64) ->
         .bind(mission_id)
         .execute(&mut *conn)
         .await?;
-    sqlx::query(sql::INSERT_SPAN)
-        .bind(user_id)
-        .bind(mission_id)
-        .bind(OPEN)
-        .execute(&mut *conn)
-        .await?;
-    sqlx::query(sql::MISSION_SPAN)
-        .bind(mission_id)
-        .execute(&mut *conn)
-        .await?;
-    Ok(())
+    worker_then_mission(conn, sql::INSERT_SPAN, user_id, mission_id).await
 }
 
 /// [`refresh`] after an activity was added to the mission for the worker (their span cannot
 /// vanish): an upsert instead of a delete and an insert, one round trip less per `logActivity`.
 pub async fn refresh_after_logging(conn: &mut AnyConnection, user_id: i64, mission_id: i64) -> AppResult<()> {
-    sqlx::query(sql::UPSERT_SPAN)
+    worker_then_mission(conn, sql::UPSERT_SPAN, user_id, mission_id).await
+}
+
+/// Writes the worker's span with `statement` ([`sql::INSERT_SPAN`] or [`sql::UPSERT_SPAN`]),
+/// then the mission's from its workers'.
+async fn worker_then_mission(
+    conn: &mut AnyConnection,
+    statement: &'static str,
+    user_id: i64,
+    mission_id: i64,
+) -> AppResult<()> {
+    sqlx::query(statement)
         .bind(user_id)
         .bind(mission_id)
         .bind(OPEN)
