@@ -258,7 +258,9 @@ fn month_total(rows: &[MonthRow], month: &str) -> i64 {
 }
 
 /// A group of the month summaries: a month, a check and its flags, and each worker's alerted
-/// days of the month as a bit set (bit d-1: day d), joined with commas.
+/// days of the month as a bit set (bit d-1: day d), joined with commas. Read from a JSON array
+/// of [`sql::RECAP`]'s columns, in their order.
+#[derive(serde::Deserialize)]
 struct MonthRow {
     month: String,
     check_type: String,
@@ -344,9 +346,8 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
     // The summaries read: the previous month's (its total), and the period's own when the day
     // details are not asked for (its counts). Without a previous month (an explicit period),
     // the previous total is 0.
-    let previous_month = previous;
-    let months = match (query.with_details, previous_month, to.pred_opt()) {
-        (false, _, Some(last)) => Some((previous_month.unwrap_or(from).min(from), last)),
+    let months = match (query.with_details, previous, to.pred_opt()) {
+        (false, _, Some(last)) => Some((previous.unwrap_or(from).min(from), last)),
         (true, Some(first), _) => Some((first, first)),
         _ => None,
     };
@@ -384,20 +385,8 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
             ..Summary::default()
         });
     }
-    let months: Vec<MonthRow> = super::json_rows::<Vec<(String, String, i64, i64, i64, String)>>(&months)?
-        .into_iter()
-        .map(
-            |(month, check_type, night_work, not_enough_break, too_much_uninterrupted_work_time, days)| MonthRow {
-                month,
-                check_type,
-                night_work,
-                not_enough_break,
-                too_much_uninterrupted_work_time,
-                days,
-            },
-        )
-        .collect();
-    let total_previous_month = previous_month.map_or(0, |first| month_total(&months, &month_text(first)));
+    let months: Vec<MonthRow> = super::json_rows(&months)?;
+    let total_previous_month = previous.map_or(0, |first| month_total(&months, &month_text(first)));
     let lines = alert_lines(db, &users, (from, to), query.with_details, &months).await?;
     let eu = eu == 1;
     let mut daily: Vec<(String, Vec<&AlertLine>)> = vec![];

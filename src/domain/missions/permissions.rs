@@ -18,16 +18,26 @@ use super::date_of;
 use super::store::MissionRow;
 
 mod sql {
+    use const_format::concatcp;
+
+    /// An accepted, not dismissed employment of `$1` in company `$2` starting on or before the
+    /// date that follows.
+    const EMPLOYED_FROM: &str = "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 \
+         AND validation_status = 'approved' AND dismissed_at IS NULL AND start_date <= ";
+
     crate::statements! {
-    /// An accepted employment of `$1` in company `$2`: covering `$3` to `$4`, and covering `$5`
-    /// (today), each 0 or 1.
-    pub const EMPLOYED_OVER_AND_TODAY: &str = "SELECT \
-         CAST(CASE WHEN EXISTS (SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 \
-             AND validation_status = 'approved' AND dismissed_at IS NULL \
-             AND start_date <= $3 AND (end_date IS NULL OR end_date >= $4)) THEN 1 ELSE 0 END AS BIGINT), \
-         CAST(CASE WHEN EXISTS (SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 \
-             AND validation_status = 'approved' AND dismissed_at IS NULL \
-             AND start_date <= $5 AND (end_date IS NULL OR end_date >= $5)) THEN 1 ELSE 0 END AS BIGINT)";
+        /// An accepted employment of `$1` in company `$2` covering `$3` to `$4`.
+        pub const EMPLOYED_OVER: &str =
+            concatcp!(EMPLOYED_FROM, "$3 AND (end_date IS NULL OR end_date >= $4) LIMIT 1");
+        /// The same as [`EMPLOYED_OVER`], and covering `$5` (today), each 0 or 1.
+        pub const EMPLOYED_OVER_AND_TODAY: &str = concatcp!(
+            "SELECT CAST(CASE WHEN EXISTS (",
+            EMPLOYED_FROM,
+            "$3 AND (end_date IS NULL OR end_date >= $4)) THEN 1 ELSE 0 END AS BIGINT), \
+             CAST(CASE WHEN EXISTS (",
+            EMPLOYED_FROM,
+            "$5 AND (end_date IS NULL OR end_date >= $5)) THEN 1 ELSE 0 END AS BIGINT)"
+        );
     }
 }
 
@@ -82,16 +92,13 @@ async fn employed_over(
     if !scope::allows(company_id) {
         return Ok(false);
     }
-    let row: Option<(i64,)> = sqlx::query_as(
-        "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status = 'approved'
-           AND dismissed_at IS NULL AND start_date <= $3 AND (end_date IS NULL OR end_date >= $4) LIMIT 1",
-    )
-    .bind(user_id)
-    .bind(company_id)
-    .bind(first)
-    .bind(last)
-    .fetch_optional(conn)
-    .await?;
+    let row: Option<(i64,)> = sqlx::query_as(sql::EMPLOYED_OVER)
+        .bind(user_id)
+        .bind(company_id)
+        .bind(first)
+        .bind(last)
+        .fetch_optional(conn)
+        .await?;
     Ok(row.is_some())
 }
 
