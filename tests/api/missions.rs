@@ -266,6 +266,49 @@ on_both_backends! {
         assert_eq!(end, Some(day + 8 * HOUR));
     }
 
+    async fn overlaps_are_found_wherever_they_sit_in_the_history(app) {
+        // The search starts at the latest activity beginning before the new one: every
+        // position of the conflicting activity in the worker's history must still be found.
+        let Crew { worker, company, .. } = crew(app).await;
+        let day = base_day();
+        let at = |h: i64, m: i64| day + h * HOUR + m * 60;
+        let a = mission(app, &worker, company, "A").await;
+        let b = mission(app, &worker, company, "B").await;
+        let first = activity_id(&log(app, &worker, a, "drive", at(6, 0), Some(at(7, 0))).await);
+        let second = activity_id(&log(app, &worker, a, "work", at(8, 0), Some(at(9, 0))).await);
+        let third = activity_id(&log(app, &worker, a, "drive", at(10, 0), Some(at(11, 0))).await);
+        let conflict = |body: &Value| body["errors"][0]["extensions"]["conflictingActivity"]["id"].clone();
+        // Inside an activity that is not the latest one.
+        let body = log(app, &worker, a, "work", at(8, 30), Some(at(8, 45))).await;
+        assert_eq!(codes(&body), ["OVERLAPPING_ACTIVITIES"]);
+        assert_eq!(conflict(&body), second);
+        // Across several: the earliest is described.
+        let body = log(app, &worker, a, "work", at(7, 30), Some(at(12, 0))).await;
+        assert_eq!(conflict(&body), second);
+        // Before every activity.
+        let body = log(app, &worker, a, "work", at(5, 0), Some(at(6, 30))).await;
+        assert_eq!(conflict(&body), first);
+        // An open activity (switch mode) that would run over a later one.
+        let body = log(app, &worker, a, "work", at(9, 30), None).await;
+        assert_eq!(conflict(&body), third);
+        // A cancelled activity is no obstacle; the gap it leaves can be filled.
+        let cancelled = app.as_user(&worker, CANCEL, json!({ "a": second })).await;
+        assert!(cancelled["errors"].is_null(), "{cancelled}");
+        let body = log(app, &worker, a, "work", at(8, 15), Some(at(8, 45))).await;
+        assert!(body["errors"].is_null(), "{body}");
+        // An open activity stays in the way of anything after it, in any mission.
+        let open = activity_id(&log(app, &worker, a, "drive", at(11, 30), None).await);
+        let body = log(app, &worker, b, "work", at(13, 0), Some(at(14, 0))).await;
+        assert_eq!(codes(&body), ["OVERLAPPING_ACTIVITIES"]);
+        assert_eq!(conflict(&body), open);
+        let live: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM activities WHERE user_id = $1 AND dismissed_at IS NULL")
+            .bind(worker.id)
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(live.0, 4, "first, third, the gap's and the open one");
+    }
+
     async fn missions_never_interleave(app) {
         let Crew { worker, company, .. } = crew(app).await;
         let day = base_day();

@@ -117,3 +117,54 @@ async fn spans_follow_every_write(app) {
     assert_eq!(ids, vec![second, first]);
 }
 }
+
+const LOG_FOR: &str = "mutation($m: Int!, $u: Int!, $s: TimeStamp!, $e: TimeStamp) { activities { logActivity(missionId: $m, userId: $u, type: \"work\", startTime: $s, endTime: $e, switch: false) { id } } }";
+
+on_both_backends! {
+async fn spans_widen_whatever_the_order_of_logging(app) {
+    // A logged activity widens the stored spans instead of recomputing them from the mission's
+    // activities: earlier, later and inner activities, two workers, and a refused write. The
+    // admin created the mission and logs for both workers.
+    let admin = app.new_user("admin@example.com").await;
+    let worker = app.new_user("driver@example.com").await;
+    let mate = app.new_user("mate@example.com").await;
+    let company = app.new_company(&admin, "Transports Martin").await;
+    app.hire(&admin, company, &worker).await;
+    app.hire(&admin, company, &mate).await;
+    sqlx::query("UPDATE employments SET start_date = '2020-01-01'").execute(&app.server.db.pool).await.unwrap();
+    let day = (chrono::Utc::now().timestamp() / 86_400 - 3) * 86_400;
+    let h = |n: i64| day + n * 3600;
+    let m = call(app, &admin, CREATE, json!({ "c": company })).await["data"]["activities"]["createMission"]["id"].as_i64().unwrap();
+    let log = |user: i64, start: i64, end: Option<i64>| {
+        app.as_user(&admin, LOG_FOR, json!({ "m": m, "u": user, "s": start, "e": end }))
+    };
+
+    for ((start, end), span) in [
+        ((h(10), h(11)), (h(10), h(11))),
+        // Earlier, then inside, then later.
+        ((h(7), h(8)), (h(7), h(11))),
+        ((h(9), h(10)), (h(7), h(11))),
+        ((h(12), h(13)), (h(7), h(13))),
+    ] {
+        let body = log(worker.id, start, Some(end)).await;
+        assert!(body.get("errors").is_none(), "{body}");
+        assert_consistent(app, m, Some(span)).await;
+    }
+    // A second worker, before and after the first: the mission's span takes in both workers'.
+    for (start, end) in [(h(6), h(7)), (h(13), h(14))] {
+        let body = log(mate.id, start, Some(end)).await;
+        assert!(body.get("errors").is_none(), "{body}");
+    }
+    assert_consistent(app, m, Some((h(6), h(14)))).await;
+
+    // An open activity ends the spans at OPEN; a refused one (overlapping) changes nothing.
+    let body = log(worker.id, h(13), None).await;
+    assert!(body.get("errors").is_none(), "{body}");
+    assert_consistent(app, m, Some((h(6), OPEN))).await;
+    let refused = log(mate.id, h(2), Some(h(7))).await;
+    assert_eq!(refused["errors"][0]["extensions"]["code"], "OVERLAPPING_ACTIVITIES", "{refused}");
+    assert_consistent(app, m, Some((h(6), OPEN))).await;
+    let (stored, _, _) = spans(app, m).await;
+    assert_eq!(stored, vec![(worker.id, h(7), OPEN), (mate.id, h(6), h(14))]);
+}
+}

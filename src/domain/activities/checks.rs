@@ -22,12 +22,19 @@ pub async fn no_overlap(
     start: i64,
     end: Option<i64>,
 ) -> AppResult<()> {
+    // The worker's other live activities do not overlap each other, so at most one of those
+    // starting at or before `start` can end after it: the latest. Starting the search there
+    // makes it one short range of the index, where scanning every earlier activity (all of the
+    // history, for an open one) made each write cost with the worker's past.
     let conflict: Option<Conflict> = sqlx::query_as(
         "SELECT a.id, a.start_time, a.end_time, a.mission_id, a.type AS kind, u.id AS submitter_id, u.first_name, u.last_name,
                 m.company_id
          FROM activities a JOIN users u ON u.id = a.submitter_id JOIN missions m ON m.id = a.mission_id
          WHERE a.user_id = $1 AND a.id <> $2 AND a.dismissed_at IS NULL
            AND a.start_time < $4 AND (a.end_time IS NULL OR a.end_time > $3)
+           AND a.start_time >= COALESCE((SELECT MAX(x.start_time) FROM activities x
+                                         WHERE x.user_id = $1 AND x.id <> $2 AND x.dismissed_at IS NULL
+                                           AND x.start_time <= $3), $3)
          ORDER BY a.start_time LIMIT 1",
     )
     .bind(user_id)
@@ -83,6 +90,13 @@ pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id:
     let Some((start, end)) = own else {
         return Ok(());
     };
+    span_not_interleaved(conn, user_id, Span { mission_id, start, end }).await
+}
+
+/// [`no_interleaving`] for the worker's span in a mission, known to the caller (the write that
+/// widened it returned it).
+pub async fn span_not_interleaved(conn: &mut AnyConnection, user_id: i64, own: Span) -> AppResult<()> {
+    let Span { mission_id, start, end } = own;
     // Only the spans that can meet this one are read: the other spans do not overlap each other,
     // so at most one of those ending after `start` begins at or before it, and starting from the
     // latest such beginning makes the search one range of the index, whatever the history.

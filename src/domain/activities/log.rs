@@ -121,9 +121,9 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     if end.is_none() {
         reopen(conn, new.mission_id, for_user).await?;
     }
-    spans::refresh_after_logging(conn, for_user, new.mission_id).await?;
+    let span = spans::widen_after_logging(conn, for_user, new.mission_id, start, end).await?;
     checks::no_overlap(conn, for_user, id, start, end).await?;
-    checks::no_interleaving(conn, for_user, new.mission_id).await?;
+    checks::span_not_interleaved(conn, for_user, span).await?;
     // The worker's first activity in the mission starts the wait for its automatic validation
     // (in the admins' queue when an admin recorded it); a holiday is validated at once.
     if first_in_mission && new.kind != ActivityType::Off {

@@ -6,11 +6,14 @@
 
 use sqlx::AnyConnection;
 
+use crate::db::{Backend, PerBackend};
 use crate::errors::AppResult;
 
-use super::rules::OPEN;
+use super::rules::{OPEN, Span};
 
 pub mod sql {
+    use super::PerBackend;
+
     crate::statements! {
         pub const DROP_SPAN: &str = "DELETE FROM mission_spans WHERE user_id = $1 AND mission_id = $2";
         /// No row when every activity of the worker in the mission is cancelled.
@@ -18,13 +21,28 @@ pub mod sql {
              SELECT user_id, mission_id, MIN(start_time), MAX(COALESCE(end_time, $3)) FROM activities \
              WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL \
              GROUP BY user_id, mission_id";
-        /// [`INSERT_SPAN`] as an upsert, for a write after which the worker has an activity
-        /// in the mission (so a row always results).
-        pub const UPSERT_SPAN: &str = "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) \
-             SELECT user_id, mission_id, MIN(start_time), MAX(COALESCE(end_time, $3)) FROM activities \
-             WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL \
-             GROUP BY user_id, mission_id \
-             ON CONFLICT (user_id, mission_id) DO UPDATE SET start_time = excluded.start_time, end_time = excluded.end_time";
+        /// The worker's span widened to take in `[$3, $4)`, the activity just logged (`$4` is
+        /// [`OPEN`] for an open one): a logged activity only adds to the set the span covers,
+        /// so the union of the old span and the new activity is the new span, without reading
+        /// the worker's other activities (their count grows with the mission).
+        pub const WIDEN_SPAN: PerBackend = PerBackend {
+            sqlite: "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (user_id, mission_id) DO UPDATE SET \
+                 start_time = min(mission_spans.start_time, excluded.start_time), \
+                 end_time = max(mission_spans.end_time, excluded.end_time) RETURNING start_time, end_time",
+            postgres: "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (user_id, mission_id) DO UPDATE SET \
+                 start_time = LEAST(mission_spans.start_time, excluded.start_time), \
+                 end_time = GREATEST(mission_spans.end_time, excluded.end_time) RETURNING start_time, end_time",
+        };
+        /// The mission's span widened the same way ([`WIDEN_SPAN`]; NULL while it had no
+        /// activity).
+        pub const WIDEN_MISSION_SPAN: PerBackend = PerBackend {
+            sqlite: "UPDATE missions SET start_time = min(COALESCE(start_time, $2), $2), \
+                 end_time = max(COALESCE(end_time, $3), $3) WHERE id = $1",
+            postgres: "UPDATE missions SET start_time = LEAST(COALESCE(start_time, $2), $2), \
+                 end_time = GREATEST(COALESCE(end_time, $3), $3) WHERE id = $1",
+        };
         pub const MISSION_SPAN: &str = "UPDATE missions SET \
              start_time = (SELECT MIN(s.start_time) FROM mission_spans s WHERE s.mission_id = $1), \
              end_time = (SELECT MAX(s.end_time) FROM mission_spans s WHERE s.mission_id = $1) \
@@ -40,24 +58,7 @@ pub async fn refresh(conn: &mut AnyConnection, user_id: i64, mission_id: i64) ->
         .bind(mission_id)
         .execute(&mut *conn)
         .await?;
-    worker_then_mission(conn, sql::INSERT_SPAN, user_id, mission_id).await
-}
-
-/// [`refresh`] after an activity was added to the mission for the worker (their span cannot
-/// vanish): an upsert instead of a delete and an insert, one round trip less per `logActivity`.
-pub async fn refresh_after_logging(conn: &mut AnyConnection, user_id: i64, mission_id: i64) -> AppResult<()> {
-    worker_then_mission(conn, sql::UPSERT_SPAN, user_id, mission_id).await
-}
-
-/// Writes the worker's span with `statement` ([`sql::INSERT_SPAN`] or [`sql::UPSERT_SPAN`]),
-/// then the mission's from its workers'.
-async fn worker_then_mission(
-    conn: &mut AnyConnection,
-    statement: &'static str,
-    user_id: i64,
-    mission_id: i64,
-) -> AppResult<()> {
-    sqlx::query(statement)
+    sqlx::query(sql::INSERT_SPAN)
         .bind(user_id)
         .bind(mission_id)
         .bind(OPEN)
@@ -68,4 +69,37 @@ async fn worker_then_mission(
         .execute(&mut *conn)
         .await?;
     Ok(())
+}
+
+/// [`refresh`] after an activity `[start, end)` was added to the mission for the worker
+/// (`end` is `None` for an open one): its span and the mission's only grow, so each is widened
+/// to take the activity in, in a cost that does not follow the mission's size. Returns the
+/// worker's span as it now is (the interleaving rule checks it next).
+pub async fn widen_after_logging(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    mission_id: i64,
+    start: i64,
+    end: Option<i64>,
+) -> AppResult<Span> {
+    let backend = Backend::of(conn);
+    let end = end.unwrap_or(OPEN);
+    let (span_start, span_end): (i64, i64) = sqlx::query_as(backend.sql(sql::WIDEN_SPAN))
+        .bind(user_id)
+        .bind(mission_id)
+        .bind(start)
+        .bind(end)
+        .fetch_one(&mut *conn)
+        .await?;
+    sqlx::query(backend.sql(sql::WIDEN_MISSION_SPAN))
+        .bind(mission_id)
+        .bind(start)
+        .bind(end)
+        .execute(&mut *conn)
+        .await?;
+    Ok(Span {
+        mission_id,
+        start: span_start,
+        end: span_end,
+    })
 }
