@@ -6,6 +6,7 @@ use sqlx::AnyConnection;
 
 use crate::db::now;
 use crate::domain::kinds::ActivityType;
+use crate::domain::missions::permissions::WriteAccess;
 use crate::domain::missions::{auto_validation, permissions};
 use crate::errors::{AppError, AppResult, Code};
 
@@ -63,8 +64,8 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     if owner_only && for_user != actor && access.mission.submitter_id != actor {
         return Err(AppError::authorization("Actor is not authorized to log in the mission"));
     }
-    holiday_rules(conn, new.mission_id, new.kind).await?;
-    let first_in_mission = !permissions::participates(conn, for_user, new.mission_id).await?;
+    holiday_rules(&access, new.kind)?;
+    let first_in_mission = !access.worker_participates;
     if new.switch {
         let current = sqlx::query_as::<_, ActivityRow>(store::sql::CURRENT)
             .bind(for_user)
@@ -134,18 +135,14 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
 
 /// The reference's holiday rules: a holiday mission (one holding an `off` activity) takes no
 /// other activity, and an `off` activity starts a mission of its own.
-async fn holiday_rules(conn: &mut AnyConnection, mission_id: i64, kind: ActivityType) -> AppResult<()> {
-    let (all, off): (i64, i64) = sqlx::query_as(sql::HOLIDAY_STATE)
-        .bind(mission_id)
-        .fetch_one(conn)
-        .await?;
-    if kind == ActivityType::Off && all > 0 {
+fn holiday_rules(access: &WriteAccess, kind: ActivityType) -> AppResult<()> {
+    if kind == ActivityType::Off && access.mission_has_activities {
         return Err(
             AppError::invalid_inputs("A holiday is logged in a mission of its own, and this one is not empty")
                 .with("reason", "LOG_HOLIDAY_IN_MISSION_NOT_EMPTY"),
         );
     }
-    if kind != ActivityType::Off && off > 0 {
+    if kind != ActivityType::Off && access.mission_is_holiday {
         return Err(
             AppError::invalid_inputs("This mission is a holiday: no other activity can be logged in it")
                 .with("reason", "LOG_ACTIVITY_IN_HOLIDAY_MISSION"),
@@ -165,12 +162,6 @@ pub mod sql {
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $5, $3) RETURNING ",
             super::store::RETURNED
         );
-        /// Whether a mission holds an activity (cancelled ones included), and an `off` one,
-        /// each 0 or 1: two probes of `activities_mission_type`, whatever the mission's size.
-        pub const HOLIDAY_STATE: &str = "SELECT \
-             CAST(CASE WHEN EXISTS (SELECT 1 FROM activities WHERE mission_id = $1) THEN 1 ELSE 0 END AS BIGINT), \
-             CAST(CASE WHEN EXISTS (SELECT 1 FROM activities WHERE mission_id = $1 AND type = 'off') \
-                  THEN 1 ELSE 0 END AS BIGINT)";
     }
 }
 

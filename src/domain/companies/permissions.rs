@@ -13,10 +13,27 @@ use super::{date_text, today};
 /// The conditions of [`is_admin`] and [`is_employed`], shared with the statements that fold
 /// them into a read (a company read with its permission: one round trip instead of two).
 pub mod sql {
+    /// An employment in company `$company` covering `$day` of user `$user`, with admin rights,
+    /// each given as a parameter or a column of the enclosing statement.
+    macro_rules! admin_on {
+        ($company:literal, $day:literal, $user:literal) => {
+            ::const_format::concatcp!(
+                "SELECT 1 FROM employments WHERE company_id = ",
+                $company,
+                " AND user_id = ",
+                $user,
+                " AND validation_status = 'approved' AND dismissed_at IS NULL AND has_admin_rights = 1 AND start_date <= ",
+                $day,
+                " AND (end_date IS NULL OR end_date >= ",
+                $day,
+                ")"
+            )
+        };
+    }
+    pub(crate) use admin_on;
+
     /// An employment in company `$1` covering `$2` (today) of user `$3`, with admin rights.
-    pub const ADMIN_TODAY: &str = "SELECT 1 FROM employments WHERE company_id = $1 AND user_id = $3 \
-         AND validation_status = 'approved' AND dismissed_at IS NULL AND has_admin_rights = 1 \
-         AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2)";
+    pub const ADMIN_TODAY: &str = admin_on!("$1", "$2", "$3");
     /// An employment of user `$1` in company `$2` covering `$3` (today), pending included.
     pub const EMPLOYED_TODAY: &str = "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 \
          AND validation_status <> 'rejected' AND dismissed_at IS NULL \

@@ -20,23 +20,58 @@ use super::store::MissionRow;
 mod sql {
     use const_format::concatcp;
 
-    /// An accepted, not dismissed employment of `$1` in company `$2` starting on or before the
-    /// date that follows.
-    const EMPLOYED_FROM: &str = "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 \
-         AND validation_status = 'approved' AND dismissed_at IS NULL AND start_date <= ";
+    use crate::domain::companies::permissions::sql::admin_on;
+
+    /// An accepted, not dismissed employment of `$user` in company `$company` (parameters or
+    /// columns of the enclosing statement) starting on or before the date that follows.
+    macro_rules! employed_from {
+        ($user:literal, $company:literal) => {
+            concatcp!(
+                "SELECT 1 FROM employments WHERE user_id = ",
+                $user,
+                " AND company_id = ",
+                $company,
+                " AND validation_status = 'approved' AND dismissed_at IS NULL AND start_date <= "
+            )
+        };
+    }
+
+    /// `1` when the subquery that follows finds a row, else `0` (the same type on both
+    /// databases); closed by [`FLAG_END`].
+    const FLAG: &str = "CAST(CASE WHEN EXISTS (";
+    const FLAG_END: &str = ") THEN 1 ELSE 0 END AS BIGINT)";
+    /// A validation of mission `m` that concerns worker `$3` (theirs, or the whole mission's).
+    const VALIDATION_OF_WORKER: &str = "SELECT 1 FROM mission_validations v WHERE v.mission_id = m.id \
+         AND (v.user_id IS NULL OR v.user_id = $3)";
 
     crate::statements! {
         /// An accepted employment of `$1` in company `$2` covering `$3` to `$4`.
         pub const EMPLOYED_OVER: &str =
-            concatcp!(EMPLOYED_FROM, "$3 AND (end_date IS NULL OR end_date >= $4) LIMIT 1");
-        /// The same as [`EMPLOYED_OVER`], and covering `$5` (today), each 0 or 1.
-        pub const EMPLOYED_OVER_AND_TODAY: &str = concatcp!(
-            "SELECT CAST(CASE WHEN EXISTS (",
-            EMPLOYED_FROM,
-            "$3 AND (end_date IS NULL OR end_date >= $4)) THEN 1 ELSE 0 END AS BIGINT), \
-             CAST(CASE WHEN EXISTS (",
-            EMPLOYED_FROM,
-            "$5 AND (end_date IS NULL OR end_date >= $5)) THEN 1 ELSE 0 END AS BIGINT)"
+            concatcp!(employed_from!("$1", "$2"), "$3 AND (end_date IS NULL OR end_date >= $4) LIMIT 1");
+        /// Everything [`super::writable`] decides on, in one round trip (it was up to seven:
+        /// the mission, the actor's admin rights, their participation, the employment over the
+        /// period and today, the team mode, the validations), with the mission's holiday state
+        /// and the worker's participation that `logActivity` needs next. Mission `$1`, actor
+        /// `$2`, worker `$3`, period `$4` to `$5`, today `$6`; no row for an unknown mission.
+        pub const WRITE_CONTEXT: &str = concatcp!(
+            "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
+               m.vehicle_id, m.past_registration_justification, c.allow_team_mode, ",
+            FLAG, admin_on!("m.company_id", "$6", "$2"), FLAG_END, " AS actor_is_admin, ",
+            FLAG, "SELECT 1 FROM activities a WHERE a.user_id = $2 AND a.mission_id = m.id", FLAG_END,
+            " AS actor_participates, ",
+            FLAG, "SELECT 1 FROM activities a WHERE a.user_id = $3 AND a.mission_id = m.id", FLAG_END,
+            " AS worker_participates, ",
+            FLAG, employed_from!("$3", "m.company_id"), "$4 AND (end_date IS NULL OR end_date >= $5)", FLAG_END,
+            " AS employed_over_period, ",
+            FLAG, employed_from!("$3", "m.company_id"), "$6 AND (end_date IS NULL OR end_date >= $6)", FLAG_END,
+            " AS employed_today, ",
+            FLAG, VALIDATION_OF_WORKER, " AND v.is_admin = 1 AND v.is_auto = 0", FLAG_END, " AS locked_by_admin, ",
+            FLAG, VALIDATION_OF_WORKER, " AND v.is_auto = 1", FLAG_END, " AS locked_automatically, ",
+            FLAG, "SELECT 1 FROM mission_validations v WHERE v.mission_id = m.id AND v.is_admin = 0 \
+               AND v.user_id IN ($3, $2) AND v.submitter_id = v.user_id", FLAG_END, " AS locked_by_worker, ",
+            FLAG, "SELECT 1 FROM activities a WHERE a.mission_id = m.id", FLAG_END, " AS has_activities, ",
+            FLAG, "SELECT 1 FROM activities a WHERE a.mission_id = m.id AND a.type = 'off'", FLAG_END,
+            " AS is_holiday FROM missions m JOIN companies c ON c.id = m.company_id WHERE m.id = $1"
         );
     }
 }
@@ -102,37 +137,39 @@ async fn employed_over(
     Ok(row.is_some())
 }
 
-/// Whether `user_id` has an accepted employment in the company covering the dates from `first`
-/// to `last`, and one covering today: the two conditions of [`writable`] in one round trip.
-async fn employed_over_and_today(
-    conn: &mut AnyConnection,
-    user_id: i64,
-    company_id: i64,
-    first: &str,
-    last: &str,
-) -> AppResult<(bool, bool)> {
-    if !scope::allows(company_id) {
-        return Ok((false, false));
-    }
-    let (over_period, still_today): (i64, i64) = sqlx::query_as(sql::EMPLOYED_OVER_AND_TODAY)
-        .bind(user_id)
-        .bind(company_id)
-        .bind(first)
-        .bind(last)
-        .bind(date_text(today()))
-        .fetch_one(conn)
-        .await?;
-    Ok((over_period == 1, still_today == 1))
+/// What [`sql::WRITE_CONTEXT`] reads: the mission and a flag (0 or 1) per condition.
+#[derive(sqlx::FromRow)]
+struct WriteContext {
+    #[sqlx(flatten)]
+    mission: MissionRow,
+    allow_team_mode: i64,
+    actor_is_admin: i64,
+    actor_participates: i64,
+    worker_participates: i64,
+    employed_over_period: i64,
+    employed_today: i64,
+    locked_by_admin: i64,
+    locked_automatically: i64,
+    locked_by_worker: i64,
+    has_activities: i64,
+    is_holiday: i64,
 }
 
 /// The outcome of a successful write check.
 pub struct WriteAccess {
     pub mission: MissionRow,
     pub actor_is_admin: bool,
+    /// The worker written for has an activity in the mission (even cancelled).
+    pub worker_participates: bool,
+    /// The mission holds an activity (even cancelled).
+    pub mission_has_activities: bool,
+    /// The mission holds an `off` activity: it is a holiday.
+    pub mission_is_holiday: bool,
 }
 
 /// Checks that `actor` may write the data of `for_user` in the mission over `[start, end]`
-/// (Unix seconds; `end` defaults to `start`).
+/// (Unix seconds; `end` defaults to `start`). One read ([`sql::WRITE_CONTEXT`]); the steps are
+/// then decided in the reference's order, first failure wins.
 pub async fn writable(
     conn: &mut AnyConnection,
     actor: i64,
@@ -141,87 +178,76 @@ pub async fn writable(
     start: i64,
     end: Option<i64>,
 ) -> AppResult<WriteAccess> {
+    let first = date_text(date_of(start));
+    let last = date_text(date_of(end.unwrap_or(start).max(start)));
+    let context: Option<WriteContext> = sqlx::query_as(sql::WRITE_CONTEXT)
+        .bind(mission_id)
+        .bind(actor)
+        .bind(for_user)
+        .bind(first)
+        .bind(last)
+        .bind(date_text(today()))
+        .fetch_optional(&mut *conn)
+        .await?;
     // 1–2. The mission exists, and the actor is an admin, its submitter or a participant.
-    let mission = super::store::find(conn, mission_id).await?.ok_or_else(forbidden)?;
+    let context = context.ok_or_else(forbidden)?;
+    let mission = context.mission;
     scope::require(mission.company_id)?;
-    let actor_is_admin = is_admin(conn, actor, mission.company_id).await?;
-    if !(actor_is_admin || mission.submitter_id == actor || participates(conn, actor, mission_id).await?) {
+    let actor_is_admin = context.actor_is_admin == 1;
+    if !(actor_is_admin || mission.submitter_id == actor || context.actor_participates == 1) {
         return Err(forbidden());
     }
     let side = if for_user == actor { "EMPLOYEE" } else { "ADMIN" };
-    // 3. The worker is employed over the period, 3bis. and still today (one read for both).
-    let first = date_text(date_of(start));
-    let last = date_text(date_of(end.unwrap_or(start).max(start)));
-    let (over_period, still_today) = employed_over_and_today(conn, for_user, mission.company_id, &first, &last).await?;
-    if !over_period {
+    // 3. The worker is employed over the period, 3bis. and still today.
+    if context.employed_over_period == 0 {
         return Err(
             AppError::authorization("The user has no accepted employment in the company over this period")
                 .with("reason", format!("ACTIVITY_OUTSIDE_EMPLOYMENT_{side}")),
         );
     }
-    if !still_today {
+    if context.employed_today == 0 {
         return Err(AppError::authorization("The user is no longer employed by the company")
             .with("reason", format!("USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_{side}")));
     }
     // 4. Team mode: a non-admin acts for someone else only as the mission's submitter.
     if for_user != actor && !actor_is_admin {
-        let team_mode: (i64,) = sqlx::query_as("SELECT allow_team_mode FROM companies WHERE id = $1")
-            .bind(mission.company_id)
-            .fetch_one(&mut *conn)
-            .await?;
         let allowed =
-            mission.submitter_id == actor && (team_mode.0 == 1 || participates(conn, for_user, mission_id).await?);
+            mission.submitter_id == actor && (context.allow_team_mode == 1 || context.worker_participates == 1);
         if !allowed {
             return Err(AppError::authorization(
                 "Actor is not authorized to perform the operation for this user",
             ));
         }
     }
-    // 5–7. Validation locks, for non-admins.
+    // 5–7. Validation locks, for non-admins; the strongest is reported: admin, then automatic,
+    // then the worker's own validation.
     if !actor_is_admin {
-        ensure_unlocked(conn, mission_id, for_user, actor).await?;
+        if context.locked_by_admin == 1 {
+            return Err(AppError::invalid_resource(
+                "The mission was validated by an admin and can no longer be changed",
+            )
+            .with("reason", "MISSION_ALREADY_VALIDATED_BY_ADMIN"));
+        }
+        if context.locked_automatically == 1 {
+            return Err(AppError::invalid_resource(
+                "The mission was validated automatically and can no longer be changed",
+            )
+            .with("reason", "MISSION_ALREADY_AUTO_VALIDATED"));
+        }
+        if context.locked_by_worker == 1 {
+            return Err(AppError::invalid_resource(
+                "The mission was validated by the worker and can no longer be changed",
+            )
+            .with("reason", "MISSION_ALREADY_VALIDATED_BY_USER"));
+        }
     }
     Ok(WriteAccess {
         mission,
         actor_is_admin,
+        worker_participates: context.worker_participates == 1,
+        mission_has_activities: context.has_activities == 1,
+        mission_is_holiday: context.is_holiday == 1,
     })
-}
-
-/// A non-admin cannot change a mission validated by an admin, automatically, or by the worker.
-async fn ensure_unlocked(conn: &mut AnyConnection, mission_id: i64, for_user: i64, actor: i64) -> AppResult<()> {
-    let rows: Vec<(i64, i64, Option<i64>, Option<i64>)> = sqlx::query_as(
-        "SELECT is_admin, is_auto, user_id, submitter_id FROM mission_validations WHERE mission_id = $1",
-    )
-    .bind(mission_id)
-    .fetch_all(conn)
-    .await?;
-    // The strongest lock is reported: admin, then automatic, then the worker's own validation.
-    let concerns = |user_id: Option<i64>| user_id.is_none() || user_id == Some(for_user);
-    if rows
-        .iter()
-        .any(|(admin, auto, user, _)| *admin == 1 && *auto == 0 && concerns(*user))
-    {
-        return Err(
-            AppError::invalid_resource("The mission was validated by an admin and can no longer be changed")
-                .with("reason", "MISSION_ALREADY_VALIDATED_BY_ADMIN"),
-        );
-    }
-    if rows.iter().any(|(_, auto, user, _)| *auto == 1 && concerns(*user)) {
-        return Err(
-            AppError::invalid_resource("The mission was validated automatically and can no longer be changed")
-                .with("reason", "MISSION_ALREADY_AUTO_VALIDATED"),
-        );
-    }
-    let by_worker = |(admin, _, user, submitter): &(i64, i64, Option<i64>, Option<i64>)| {
-        *admin == 0 && user.is_some_and(|u| u == for_user || u == actor) && submitter == user
-    };
-    if rows.iter().any(by_worker) {
-        return Err(
-            AppError::invalid_resource("The mission was validated by the worker and can no longer be changed")
-                .with("reason", "MISSION_ALREADY_VALIDATED_BY_USER"),
-        );
-    }
-    Ok(())
 }
 
 /// `createMission`: an accepted employment in the company today.
