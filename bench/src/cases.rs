@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::seed::{ANCHOR, Fixture};
+use crate::seed::{ANCHOR, Fixture, WRITES_FROM};
 use crate::wrk::Requests;
 
 /// Which server a case runs against.
@@ -104,7 +104,7 @@ fn writes_lua(fixture: &Fixture, slot: i64, read_every: Option<(u32, &str)>) -> 
         .iter()
         .map(|(token, mission)| format!("{{\"Bearer {token}\", {mission}}}"))
         .collect();
-    let base = ANCHOR - 800 * 86_400 + slot * 2 * 86_400;
+    let base = WRITES_FROM + slot * 2 * 86_400;
     let mut lua = format!(
         "local writers = {{ {} }}\nlocal base = {base}\nlocal n = 0\nlocal next_minute = {{}}\n",
         writers.join(", ")

@@ -34,6 +34,9 @@ use roadlog::domain::workers;
 /// The day every seeded time is counted back from (00:00 UTC, 2026-10-01): the data is the
 /// same whatever day the benchmark runs.
 pub const ANCHOR: i64 = 1_790_812_800;
+/// Where the write cases write, well before the seeded data: each run's slot of two days from
+/// here (see `cases::writes_lua`).
+pub const WRITES_FROM: i64 = ANCHOR - 800 * DAY;
 const DAY: i64 = 86_400;
 /// Writers of the write cases, each with an open mission of its own.
 pub const WRITERS: usize = 32;
@@ -223,6 +226,19 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
         )
         .await?;
         let mission = missions::create(db, writer, mission_input(company_id, "Écritures".into(), false)).await?;
+        // A first activity before every write slot dates the mission there from the start, so
+        // the company's page of its latest missions (`company50`) reads the same missions
+        // before and after the write cases: an empty mission sorts at its creation, the
+        // newest, until a write moves it back.
+        log(
+            db,
+            writer,
+            mission.row.id,
+            ActivityType::Drive,
+            WRITES_FROM - DAY,
+            WRITES_FROM - DAY + 60,
+        )
+        .await?;
         writers.push((token(db, writer).await?, mission.row.id));
     }
 
