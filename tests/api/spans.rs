@@ -161,10 +161,26 @@ async fn spans_widen_whatever_the_order_of_logging(app) {
     let body = log(worker.id, h(13), None).await;
     assert!(body.get("errors").is_none(), "{body}");
     assert_consistent(app, m, Some((h(6), OPEN))).await;
+    // A switch inside the running mission (the worker's own, in switch mode) leaves both spans
+    // as they were: the running activity is closed where the new one opens.
+    activity(app, &worker, m, h(15), None).await;
+    assert_consistent(app, m, Some((h(6), OPEN))).await;
+    let running: Vec<(i64, Option<i64>)> = sqlx::query_as(
+        "SELECT start_time, end_time FROM activities WHERE user_id = $1 AND start_time >= $2 ORDER BY start_time",
+    )
+    .bind(worker.id)
+    .bind(h(13))
+    .fetch_all(&app.server.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(running, vec![(h(13), Some(h(15))), (h(15), None)]);
     let refused = log(mate.id, h(2), Some(h(7))).await;
     assert_eq!(refused["errors"][0]["extensions"]["code"], "OVERLAPPING_ACTIVITIES", "{refused}");
     assert_consistent(app, m, Some((h(6), OPEN))).await;
     let (stored, _, _) = spans(app, m).await;
-    assert_eq!(stored, vec![(worker.id, h(7), OPEN), (mate.id, h(6), h(14))]);
+    // User ids are not in creation order: the stored rows come sorted by id.
+    let mut expected = vec![(worker.id, h(7), OPEN), (mate.id, h(6), h(14))];
+    expected.sort_unstable();
+    assert_eq!(stored, expected);
 }
 }

@@ -122,9 +122,13 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
     if end.is_none() {
         reopen(conn, new.mission_id, for_user).await?;
     }
-    let span = spans::widen_after_logging(conn, for_user, new.mission_id, start, end).await?;
+    let widened = spans::widen_after_logging(conn, for_user, new.mission_id, start, end).await?;
     checks::no_overlap(conn, for_user, id, start, end).await?;
-    checks::span_not_interleaved(conn, for_user, span).await?;
+    // The spans of the worker's other missions can only have shrunk (a switch closed the
+    // running activity): only a span that grew can have come to overlap one of them.
+    if let Some(span) = widened {
+        checks::span_not_interleaved(conn, for_user, span).await?;
+    }
     // The worker's first activity in the mission starts the wait for its automatic validation
     // (in the admins' queue when an admin recorded it); a holiday is validated at once.
     if first_in_mission && new.kind != ActivityType::Off {

@@ -24,16 +24,22 @@ pub mod sql {
         /// The worker's span widened to take in `[$3, $4)`, the activity just logged (`$4` is
         /// [`OPEN`] for an open one): a logged activity only adds to the set the span covers,
         /// so the union of the old span and the new activity is the new span, without reading
-        /// the worker's other activities (their count grows with the mission).
+        /// the worker's other activities (their count grows with the mission). Returns the span
+        /// when it was created or grew; no row when the activity lies within it (nothing is
+        /// written then: the usual case of a switch inside a running mission).
         pub const WIDEN_SPAN: PerBackend = PerBackend {
             sqlite: "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (user_id, mission_id) DO UPDATE SET \
                  start_time = min(mission_spans.start_time, excluded.start_time), \
-                 end_time = max(mission_spans.end_time, excluded.end_time) RETURNING start_time, end_time",
+                 end_time = max(mission_spans.end_time, excluded.end_time) \
+                 WHERE excluded.start_time < mission_spans.start_time OR excluded.end_time > mission_spans.end_time \
+                 RETURNING start_time, end_time",
             postgres: "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (user_id, mission_id) DO UPDATE SET \
                  start_time = LEAST(mission_spans.start_time, excluded.start_time), \
-                 end_time = GREATEST(mission_spans.end_time, excluded.end_time) RETURNING start_time, end_time",
+                 end_time = GREATEST(mission_spans.end_time, excluded.end_time) \
+                 WHERE excluded.start_time < mission_spans.start_time OR excluded.end_time > mission_spans.end_time \
+                 RETURNING start_time, end_time",
         };
         /// The mission's span widened the same way ([`WIDEN_SPAN`]; NULL while it had no
         /// activity).
@@ -74,32 +80,38 @@ pub async fn refresh(conn: &mut AnyConnection, user_id: i64, mission_id: i64) ->
 /// [`refresh`] after an activity `[start, end)` was added to the mission for the worker
 /// (`end` is `None` for an open one): its span and the mission's only grow, so each is widened
 /// to take the activity in, in a cost that does not follow the mission's size. Returns the
-/// worker's span as it now is (the interleaving rule checks it next).
+/// worker's span as it now is when it was created or grew (the interleaving rule checks it
+/// next), `None` when the activity lay within it: then neither span changed, and no mission
+/// can have come to overlap it.
 pub async fn widen_after_logging(
     conn: &mut AnyConnection,
     user_id: i64,
     mission_id: i64,
     start: i64,
     end: Option<i64>,
-) -> AppResult<Span> {
+) -> AppResult<Option<Span>> {
     let backend = Backend::of(conn);
     let end = end.unwrap_or(OPEN);
-    let (span_start, span_end): (i64, i64) = sqlx::query_as(backend.sql(sql::WIDEN_SPAN))
+    let widened: Option<(i64, i64)> = sqlx::query_as(backend.sql(sql::WIDEN_SPAN))
         .bind(user_id)
         .bind(mission_id)
         .bind(start)
         .bind(end)
-        .fetch_one(&mut *conn)
+        .fetch_optional(&mut *conn)
         .await?;
+    // The mission's span covers the worker's: unchanged too.
+    let Some((span_start, span_end)) = widened else {
+        return Ok(None);
+    };
     sqlx::query(backend.sql(sql::WIDEN_MISSION_SPAN))
         .bind(mission_id)
         .bind(start)
         .bind(end)
         .execute(&mut *conn)
         .await?;
-    Ok(Span {
+    Ok(Some(Span {
         mission_id,
         start: span_start,
         end: span_end,
-    })
+    }))
 }
