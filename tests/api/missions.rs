@@ -266,6 +266,46 @@ on_both_backends! {
         assert_eq!(end, Some(day + 8 * HOUR));
     }
 
+    async fn a_logged_activity_is_stored_with_its_first_version(app) {
+        // The activity and its first version are one statement on PostgreSQL, two on SQLite:
+        // both store the same.
+        let Crew { worker, company, .. } = crew(app).await;
+        let day = base_day();
+        let m = mission(app, &worker, company, "A").await;
+        let created = day + 6 * HOUR + 30;
+        let body = app
+            .as_user(
+                &worker,
+                "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp, $c: TimeStamp) { activities { logActivity(missionId: $m, type: \"drive\", \
+                 startTime: $s, endTime: $e, switch: false, creationTime: $c, context: { device: \"phone\", offline: true }) { id receptionTime \
+                 versions { startTime endTime context submitterId receptionTime } } } }",
+                json!({ "m": m, "s": day + 6 * HOUR, "e": day + 7 * HOUR, "c": created }),
+            )
+            .await;
+        let logged = &body["data"]["activities"]["logActivity"];
+        assert!(body["errors"].is_null(), "{body}");
+        // Received with the activity (SQLite reads the clock again for the version: the same
+        // second, or the next one).
+        let mut versions = logged["versions"].clone();
+        let received = versions[0]["receptionTime"].take().as_i64().unwrap() - logged["receptionTime"].as_i64().unwrap();
+        assert!((0..=1).contains(&received), "{body}");
+        assert_eq!(
+            versions,
+            json!([{
+                "startTime": day + 6 * HOUR, "endTime": day + 7 * HOUR, "context": { "device": "phone", "offline": true },
+                "submitterId": worker.id, "receptionTime": null,
+            }])
+        );
+        let stored: (i64, i64, i64) = sqlx::query_as(
+            "SELECT COUNT(*), MIN(version_number), MIN(creation_time) FROM activity_versions WHERE activity_id = $1",
+        )
+        .bind(logged["id"].as_i64().unwrap())
+        .fetch_one(&app.server.db.pool)
+        .await
+        .unwrap();
+        assert_eq!(stored, (1, 1, created));
+    }
+
     async fn overlaps_are_found_wherever_they_sit_in_the_history(app) {
         // The search starts at the latest activity beginning before the new one: every
         // position of the conflicting activity in the worker's history must still be found.

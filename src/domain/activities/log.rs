@@ -4,7 +4,7 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::now;
+use crate::db::{Backend, now};
 use crate::domain::kinds::ActivityType;
 use crate::domain::missions::permissions::WriteAccess;
 use crate::domain::missions::{auto_validation, permissions};
@@ -106,7 +106,8 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
         }
     }
     // The row as written comes back with the insert: the checks below change nothing in it.
-    let logged: ActivityRow = sqlx::query_as(sql::INSERT)
+    let backend = Backend::of(conn);
+    let insert = sqlx::query_as(backend.sql(sql::INSERT))
         .bind(new.mission_id)
         .bind(for_user)
         .bind(actor)
@@ -114,11 +115,17 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
         .bind(received)
         .bind(new.creation_time.unwrap_or(received))
         .bind(start)
-        .bind(end)
-        .fetch_one(&mut *conn)
-        .await?;
+        .bind(end);
+    let logged: ActivityRow = match backend {
+        Backend::Postgres => insert.bind(new.context.as_ref().map(|c| c.to_string())),
+        Backend::Sqlite => insert,
+    }
+    .fetch_one(&mut *conn)
+    .await?;
     let id = logged.id;
-    add_version(conn, id, actor, new.context.as_ref(), new.creation_time).await?;
+    if backend == Backend::Sqlite {
+        add_version(conn, id, actor, new.context.as_ref(), new.creation_time).await?;
+    }
     if end.is_none() {
         reopen(conn, new.mission_id, for_user).await?;
     }
@@ -158,14 +165,31 @@ fn holiday_rules(access: &WriteAccess, kind: ActivityType) -> AppResult<()> {
 pub mod sql {
     use const_format::concatcp;
 
+    use crate::db::PerBackend;
+
+    const INSERT_ACTIVITY: &str = concatcp!(
+        "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, \
+           start_time, end_time, last_update_time, last_submitter_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $5, $3) RETURNING ",
+        super::store::RETURNED
+    );
+
     crate::statements! {
-        /// A new activity, returned as stored.
-        pub const INSERT: &str = concatcp!(
-            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, \
-               start_time, end_time, last_update_time, last_submitter_id) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $5, $3) RETURNING ",
-            super::store::RETURNED
-        );
+        /// A new activity, returned as stored. On PostgreSQL its first version (context `$9`)
+        /// is written by the same statement, a data-modifying `WITH` (one round trip less per
+        /// write); SQLite lacks those, and writes the version next (`add_version`).
+        pub const INSERT: PerBackend = PerBackend {
+            sqlite: INSERT_ACTIVITY,
+            postgres: concatcp!(
+                "WITH a AS (",
+                INSERT_ACTIVITY,
+                "), v AS (INSERT INTO activity_versions (activity_id, version_number, reception_time, creation_time, \
+                   start_time, end_time, context, submitter_id) \
+                 SELECT a.id, 1, $5, $6, a.start_time, a.end_time, $9, $3 FROM a) SELECT ",
+                super::store::RETURNED,
+                " FROM a"
+            ),
+        };
     }
 }
 
