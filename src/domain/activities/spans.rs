@@ -49,12 +49,9 @@ pub mod sql {
         };
         /// The mission's span widened the same way ([`WIDEN_SPAN`]; NULL while it had no
         /// activity), after a span that grew, on SQLite ([`WIDEN_SPAN`] does it on PostgreSQL).
-        pub const WIDEN_MISSION_SPAN: PerBackend = PerBackend {
-            sqlite: "UPDATE missions SET start_time = min(COALESCE(start_time, $2), $2), \
-                 end_time = max(COALESCE(end_time, $3), $3) WHERE id = $1",
-            postgres: "UPDATE missions SET start_time = LEAST(COALESCE(start_time, $2), $2), \
-                 end_time = GREATEST(COALESCE(end_time, $3), $3) WHERE id = $1",
-        };
+        pub const WIDEN_MISSION_SPAN: &str = "UPDATE missions SET \
+             start_time = CASE WHEN start_time IS NULL OR start_time > $2 THEN $2 ELSE start_time END, \
+             end_time = CASE WHEN end_time IS NULL OR end_time < $3 THEN $3 ELSE end_time END WHERE id = $1";
         pub const MISSION_SPAN: &str = "UPDATE missions SET \
              start_time = (SELECT MIN(s.start_time) FROM mission_spans s WHERE s.mission_id = $1), \
              end_time = (SELECT MAX(s.end_time) FROM mission_spans s WHERE s.mission_id = $1) \
@@ -110,7 +107,7 @@ pub async fn widen_after_logging(
         return Ok(None);
     };
     if backend == Backend::Sqlite {
-        sqlx::query(backend.sql(sql::WIDEN_MISSION_SPAN))
+        sqlx::query(sql::WIDEN_MISSION_SPAN)
             .bind(mission_id)
             .bind(start)
             .bind(end)

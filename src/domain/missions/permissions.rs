@@ -54,8 +54,9 @@ mod sql {
         /// and the worker's participation that `logActivity` needs next. Mission `$1`, actor
         /// `$2`, worker `$3`, period `$4` to `$5`, today `$6`; no row for an unknown mission.
         pub const WRITE_CONTEXT: &str = concatcp!(
-            "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
-               m.vehicle_id, m.past_registration_justification, c.allow_team_mode, ",
+            "SELECT ",
+            crate::domain::missions::store::sql::COLUMNS,
+            ", c.allow_team_mode, ",
             FLAG, admin_on!("m.company_id", "$6", "$2"), FLAG_END, " AS actor_is_admin, ",
             FLAG, "SELECT 1 FROM activities a WHERE a.user_id = $2 AND a.mission_id = m.id", FLAG_END,
             " AS actor_participates, ",

@@ -25,8 +25,10 @@ pub mod sql {
     use crate::db::PerBackend;
     use const_format::concatcp;
 
-    const SELECT: &str = "SELECT m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
-         m.vehicle_id, m.past_registration_justification FROM missions m";
+    /// The columns of a [`super::MissionRow`], read from `missions m`.
+    pub(crate) const COLUMNS: &str = "m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
+         m.vehicle_id, m.past_registration_justification";
+    const SELECT: &str = concatcp!("SELECT ", COLUMNS, " FROM missions m");
     // A view needs who ended the mission, and its activities counted (all, cancelled) with the
     // last cancellation — a mission whose activities are all cancelled is deleted. Correlated
     // subqueries read the `(mission_id)` indexes, so the cost follows the number of missions
@@ -39,9 +41,8 @@ pub mod sql {
     };
     /// The columns of a mission's view (a [`super::ViewRow`]), read from `missions m`.
     pub(crate) const VIEW_COLUMNS: PerBackend = crate::per_backend!(
-        "m.id, m.name, m.company_id, m.submitter_id, m.reception_time, m.context, \
-         m.vehicle_id, m.past_registration_justification, \
-         (SELECT ",
+        COLUMNS,
+        ", (SELECT ",
         { ENDED_BY },
         " FROM mission_ends e WHERE e.mission_id = m.id) AS ended_by, \
          (SELECT COUNT(*) FROM activities a WHERE a.mission_id = m.id) AS activity_count, \
