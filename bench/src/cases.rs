@@ -89,6 +89,26 @@ pub fn floor() -> Vec<Case> {
     ]
 }
 
+/// The database floor's case: the request of Roadlog's `missions50`, with the floor's token,
+/// answered by the floor from its database (two statements through the native driver).
+pub const FLOOR_DATABASE: &str = "floor_db_missions50";
+
+pub fn floor_database() -> Vec<Case> {
+    vec![Case {
+        name: FLOOR_DATABASE,
+        what: "floor + database: 50 missions { id name }",
+        side: Side::Floor,
+        requests: graphql(MISSIONS50, Some("floor-token")),
+        connections: 32,
+        check_status: None,
+        baseline: Some("floor_list"),
+        goal: None,
+    }]
+}
+
+/// A worker's 50 latest missions, as the reference's clients list them.
+const MISSIONS50: &str = "{ me { missions(first: 50) { edges { node { id name } } } } }";
+
 const MONTH_FIELDS: &str = "id name receptionTime submitterId isEndedForSelf \
     vehicle { id registrationNumber name } \
     activities { id type startTime endTime userId submitterId lastUpdateTime } \
@@ -180,7 +200,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
         read(
             "missions50",
             "worker's 50 missions { id name }",
-            graphql("{ me { missions(first: 50) { edges { node { id name } } } } }", veteran),
+            graphql(MISSIONS50, veteran),
             "floor_list",
             Goal::Ratio(0.50),
         ),

@@ -24,7 +24,7 @@ use roadlog::config::Environment;
 use roadlog::db::Db;
 use sqlx::Connection;
 
-use cases::{Case, Side};
+use cases::{Case, Goal, Side};
 use report::Row;
 use seed::{Fixture, Plan};
 use servers::Server;
@@ -151,7 +151,8 @@ async fn verify(server: &Server, case: &Case) -> Result<()> {
     let status = answer.status().as_u16();
     let text = answer.text().await?;
     let expected = case.check_status.unwrap_or(200);
-    if status != expected || (status == 200 && text.contains("\"errors\"")) {
+    // A `me` of null would measure an anonymous answer, not the case.
+    if status != expected || (status == 200 && (text.contains("\"errors\"") || text.contains("\"me\":null"))) {
         bail!(
             "{} on {}: expected {expected} without errors, got {status}: {text}",
             case.name,
@@ -234,9 +235,11 @@ async fn run(
         let mut admin = sqlx::PgConnection::connect(&args.postgres)
             .await
             .context("connecting to PostgreSQL")?;
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {pg_name}")))
-            .execute(&mut admin)
-            .await?;
+        for name in [pg_name.clone(), format!("{pg_name}_floor")] {
+            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .execute(&mut admin)
+                .await?;
+        }
         let mut url = url::Url::parse(&args.postgres)?;
         url.set_path(&pg_name);
         databases.push(("postgres", url.to_string()));
@@ -248,11 +251,13 @@ async fn run(
         }
     } else if !args.no_postgres {
         let mut admin = sqlx::PgConnection::connect(&args.postgres).await?;
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "DROP DATABASE IF EXISTS {pg_name} WITH (FORCE)"
-        )))
-        .execute(&mut admin)
-        .await?;
+        for name in [pg_name.clone(), format!("{pg_name}_floor")] {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+            )))
+            .execute(&mut admin)
+            .await?;
+        }
     }
     result
 }
@@ -265,9 +270,25 @@ async fn measure(
     scratch: &std::path::Path,
     databases: &[(&'static str, String)],
 ) -> Result<()> {
-    let mut servers = vec![(Server::floor(floor_binary)?, None)];
+    let mut servers = vec![(Server::floor("floor", floor_binary, None)?, None)];
     let mut rebuilds = Vec::new();
     for (name, url) in databases {
+        // The database floor: the same request as `missions50`, answered with the least a
+        // database-backed answer does, on a database of its own beside Roadlog's.
+        let floor_url = match *name {
+            "sqlite" => format!("sqlite://{}/floor.db?mode=rwc", scratch.display()),
+            _ => {
+                let mut floor_url = url::Url::parse(url)?;
+                floor_url.set_path(&format!("{}_floor", floor_url.path().trim_start_matches('/')));
+                floor_url.to_string()
+            }
+        };
+        let floor_name = if *name == "sqlite" {
+            "floor-sqlite"
+        } else {
+            "floor-postgres"
+        };
+        servers.push((Server::floor(floor_name, floor_binary, Some(&floor_url))?, None));
         let fixture = prepare(url, plan).await?;
         rebuilds.push(rebuild::time(roadlog, name, url, &fixture, plan, args.rounds)?);
         let server = Server::roadlog(name, roadlog, url, &scratch.join(format!("{name}.log")), false)?;
@@ -285,7 +306,8 @@ async fn measure(
     // the logged server's on the same database.
     let cases_of = |server: &Server, fixture: &Option<(Fixture, String)>, slot: i64| -> Vec<Case> {
         match fixture {
-            None => cases::floor(),
+            None if server.name == "floor" => cases::floor(),
+            None => cases::floor_database(),
             Some((fixture, cursor)) => cases::roadlog(fixture, cursor, slot),
         }
         .into_iter()
@@ -350,6 +372,18 @@ async fn measure(
                 case.goal,
                 server.name == "postgres",
             );
+            // A read case against the same request on the database floor of its database:
+            // what of the gap to the floor is Roadlog's own.
+            let database_floor = match server.name {
+                "sqlite" | "sqlite-nolog" => Some("floor-sqlite"),
+                "postgres" => Some("floor-postgres"),
+                _ => None,
+            };
+            if let (Some(floor), Some(Goal::Ratio(_))) = (database_floor, case.goal)
+                && let Some((_, floor_rounds)) = outcomes.get(&(floor.to_string(), cases::FLOOR_DATABASE))
+            {
+                row.against_database_floor(floor_rounds);
+            }
             rows.push(row);
         }
     }

@@ -20,15 +20,17 @@ fn free_port() -> Result<u16> {
 }
 
 impl Server {
-    /// The floor server, from its binary.
-    pub fn floor(binary: &Path) -> Result<Server> {
+    /// The floor server, from its binary: in memory, or answering the database floor's case
+    /// from `database_url` (see `floor.rs`).
+    pub fn floor(name: &'static str, binary: &Path, database_url: Option<&str>) -> Result<Server> {
         let port = free_port()?;
         let child = Command::new(binary)
             .arg(format!("127.0.0.1:{port}"))
+            .args(database_url)
             .stdout(Stdio::null())
             .spawn()
             .with_context(|| format!("starting {}", binary.display()))?;
-        Server::ready("floor", port, child)
+        Server::ready(name, port, child)
     }
 
     /// Roadlog serving `database_url` in the sandbox, its log (default level, as operators run
