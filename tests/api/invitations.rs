@@ -147,3 +147,31 @@ on_both_backends! {
         assert_eq!(outbox(app, "elsewhere@example.com").await.len(), 1);
     }
 }
+
+on_both_backends! {
+    async fn me_after_a_mutation_of_the_same_batch_reads_the_account_again(app) {
+        // `me` answers from the row read with the token; a mutation earlier in the same HTTP
+        // request may change that row (here, accepting an invitation sent to the account's own
+        // address confirms it), so the operations after it read the account again.
+        let admin = app.new_user("admin@example.com").await;
+        let company = app.new_company(&admin, "Acme").await;
+        // Invited before the account exists: an invitation to be redeemed with a token.
+        invite(app, &admin, company, "worker@example.com").await;
+        let worker = app.new_user("worker@example.com").await;
+        sqlx::query("UPDATE users SET email_confirmed_at = NULL WHERE id = $1")
+            .bind(worker.id)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        let token = invitation_token(outbox(app, "worker@example.com").await[0]["body"].as_str().unwrap());
+        let me = "{ me { id hasConfirmedEmail } }";
+        let redeem = "mutation($t: String!) { signUp { redeemInvite(token: $t) { status } } }";
+        let batch = json!([{ "query": me }, { "query": redeem, "variables": { "t": token } }, { "query": me }]);
+        let response = app.client.post(app.url("/api/graphql")).bearer_auth(&worker.token).json(&batch).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body[0]["data"]["me"], json!({ "id": worker.id, "hasConfirmedEmail": false }), "{body}");
+        assert_eq!(body[1]["data"]["signUp"]["redeemInvite"]["status"], "ACTIVE", "{body}");
+        assert_eq!(body[2]["data"]["me"], json!({ "id": worker.id, "hasConfirmedEmail": true }), "{body}");
+    }
+}

@@ -106,3 +106,28 @@ on_both_backends! {
         assert!(hundred <= 13, "{hundred} statements for one query");
     }
 }
+
+on_both_backends! {
+    async fn me_is_read_with_the_token(app) {
+        // Most documents start at `me`: the user's row comes with the token's lookup, so `me`
+        // itself runs no statement, whether the token is a login session's or an OAuth client's.
+        statements::install();
+        let user = app.new_user("driver@example.com").await;
+        let query = "{ me { id email firstName lastName timezoneName hasConfirmedEmail } }";
+        // Request ids are counted for the whole process: one of its own per database.
+        let (body, count) = counted(app, &user, query, json!({}), &format!("me-login-{:?}", app.backend)).await;
+        let expected = json!({ "me": {
+            "id": user.id, "email": "driver@example.com", "firstName": "Jeanne", "lastName": "Martin",
+            "timezoneName": "Europe/Paris", "hasConfirmedEmail": true,
+        } });
+        assert_eq!(body["data"], expected, "{body}");
+        assert_eq!(count, 1, "the token's lookup only");
+
+        let created = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
+        let token = roadlog::domain::auth::oauth_tokens::issue(&app.server.db, created.client_id.parse().unwrap(), user.id, None).await.unwrap();
+        let as_client = TestUser { token, ..user.clone() };
+        let (body, count) = counted(app, &as_client, query, json!({}), &format!("me-oauth-{:?}", app.backend)).await;
+        assert_eq!(body["data"], expected, "{body}");
+        assert_eq!(count, 1, "the token's lookup only");
+    }
+}

@@ -6,11 +6,50 @@
 //! refusal is the answer, whatever else was sent); then the bearer value as before (an OAuth
 //! client's token, or the refusal of a login token).
 
+use std::sync::Arc;
+
 use crate::db::{Db, now};
+use crate::domain::users::accounts::{USER_COLUMNS_OF_U, UserRow};
 use crate::domain::vendors::employment_tokens::{self, Grant};
 use crate::errors::AppError;
 
 use super::tokens;
+
+/// The statements that find the caller. Each reads the user's row with their token, so that
+/// `me` — where most documents start — costs no statement of its own (tokens cascade with
+/// their user: the join never loses a token).
+pub mod sql {
+    use super::USER_COLUMNS_OF_U;
+    use const_format::concatcp;
+
+    crate::statements! {
+        /// A login session's access token (`$1` its hash): its session's state and its user.
+        pub const LOGIN_TOKEN: &str = concatcp!(
+            "SELECT t.session_id, t.expires_at, s.revoked_at, ",
+            USER_COLUMNS_OF_U,
+            " FROM auth_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = t.user_id \
+             WHERE t.token_hash = $1 AND t.kind = 'access'"
+        );
+        /// An OAuth client's access token (`$1` its hash) valid at `$2`, and its user.
+        pub const OAUTH_TOKEN: &str = concatcp!(
+            "SELECT ",
+            USER_COLUMNS_OF_U,
+            " FROM oauth_tokens t JOIN oauth_clients c ON c.id = t.client_id JOIN users u ON u.id = t.user_id \
+             WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND c.revoked_at IS NULL \
+               AND (t.expires_at IS NULL OR t.expires_at > $2)"
+        );
+    }
+}
+
+/// A login token's row: its session's state and its user.
+#[derive(sqlx::FromRow)]
+struct LoginToken {
+    session_id: i64,
+    expires_at: i64,
+    revoked_at: Option<i64>,
+    #[sqlx(flatten)]
+    account: UserRow,
+}
 
 /// What the credentials of a request amount to.
 #[derive(Clone, Debug)]
@@ -23,6 +62,9 @@ pub enum Caller {
         user_id: i64,
         session_id: Option<i64>,
         employment: Option<Grant>,
+        /// The user's row as read with the token (none with an employment token): what `me`
+        /// answers until a mutation of the request may have changed it (see [`Caller::account`]).
+        account: Option<Arc<UserRow>>,
     },
     /// Credentials were sent but are not valid; the message says why.
     Rejected(&'static str),
@@ -70,6 +112,7 @@ impl Caller {
                     user_id: grant.user_id,
                     session_id: None,
                     employment: Some(grant),
+                    account: None,
                 },
                 Err(refusal) => Caller::Rejected(refusal.message()),
             });
@@ -90,32 +133,39 @@ impl Caller {
         // Each kind of token carries its prefix (`rl_oat_` for an OAuth client's, `rl_at_` for a
         // login session's), so OAuth tokens never get here; unprefixed values are looked up in
         // both tables.
-        let row: Option<(i64, i64, i64, Option<i64>)> = sqlx::query_as(
-            "SELECT t.user_id, t.session_id, t.expires_at, s.revoked_at
-             FROM auth_tokens t JOIN sessions s ON s.id = t.session_id
-             WHERE t.token_hash = $1 AND t.kind = 'access'",
-        )
-        .bind(tokens::hash(token))
-        .fetch_optional(db.exec())
-        .await?;
+        let row: Option<LoginToken> = sqlx::query_as(sql::LOGIN_TOKEN)
+            .bind(tokens::hash(token))
+            .fetch_optional(db.exec())
+            .await?;
         Ok(row.map(|row| match row {
-            (_, _, _, Some(_)) => Caller::Rejected("Invalid token"),
-            (_, _, expires_at, None) if expires_at <= now() => Caller::Rejected("Expired access token"),
-            (user_id, session_id, _, None) => Caller::User {
-                user_id,
+            LoginToken {
+                revoked_at: Some(_), ..
+            } => Caller::Rejected("Invalid token"),
+            LoginToken { expires_at, .. } if expires_at <= now() => Caller::Rejected("Expired access token"),
+            LoginToken {
+                session_id, account, ..
+            } => Caller::User {
+                user_id: account.id,
                 session_id: Some(session_id),
                 employment: None,
+                account: Some(Arc::new(account)),
             },
         }))
     }
 
     /// The caller an OAuth client's access token stands for.
     async fn of_oauth_token(db: &Db, token: &str) -> Result<Caller, AppError> {
-        Ok(match crate::domain::auth::oauth_tokens::resolve(db, token).await? {
-            Some((user_id, _client_id)) => Caller::User {
-                user_id,
+        let row: Option<UserRow> = sqlx::query_as(sql::OAUTH_TOKEN)
+            .bind(tokens::hash(token))
+            .bind(now())
+            .fetch_optional(db.exec())
+            .await?;
+        Ok(match row {
+            Some(account) => Caller::User {
+                user_id: account.id,
                 session_id: None,
                 employment: None,
+                account: Some(Arc::new(account)),
             },
             None => Caller::Rejected("Invalid token"),
         })
@@ -137,6 +187,33 @@ impl Caller {
         match self {
             Caller::User { employment, .. } => employment.as_ref(),
             _ => None,
+        }
+    }
+
+    /// The user's row as read with the token, when the caller came with one.
+    pub fn account(&self) -> Option<&UserRow> {
+        match self {
+            Caller::User { account, .. } => account.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The same caller without the row read with the token: for the operations of a request
+    /// that follow a mutation, which may have changed it.
+    pub fn without_account(&self) -> Caller {
+        match self {
+            Caller::User {
+                user_id,
+                session_id,
+                employment,
+                ..
+            } => Caller::User {
+                user_id: *user_id,
+                session_id: *session_id,
+                employment: employment.clone(),
+                account: None,
+            },
+            other => other.clone(),
         }
     }
 

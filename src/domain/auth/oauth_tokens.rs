@@ -1,23 +1,10 @@
 //! Access tokens issued to OAuth clients: random, stored as SHA-256 hashes, acting as the user
-//! with the user's rights, until they expire (never by default) or are revoked.
+//! with the user's rights, until they expire (never by default) or are revoked. They are read
+//! where the caller of a request is found (`caller::sql::OAUTH_TOKEN`).
 
 use crate::db::{Db, now};
 use crate::domain::auth::tokens;
 use crate::errors::AppResult;
-
-/// The user and client behind a valid OAuth access token.
-pub async fn resolve(db: &Db, token: &str) -> AppResult<Option<(i64, i64)>> {
-    let row: Option<(i64, i64)> = sqlx::query_as(
-        "SELECT t.user_id, t.client_id FROM oauth_tokens t JOIN oauth_clients c ON c.id = t.client_id
-         WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND c.revoked_at IS NULL
-           AND (t.expires_at IS NULL OR t.expires_at > $2)",
-    )
-    .bind(tokens::hash(token))
-    .bind(now())
-    .fetch_optional(db.exec())
-    .await?;
-    Ok(row)
-}
 
 /// Issues a token to a client for a user; `lifetime` in seconds, `None` for no expiry.
 pub async fn issue(db: &Db, client_id: i64, user_id: i64, lifetime: Option<i64>) -> AppResult<String> {

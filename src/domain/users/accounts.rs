@@ -19,8 +19,38 @@ pub struct UserRow {
     pub email_confirmed_at: Option<i64>,
 }
 
-const USER_COLUMNS: &str =
-    "id, email, first_name, last_name, timezone_name, phone_number, birth_date, creation_time, email_confirmed_at";
+/// A user's columns, in [`UserRow`]'s order, each prefixed with `$prefix` (a table's alias
+/// and a dot, or nothing).
+macro_rules! user_columns {
+    ($prefix:literal) => {
+        const_format::concatcp!(
+            $prefix,
+            "id, ",
+            $prefix,
+            "email, ",
+            $prefix,
+            "first_name, ",
+            $prefix,
+            "last_name, ",
+            $prefix,
+            "timezone_name, ",
+            $prefix,
+            "phone_number, ",
+            $prefix,
+            "birth_date, ",
+            $prefix,
+            "creation_time, ",
+            $prefix,
+            "email_confirmed_at"
+        )
+    };
+}
+
+const USER_COLUMNS: &str = user_columns!("");
+
+/// The columns of a [`UserRow`] from the table aliased `u`, for statements that read a user
+/// beside something else (the caller beside their token).
+pub const USER_COLUMNS_OF_U: &str = user_columns!("u.");
 
 /// User statements.
 pub mod sql {

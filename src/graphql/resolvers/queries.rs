@@ -14,7 +14,12 @@ use crate::graphql::{Api, caller};
 #[async_trait::async_trait]
 impl QueriesResolver for Api {
     async fn me(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<User>> {
-        let user_id = caller(ctx).user_id()?;
+        let caller = caller(ctx);
+        let user_id = caller.user_id()?;
+        // Read with the token, unless the request has since run a mutation (see `execute`).
+        if let Some(account) = caller.account() {
+            return Ok(Some(User::from(account.clone())));
+        }
         Ok(accounts::find(&self.db, user_id).await?.map(User::from))
     }
 

@@ -97,7 +97,7 @@ async fn run_all<E: async_graphql::Executor>(
         },
     };
     let bearer = credentials.bearer.clone();
-    let caller = match Caller::resolve(&api.db, &credentials).await {
+    let mut caller = match Caller::resolve(&api.db, &credentials).await {
         Ok(caller) => caller,
         Err(cause) => {
             cause.log_if_internal();
@@ -120,7 +120,16 @@ async fn run_all<E: async_graphql::Executor>(
         let (op_status, body) = match operation {
             Prepared::Refused(body) => (StatusCode::BAD_REQUEST, Answer::Refused(body)),
             Prepared::Run(request) => {
-                let request = *request;
+                let mut request = *request;
+                // The user's row read with the token answers `me` until a mutation runs: from
+                // then on, the request's operations read it again.
+                let name = request.operation_name.clone();
+                let mutation = request
+                    .parsed_query()
+                    .is_ok_and(|document| super::label::is_mutation(document, name.as_deref()));
+                if mutation {
+                    caller = caller.without_account();
+                }
                 let started = ExecutionStarted::default();
                 let users = crate::graphql::loaders::users::new_loader(&api.db);
                 let refusals = crate::graphql::Refusals::default();

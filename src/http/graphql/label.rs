@@ -1,17 +1,29 @@
-//! What an executed operation did, in a few words for the software vendors' audit trail: its
+//! Which operation of a document runs, and what an executed operation did, in a few words for the software vendors' audit trail: its
 //! type and root fields, with the fields under a mutation namespace (`mutation
 //! activities.logActivity`, `query me, company`). Never arguments or variables.
 
-use async_graphql::parser::types::{DocumentOperations, ExecutableDocument, OperationType, Selection};
+use async_graphql::Positioned;
+use async_graphql::parser::types::{
+    DocumentOperations, ExecutableDocument, OperationDefinition, OperationType, Selection,
+};
 
-/// The label of the operation `name` (or the only one) of the document.
-pub fn operation(document: &ExecutableDocument, name: Option<&str>) -> String {
-    let operation = match (&document.operations, name) {
+/// The operation `name` (or the only one) of the document.
+fn selected<'d>(document: &'d ExecutableDocument, name: Option<&str>) -> Option<&'d Positioned<OperationDefinition>> {
+    match (&document.operations, name) {
         (DocumentOperations::Single(op), _) => Some(op),
         (DocumentOperations::Multiple(ops), Some(name)) => ops.get(name),
         (DocumentOperations::Multiple(ops), None) => ops.values().next(),
-    };
-    let Some(operation) = operation else {
+    }
+}
+
+/// Whether the operation `name` (or the only one) of the document is a mutation.
+pub fn is_mutation(document: &ExecutableDocument, name: Option<&str>) -> bool {
+    selected(document, name).is_some_and(|op| op.node.ty == OperationType::Mutation)
+}
+
+/// The label of the operation `name` (or the only one) of the document.
+pub fn operation(document: &ExecutableDocument, name: Option<&str>) -> String {
+    let Some(operation) = selected(document, name) else {
         return "unknown".to_string();
     };
     let kind = match operation.node.ty {
