@@ -104,7 +104,12 @@ pub mod sql {
     //
     // `s.start_time <= $5` repeats the cursor's bound in a form both databases use as a range
     // of the index, so a page deep in the history starts where its cursor is.
+    //
+    // The mission is joined only where the viewer's scope needs its company: a span's mission
+    // always exists (a foreign key), and the join was one more index probe per span read.
     const USER_MISSIONS_HEAD: &str = "SELECT s.start_time AS start, s.mission_id \
+         FROM mission_spans s WHERE s.user_id = $1";
+    const USER_MISSIONS_IN_SCOPE_HEAD: &str = "SELECT s.start_time AS start, s.mission_id \
          FROM mission_spans s JOIN missions m ON m.id = s.mission_id WHERE s.user_id = $1";
     const USER_MISSIONS_LOWER_BOUND: &str = " AND s.start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x \
                                           WHERE x.user_id = $1 AND x.start_time <= $4), $4)";
@@ -140,7 +145,11 @@ pub mod sql {
         { crate::domain::missions::store::sql::VIEW_COLUMNS },
         " FROM ("
     );
-    const PAGE_TAIL: &str = ") k JOIN missions m ON m.id = k.mission_id ORDER BY k.start DESC, m.id DESC";
+    const PAGE_TAIL: PerBackend = per_backend!(
+        ") k JOIN missions m ON m.id = k.mission_id",
+        { crate::domain::missions::store::sql::VIEW_JOIN },
+        " ORDER BY k.start DESC, m.id DESC"
+    );
 
     // With the deleted missions (every activity cancelled, so no span): the user's span is
     // rebuilt from their cancelled activities. Deleted missions may overlap others, so the
@@ -167,39 +176,39 @@ pub mod sql {
     crate::statements! {
         /// The page of the user's missions, deleted ones included.
         pub const USER_ALL_MISSIONS: PerBackend =
-            per_backend!({ PAGE_HEAD }, USER_ALL_MISSIONS_HEAD, USER_ALL_MISSIONS_TAIL, PAGE_TAIL);
+            per_backend!({ PAGE_HEAD }, USER_ALL_MISSIONS_HEAD, USER_ALL_MISSIONS_TAIL, { PAGE_TAIL });
         pub const USER_ALL_MISSIONS_IN_SCOPE: PerBackend = per_backend!(
             { PAGE_HEAD },
             USER_ALL_MISSIONS_HEAD,
             " AND ",
             ["m.company_id" in 8],
             USER_ALL_MISSIONS_TAIL,
-            PAGE_TAIL
+            { PAGE_TAIL }
         );
         /// The page of the company's deleted missions.
-        pub const COMPANY_DELETED_MISSIONS: PerBackend = per_backend!({ PAGE_HEAD }, COMPANY_DELETED_HEAD, PAGE_TAIL);
+        pub const COMPANY_DELETED_MISSIONS: PerBackend = per_backend!({ PAGE_HEAD }, COMPANY_DELETED_HEAD, { PAGE_TAIL });
         /// The page of the user's missions, by start of their first activity.
         pub const USER_MISSIONS: PerBackend =
-            per_backend!({ PAGE_HEAD }, USER_MISSIONS_HEAD, USER_MISSIONS_TAIL, PAGE_TAIL);
+            per_backend!({ PAGE_HEAD }, USER_MISSIONS_HEAD, USER_MISSIONS_TAIL, { PAGE_TAIL });
         pub const USER_MISSIONS_IN_SCOPE: PerBackend = per_backend!(
             { PAGE_HEAD },
-            USER_MISSIONS_HEAD,
+            USER_MISSIONS_IN_SCOPE_HEAD,
             " AND ",
             ["m.company_id" in 8],
             USER_MISSIONS_TAIL,
-            PAGE_TAIL
+            { PAGE_TAIL }
         );
         /// The same in a window with a start.
         pub const USER_MISSIONS_SINCE: PerBackend =
-            per_backend!({ PAGE_HEAD }, USER_MISSIONS_HEAD, USER_MISSIONS_LOWER_BOUND, USER_MISSIONS_TAIL, PAGE_TAIL);
+            per_backend!({ PAGE_HEAD }, USER_MISSIONS_HEAD, USER_MISSIONS_LOWER_BOUND, USER_MISSIONS_TAIL, { PAGE_TAIL });
         pub const USER_MISSIONS_SINCE_IN_SCOPE: PerBackend = per_backend!(
             { PAGE_HEAD },
-            USER_MISSIONS_HEAD,
+            USER_MISSIONS_IN_SCOPE_HEAD,
             USER_MISSIONS_LOWER_BOUND,
             " AND ",
             ["m.company_id" in 8],
             USER_MISSIONS_TAIL,
-            PAGE_TAIL
+            { PAGE_TAIL }
         );
         /// The user's activities that were not cancelled.
         pub const USER_ACTIVITIES: &str = const_format::concatcp!(USER_ACTIVITIES_HEAD, USER_ACTIVITIES_TAIL);
@@ -207,7 +216,7 @@ pub mod sql {
             per_backend!(USER_ACTIVITIES_HEAD, " AND ", ["m.company_id" in 8], USER_ACTIVITIES_TAIL);
         /// The page of the company's missions.
         pub const COMPANY_MISSIONS: PerBackend =
-            per_backend!({ PAGE_HEAD }, COMPANY_MISSIONS_HEAD, COMPANY_MISSIONS_TAIL, PAGE_TAIL);
+            per_backend!({ PAGE_HEAD }, COMPANY_MISSIONS_HEAD, COMPANY_MISSIONS_TAIL, { PAGE_TAIL });
         /// Only the ended ones: a mission is ended when it has activities and every worker in it
         /// ended it.
         pub const COMPANY_ENDED_MISSIONS: PerBackend = per_backend!(
@@ -217,7 +226,7 @@ pub mod sql {
               AND NOT EXISTS (SELECT 1 FROM activities x WHERE x.mission_id = m.id AND x.dismissed_at IS NULL \
                               AND NOT EXISTS (SELECT 1 FROM mission_ends e WHERE e.mission_id = m.id AND e.user_id = x.user_id))",
             COMPANY_MISSIONS_TAIL,
-            PAGE_TAIL
+            { PAGE_TAIL }
         );
     }
 }
