@@ -16,8 +16,8 @@ use crate::errors::AppError;
 use super::tokens;
 
 /// The statements that find the caller. Each reads the user's row with their token, so that
-/// `me` — where most documents start — costs no statement of its own (tokens cascade with
-/// their user: the join never loses a token).
+/// `me` — where most documents start — costs no statement of its own (a token's user always
+/// exists, by foreign key: the join never loses a token).
 pub mod sql {
     use super::USER_COLUMNS_OF_U;
     use const_format::concatcp;
