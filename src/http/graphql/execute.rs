@@ -121,13 +121,16 @@ async fn run_all<E: async_graphql::Executor>(
             Prepared::Refused(body) => (StatusCode::BAD_REQUEST, Answer::Refused(body)),
             Prepared::Run(request) => {
                 let mut request = *request;
+                // What the answer's order is rebuilt from (the executor does not keep it).
+                let document = request.parsed_query().ok().cloned();
+                let variables = request.variables.clone();
+                let operation_name = request.operation_name.clone();
                 // The user's row read with the token answers `me` until a mutation runs: from
                 // then on, the request's operations read it again.
-                let name = request.operation_name.clone();
-                let mutation = request
-                    .parsed_query()
-                    .is_ok_and(|document| super::label::is_mutation(document, name.as_deref()));
-                if mutation {
+                if document
+                    .as_ref()
+                    .is_some_and(|document| super::label::is_mutation(document, operation_name.as_deref()))
+                {
                     caller = caller.without_account();
                 }
                 let started = ExecutionStarted::default();
@@ -149,11 +152,7 @@ async fn run_all<E: async_graphql::Executor>(
                 let accept_language = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
                 request = request.data(crate::i18n::Lang::negotiate(accept_language));
                 let viewer = caller.user_id().unwrap_or_default();
-                let mut request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);
-                // What the answer's order is rebuilt from (the executor does not keep it).
-                let document = request.parsed_query().ok().cloned();
-                let variables = request.variables.clone();
-                let operation_name = request.operation_name.clone();
+                let request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);
                 // An employment token confines the whole operation to its company.
                 let mut response = scope::within(caller.company_scope(), schema.execute(request)).await;
                 // Software acting for an employee leaves a trace for the company's admins.
