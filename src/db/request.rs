@@ -65,13 +65,18 @@ impl Db {
     }
 
     /// Runs `future` as one request: its statements through this `Db` share one connection.
-    pub async fn within_request<F: Future>(&self, future: F) -> F::Output {
+    ///
+    /// Not an `async fn`: its state would hold `future` twice (the argument, and the scope that
+    /// wraps it), and a request's future is moved whole by every layer above it (warp's boxed
+    /// filters, the middleware): with the GraphQL request's tens of kilobytes, those copies
+    /// cost a `{ __typename }` more than its parsing.
+    pub fn within_request<F: Future>(&self, future: F) -> impl Future<Output = F::Output> + use<F> {
         let shared = Arc::new(Shared {
             pool: self.pool.clone(),
             gate: self.request_gate.0.clone(),
             slot: Mutex::new(Slot::default()),
         });
-        REQUEST.scope(shared, future).await
+        REQUEST.scope(shared, future)
     }
 }
 

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
+use futures::FutureExt;
 use subtle::ConstantTimeEq;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -54,10 +55,13 @@ pub async fn permit() -> Result<SemaphorePermit<'static>, Busy> {
 }
 
 /// Runs `work` (a request) under a permit taken with [`permit`]: its hashes use that permit.
-pub async fn under_permit<F: Future>(permit: SemaphorePermit<'static>, work: F) -> F::Output {
-    let output = HELD.scope((), work).await;
-    drop(permit);
-    output
+///
+/// Not an `async fn`, which would hold `work` twice in its state (see [`crate::db::Db::within_request`]).
+pub fn under_permit<F: Future>(permit: SemaphorePermit<'static>, work: F) -> impl Future<Output = F::Output> {
+    HELD.scope((), work).map(move |output| {
+        drop(permit);
+        output
+    })
 }
 
 /// Runs one hashing job on the blocking pool, within the budget.

@@ -22,8 +22,11 @@ tokio::task_local! {
 }
 
 /// Runs `future` with the company scope `company` (`None`: unrestricted).
-pub async fn within<F: Future>(company: Option<i64>, future: F) -> F::Output {
-    COMPANY.scope(company, future).await
+///
+/// Not an `async fn`: one would hold `future` twice in its state (the argument and the scope
+/// wrapping it), and a request's future is moved whole at each layer above it.
+pub fn within<F: Future>(company: Option<i64>, future: F) -> impl Future<Output = F::Output> {
+    COMPANY.scope(company, future)
 }
 
 /// The company the current request is confined to, if any.

@@ -51,7 +51,9 @@ pub(super) async fn execute<E: async_graphql::Executor>(
         None
     };
     // Every statement of the request (its caller, resolvers, loaders, audit) on one connection.
-    let run = api.db.within_request(run_all(
+    // Boxed: the operations' future is some ten kilobytes, which every layer above this one
+    // (warp's boxed filters, the middleware, hyper's service call) would otherwise move.
+    let run = Box::pin(api.db.within_request(run_all(
         api,
         schema,
         door,
@@ -60,7 +62,7 @@ pub(super) async fn execute<E: async_graphql::Executor>(
         prepared,
         batch.is_batch,
         media,
-    ));
+    )));
     let mut response = match permit {
         Some(permit) => crate::domain::auth::password::under_permit(permit, run).await,
         None => run.await,
