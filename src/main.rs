@@ -29,11 +29,11 @@ fn main() -> ExitCode {
     let outcome = runtime.block_on(async {
         match command {
             Command::Serve(settings) => {
-                roadlog::telemetry::logging::init(settings.database.log_format);
+                let _logs = roadlog::telemetry::logging::init(settings.database.log_format);
                 roadlog::server::run(&settings).await
             }
             Command::Migrate(database) => {
-                roadlog::telemetry::logging::init(database.log_format);
+                let _logs = roadlog::telemetry::logging::init(database.log_format);
                 let db = roadlog::server::open_database(&database).await?;
                 tracing::info!(backend = ?db.backend, "migrations applied");
                 Ok(())
@@ -45,23 +45,23 @@ fn main() -> ExitCode {
                 print_config(&settings, sub)
             }
             Command::Client { database, command } => {
-                roadlog::telemetry::logging::init(database.log_format);
+                let _logs = roadlog::telemetry::logging::init(database.log_format);
                 client(&database, command).await
             }
             Command::Outbox { database, command } => {
-                roadlog::telemetry::logging::init(database.log_format);
+                let _logs = roadlog::telemetry::logging::init(database.log_format);
                 outbox(&database, command).await
             }
             Command::Regulation { database, command } => {
-                roadlog::telemetry::logging::init(database.log_format);
+                let _logs = roadlog::telemetry::logging::init(database.log_format);
                 regulation(&database, command).await
             }
             Command::Missions { database, command } => {
-                roadlog::telemetry::logging::init(database.log_format);
+                let _logs = roadlog::telemetry::logging::init(database.log_format);
                 missions(&database, command).await
             }
             Command::Sandbox { database, command } => {
-                roadlog::telemetry::logging::init(database.log_format);
+                let _logs = roadlog::telemetry::logging::init(database.log_format);
                 sandbox(&database, command).await
             }
             Command::C1b {
