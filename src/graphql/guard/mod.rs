@@ -2,7 +2,8 @@
 //! validates or runs any of it, so that no document can exhaust the stack, the CPU or the
 //! password-hashing budget, and no badly typed variable reaches a resolver.
 //!
-//! In order: a linear scan of the text (size, tokens, nesting), the parse (now bounded), a walk
+//! In order: a linear scan of the text (size, tokens, nesting), the parse (now bounded; a text
+//! parsed before is copied from [`parsed`]), a walk
 //! of the document (fields, aliases, directives, fragment spreads, the cost with fragments
 //! expanded and memoized, fragment cycles, arguments of meta-fields and directives, credential
 //! fields, NUL characters), then the coercion of the variables against the schema (GraphQL
@@ -10,6 +11,7 @@
 
 mod document;
 pub mod model;
+pub mod parsed;
 mod scan;
 mod variables;
 
@@ -144,7 +146,7 @@ pub fn check(
     operation_name: Option<&str>,
 ) -> Result<Checked, Vec<Refusal>> {
     scan::scan(query, limits).map_err(|r| vec![r])?;
-    let document = async_graphql::parser::parse_query(query).map_err(|error| {
+    let document = parsed::parse(query).map_err(|error| {
         let error = async_graphql::ServerError::from(error);
         vec![Refusal {
             message: error.message,

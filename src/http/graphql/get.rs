@@ -54,7 +54,7 @@ fn is_mutation(document: &str, operation_name: Option<&str>) -> bool {
     if guard::prescan(document).is_err() {
         return false;
     }
-    let Ok(doc) = async_graphql::parser::parse_query(document) else {
+    let Ok(doc) = guard::parsed::parse(document) else {
         return false;
     };
     match (&doc.operations, operation_name) {
