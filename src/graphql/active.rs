@@ -103,7 +103,8 @@ impl Extension for ActiveAccountExtension {
         if info.is_for_introspection || !needs_active(&info, self.in_mutation.load(Ordering::SeqCst)) {
             return next.run(ctx, info).await;
         }
-        let Some(Caller::User { user_id, .. }) = ctx.data_opt::<Caller>() else {
+        let data = ctx.data_opt::<super::RequestData>();
+        let Some(Caller::User { user_id, .. }) = data.map(|d| &d.caller) else {
             // Anonymous or rejected: the resolver answers AUTHENTICATION_ERROR itself.
             return next.run(ctx, info).await;
         };
@@ -123,7 +124,7 @@ impl Extension for ActiveAccountExtension {
             .collect();
         path.reverse();
         error.path = path;
-        match ctx.data_opt::<Refusals>() {
+        match data.map(|d| &d.refusals) {
             Some(refusals) => {
                 if let Ok(mut errors) = refusals.0.lock() {
                     errors.push(error);

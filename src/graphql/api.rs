@@ -42,14 +42,13 @@ pub struct Api {
 /// The identity behind the current request (anonymous when the glue placed none).
 pub fn caller<'a>(ctx: &'a Context<'_>) -> &'a Caller {
     const ANONYMOUS: &Caller = &Caller::Anonymous;
-    ctx.data_opt::<Caller>().unwrap_or(ANONYMOUS)
+    super::RequestData::of(ctx).map_or(ANONYMOUS, |data| &data.caller)
 }
 
 /// The bearer token the request carried, if any (for the mutations that act on the token
 /// itself: refresh, logout).
 pub fn bearer<'a>(ctx: &'a Context<'_>) -> Option<&'a str> {
-    ctx.data_opt::<crate::domain::auth::caller::BearerToken>()
-        .and_then(|b| b.0.as_deref())
+    super::RequestData::of(ctx).and_then(|data| data.bearer.0.as_deref())
 }
 
 /// The client's address, as the transport determined it (for the login throttle).

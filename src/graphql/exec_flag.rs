@@ -37,7 +37,7 @@ impl Extension for ExecutionFlagExtension {
         operation_name: Option<&str>,
         next: NextExecute<'_>,
     ) -> Response {
-        if let Some(flag) = ctx.data_opt::<ExecutionStarted>() {
+        if let Some(flag) = ctx.data_opt::<super::RequestData>().map(|d| &d.started) {
             flag.0.store(true, Ordering::SeqCst);
         }
         next.run(ctx, operation_name).await

@@ -10,12 +10,14 @@ mod exec_flag;
 pub mod guard;
 pub mod loaders;
 pub mod protected;
+mod request_data;
 mod resolvers;
 pub mod scalars;
 
 pub use active::Refusals;
 pub use api::{Api, ClientAddress, bearer, caller};
 pub use exec_flag::ExecutionStarted;
+pub use request_data::RequestData;
 
 /// Types, resolver traits and async-graphql wrappers generated from the SDL by `build.rs`.
 #[allow(clippy::all, missing_docs, unused_imports)]

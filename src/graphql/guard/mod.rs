@@ -127,7 +127,8 @@ fn position(pos: async_graphql::Pos) -> Position {
 
 /// A document that passed the guard.
 pub struct Checked {
-    pub document: ExecutableDocument,
+    /// Shared with the documents kept ([`parsed`]): the executor takes a copy.
+    pub document: std::sync::Arc<ExecutableDocument>,
     /// Fields of the selected operation that check a password, fragments expanded.
     pub credential_fields: usize,
 }

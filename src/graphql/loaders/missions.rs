@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
+use async_graphql::dataloader::Loader;
 use async_graphql::{Context, Lookahead};
 
 use crate::db::{Db, PerBackend};
@@ -13,13 +13,14 @@ use crate::domain::expenditures::{self, ExpenditureRow};
 use crate::errors::AppError;
 use crate::graphql::contract::{Mission, User};
 
-use super::{BATCH_WINDOW, CachedLoader};
+use super::Lazy;
 use crate::domain::companies::company::{self, CompanyRow};
 use crate::domain::missions::comments::{self, CommentRow};
 use crate::domain::missions::locations::{self, LocationRow};
 use crate::domain::missions::store::{self, MissionView};
 use crate::domain::missions::validation::{self, ValidationRow};
 use crate::domain::missions::vehicles::{self, VehicleRow};
+use crate::graphql::RequestData;
 use crate::graphql::convert::ToGraphql;
 
 /// Rows whose key is one of `ids` (a statement whose `$1` is the id list), grouped by key.
@@ -132,45 +133,32 @@ impl Loader<i64> for MissionsById {
     }
 }
 
-fn loader<T: Loader<i64>>(loader: T) -> CachedLoader<T> {
-    DataLoader::with_cache(loader, super::spawn, HashMapCache::default()).delay(BATCH_WINDOW)
-}
-
-/// Adds every loader of this module to a request (and the regulation alert stash).
-pub fn attach(request: async_graphql::Request, db: &Db, viewer: i64) -> async_graphql::Request {
-    request
-        .data(loader(ActivitiesByMission(db.clone())))
-        .data(loader(VersionsByActivity(db.clone())))
-        .data(loader(ExpendituresByMission(db.clone())))
-        .data(loader(CommentsByMission(db.clone())))
-        .data(loader(LocationsByMission(db.clone())))
-        .data(loader(ValidationsByMission(db.clone())))
-        .data(loader(VehiclesById(db.clone())))
-        .data(loader(CompaniesById(db.clone())))
-        .data(loader(MissionsById { db: db.clone(), viewer }))
-        .data(super::regulation::AlertStash::default())
-}
-
 /// Loads through a loader of the request.
 pub async fn load<L, V>(ctx: &async_graphql::Context<'_>, key: i64) -> Result<Option<V>, AppError>
 where
-    L: Loader<i64, Value = V, Error = async_graphql::Error>,
+    L: Lazy + Loader<i64, Value = V, Error = async_graphql::Error>,
     V: Clone + Send + Sync + 'static,
 {
-    match ctx.data_opt::<CachedLoader<L>>() {
-        Some(loader) => loader.load_one(key).await.map_err(|e| AppError::internal(e.message)),
-        None => Err(AppError::internal("a loader is missing from the request")),
+    match RequestData::of(ctx) {
+        Some(data) => data
+            .loaders
+            .get::<L>()
+            .load_one(key)
+            .await
+            .map_err(|e| AppError::internal(e.message)),
+        None => Err(AppError::internal("the request's loaders are missing")),
     }
 }
 
 /// Feeds a loader of the request with rows grouped by key (keys without rows get an empty list).
 async fn feed<L, T>(ctx: &Context<'_>, keys: &[i64], mut rows: HashMap<i64, Vec<T>>)
 where
-    L: Loader<i64, Value = Vec<T>, Error = async_graphql::Error>,
+    L: Lazy + Loader<i64, Value = Vec<T>, Error = async_graphql::Error>,
     T: Clone + Send + Sync + 'static,
 {
-    if let Some(loader) = ctx.data_opt::<CachedLoader<L>>() {
-        loader
+    if let Some(data) = RequestData::of(ctx) {
+        data.loaders
+            .get::<L>()
             .feed_many(keys.iter().map(|k| (*k, rows.remove(k).unwrap_or_default())))
             .await;
     }
@@ -277,8 +265,9 @@ pub async fn feed_users(ctx: &Context<'_>, db: &Db, users: HashSet<i64>) -> Resu
     }
     let ids: Vec<i64> = users.into_iter().collect();
     let rows = crate::domain::users::accounts::find_many(db, &ids).await?;
-    if let Some(loader) = ctx.data_opt::<DataLoader<crate::graphql::loaders::users::UserLoader, HashMapCache>>() {
-        loader
+    if let Some(data) = RequestData::of(ctx) {
+        data.loaders
+            .get::<crate::graphql::loaders::users::UserLoader>()
             .feed_many(rows.into_iter().map(|row| (row.id, User::from(row))))
             .await;
     }

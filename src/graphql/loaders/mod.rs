@@ -5,7 +5,11 @@ pub mod missions;
 pub mod regulation;
 pub mod users;
 
-use async_graphql::dataloader::{DataLoader, HashMapCache};
+use std::sync::OnceLock;
+
+use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
+
+use crate::db::Db;
 
 /// How long a loader gathers keys before it queries. The resolvers of a list's items ask within
 /// this window even in unoptimised builds, so a list makes one query per kind of object.
@@ -25,4 +29,70 @@ where
 {
     use tracing::Instrument;
     crate::domain::auth::scope::spawn(crate::db::request::carry(future.in_current_span()))
+}
+
+/// A loader of [`Loaders`]: where the request keeps it, and how it is made.
+pub trait Lazy: Loader<i64> + Sized {
+    fn slot(loaders: &Loaders) -> &OnceLock<CachedLoader<Self>>;
+    fn make(db: &Db, viewer: i64) -> Self;
+}
+
+/// Declares the request's loaders: one field each, made on first use.
+macro_rules! loaders {
+    ($($field:ident: $loader:ty = |$db:ident, $viewer:ident| $make:expr;)*) => {
+        /// The loaders of one request, each made when a resolver first asks for it: most
+        /// operations need one or two of the ten, or none (a request made all ten, each with
+        /// its allocations and its place in the request's data, before anything ran).
+        pub struct Loaders {
+            db: Db,
+            viewer: i64,
+            $($field: OnceLock<CachedLoader<$loader>>,)*
+        }
+
+        impl Loaders {
+            /// The loaders of a request made by `viewer` (0 when anonymous).
+            pub fn new(db: &Db, viewer: i64) -> Loaders {
+                Loaders {
+                    db: db.clone(),
+                    viewer,
+                    $($field: OnceLock::new(),)*
+                }
+            }
+        }
+
+        $(
+            impl Lazy for $loader {
+                fn slot(loaders: &Loaders) -> &OnceLock<CachedLoader<Self>> {
+                    &loaders.$field
+                }
+
+                #[allow(unused_variables)]
+                fn make($db: &Db, $viewer: i64) -> Self {
+                    $make
+                }
+            }
+        )*
+    };
+}
+
+loaders! {
+    users: users::UserLoader = |db, viewer| users::UserLoader { db: db.clone() };
+    activities: missions::ActivitiesByMission = |db, viewer| missions::ActivitiesByMission(db.clone());
+    versions: missions::VersionsByActivity = |db, viewer| missions::VersionsByActivity(db.clone());
+    expenditures: missions::ExpendituresByMission = |db, viewer| missions::ExpendituresByMission(db.clone());
+    comments: missions::CommentsByMission = |db, viewer| missions::CommentsByMission(db.clone());
+    locations: missions::LocationsByMission = |db, viewer| missions::LocationsByMission(db.clone());
+    validations: missions::ValidationsByMission = |db, viewer| missions::ValidationsByMission(db.clone());
+    vehicles: missions::VehiclesById = |db, viewer| missions::VehiclesById(db.clone());
+    companies: missions::CompaniesById = |db, viewer| missions::CompaniesById(db.clone());
+    missions: missions::MissionsById = |db, viewer| missions::MissionsById { db: db.clone(), viewer };
+}
+
+impl Loaders {
+    /// The request's loader of `L`, made now if no resolver asked for it before.
+    pub fn get<L: Lazy>(&self) -> &CachedLoader<L> {
+        L::slot(self).get_or_init(|| {
+            DataLoader::with_cache(L::make(&self.db, self.viewer), spawn, HashMapCache::default()).delay(BATCH_WINDOW)
+        })
+    }
 }

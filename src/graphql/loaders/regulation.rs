@@ -32,7 +32,8 @@ fn key(node: &QueryPathNode<'_>) -> String {
 }
 
 fn stash<'a>(ctx: &'a Context<'_>) -> Result<&'a AlertStash, AppError> {
-    ctx.data_opt::<AlertStash>()
+    crate::graphql::RequestData::of(ctx)
+        .map(|data| &data.alerts)
         .ok_or_else(|| AppError::internal("the alert stash is missing from the request"))
 }
 

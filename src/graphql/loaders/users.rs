@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use async_graphql::Context;
-use async_graphql::dataloader::{DataLoader, Loader};
+use async_graphql::dataloader::Loader;
 
 use crate::db::Db;
 use crate::errors::AppError;
@@ -27,21 +27,17 @@ impl Loader<i64> for UserLoader {
     }
 }
 
-/// A loader for one request. Users repeat across a response (the same driver on every
-/// activity), so loaded ones are cached for the request.
-pub fn new_loader(db: &Db) -> DataLoader<UserLoader, async_graphql::dataloader::HashMapCache> {
-    DataLoader::with_cache(
-        UserLoader { db: db.clone() },
-        super::spawn,
-        async_graphql::dataloader::HashMapCache::default(),
-    )
-    .delay(super::BATCH_WINDOW)
-}
-
 /// A user mentioned by an object the caller may already read.
 pub async fn load_user(ctx: &Context<'_>, id: i64) -> Result<Option<User>, AppError> {
-    match ctx.data_opt::<DataLoader<UserLoader, async_graphql::dataloader::HashMapCache>>() {
-        Some(loader) => loader.load_one(id).await.map_err(|e| AppError::internal(e.message)),
-        None => Err(AppError::internal("the user loader is missing from the request")),
+    // Users repeat across a response (the same driver on every activity): the loader keeps
+    // those it loaded for the request.
+    match crate::graphql::RequestData::of(ctx) {
+        Some(data) => data
+            .loaders
+            .get::<UserLoader>()
+            .load_one(id)
+            .await
+            .map_err(|e| AppError::internal(e.message)),
+        None => Err(AppError::internal("the request's loaders are missing")),
     }
 }

@@ -17,8 +17,8 @@ impl AuthResolver for Api {
         email: Email,
         password: String,
     ) -> async_graphql::Result<Option<LoginOutput>> {
-        let address = ctx
-            .data_opt::<crate::graphql::ClientAddress>()
+        let address = crate::graphql::RequestData::of(ctx)
+            .and_then(|data| data.client)
             .map(|a| a.0.to_string())
             .unwrap_or_default();
         let pair = sessions::login(&self.db, self.environment, &email.0, password, &address).await?;

@@ -31,7 +31,9 @@ impl SignUpResolver for Api {
             timezone_name,
             invite_token,
             // The confirmation e-mail in the language the request prefers.
-            lang: ctx.data_opt::<crate::i18n::Lang>().copied().unwrap_or_default(),
+            lang: crate::graphql::RequestData::of(ctx)
+                .map(|data| data.lang)
+                .unwrap_or_default(),
         };
         let user_id = accounts::create(&self.db, new, &self.public_url).await?;
         Ok(Some(sessions::open(&self.db, self.environment, user_id).await?.into()))

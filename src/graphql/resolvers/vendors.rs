@@ -18,7 +18,8 @@ use crate::graphql::protected::contract_protected::{
 /// The authenticated vendor; the transport refuses a request without one before it runs, so
 /// its absence here is a request that did not come through `/protected`.
 fn vendor<'a>(ctx: &'a Context<'_>) -> Result<&'a Vendor, AppError> {
-    ctx.data_opt::<Vendor>()
+    crate::graphql::RequestData::of(ctx)
+        .and_then(|data| data.vendor.as_ref())
         .ok_or_else(|| AppError::authentication("Invalid API Key"))
 }
 

@@ -14,7 +14,9 @@ use crate::domain::auth::caller::Credentials;
 use crate::domain::auth::scope;
 use crate::domain::vendors::api_keys::{self, Vendor};
 use crate::domain::vendors::audit;
-use crate::graphql::{Api, ExecutionStarted};
+use crate::graphql::loaders::Loaders;
+use crate::graphql::loaders::regulation::AlertStash;
+use crate::graphql::{Api, ExecutionStarted, RequestData};
 use crate::http::media::json_bytes_response;
 use crate::http::middleware::ClientIp;
 
@@ -121,45 +123,37 @@ async fn run_all<E: async_graphql::Executor>(
     for operation in prepared {
         let (op_status, body) = match operation {
             Prepared::Refused(body) => (StatusCode::BAD_REQUEST, Answer::Refused(body)),
-            Prepared::Run(request) => {
-                let mut request = *request;
-                // What the answer's order is rebuilt from (the executor does not keep it).
-                let document = request.parsed_query().ok().cloned();
+            Prepared::Run(request, document) => {
+                let request = *request;
+                // The answer's order is rebuilt from the document (the executor does not keep it).
                 let variables = request.variables.clone();
                 let operation_name = request.operation_name.clone();
                 // The user's row read with the token answers `me` until a mutation runs: from
                 // then on, the request's operations read it again.
-                if document
-                    .as_ref()
-                    .is_some_and(|document| super::label::is_mutation(document, operation_name.as_deref()))
-                {
+                if super::label::is_mutation(&document, operation_name.as_deref()) {
                     caller = caller.without_account();
                 }
                 let started = ExecutionStarted::default();
-                let users = crate::graphql::loaders::users::new_loader(&api.db);
                 let refusals = crate::graphql::Refusals::default();
-                let mut request = request
-                    .data(refusals.clone())
-                    .data(caller.clone())
-                    .data(bearer.clone())
-                    .data(started.clone())
-                    .data(users);
-                if let Some(vendor) = &vendor {
-                    request = request.data(vendor.clone());
-                }
-                if let Some(ip) = client_ip {
-                    request = request.data(crate::graphql::ClientAddress(ip.0));
-                }
                 // The language of the e-mails a mutation sends to the caller (sign-up).
                 let accept_language = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
-                request = request.data(crate::i18n::Lang::negotiate(accept_language));
                 let viewer = caller.user_id().unwrap_or_default();
-                let request = crate::graphql::loaders::missions::attach(request, &api.db, viewer);
+                let request = request.data(RequestData {
+                    caller: caller.clone(),
+                    bearer: bearer.clone(),
+                    refusals: refusals.clone(),
+                    started: started.clone(),
+                    vendor: vendor.clone(),
+                    client: client_ip.map(|ip| crate::graphql::ClientAddress(ip.0)),
+                    lang: crate::i18n::Lang::negotiate(accept_language),
+                    loaders: Loaders::new(&api.db, viewer),
+                    alerts: AlertStash::default(),
+                });
                 // An employment token confines the whole operation to its company.
                 let mut response = scope::within(caller.company_scope(), schema.execute(request)).await;
                 // Software acting for an employee leaves a trace for the company's admins.
-                if let (Some(grant), true, Some(document)) = (caller.employment(), started.get(), &document) {
-                    let operation = super::label::operation(document, operation_name.as_deref());
+                if let (Some(grant), true) = (caller.employment(), started.get()) {
+                    let operation = super::label::operation(&document, operation_name.as_deref());
                     let credential = audit::Credential::EmploymentToken(grant.link_id);
                     audit::record_or_log(&api.db, grant.client_id, grant.company_id, credential, &operation).await;
                 }
@@ -169,9 +163,7 @@ async fn run_all<E: async_graphql::Executor>(
                         ensure_code(error);
                     }
                     null_parents_of_failed_non_null_fields(&mut response);
-                    if let Some(document) = &document {
-                        reorder(&mut response.data, document, operation_name.as_deref(), &variables);
-                    }
+                    reorder(&mut response.data, &document, operation_name.as_deref(), &variables);
                     (StatusCode::OK, Answer::Executed(response))
                 } else {
                     for error in &mut response.errors {
@@ -265,7 +257,7 @@ fn refused_vendor(prepared: &[Prepared], is_batch: bool, media: &str, message: &
                 status = StatusCode::BAD_REQUEST;
                 body.clone()
             }
-            Prepared::Run(_) => json!({
+            Prepared::Run(..) => json!({
                 "data": null,
                 "errors": [{ "message": message, "extensions": { "code": "AUTHENTICATION_ERROR" } }],
             }),

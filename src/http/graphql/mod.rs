@@ -156,5 +156,5 @@ fn error(status: StatusCode, media: &str, message: &str) -> warp::reply::Respons
 pub fn preflight(body: &[u8]) -> Result<Vec<bool>, StatusCode> {
     let batch = parse_body(body).map_err(|(status, _)| status)?;
     let (prepared, _) = prepare(&crate::graphql::GUARD_MODEL, batch.operations);
-    Ok(prepared.iter().map(|p| matches!(p, Prepared::Run(_))).collect())
+    Ok(prepared.iter().map(|p| matches!(p, Prepared::Run(..))).collect())
 }

@@ -2,14 +2,18 @@
 //! answers 400 without running, and the fields that check a password are counted for the whole
 //! HTTP request.
 
+use std::sync::Arc;
+
+use async_graphql::parser::types::ExecutableDocument;
 use serde_json::{Value, json};
 
 use super::response::readable_syntax_message;
 use crate::graphql::guard;
 
-/// An operation ready to run, or refused before execution.
+/// An operation ready to run (with its document, which the answer's order and the audit read),
+/// or refused before execution.
 pub(super) enum Prepared {
-    Run(Box<async_graphql::Request>),
+    Run(Box<async_graphql::Request>, Arc<ExecutableDocument>),
     Refused(Value),
 }
 
@@ -43,8 +47,8 @@ pub(super) fn prepare(
                     }
                     Ok(checked) => {
                         credential_fields += checked.credential_fields;
-                        request.set_parsed_query(checked.document);
-                        Prepared::Run(Box::new(request))
+                        request.set_parsed_query(ExecutableDocument::clone(&checked.document));
+                        Prepared::Run(Box::new(request), checked.document)
                     }
                 }
             }
