@@ -31,13 +31,5 @@ impl Loader<i64> for UserLoader {
 pub async fn load_user(ctx: &Context<'_>, id: i64) -> Result<Option<User>, AppError> {
     // Users repeat across a response (the same driver on every activity): the loader keeps
     // those it loaded for the request.
-    match crate::graphql::RequestData::of(ctx) {
-        Some(data) => data
-            .loaders
-            .get::<UserLoader>()
-            .load_one(id)
-            .await
-            .map_err(|e| AppError::internal(e.message)),
-        None => Err(AppError::internal("the request's loaders are missing")),
-    }
+    super::missions::load::<UserLoader, _>(ctx, id).await
 }
