@@ -133,22 +133,8 @@ impl Loader<i64> for MissionsById {
     }
 }
 
-/// Loads through a loader of the request.
-pub async fn load<L, V>(ctx: &async_graphql::Context<'_>, key: i64) -> Result<Option<V>, AppError>
-where
-    L: Lazy + Loader<i64, Value = V, Error = async_graphql::Error>,
-    V: Clone + Send + Sync + 'static,
-{
-    match RequestData::of(ctx) {
-        Some(data) => data
-            .loaders
-            .get::<L>()
-            .load_one(key)
-            .await
-            .map_err(|e| AppError::internal(e.message)),
-        None => Err(AppError::internal("the request's loaders are missing")),
-    }
-}
+/// Loads through a loader of the request (here for the resolvers, which read the missions' loaders).
+pub use super::load;
 
 /// Feeds a loader of the request with rows grouped by key (keys without rows get an empty list).
 async fn feed<L, T>(ctx: &Context<'_>, keys: &[i64], mut rows: HashMap<i64, Vec<T>>)

@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
 
 use crate::db::Db;
+use crate::errors::AppError;
+use crate::graphql::RequestData;
 
 /// How long a loader gathers keys before it queries. The resolvers of a list's items ask within
 /// this window even in unoptimised builds, so a list makes one query per kind of object.
@@ -94,5 +96,22 @@ impl Loaders {
         L::slot(self).get_or_init(|| {
             DataLoader::with_cache(L::make(&self.db, self.viewer), spawn, HashMapCache::default()).delay(BATCH_WINDOW)
         })
+    }
+}
+
+/// Loads through a loader of the request.
+pub async fn load<L, V>(ctx: &async_graphql::Context<'_>, key: i64) -> Result<Option<V>, AppError>
+where
+    L: Lazy + Loader<i64, Value = V, Error = async_graphql::Error>,
+    V: Clone + Send + Sync + 'static,
+{
+    match RequestData::of(ctx) {
+        Some(data) => data
+            .loaders
+            .get::<L>()
+            .load_one(key)
+            .await
+            .map_err(|e| AppError::internal(e.message)),
+        None => Err(AppError::internal("the request's loaders are missing")),
     }
 }

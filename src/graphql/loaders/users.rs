@@ -31,5 +31,5 @@ impl Loader<i64> for UserLoader {
 pub async fn load_user(ctx: &Context<'_>, id: i64) -> Result<Option<User>, AppError> {
     // Users repeat across a response (the same driver on every activity): the loader keeps
     // those it loaded for the request.
-    super::missions::load::<UserLoader, _>(ctx, id).await
+    super::load::<UserLoader, _>(ctx, id).await
 }
