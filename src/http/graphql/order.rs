@@ -41,32 +41,40 @@ type Grouped<'a> = Vec<(&'a str, Vec<&'a SelectionSet>)>;
 
 impl<'a> Context<'a> {
     fn reorder(&self, value: &mut Value, sets: &[&'a SelectionSet]) {
+        if !matches!(value, Value::List(_) | Value::Object(_)) {
+            return;
+        }
+        // The response keys of these selection sets, collected once for all the objects of a
+        // list (a page of fifty missions collected them fifty times).
+        let mut grouped = Grouped::new();
+        for set in sets {
+            self.collect(set, &mut grouped, 0);
+        }
+        self.apply(value, &grouped);
+    }
+
+    /// Puts each object of `value` (an object, or a list of them, nested at any depth) in the
+    /// order of `grouped`, then its fields' values in the order of their own selections.
+    fn apply(&self, value: &mut Value, grouped: &Grouped<'a>) {
         match value {
             Value::List(items) => {
                 for item in items {
-                    self.reorder(item, sets);
+                    self.apply(item, grouped);
                 }
             }
             Value::Object(fields) => {
-                let mut grouped = Grouped::new();
-                for set in sets {
-                    self.collect(set, &mut grouped, 0);
-                }
                 let in_order = fields.keys().map(|k| k.as_str()).eq(grouped
                     .iter()
                     .map(|(key, _)| *key)
                     .filter(|key| fields.contains_key(*key)));
                 if !in_order {
-                    let mut unordered = std::mem::take(fields);
-                    for (key, _) in &grouped {
-                        if let Some((name, field)) = unordered.swap_remove_entry(*key) {
-                            fields.insert(name, field);
-                        }
-                    }
-                    // Nothing should be left; anything that is keeps its place at the end.
-                    fields.extend(unordered);
+                    // Sorted in place (a stable sort: a key that is not selected, which should
+                    // not happen, keeps its place at the end). The map keeps each key's hash,
+                    // so no key is hashed again and nothing is allocated.
+                    let rank = |key: &str| grouped.iter().position(|(k, _)| *k == key).unwrap_or(usize::MAX);
+                    fields.sort_by(|a, _, b, _| rank(a.as_str()).cmp(&rank(b.as_str())));
                 }
-                for (key, sub_sets) in &grouped {
+                for (key, sub_sets) in grouped {
                     if let (false, Some(field)) = (sub_sets.is_empty(), fields.get_mut(*key)) {
                         self.reorder(field, sub_sets);
                     }
