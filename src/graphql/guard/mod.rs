@@ -3,7 +3,7 @@
 //! password-hashing budget, and no badly typed variable reaches a resolver.
 //!
 //! In order: a linear scan of the text (size, tokens, nesting), the parse (now bounded; a text
-//! parsed before is copied from [`parsed`]), a walk
+//! parsed before is taken from [`parsed`], shared), a walk
 //! of the document (fields, aliases, directives, fragment spreads, the cost with fragments
 //! expanded and memoized, fragment cycles, arguments of meta-fields and directives, credential
 //! fields, NUL characters), then the coercion of the variables against the schema (GraphQL
