@@ -11,7 +11,7 @@ use tokio::sync::watch;
 
 use crate::config::{DatabaseArgs, Settings, describe_database};
 use crate::db::Db;
-use crate::graphql::{Api, build_schema};
+use crate::graphql::{Api, build_executors};
 use crate::http::listener::{self, ConnectionLimits, ListenerState};
 use crate::mail::sender::{MailEvent, Sender, Transport};
 use crate::telemetry::Metrics;
@@ -197,7 +197,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let sender = Sender::new(db.clone(), transport);
     let mail_events = sender.events_sender();
     let mailer = sender.spawn(stopped.clone());
-    let schema = build_schema(api.clone());
+    let schema = build_executors(api.clone());
     let service = crate::routes::service(api.clone(), schema);
     let limits = ConnectionLimits {
         max_connections: connection_cap(settings.max_connections),

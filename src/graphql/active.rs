@@ -2,8 +2,10 @@
 //! in the reference (`active(user)`: "Actor is not active. The email activation is required to
 //! perform mutations."). Every mutation is refused for it with AUTHORIZATION_ERROR, except logging
 //! in (`auth`), creating the account (`signUp.user`) and redeeming an invitation
-//! (`signUp.redeemInvite`, which confirms the address it was sent to). The sandbox does not
-//! install this extension: integrators' test accounts act at once (README says so).
+//! (`signUp.redeemInvite`, which confirms the address it was sent to). Only production's
+//! mutations run on a schema with this extension (`build_executors`: queries never need it, and
+//! any extension slows every field); the sandbox does not install it: integrators' test
+//! accounts act at once (README says so).
 //!
 //! The refusal is the field's: `null` in `data` at its place and an error with its path, like a
 //! resolver's. The extension cannot add errors itself, so it hands them to the HTTP layer through

@@ -6,7 +6,6 @@ mod api;
 pub mod convert;
 pub mod convert_regulation;
 pub mod convert_workdays;
-mod exec_flag;
 pub mod guard;
 pub mod loaders;
 pub mod protected;
@@ -16,7 +15,6 @@ pub mod scalars;
 
 pub use active::Refusals;
 pub use api::{Api, ClientAddress, bearer, caller};
-pub use exec_flag::ExecutionStarted;
 pub use request_data::RequestData;
 
 /// Types, resolver traits and async-graphql wrappers generated from the SDL by `build.rs`.
@@ -38,20 +36,50 @@ pub const MAX_DEPTH: usize = guard::Limits::DEFAULT.selection_depth;
 /// Largest query complexity (one per field) accepted before execution.
 pub const MAX_COMPLEXITY: usize = guard::Limits::DEFAULT.cost;
 
-/// The executable schema: generated roots, our resolvers, the limits and the execution marker.
+/// The executable schema: generated roots, our resolvers and the limits, with no extension.
+/// async-graphql routes every field of every object through the extensions when a schema has
+/// any (a boxed future, a context and a resolve record per field, list items included): about a
+/// tenth of the allocations of a 50-mission page. Queries never need one, so they run on this.
 pub fn build_schema(api: Arc<Api>) -> contract::ContractSchema {
-    let production = api.environment == crate::config::Environment::Production;
-    let db = api.db.clone();
-    let builder = contract::schema_builder(contract::Resolvers::from_impl(api))
+    builder(api).finish()
+}
+
+fn builder(
+    api: Arc<Api>,
+) -> async_graphql::SchemaBuilder<contract::Queries, contract::Mutations, async_graphql::EmptySubscription> {
+    contract::schema_builder(contract::Resolvers::from_impl(api))
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(guard::Limits::DEFAULT.nesting)
         .limit_directives(guard::Limits::DEFAULT.directives)
-        .extension(exec_flag::ExecutionFlag);
-    // The sandbox lets accounts act before their address is confirmed (see `active`).
-    if production {
-        builder.extension(active::ActiveAccount { db }).finish()
-    } else {
-        builder.finish()
+}
+
+/// The schemas an endpoint runs operations on: one for queries, one for mutations.
+#[derive(Clone)]
+pub struct Executors<E> {
+    pub queries: E,
+    /// In production, the schema with the active-account check on each mutation field
+    /// (`active`); in the sandbox, which lets accounts act before their address is confirmed,
+    /// the queries' schema.
+    pub mutations: E,
+}
+
+impl<E> Executors<E> {
+    /// The schema that runs an operation.
+    pub fn for_operation(&self, is_mutation: bool) -> &E {
+        if is_mutation { &self.mutations } else { &self.queries }
     }
+}
+
+/// The public endpoint's schemas.
+pub fn build_executors(api: Arc<Api>) -> Executors<contract::ContractSchema> {
+    let production = api.environment == crate::config::Environment::Production;
+    let db = api.db.clone();
+    let queries = build_schema(api.clone());
+    let mutations = if production {
+        builder(api).extension(active::ActiveAccount { db }).finish()
+    } else {
+        queries.clone()
+    };
+    Executors { queries, mutations }
 }

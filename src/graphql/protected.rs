@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use super::{Api, contract, exec_flag, guard};
+use super::{Api, Executors, contract, guard};
 
 /// Types, resolver traits and async-graphql wrappers generated from the vendors' SDL by `build.rs`.
 #[allow(clippy::all, missing_docs, unused_imports)]
@@ -22,8 +22,8 @@ pub static GUARD_MODEL: LazyLock<guard::SchemaModel> = LazyLock::new(|| guard::S
 /// The executable vendors' schema.
 pub type ProtectedSchema = contract_protected::ContractSchema;
 
-/// The executable vendors' schema, with the limits of the public one. The shared types resolve
-/// through the public schema's resolvers, which it holds in its data as well.
+/// The executable vendors' schema, with the limits of the public one and no extension. The
+/// shared types resolve through the public schema's resolvers, which it holds in its data as well.
 pub fn build_schema(api: Arc<Api>) -> ProtectedSchema {
     contract_protected::schema_builder(contract_protected::Resolvers::from_impl(api.clone()))
         .data(contract::Resolvers::from_impl(api))
@@ -31,6 +31,15 @@ pub fn build_schema(api: Arc<Api>) -> ProtectedSchema {
         .limit_complexity(super::MAX_COMPLEXITY)
         .limit_recursive_depth(guard::Limits::DEFAULT.nesting)
         .limit_directives(guard::Limits::DEFAULT.directives)
-        .extension(exec_flag::ExecutionFlag)
         .finish()
+}
+
+/// The vendors' endpoint's schemas: a vendor acts as no user account, so its mutations need no
+/// active-account check and run on the same schema as its queries.
+pub fn build_executors(api: Arc<Api>) -> Executors<ProtectedSchema> {
+    let schema = build_schema(api);
+    Executors {
+        queries: schema.clone(),
+        mutations: schema,
+    }
 }

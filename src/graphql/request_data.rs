@@ -12,7 +12,7 @@ use crate::i18n::Lang;
 
 use super::loaders::Loaders;
 use super::loaders::regulation::AlertStash;
-use super::{ClientAddress, ExecutionStarted, Refusals};
+use super::{ClientAddress, Refusals};
 
 /// The data of one operation.
 pub struct RequestData {
@@ -20,10 +20,8 @@ pub struct RequestData {
     pub caller: Caller,
     /// The bearer value as sent, for the mutations that act on the token itself.
     pub bearer: BearerToken,
-    /// Fields refused by the extensions, added to the answer's errors.
+    /// Fields refused by the active-account check, added to the answer's errors.
     pub refusals: Refusals,
-    /// Set once execution begins (a request error is answered before it).
-    pub started: ExecutionStarted,
     /// The software vendor of `/protected`.
     pub vendor: Option<Vendor>,
     /// The client's address, for the login throttle.

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use warp::Filter;
 
 use crate::graphql::Api;
+use crate::graphql::Executors;
 use crate::graphql::contract::ContractSchema;
 
 pub use rest::RestHandlers;
@@ -21,11 +22,11 @@ use crate::http::{allow, compression, console, contract, cors, fallback, graphql
 /// Every route of the service.
 pub fn routes(
     api: Arc<Api>,
-    schema: ContractSchema,
+    schema: Executors<ContractSchema>,
 ) -> impl Filter<Extract = (impl warp::Reply,), Error = Infallible> + Clone {
     let rest = contract::routes(Arc::new(RestHandlers { api: api.clone() }));
     let api_pages = api.clone();
-    let protected = graphql::protected_routes(api.clone(), crate::graphql::protected::build_schema(api.clone()));
+    let protected = graphql::protected_routes(api.clone(), crate::graphql::protected::build_executors(api.clone()));
     // The console first: it takes `GET /api/graphql` from browsers asking for HTML.
     console::routes(api.clone())
         .or(graphql::routes(api, schema))
@@ -48,7 +49,7 @@ pub fn routes(
 /// their answers compressed as the client accepts.
 pub fn service(
     api: Arc<Api>,
-    schema: ContractSchema,
+    schema: Executors<ContractSchema>,
 ) -> impl tower::Service<
     http::Request<hyper::body::Incoming>,
     Response = http::Response<

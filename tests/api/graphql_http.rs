@@ -86,6 +86,24 @@ on_both_backends! {
         assert_request_error(status, &body, "");
     }
 
+    async fn operations_that_cannot_run_are_400_without_data(app) {
+        // These fail before execution, so no field runs and the answer has no `data`: named
+        // operations that are not in the document or not chosen, and a subscription (the
+        // schema has none).
+        let cases = [
+            json!({ "query": "query A { __typename }", "operationName": "B" }),
+            json!({ "query": "query A { __typename } query B { __typename }" }),
+            json!({ "query": "subscription { __typename }" }),
+        ];
+        for case in cases {
+            let (status, body) = post_raw(app, "application/json", serde_json::to_vec(&case).unwrap()).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{case}: {body}");
+            assert_eq!(keys(&body), ["errors"], "{case}: {body}");
+            assert!(body["errors"][0]["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+            assert!(body["errors"][0].get("path").is_none(), "{body}");
+        }
+    }
+
     async fn application_error_is_200_with_partial_data(app) {
         let (status, body) = app.graphql("query Q { me { id } __typename }", json!({}), None).await;
         assert_eq!(status, StatusCode::OK);

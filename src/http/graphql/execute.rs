@@ -16,14 +16,14 @@ use crate::domain::vendors::api_keys::{self, Vendor};
 use crate::domain::vendors::audit;
 use crate::graphql::loaders::Loaders;
 use crate::graphql::loaders::regulation::AlertStash;
-use crate::graphql::{Api, ExecutionStarted, RequestData};
+use crate::graphql::{Api, Executors, RequestData};
 use crate::http::media::json_bytes_response;
 use crate::http::middleware::ClientIp;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn execute<E: async_graphql::Executor>(
     api: &Api,
-    schema: &E,
+    schema: &Executors<E>,
     model: &crate::graphql::guard::SchemaModel,
     door: Door,
     headers: &HeaderMap,
@@ -79,7 +79,7 @@ pub(super) async fn execute<E: async_graphql::Executor>(
 #[allow(clippy::too_many_arguments)]
 async fn run_all<E: async_graphql::Executor>(
     api: &Api,
-    schema: &E,
+    schema: &Executors<E>,
     door: Door,
     headers: &HeaderMap,
     client_ip: Option<ClientIp>,
@@ -130,10 +130,10 @@ async fn run_all<E: async_graphql::Executor>(
                 let operation_name = request.operation_name.clone();
                 // The user's row read with the token answers `me` until a mutation runs: from
                 // then on, the request's operations read it again.
-                if super::label::is_mutation(&document, operation_name.as_deref()) {
+                let is_mutation = super::label::is_mutation(&document, operation_name.as_deref());
+                if is_mutation {
                     caller = caller.without_account();
                 }
-                let started = ExecutionStarted::default();
                 let refusals = crate::graphql::Refusals::default();
                 // The language of the e-mails a mutation sends to the caller (sign-up).
                 let accept_language = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
@@ -142,7 +142,6 @@ async fn run_all<E: async_graphql::Executor>(
                     caller: caller.clone(),
                     bearer: bearer.clone(),
                     refusals: refusals.clone(),
-                    started: started.clone(),
                     vendor: vendor.clone(),
                     client: client_ip.map(|ip| crate::graphql::ClientAddress(ip.0)),
                     lang: crate::i18n::Lang::negotiate(accept_language),
@@ -150,15 +149,17 @@ async fn run_all<E: async_graphql::Executor>(
                     alerts: AlertStash::default(),
                 });
                 // An employment token confines the whole operation to its company.
-                let mut response = scope::within(caller.company_scope(), schema.execute(request)).await;
+                let executor = schema.for_operation(is_mutation);
+                let mut response = scope::within(caller.company_scope(), executor.execute(request)).await;
+                let started = executed(&response);
                 // Software acting for an employee leaves a trace for the company's admins.
-                if let (Some(grant), true) = (caller.employment(), started.get()) {
+                if let (Some(grant), true) = (caller.employment(), started) {
                     let operation = super::label::operation(&document, operation_name.as_deref());
                     let credential = audit::Credential::EmploymentToken(grant.link_id);
                     audit::record_or_log(&api.db, grant.client_id, grant.company_id, credential, &operation).await;
                 }
                 response.errors.extend(refusals.take());
-                if started.get() {
+                if started {
                     for error in &mut response.errors {
                         ensure_code(error);
                     }
@@ -185,6 +186,16 @@ async fn run_all<E: async_graphql::Executor>(
         serde_json::to_vec(&bodies.pop().unwrap_or(Answer::Refused(Value::Null)))
     };
     json_bytes_response(status, media, body.unwrap_or_default())
+}
+
+/// Whether the executor began executing the operation. GraphQL says a request that fails before
+/// execution (validation, an unknown operation) has no `data` at all, and we answer it with 400;
+/// once execution began, errors are field errors and the answer is 200 with `data`. async-graphql
+/// answers the first kind with errors that have no path and `data` null; once it executes, `data`
+/// is the root object, or null because a non-null root field failed — whose error has a path
+/// (every field error gets one). No extension needed to tell them apart (see `build_schema`).
+fn executed(response: &async_graphql::Response) -> bool {
+    !matches!(response.data, async_graphql::Value::Null) || response.errors.iter().any(|e| !e.path.is_empty())
 }
 
 /// What one operation answers. An executed operation is serialised straight from the executor's

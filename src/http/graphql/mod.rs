@@ -36,8 +36,8 @@ use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
 use super::middleware::ClientIp;
-use crate::graphql::Api;
 use crate::graphql::contract::ContractSchema;
+use crate::graphql::{Api, Executors};
 
 use super::body::{MAX_BODY, read_limited};
 use super::media::{self, json_bytes_response};
@@ -59,7 +59,10 @@ pub enum Door {
 }
 
 /// The GraphQL routes.
-pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
+pub fn routes(
+    api: Arc<Api>,
+    schema: Executors<ContractSchema>,
+) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     let path = warp::path("api")
         .and(warp::path("graphql"))
         .and(warp::path::end())
@@ -71,7 +74,7 @@ pub fn routes(api: Arc<Api>, schema: ContractSchema) -> warp::filters::BoxedFilt
 /// The software vendors' GraphQL routes, `/protected` and `/api/protected`.
 pub fn protected_routes(
     api: Arc<Api>,
-    schema: crate::graphql::protected::ProtectedSchema,
+    schema: Executors<crate::graphql::protected::ProtectedSchema>,
 ) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     let path = warp::path("api")
         .and(warp::path("protected"))
@@ -90,7 +93,7 @@ pub fn protected_routes(
 fn endpoint<E: async_graphql::Executor + Clone>(
     path: warp::filters::BoxedFilter<()>,
     api: Arc<Api>,
-    schema: E,
+    schema: Executors<E>,
     model: &'static crate::graphql::guard::SchemaModel,
     door: Door,
 ) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
