@@ -24,6 +24,10 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use warp::Filter;
 
+/// The allocator Roadlog runs on, so that the ratios compare code on the same allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The bearer token the database floor accepts (it owns [`HISTORY`] items).
 const TOKEN: &str = "floor-token";
 /// Items of the token's owner: as many as the benchmark's veteran has missions.
