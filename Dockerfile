@@ -11,6 +11,8 @@ FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
 # The dependencies first, so that a change of our code alone does not rebuild them.
 COPY Cargo.toml Cargo.lock build.rs ./
+# Build settings (the bundled SQLite's compile flags).
+COPY .cargo .cargo
 COPY codegen codegen
 # Every workspace member's folder: cargo loads the whole workspace, even to build one binary.
 COPY client client
