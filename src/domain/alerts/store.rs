@@ -23,6 +23,12 @@ pub mod sql {
     use crate::db::PerBackend;
     use crate::db::sql::{ROWS_AS_JSON, ROWS_FROM};
 
+    /// A month's items (`check_type flags days`, joined with `;`) from its groups `g`.
+    const SUMMARY_ITEMS: PerBackend = PerBackend {
+        sqlite: "group_concat(g.check_type || ' ' || g.flags || ' ' || g.days, ';')",
+        postgres: "string_agg(g.check_type || ' ' || CAST(g.flags AS TEXT) || ' ' || CAST(g.days AS TEXT), ';')",
+    };
+
     crate::statements! {
         /// The stored alerts of the workers `$1` (both sides) that computations of a period
         /// replace: days `$2`–`$3`, Mondays `$4`–`$5`, all within `$6`–`$7`. Their worker, side,
@@ -64,20 +70,26 @@ pub mod sql {
                  CAST(r.v->>6 AS BIGINT), CAST(r.v->>7 AS BIGINT), r.v->>8 \
                  FROM json_array_elements(CAST(CAST($5 AS TEXT) AS json)) AS r(v)",
         };
-        /// The month summaries (`regulatory_alert_months`) of worker `$1` and side `$2` from
-        /// month `$3` to `$4` (`YYYY-MM`, both included), dropped before they are written again.
-        pub const FORGET_MONTHS: &str = "DELETE FROM regulatory_alert_months \
+        /// The month summaries (`regulatory_alert_month_summaries`) of worker `$1` and side `$2`
+        /// from month `$3` to `$4` (`YYYY-MM`, both included), dropped before they are written
+        /// again.
+        pub const FORGET_MONTHS: &str = "DELETE FROM regulatory_alert_month_summaries \
              WHERE user_id = $1 AND submitter_type = $2 AND month >= $3 AND month <= $4";
         /// The same months summarised again from the alerts: days `$3` (the first month's first)
-        /// to `$4` (the day after the last month). A worker has one alert per day, check and side
-        /// at most, so the sum of the days' bits is their union.
-        pub const SUMMARISE_MONTHS: &str = "INSERT INTO regulatory_alert_months (user_id, submitter_type, month, \
-             check_type, night_work, not_enough_break, too_much_uninterrupted_work_time, alerts, days) \
-             SELECT $1, $2, substr(day, 1, 7), check_type, night_work, not_enough_break, \
-               too_much_uninterrupted_work_time, COUNT(*), \
-               SUM(CAST(1 AS BIGINT) << (CAST(substr(day, 9, 2) AS INTEGER) - 1)) \
+        /// to `$4` (the day after the last month); per month, an item per check and flags (the
+        /// format is in migration 0051). A worker has one alert per day, check and side at most,
+        /// so the sum of the days' bits is their union.
+        pub const SUMMARISE_MONTHS: PerBackend = crate::per_backend!(
+            "INSERT INTO regulatory_alert_month_summaries (user_id, submitter_type, month, summary) \
+             SELECT $1, $2, g.month, ",
+            {SUMMARY_ITEMS},
+            " FROM (SELECT substr(day, 1, 7) AS month, check_type, \
+               night_work + 2 * not_enough_break + 4 * too_much_uninterrupted_work_time AS flags, \
+               CAST(SUM(CAST(1 AS BIGINT) << (CAST(substr(day, 9, 2) AS INTEGER) - 1)) AS BIGINT) AS days \
              FROM regulatory_alerts WHERE user_id = $1 AND submitter_type = $2 AND day >= $3 AND day < $4 \
-             GROUP BY substr(day, 1, 7), check_type, night_work, not_enough_break, too_much_uninterrupted_work_time";
+             GROUP BY substr(day, 1, 7), check_type, night_work, not_enough_break, too_much_uninterrupted_work_time) g \
+             GROUP BY g.month"
+        );
         /// Every computed day in one statement: `$4` is a JSON array of dates. (SQLite needs the
         /// `WHERE true` to read `ON CONFLICT` as the upsert's, not as part of the `SELECT`.)
         pub const MARK_COMPUTED: PerBackend = PerBackend {
@@ -331,7 +343,8 @@ pub async fn apply(
 }
 
 /// Summarises again the months from `first`'s to `last`'s of the worker's alerts of one side
-/// (`regulatory_alert_months`, which the company recap reads), from the alerts as they now are.
+/// (`regulatory_alert_month_summaries`, which the company recap reads), from the alerts as they
+/// now are.
 async fn summarise_months(
     conn: &mut AnyConnection,
     user_id: i64,
@@ -351,7 +364,7 @@ async fn summarise_months(
         .bind(month(last_month))
         .execute(&mut *conn)
         .await?;
-    sqlx::query(sql::SUMMARISE_MONTHS)
+    sqlx::query(Backend::of(conn).sql(sql::SUMMARISE_MONTHS))
         .bind(user_id)
         .bind(submitter.as_str())
         .bind(date_text(from))
