@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 
 use crate::regulation::{company, date, day, mission, validate};
-use crate::support::codes;
+use crate::support::employments::outbox;
+use crate::support::{TestApp, TestUser, codes};
 
 const HOUR: i64 = 3600;
 
@@ -27,6 +28,34 @@ fn weekly_total(recap: &Value) -> i64 {
         .iter()
         .map(|g| g["nbAlerts"].as_i64().unwrap())
         .sum()
+}
+
+/// A company's recap over `period` (`m`, `f`, `t`), as its admin reads it, counted from the month
+/// summaries; checked against the same recap counted from the alerts (with the day details).
+async fn counted(app: &TestApp, admin: &TestUser, company: i64, period: &Value, unique: Option<i64>) -> Value {
+    let counts = "query($c: Int!, $m: ShortMonth!, $f: Date, $t: Date, $u: Int) { company(id: $c) { \
+        regulatoryAlertsRecap(month: $m, fromDate: $f, toDate: $t, uniqueUserId: $u) { hasAnyComputation \
+        totalNbAlerts dailyAlerts { alertsType nbAlerts days } weeklyAlerts { alertsType nbAlerts days } } } }";
+    let detailed = "query($c: Int!, $m: ShortMonth!, $f: Date, $t: Date, $u: Int) { company(id: $c) { \
+        regulatoryAlertsRecap(month: $m, fromDate: $f, toDate: $t, uniqueUserId: $u) { hasAnyComputation \
+        totalNbAlerts dailyAlerts { alertsType nbAlerts days dayDetails { day } } \
+        weeklyAlerts { alertsType nbAlerts days dayDetails { day } } } } }";
+    let mut variables = period.clone();
+    variables["c"] = json!(company);
+    variables["u"] = json!(unique);
+    let plain = app.as_user(admin, counts, variables.clone()).await;
+    let mut full = app.as_user(admin, detailed, variables).await;
+    assert!(plain["errors"].is_null() && full["errors"].is_null(), "{plain} {full}");
+    for kind in ["dailyAlerts", "weeklyAlerts"] {
+        for group in full["data"]["company"]["regulatoryAlertsRecap"][kind]
+            .as_array_mut()
+            .unwrap()
+        {
+            group.as_object_mut().unwrap().remove("dayDetails");
+        }
+    }
+    assert_eq!(plain, full, "summaries and alerts disagree");
+    plain["data"]["company"]["regulatoryAlertsRecap"].clone()
 }
 
 on_both_backends! {
@@ -248,6 +277,85 @@ on_both_backends! {
         let period = both(json!({ "c": c.id, "m": last_month, "f": date(days[0]), "t": date(days[4] + 86_400) })).await;
         let expected: Vec<String> = [days[0], days[1], days[2], days[4]].iter().map(|d| date(*d)).collect();
         assert_eq!(alerted_days(&period), expected, "{period}");
+    }
+
+    async fn every_company_of_the_worker_reads_their_alerts(app) {
+        // The recap reads month summaries kept per company (migration 0052): a company the
+        // worker joins gets the alerts computed before, hired directly or by an e-mailed
+        // invitation; every company follows the computations after; a worker who left is no
+        // longer counted though their summaries stay.
+        let c = company(app).await;
+        let (d1, d2) = (day(12), day(10));
+        let period = json!({ "m": month_of(&date(d1)), "f": date(d1), "t": date(d2 + 86_400) });
+        let long = mission(app, &c.worker, c.id, &[("drive", d1 + 5 * HOUR, d1 + 18 * HOUR)]).await;
+        validate(app, &c.worker, long, &c.worker).await;
+        validate(app, &c.admin, long, &c.worker).await;
+        let before = counted(app, &c.admin, c.id, &period, None).await;
+        assert!(before["totalNbAlerts"].as_i64().unwrap() > 0, "{before}");
+
+        // Hired by a second company, invited by e-mail to a third: both read what the first does.
+        let other_admin = app.new_user("other@example.com").await;
+        let other = app.new_company(&other_admin, "Autre Transport").await;
+        app.hire(&other_admin, other, &c.worker).await;
+        assert_eq!(counted(app, &other_admin, other, &period, None).await, before);
+        let third_admin = app.new_user("third@example.com").await;
+        let third = app.new_company(&third_admin, "Tiers Transport").await;
+        let invite = "mutation($c: Int!, $m: Email!) { employments { createEmployment(companyId: $c, mail: $m) { id } } }";
+        // (An address of no account: the worker redeems the invitation with theirs.)
+        let body = app.as_user(&third_admin, invite, json!({ "c": third, "m": "driver.invited@example.com" })).await;
+        assert!(body["errors"].is_null(), "{body}");
+        let mail = outbox(app, "driver.invited@example.com").await;
+        let token = mail
+            .iter()
+            .filter_map(|m| m["body"].as_str())
+            .flat_map(str::split_whitespace)
+            .find(|w| w.starts_with("rl_inv_"))
+            .expect("the invitation's token")
+            .to_string();
+        let redeem = "mutation($t: String!) { signUp { redeemInvite(token: $t) { id } } }";
+        let body = app.as_user(&c.worker, redeem, json!({ "t": token })).await;
+        assert!(body["errors"].is_null(), "{body}");
+        assert_eq!(counted(app, &third_admin, third, &period, None).await, before);
+        let since_2020 = || async {
+            sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+                .execute(&app.server.db.pool)
+                .await
+                .unwrap();
+        };
+        since_2020().await;
+
+        // A later day, alerted, computed in the second company: all three follow.
+        let later = mission(app, &c.worker, other, &[("drive", d2 + 5 * HOUR, d2 + 18 * HOUR)]).await;
+        validate(app, &c.worker, later, &c.worker).await;
+        validate(app, &other_admin, later, &c.worker).await;
+        let after = counted(app, &c.admin, c.id, &period, None).await;
+        assert!(after["totalNbAlerts"].as_i64() > before["totalNbAlerts"].as_i64(), "{after}");
+        assert_eq!(counted(app, &other_admin, other, &period, None).await, after);
+        assert_eq!(counted(app, &third_admin, third, &period, None).await, after);
+
+        // The second company's own worker, alerted too; then the first worker leaves it.
+        let own = app.new_user("own@example.com").await;
+        app.hire(&other_admin, other, &own).await;
+        since_2020().await;
+        let theirs = mission(app, &own, other, &[("drive", d2 + 4 * HOUR, d2 + 18 * HOUR)]).await;
+        validate(app, &own, theirs, &own).await;
+        validate(app, &other_admin, theirs, &own).await;
+        let own_only = counted(app, &other_admin, other, &period, Some(own.id)).await;
+        assert!(own_only["totalNbAlerts"].as_i64().unwrap() > 0, "{own_only}");
+        let both = counted(app, &other_admin, other, &period, None).await;
+        assert_eq!(
+            both["totalNbAlerts"].as_i64().unwrap(),
+            own_only["totalNbAlerts"].as_i64().unwrap() + after["totalNbAlerts"].as_i64().unwrap(),
+            "{both}"
+        );
+        sqlx::query("UPDATE employments SET start_date = '2020-01-01', end_date = '2021-01-01' WHERE company_id = $1 AND user_id = $2")
+            .bind(other)
+            .bind(c.worker.id)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(counted(app, &other_admin, other, &period, None).await, own_only);
+        assert_eq!(counted(app, &c.admin, c.id, &period, None).await, after, "the first company still counts them");
     }
 
     async fn recap_names_the_other_companies_of_alerted_days(app) {

@@ -70,25 +70,32 @@ pub mod sql {
                  CAST(r.v->>6 AS BIGINT), CAST(r.v->>7 AS BIGINT), r.v->>8 \
                  FROM json_array_elements(CAST(CAST($5 AS TEXT) AS json)) AS r(v)",
         };
-        /// The month summaries (`regulatory_alert_month_summaries`) of worker `$1` and side `$2`
-        /// from month `$3` to `$4` (`YYYY-MM`, both included), dropped before they are written
-        /// again.
-        pub const FORGET_MONTHS: &str = "DELETE FROM regulatory_alert_month_summaries \
+        /// The month summaries (`company_alert_month_summaries`, in every company) of worker
+        /// `$1` and side `$2` from month `$3` to `$4` (`YYYY-MM`, both included), dropped before
+        /// they are written again.
+        pub const FORGET_MONTHS: &str = "DELETE FROM company_alert_month_summaries \
              WHERE user_id = $1 AND submitter_type = $2 AND month >= $3 AND month <= $4";
+        /// All of worker `$1`'s month summaries in company `$2`.
+        pub const FORGET_COMPANY: &str =
+            "DELETE FROM company_alert_month_summaries WHERE user_id = $1 AND company_id = $2";
         /// The same months summarised again from the alerts: days `$3` (the first month's first)
         /// to `$4` (the day after the last month); per month, an item per check and flags (the
         /// format is in migration 0051). A worker has one alert per day, check and side at most,
-        /// so the sum of the days' bits is their union.
+        /// so the sum of the days' bits is their union. Written for each company in which the
+        /// worker has an employment that was not rejected (only company `$5` when it is not
+        /// null): the rows migration 0052 keeps.
         pub const SUMMARISE_MONTHS: PerBackend = crate::per_backend!(
-            "INSERT INTO regulatory_alert_month_summaries (user_id, submitter_type, month, summary) \
-             SELECT $1, $2, g.month, ",
+            "INSERT INTO company_alert_month_summaries (company_id, submitter_type, month, user_id, summary) \
+             SELECT e.company_id, $2, s.month, $1, s.summary FROM (SELECT g.month, ",
             {SUMMARY_ITEMS},
-            " FROM (SELECT substr(day, 1, 7) AS month, check_type, \
+            " AS summary FROM (SELECT substr(day, 1, 7) AS month, check_type, \
                night_work + 2 * not_enough_break + 4 * too_much_uninterrupted_work_time AS flags, \
                CAST(SUM(CAST(1 AS BIGINT) << (CAST(substr(day, 9, 2) AS INTEGER) - 1)) AS BIGINT) AS days \
              FROM regulatory_alerts WHERE user_id = $1 AND submitter_type = $2 AND day >= $3 AND day < $4 \
              GROUP BY substr(day, 1, 7), check_type, night_work, not_enough_break, too_much_uninterrupted_work_time) g \
-             GROUP BY g.month"
+             GROUP BY g.month) s \
+             CROSS JOIN (SELECT DISTINCT company_id FROM employments WHERE user_id = $1 \
+               AND validation_status <> 'rejected' AND (CAST($5 AS BIGINT) IS NULL OR company_id = $5)) e"
         );
         /// Every computed day in one statement: `$4` is a JSON array of dates. (SQLite needs the
         /// `WHERE true` to read `ON CONFLICT` as the upsert's, not as part of the `SELECT`.)
@@ -343,8 +350,8 @@ pub async fn apply(
 }
 
 /// Summarises again the months from `first`'s to `last`'s of the worker's alerts of one side
-/// (`regulatory_alert_month_summaries`, which the company recap reads), from the alerts as they
-/// now are.
+/// (`company_alert_month_summaries`, which the company recap reads), from the alerts as they
+/// now are, in each company that keeps them.
 async fn summarise_months(
     conn: &mut AnyConnection,
     user_id: i64,
@@ -364,12 +371,43 @@ async fn summarise_months(
         .bind(month(last_month))
         .execute(&mut *conn)
         .await?;
+    summarise(conn, user_id, submitter, (&date_text(from), &date_text(until)), None).await
+}
+
+/// [`sql::SUMMARISE_MONTHS`]: the days `[from, until)` (texts), for every company that keeps the
+/// worker's summaries or only `company`.
+async fn summarise(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    submitter: SubmitterType,
+    (from, until): (&str, &str),
+    company: Option<i64>,
+) -> AppResult<()> {
     sqlx::query(Backend::of(conn).sql(sql::SUMMARISE_MONTHS))
         .bind(user_id)
         .bind(submitter.as_str())
-        .bind(date_text(from))
-        .bind(date_text(until))
+        .bind(from)
+        .bind(until)
+        .bind(company)
         .execute(&mut *conn)
         .await?;
+    Ok(())
+}
+
+/// Gives company `company_id` the month summaries of worker `user_id`, who now has an
+/// employment there: all of them, of both sides, from the alerts (rows left there by an earlier
+/// employment are replaced). Called in the transaction that creates or accepts the employment,
+/// the worker locked, so that no computation of the worker's alerts runs in between.
+pub async fn share_with_company(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<()> {
+    // Texts below and above every day's `YYYY-MM-DD`.
+    const EVERY_DAY: (&str, &str) = ("0000-00-00", "9999-99-99");
+    sqlx::query(sql::FORGET_COMPANY)
+        .bind(user_id)
+        .bind(company_id)
+        .execute(&mut *conn)
+        .await?;
+    for side in [SubmitterType::Employee, SubmitterType::Admin] {
+        summarise(conn, user_id, side, EVERY_DAY, Some(company_id)).await?;
+    }
     Ok(())
 }

@@ -106,6 +106,7 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
     if done.rows_affected() != 1 {
         return Err(invalid_token());
     }
+    crate::domain::alerts::store::share_with_company(conn, user_id, company_id).await?;
     crate::domain::teams::follow_accepted(conn, id).await?;
     confirm_invited_address(conn, user_id, id).await?;
     Ok(id)
@@ -270,6 +271,7 @@ pub async fn accept_pending(conn: &mut AnyConnection, user_id: i64, employment_i
     if done.rows_affected() != 1 {
         return Err(invalid_token());
     }
+    crate::domain::alerts::store::share_with_company(conn, user_id, company_id).await?;
     crate::domain::teams::follow_accepted(conn, id).await?;
     confirm_invited_address(conn, user_id, id).await
 }

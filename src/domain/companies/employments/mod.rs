@@ -189,8 +189,9 @@ pub async fn insert_for_user(
     .bind(i64::from(new.has_admin_rights))
     .bind(i64::from(primary))
     .bind(new.team_id)
-    .fetch_one(conn)
+    .fetch_one(&mut *conn)
     .await?;
+    crate::domain::alerts::store::share_with_company(conn, user_id, new.company_id).await?;
     Ok(id)
 }
 
