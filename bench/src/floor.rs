@@ -217,8 +217,9 @@ async fn connect(url: &str) -> anyhow::Result<Database> {
             Database::Postgres(pool) => {
                 sqlx::query(fill).bind(HISTORY).execute(pool).await?;
                 sqlx::query(token).bind(hash(TOKEN)).execute(pool).await?;
-                sqlx::query("ANALYZE floor_items").execute(pool).await?;
-                sqlx::query("ANALYZE floor_tokens").execute(pool).await?;
+                // As Roadlog's database after its seeding (`seed`): statistics, pages marked
+                // all-visible.
+                sqlx::raw_sql("VACUUM ANALYZE floor_items, floor_tokens").execute(pool).await?;
             }
             Database::None => {}
         }
