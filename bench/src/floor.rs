@@ -219,7 +219,9 @@ async fn connect(url: &str) -> anyhow::Result<Database> {
                 sqlx::query(token).bind(hash(TOKEN)).execute(pool).await?;
                 // As Roadlog's database after its seeding (`seed`): statistics, pages marked
                 // all-visible.
-                sqlx::raw_sql("VACUUM ANALYZE floor_items, floor_tokens").execute(pool).await?;
+                sqlx::raw_sql("VACUUM ANALYZE floor_items, floor_tokens")
+                    .execute(pool)
+                    .await?;
             }
             Database::None => {}
         }

@@ -17,19 +17,15 @@ pub mod sql {
     use crate::db::sql::{ROWS_AS_JSON, ROWS_FROM};
     use crate::domain::companies::permissions::sql::ADMIN_TODAY;
 
-    /// The company's (`$1`) month summaries (`m`: one row per worker and month, migration
-    /// 0052) as three lists: the workers joined with commas, the months with commas, the
-    /// summaries with `|`. All the aggregates of one query step over the same rows in the same
-    /// order, so the n-th item of each list is the same row. They are one range of the table's
-    /// key; the caller keeps the rows of current workers. (Probing the key once per current
-    /// worker cost PostgreSQL 0.49 ms per recap of 233 workers, the range 0.09 ms. A row per
-    /// check and flags, grouped by a `GROUP BY` and returned as JSON rows, made the whole recap
-    /// 2.5 times as costly on SQLite.)
-    const SUMMARY_LISTS: PerBackend = PerBackend {
-        sqlite: "SELECT group_concat(m.user_id) AS users, group_concat(m.month) AS months, \
-             group_concat(m.summary, '|') AS summaries FROM company_alert_month_summaries m",
-        postgres: "SELECT string_agg(CAST(m.user_id AS TEXT), ',') AS users, string_agg(m.month, ',') AS months, \
-             string_agg(m.summary, '|') AS summaries FROM company_alert_month_summaries m",
+    /// The company's (`$1`) month summaries (`m`: one row per worker and month, each its
+    /// worker, month and items: migration 0052) joined with `|`, one range of the table's key;
+    /// the caller keeps the rows of current workers. (Probing the key once per current worker
+    /// cost PostgreSQL 0.49 ms per recap of 233 workers, the range 0.09 ms. A row per check and
+    /// flags, grouped by a `GROUP BY` and returned as JSON rows, made the whole recap 2.5 times
+    /// as costly on SQLite.)
+    const SUMMARY_LIST: PerBackend = PerBackend {
+        sqlite: "SELECT group_concat(m.summary, '|') AS summaries FROM company_alert_month_summaries m",
+        postgres: "SELECT string_agg(m.summary, '|') AS summaries FROM company_alert_month_summaries m",
     };
 
     /// The workers `w` as one text, their ids joined with commas (null when there are none).
@@ -70,7 +66,7 @@ pub mod sql {
         /// (only those of the JSON list `$4` when it is not null), as a list ([`WORKER_LIST`]);
         /// whether any admin computation of theirs is dated in `[$5, $6)`; the company's SIREN
         /// and whether it opted in to the EU checks; and the company's admin month summaries of
-        /// the months `$7` to `$8` (`YYYY-MM`) as lists ([`SUMMARY_LISTS`]). The benchmark's
+        /// the months `$7` to `$8` (`YYYY-MM`) as one text ([`SUMMARY_LIST`]). The benchmark's
         /// recap (233 workers, a month and the one before) reads 400 summary rows where the
         /// alerts are 7,400.
         pub const RECAP: PerBackend = crate::per_backend!(
@@ -82,9 +78,9 @@ pub mod sql {
             {WORKER_LIST},
             ") AS workers, (SELECT COUNT(*) FROM (",
             {ANY_COMPUTATION},
-            " LIMIT 1) x) AS found, c.siren, c.eu_driving_checks, s.users, s.months, s.summaries \
+            " LIMIT 1) x) AS found, c.siren, c.eu_driving_checks, s.summaries \
              FROM companies c, (",
-            {SUMMARY_LISTS},
+            {SUMMARY_LIST},
             " WHERE m.company_id = $1 AND m.submitter_type = 'admin' AND m.month >= $7 AND m.month <= $8) s \
              WHERE c.id = $1 AND EXISTS (",
             ADMIN_TODAY,
@@ -283,76 +279,61 @@ fn id_texts(list: Option<&str>) -> AppResult<Vec<i64>> {
     Ok(ids)
 }
 
-/// The summaries of [`sql::RECAP`], read from its three lists (item n of each is row n; no rows
-/// give no lists), the rows of the workers `current` (sorted) only, grouped.
-fn month_groups(
-    current: &[i64],
-    users: Option<&str>,
-    months: Option<&str>,
-    summaries: Option<&str>,
-) -> AppResult<Vec<MonthGroup>> {
+/// The summaries of [`sql::RECAP`] (`user_id month items` joined with `|`; no rows give no
+/// text), the rows of the workers `current` (sorted) only, grouped.
+fn month_groups(current: &[i64], summaries: Option<&str>) -> AppResult<Vec<MonthGroup>> {
     let unreadable = || AppError::internal("month summaries not readable");
-    let (Some(users), Some(months), Some(summaries)) = (users, months, summaries) else {
+    let Some(summaries) = summaries else {
         return Ok(vec![]);
     };
     let mut groups: Vec<MonthGroup> = vec![];
-    let mut months = months.as_bytes().split(|&b| b == b',');
-    let mut users = users.split(',');
-    // Whether the row's worker is a current one: a former worker's rows stay in the company.
-    let current_row = |users: &mut std::str::Split<'_, char>| -> AppResult<bool> {
-        let user = users
-            .next()
-            .and_then(|u| u.parse::<i64>().ok())
-            .ok_or_else(unreadable)?;
-        Ok(current.binary_search(&user).is_ok())
-    };
-    // One pass over the summaries, each byte read once (splitting at `|`, then `;`, then ` `
-    // read the text three times: a fifth of the request).
+    // One pass over the text, each byte read once (splitting at `|`, then `;`, then ` ` read
+    // it three times: a fifth of the request).
     let mut text = Summaries {
         bytes: summaries.as_bytes(),
         at: 0,
     };
-    let mut month = months.next().ok_or_else(unreadable)?;
-    let mut kept = current_row(&mut users)?;
     loop {
-        let check = text.until(b' ').ok_or_else(unreadable)?;
-        let flag = text.number(b' ').ok_or_else(unreadable)?;
-        let (set, ended_by) = text.last_number().ok_or_else(unreadable)?;
-        if kept {
-            // A company's summaries fall in a few groups (months × checks × flags): a linear
-            // search is shorter than hashing.
-            let i = match groups
-                .iter()
-                .position(|g| g.flags == flag && g.check_type.as_bytes() == check && g.month.as_bytes() == month)
-            {
-                Some(i) => i,
-                None => {
-                    let owned = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).map_err(|_| unreadable());
-                    groups.push(MonthGroup {
-                        month: owned(month)?,
-                        check_type: owned(check)?,
-                        flags: flag,
-                        counts: [0; 31],
-                    });
-                    groups.len() - 1
+        // A row: its worker (a former worker's rows stay in the company) and month.
+        let user = text.number(b' ').ok_or_else(unreadable)?;
+        let kept = current.binary_search(&user).is_ok();
+        let month = text.until(b' ').ok_or_else(unreadable)?;
+        loop {
+            let check = text.until(b' ').ok_or_else(unreadable)?;
+            let flag = text.number(b' ').ok_or_else(unreadable)?;
+            let (set, ended_by) = text.last_number().ok_or_else(unreadable)?;
+            if kept {
+                // A company's summaries fall in a few groups (months × checks × flags): a
+                // linear search is shorter than hashing.
+                let i = match groups
+                    .iter()
+                    .position(|g| g.flags == flag && g.check_type.as_bytes() == check && g.month.as_bytes() == month)
+                {
+                    Some(i) => i,
+                    None => {
+                        let owned = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).map_err(|_| unreadable());
+                        groups.push(MonthGroup {
+                            month: owned(month)?,
+                            check_type: owned(check)?,
+                            flags: flag,
+                            counts: [0; 31],
+                        });
+                        groups.len() - 1
+                    }
+                };
+                let mut bits = set & ((1 << 31) - 1);
+                while bits != 0 {
+                    groups[i].counts[bits.trailing_zeros() as usize] += 1;
+                    bits &= bits - 1;
                 }
-            };
-            let mut bits = set & ((1 << 31) - 1);
-            while bits != 0 {
-                groups[i].counts[bits.trailing_zeros() as usize] += 1;
-                bits &= bits - 1;
             }
-        }
-        match ended_by {
-            // Another item of the row.
-            Some(b';') => {}
-            // The next row.
-            Some(_) => {
-                month = months.next().ok_or_else(unreadable)?;
-                kept = current_row(&mut users)?;
+            match ended_by {
+                // Another item of the row.
+                Some(b';') => {}
+                // The next row.
+                Some(_) => break,
+                None => return Ok(groups),
             }
-            None if months.next().is_none() && users.next().is_none() => return Ok(groups),
-            None => return Err(unreadable()),
         }
     }
 }
@@ -498,15 +479,7 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
     let (first_month, last_month) = months.map_or(("1".to_string(), "0".to_string()), |(first, last)| {
         (month_text(first), month_text(last))
     });
-    type Head = (
-        Option<String>,
-        i64,
-        String,
-        i64,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    );
+    type Head = (Option<String>, i64, String, i64, Option<String>);
     let head: Option<Head> = sqlx::query_as(db.sql(sql::RECAP))
         .bind(query.company_id)
         .bind(date_text(today()))
@@ -518,7 +491,7 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
         .bind(last_month)
         .fetch_optional(db.exec())
         .await?;
-    let Some((workers, computed, siren, eu, summary_users, months, summaries)) = head else {
+    let Some((workers, computed, siren, eu, summaries)) = head else {
         return Err(permissions::admin_only_field("regulatoryAlertsRecap"));
     };
     // Confined to one worker, the recap has them when that worker is a current one.
@@ -534,12 +507,7 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
             ..Summary::default()
         });
     }
-    let months = month_groups(
-        &users,
-        summary_users.as_deref(),
-        months.as_deref(),
-        summaries.as_deref(),
-    )?;
+    let months = month_groups(&users, summaries.as_deref())?;
     let total_previous_month = previous.map_or(0, |first| month_total(&months, &month_text(first)));
     let lines = alert_lines(db, &users, (from, to), query.with_details, &months).await?;
     let eu = eu == 1;
@@ -759,10 +727,9 @@ mod tests {
         // a group of its own and in the first group), left out.
         let groups = month_groups(
             &[3, 5, 8],
-            Some("5,3,9,8"),
-            Some("2026-09,2026-09,2026-09,2026-08"),
             Some(&format!(
-                "enoughBreak 6 3;enoughBreak 2 1|enoughBreak 6 {}|maximumWorkDayTime 1 7;enoughBreak 6 7|enoughBreak 6 4",
+                "5 2026-09 enoughBreak 6 3;enoughBreak 2 1|3 2026-09 enoughBreak 6 {}|\
+                 9 2026-09 maximumWorkDayTime 1 7;enoughBreak 6 7|8 2026-08 enoughBreak 6 4",
                 2 + (1 << 30)
             )),
         )
@@ -794,28 +761,28 @@ mod tests {
 
     #[test]
     fn no_summaries_and_unreadable_ones() {
-        assert_eq!(month_groups(&[1], None, None, None).unwrap(), vec![]);
+        assert_eq!(month_groups(&[1], None).unwrap(), vec![]);
         assert_eq!(id_texts(None).unwrap(), Vec::<i64>::new());
         assert_eq!(id_texts(Some("12,3,7,3")).unwrap(), [3, 7, 12]);
         assert!(id_texts(Some("12,,7")).is_err());
-        for (users, months, summaries) in [
-            ("1,1", "2026-09,2026-09", "a 0 1"),
-            ("1", "2026-09,2026-09", "a 0 1|a 0 1"),
-            ("1,1,1", "2026-09,2026-09", "a 0 1|a 0 1"),
-            ("x", "2026-09", "a 0 1"),
-            ("1", "2026-09", "a x 1"),
-            ("1", "2026-09", "a 0 -1"),
-            ("1", "2026-09", "a 0 "),
-            ("1", "2026-09", "a 0"),
-            ("1", "2026-09", "a 0 1 2"),
-            ("1", "2026-09", "a 0 1;"),
+        for summaries in [
+            "",
+            "1 2026-09",
+            "1 2026-09 ",
+            "2026-09 a 0 1",
+            "x 2026-09 a 0 1",
+            "1 2026-09 a x 1",
+            "1 2026-09 a 0 -1",
+            "1 2026-09 a 0 ",
+            "1 2026-09 a 0",
+            "1 2026-09 a 0 1 2",
+            "1 2026-09 a 0 1;",
+            "1 2026-09 a 0 1|",
+            "1 2026-09 a 0 1|2 2026-09",
         ] {
             // Whether the row's worker is current or not, the text is read alike.
             for current in [&[1][..], &[2]] {
-                assert!(
-                    month_groups(current, Some(users), Some(months), Some(summaries)).is_err(),
-                    "{users} {months} {summaries}"
-                );
+                assert!(month_groups(current, Some(summaries)).is_err(), "{summaries}");
             }
         }
     }
