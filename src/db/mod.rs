@@ -288,6 +288,11 @@ pub fn id_list(ids: &[i64]) -> String {
     text
 }
 
+/// The ids of a [`sql::JOINED_USER_IDS`] text, in its order (null: none).
+pub fn joined_ids(text: Option<&str>) -> Result<Vec<i64>, std::num::ParseIntError> {
+    text.map_or(Ok(vec![]), |text| text.split(',').map(str::parse).collect())
+}
+
 /// The current time in Unix seconds.
 pub fn now() -> i64 {
     chrono::Utc::now().timestamp()

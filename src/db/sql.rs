@@ -36,6 +36,14 @@ pub const ROWS_FROM: Fragment = PerBackend {
     postgres: ")), CAST('[]' AS json)) AS TEXT) FROM (",
 };
 
+/// The `user_id` column of a query's rows as one text, the ids joined with commas (no row gives
+/// null): one value where a row per id would be a hand-over each on SQLite. Read back with
+/// [`joined_ids`](super::joined_ids).
+pub const JOINED_USER_IDS: Fragment = PerBackend {
+    sqlite: "group_concat(user_id)",
+    postgres: "string_agg(CAST(user_id AS TEXT), ',')",
+};
+
 /// A statement of the service, registered by [`statements!`](crate::statements) so that the
 /// suite can prepare every one of them on both databases.
 #[derive(Debug)]

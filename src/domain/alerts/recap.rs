@@ -14,7 +14,7 @@ use crate::errors::{AppError, AppResult};
 
 pub mod sql {
     use crate::db::PerBackend;
-    use crate::db::sql::{ROWS_AS_JSON, ROWS_FROM};
+    use crate::db::sql::{JOINED_USER_IDS, ROWS_AS_JSON, ROWS_FROM};
     use crate::domain::companies::permissions::sql::ADMIN_TODAY;
 
     /// The company's (`$1`) month summaries (`m`: one row per worker and month, each its
@@ -29,10 +29,7 @@ pub mod sql {
     };
 
     /// The workers `w` as one text, their ids joined with commas (null when there are none).
-    const WORKER_LIST: PerBackend = PerBackend {
-        sqlite: "SELECT group_concat(user_id) FROM w",
-        postgres: "SELECT string_agg(CAST(user_id AS TEXT), ',') FROM w",
-    };
+    const WORKER_LIST: PerBackend = crate::per_backend!("SELECT ", { JOINED_USER_IDS }, " FROM w");
 
     /// The company's (`$1`) workers on `$2` (today): an approved, not dismissed employment
     /// covering the day.
@@ -262,18 +259,9 @@ impl MonthGroup {
     }
 }
 
-/// The ids of a list joined with commas (none: no list), sorted, each once.
+/// The ids of a [`crate::db::sql::JOINED_USER_IDS`] text (none: no text), sorted, each once.
 fn id_texts(list: Option<&str>) -> AppResult<Vec<i64>> {
-    let Some(list) = list else {
-        return Ok(vec![]);
-    };
-    let mut ids = list
-        .split(',')
-        .map(|id| {
-            id.parse::<i64>()
-                .map_err(|_| AppError::internal("worker list not readable"))
-        })
-        .collect::<AppResult<Vec<i64>>>()?;
+    let mut ids = crate::db::joined_ids(list).map_err(|_| AppError::internal("worker list not readable"))?;
     ids.sort_unstable();
     ids.dedup();
     Ok(ids)
@@ -303,29 +291,7 @@ fn month_groups(current: &[i64], summaries: Option<&str>) -> AppResult<Vec<Month
             let flag = text.number(b' ').ok_or_else(unreadable)?;
             let (set, ended_by) = text.last_number().ok_or_else(unreadable)?;
             if kept {
-                // A company's summaries fall in a few groups (months × checks × flags): a
-                // linear search is shorter than hashing.
-                let i = match groups
-                    .iter()
-                    .position(|g| g.flags == flag && g.check_type.as_bytes() == check && g.month.as_bytes() == month)
-                {
-                    Some(i) => i,
-                    None => {
-                        let owned = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).map_err(|_| unreadable());
-                        groups.push(MonthGroup {
-                            month: owned(month)?,
-                            check_type: owned(check)?,
-                            flags: flag,
-                            counts: [0; 31],
-                        });
-                        groups.len() - 1
-                    }
-                };
-                let mut bits = set & ((1 << 31) - 1);
-                while bits != 0 {
-                    groups[i].counts[bits.trailing_zeros() as usize] += 1;
-                    bits &= bits - 1;
-                }
+                add_days(&mut groups, (month, check, flag), set)?;
             }
             match ended_by {
                 // Another item of the row.
@@ -336,6 +302,36 @@ fn month_groups(current: &[i64], summaries: Option<&str>) -> AppResult<Vec<Month
             }
         }
     }
+}
+
+/// Counts the days of `set` (bit d-1: day d) in the group of this month, check and flags.
+fn add_days(groups: &mut Vec<MonthGroup>, (month, check, flags): (&[u8], &[u8], i64), set: i64) -> AppResult<()> {
+    // A company's summaries fall in a few groups (months × checks × flags): a linear search is
+    // shorter than hashing.
+    let i = match groups
+        .iter()
+        .position(|g| g.flags == flags && g.check_type.as_bytes() == check && g.month.as_bytes() == month)
+    {
+        Some(i) => i,
+        None => {
+            let owned = |bytes: &[u8]| {
+                String::from_utf8(bytes.to_vec()).map_err(|_| AppError::internal("month summaries not readable"))
+            };
+            groups.push(MonthGroup {
+                month: owned(month)?,
+                check_type: owned(check)?,
+                flags,
+                counts: [0; 31],
+            });
+            groups.len() - 1
+        }
+    };
+    let mut bits = set & ((1 << 31) - 1);
+    while bits != 0 {
+        groups[i].counts[bits.trailing_zeros() as usize] += 1;
+        bits &= bits - 1;
+    }
+    Ok(())
 }
 
 /// A cursor over the summaries' text.

@@ -80,10 +80,10 @@ pub mod sql {
             "DELETE FROM company_alert_month_summaries WHERE user_id = $1 AND company_id = $2";
         /// The same months summarised again from the alerts: days `$3` (the first month's first)
         /// to `$4` (the day after the last month); per month, the worker, the month and an item
-        /// per check and flags (the format is in migrations 0051 and 0052). A worker has one alert per day, check and side at most,
-        /// so the sum of the days' bits is their union. Written for each company in which the
-        /// worker has an employment that was not rejected (only company `$5` when it is not
-        /// null): the rows migration 0052 keeps.
+        /// per check and flags (the format is in migrations 0051 and 0052). A worker has one
+        /// alert per day, check and side at most, so the sum of the days' bits is their union.
+        /// Written for each company in which the worker has an employment that was not rejected
+        /// (only company `$5` when it is not null): the rows migration 0052 keeps.
         pub const SUMMARISE_MONTHS: PerBackend = crate::per_backend!(
             "INSERT INTO company_alert_month_summaries (company_id, submitter_type, month, user_id, summary) \
              SELECT e.company_id, $2, s.month, $1, CAST(CAST($1 AS BIGINT) AS TEXT) || ' ' || s.month || ' ' || s.items \

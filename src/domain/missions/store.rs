@@ -23,6 +23,7 @@ pub struct MissionRow {
 /// Mission statements.
 pub mod sql {
     use crate::db::PerBackend;
+    use crate::db::sql::JOINED_USER_IDS;
     use const_format::concatcp;
 
     /// The columns of a [`super::MissionRow`], read from `missions m`.
@@ -34,17 +35,13 @@ pub mod sql {
     // subqueries read the `(mission_id)` indexes, so the cost follows the number of missions
     // read, never the stored history.
 
-    /// Who ended the mission, as a comma-separated list of user ids.
-    const ENDED_BY: PerBackend = PerBackend {
-        sqlite: "group_concat(e.user_id)",
-        postgres: "string_agg(CAST(e.user_id AS TEXT), ',')",
-    };
     /// The columns of a mission's view (a [`super::ViewRow`]), read from `missions m` joined
     /// with [`VIEW_JOIN`].
     pub(crate) const VIEW_COLUMNS: PerBackend = crate::per_backend!(
         COLUMNS,
+        // Who ended the mission.
         ", (SELECT ",
-        { ENDED_BY },
+        { JOINED_USER_IDS },
         " FROM mission_ends e WHERE e.mission_id = m.id) AS ended_by, ",
         { ACTIVITY_COUNTS }
     );
@@ -136,17 +133,8 @@ pub struct ViewRow {
 impl ViewRow {
     /// The mission as `viewer` sees it.
     pub fn into_view(self, viewer: i64) -> AppResult<MissionView> {
-        let ended_user_ids = self
-            .ended_by
-            .as_deref()
-            .unwrap_or_default()
-            .split(',')
-            .filter(|id| !id.is_empty())
-            .map(|id| {
-                id.parse::<i64>()
-                    .map_err(|cause| AppError::internal(format!("a user id in mission_ends: {cause}")))
-            })
-            .collect::<AppResult<Vec<i64>>>()?;
+        let ended_user_ids = crate::db::joined_ids(self.ended_by.as_deref())
+            .map_err(|cause| AppError::internal(format!("a user id in mission_ends: {cause}")))?;
         // A mission is deleted when it has activities and all of them are cancelled.
         let deleted = self.activity_count > 0 && self.activity_count == self.dismissed_count;
         Ok(MissionView {
