@@ -10,10 +10,15 @@ use crate::db::{Backend, Db, PerBackend};
 use crate::errors::AppResult;
 
 crate::statements! {
-    /// Reads (and on PostgreSQL locks) the worker's row.
+    /// Reads (and on PostgreSQL locks) the worker's row. `FOR NO KEY UPDATE`, not `FOR
+    /// UPDATE`: the workers' locks exclude each other all the same, but not the key-share locks
+    /// that foreign keys take on the row. With `FOR UPDATE`, the operator's rebuild (which
+    /// locks the admin too, a worker of the company) and the admin's validation of another
+    /// worker (locked, then inserting rows that name the admin) waited on each other: a
+    /// deadlock, PostgreSQL aborting one after a second.
     pub const LOCK: PerBackend = PerBackend {
         sqlite: "SELECT id FROM users WHERE id = $1",
-        postgres: "SELECT id FROM users WHERE id = $1 FOR UPDATE",
+        postgres: "SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE",
     };
 }
 
