@@ -173,8 +173,8 @@ pub enum OutboxCommand {
 #[derive(Subcommand, Debug, Clone)]
 pub enum RegulationCommand {
     /// Recompute the alerts of every worker of a company over a period, from the validated
-    /// missions as they are now (the workers' and the admins' computations, one transaction per
-    /// worker); running it again gives the same alerts.
+    /// missions as they are now (the workers' and the admins' computations, a transaction per 16
+    /// workers); running it again gives the same alerts.
     Rebuild {
         /// The company's id.
         #[arg(long)]

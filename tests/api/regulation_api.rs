@@ -2,6 +2,8 @@
 //! `Company.regulatoryAlertsRecap`, `Company.adminRegulationComputationsByUserAndByDay`, their
 //! output types, quirks (`extra` as a JSON string), Roadlog's explanation, and permissions.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
 
 use crate::regulation::{company, date, day, mission, validate};
@@ -28,6 +30,46 @@ fn weekly_total(recap: &Value) -> i64 {
         .iter()
         .map(|g| g["nbAlerts"].as_i64().unwrap())
         .sum()
+}
+
+/// Every summary bucket (migration 0053) holds exactly its workers' rows, each row in the
+/// bucket of `user_id % 16`.
+async fn buckets_hold_their_rows(app: &TestApp) {
+    type Key = (i64, String, String, i64);
+    let pool = &app.server.db.pool;
+    let rows: Vec<(i64, String, String, i64, i64, String)> = sqlx::query_as(
+        "SELECT company_id, submitter_type, month, CAST(bucket AS BIGINT), user_id, summary \
+         FROM company_alert_month_summaries",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let mut expected: BTreeMap<Key, Vec<String>> = BTreeMap::new();
+    for (company, side, month, bucket, user, summary) in rows {
+        assert_eq!(bucket, user % 16, "{summary}");
+        expected
+            .entry((company, side, month, bucket))
+            .or_default()
+            .push(summary);
+    }
+    let buckets: Vec<(i64, String, String, i64, String)> = sqlx::query_as(
+        "SELECT company_id, submitter_type, month, CAST(bucket AS BIGINT), summaries FROM company_alert_month_buckets",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let mut found: BTreeMap<Key, Vec<String>> = BTreeMap::new();
+    for (company, side, month, bucket, text) in buckets.into_iter().filter(|b| !b.4.is_empty()) {
+        found.insert(
+            (company, side, month, bucket),
+            text.split('|').map(String::from).collect(),
+        );
+    }
+    for lines in expected.values_mut().chain(found.values_mut()) {
+        lines.sort();
+    }
+    assert!(!expected.is_empty(), "some summaries");
+    assert_eq!(found, expected);
 }
 
 /// A company's recap over `period` (`m`, `f`, `t`), as its admin reads it, counted from the month
@@ -277,6 +319,7 @@ on_both_backends! {
         let period = both(json!({ "c": c.id, "m": last_month, "f": date(days[0]), "t": date(days[4] + 86_400) })).await;
         let expected: Vec<String> = [days[0], days[1], days[2], days[4]].iter().map(|d| date(*d)).collect();
         assert_eq!(alerted_days(&period), expected, "{period}");
+        buckets_hold_their_rows(app).await;
     }
 
     async fn every_company_of_the_worker_reads_their_alerts(app) {
@@ -356,6 +399,56 @@ on_both_backends! {
             .unwrap();
         assert_eq!(counted(app, &other_admin, other, &period, None).await, own_only);
         assert_eq!(counted(app, &c.admin, c.id, &period, None).await, after, "the first company still counts them");
+        buckets_hold_their_rows(app).await;
+    }
+
+    async fn concurrent_computations_keep_every_bucket_whole(app) {
+        // A company's month summaries are also kept in 16 buckets of workers (migration 0053),
+        // which computations of different workers share: each transaction writes the buckets
+        // it changed once, last, locked in key order. The admin's validations of 20 workers and
+        // the operator's rebuild of the month (16 workers per transaction) run at once: none
+        // fails (no two transactions wait on each other in a cycle), every bucket holds exactly
+        // its workers' rows, and the recap counts what the alerts do.
+        let c = company(app).await;
+        let d = day(12);
+        let mut workers = vec![];
+        for i in 0..20 {
+            let worker = app.new_user(&format!("driver{i}@example.com")).await;
+            app.hire(&c.admin, c.id, &worker).await;
+            workers.push(worker);
+        }
+        sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        let mut missions = vec![];
+        for worker in &workers {
+            let long = mission(app, worker, c.id, &[("drive", d + 5 * HOUR, d + 18 * HOUR)]).await;
+            validate(app, worker, long, worker).await;
+            missions.push(long);
+        }
+        let (company, from, to) = (c.id.to_string(), date(d - 86_400), date(d + 86_400));
+        let database = app.database_url.clone();
+        let rebuild = tokio::task::spawn_blocking(move || {
+            let args = ["regulation", "rebuild", "--company", company.as_str(), "--from", from.as_str(), "--to", to.as_str()];
+            crate::support::process::command(&args, &[("DATABASE_URL", database.as_str())]).output().unwrap()
+        });
+        let validate = "mutation($m: Int!, $u: [Int]!) { activities { validateMission(missionId: $m, usersIds: $u) { id } } }";
+        let validations = workers
+            .iter()
+            .zip(&missions)
+            .map(|(worker, long)| app.as_user(&c.admin, validate, json!({ "m": long, "u": [worker.id] })));
+        for body in futures::future::join_all(validations).await {
+            assert!(body["errors"].is_null(), "{body}");
+        }
+        let output = rebuild.await.unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        buckets_hold_their_rows(app).await;
+        let period = json!({ "m": month_of(&date(d)), "f": date(d), "t": date(d + 86_400) });
+        let all = counted(app, &c.admin, c.id, &period, None).await;
+        let one = counted(app, &c.admin, c.id, &period, Some(workers[0].id)).await;
+        assert!(one["totalNbAlerts"].as_i64().unwrap() > 0, "{one}");
+        assert_eq!(all["totalNbAlerts"].as_i64(), one["totalNbAlerts"].as_i64().map(|n| 20 * n), "{all}");
     }
 
     async fn recap_names_the_other_companies_of_alerted_days(app) {

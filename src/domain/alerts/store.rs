@@ -72,12 +72,13 @@ pub mod sql {
         };
         /// The month summaries (`company_alert_month_summaries`, in every company) of worker
         /// `$1` and side `$2` from month `$3` to `$4` (`YYYY-MM`, both included), dropped before
-        /// they are written again.
+        /// they are written again; their buckets are written again after.
         pub const FORGET_MONTHS: &str = "DELETE FROM company_alert_month_summaries \
-             WHERE user_id = $1 AND submitter_type = $2 AND month >= $3 AND month <= $4";
+             WHERE user_id = $1 AND submitter_type = $2 AND month >= $3 AND month <= $4 \
+             RETURNING company_id, submitter_type, month";
         /// All of worker `$1`'s month summaries in company `$2`.
-        pub const FORGET_COMPANY: &str =
-            "DELETE FROM company_alert_month_summaries WHERE user_id = $1 AND company_id = $2";
+        pub const FORGET_COMPANY: &str = "DELETE FROM company_alert_month_summaries \
+             WHERE user_id = $1 AND company_id = $2 RETURNING company_id, submitter_type, month";
         /// The same months summarised again from the alerts: days `$3` (the first month's first)
         /// to `$4` (the day after the last month); per month, the worker, the month and an item
         /// per check and flags (the format is in migrations 0051 and 0052). A worker has one
@@ -85,8 +86,8 @@ pub mod sql {
         /// Written for each company in which the worker has an employment that was not rejected
         /// (only company `$5` when it is not null): the rows migration 0052 keeps.
         pub const SUMMARISE_MONTHS: PerBackend = crate::per_backend!(
-            "INSERT INTO company_alert_month_summaries (company_id, submitter_type, month, user_id, summary) \
-             SELECT e.company_id, $2, s.month, $1, CAST(CAST($1 AS BIGINT) AS TEXT) || ' ' || s.month || ' ' || s.items \
+            "INSERT INTO company_alert_month_summaries (company_id, submitter_type, month, user_id, bucket, summary) \
+             SELECT e.company_id, $2, s.month, $1, $6, CAST(CAST($1 AS BIGINT) AS TEXT) || ' ' || s.month || ' ' || s.items \
              FROM (SELECT g.month, ",
             {SUMMARY_ITEMS},
             " AS items FROM (SELECT substr(day, 1, 7) AS month, check_type, \
@@ -96,8 +97,42 @@ pub mod sql {
              GROUP BY substr(day, 1, 7), check_type, night_work, not_enough_break, too_much_uninterrupted_work_time) g \
              GROUP BY g.month) s \
              CROSS JOIN (SELECT DISTINCT company_id FROM employments WHERE user_id = $1 \
-               AND validation_status <> 'rejected' AND (CAST($5 AS BIGINT) IS NULL OR company_id = $5)) e"
+               AND validation_status <> 'rejected' AND (CAST($5 AS BIGINT) IS NULL OR company_id = $5)) e \
+             RETURNING company_id, submitter_type, month"
         );
+        /// The buckets `$1` (a JSON array of `[company, side, month, bucket]`, in key order) made
+        /// to exist and locked, in that order: an upsert that inserts the missing ones and, with
+        /// its `WHERE false`, updates none but locks every existing one (PostgreSQL documents
+        /// that rows are locked whether or not the condition holds). Locking in key order, and
+        /// once per transaction, no two transactions wait on each other in a cycle. (SQLite
+        /// needs the `WHERE true` to read `ON CONFLICT` as the upsert's.)
+        pub const CLAIM_BUCKETS: PerBackend = PerBackend {
+            sqlite: "INSERT INTO company_alert_month_buckets (company_id, submitter_type, month, bucket, summaries) \
+                 SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), \
+                 json_extract(value, '$[3]'), '' FROM json_each($1) WHERE true ORDER BY key \
+                 ON CONFLICT (company_id, submitter_type, month, bucket) DO UPDATE SET summaries = excluded.summaries WHERE false",
+            postgres: "INSERT INTO company_alert_month_buckets (company_id, submitter_type, month, bucket, summaries) \
+                 SELECT CAST(k.v->>0 AS BIGINT), k.v->>1, k.v->>2, CAST(k.v->>3 AS INTEGER), '' \
+                 FROM json_array_elements(CAST(CAST($1 AS TEXT) AS json)) WITH ORDINALITY AS k(v, i) ORDER BY k.i \
+                 ON CONFLICT (company_id, submitter_type, month, bucket) DO UPDATE SET summaries = excluded.summaries WHERE false",
+        };
+        /// The buckets `$1` (as in [`CLAIM_BUCKETS`], which locked them) written again from their
+        /// workers' rows, as the database now is (on PostgreSQL, under READ COMMITTED, this
+        /// statement sees what the transactions that held the locks before committed).
+        pub const WRITE_BUCKETS: PerBackend = PerBackend {
+            sqlite: "UPDATE company_alert_month_buckets AS b SET summaries = COALESCE((SELECT group_concat(s.summary, '|') \
+                 FROM company_alert_month_summaries s WHERE s.company_id = b.company_id \
+                 AND s.submitter_type = b.submitter_type AND s.month = b.month AND s.bucket = b.bucket), '') \
+                 WHERE (b.company_id, b.submitter_type, b.month, b.bucket) IN (SELECT json_extract(value, '$[0]'), \
+                 json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each($1))",
+            postgres: "UPDATE company_alert_month_buckets AS b SET summaries = COALESCE((SELECT string_agg(s.summary, '|') \
+                 FROM company_alert_month_summaries s WHERE s.company_id = b.company_id \
+                 AND s.submitter_type = b.submitter_type AND s.month = b.month AND s.bucket = b.bucket), '') \
+                 FROM (SELECT CAST(v->>0 AS BIGINT) AS company_id, v->>1 AS submitter_type, v->>2 AS month, \
+                 CAST(v->>3 AS INTEGER) AS bucket FROM json_array_elements(CAST(CAST($1 AS TEXT) AS json)) AS r(v)) k \
+                 WHERE b.company_id = k.company_id AND b.submitter_type = k.submitter_type AND b.month = k.month \
+                 AND b.bucket = k.bucket",
+        };
         /// Every computed day in one statement: `$4` is a JSON array of dates. (SQLite needs the
         /// `WHERE true` to read `ON CONFLICT` as the upsert's, not as part of the `SELECT`.)
         pub const MARK_COMPUTED: PerBackend = PerBackend {
@@ -252,6 +287,7 @@ fn json<T: serde::Serialize>(value: &T) -> AppResult<String> {
 /// statements whatever the number of alerts and days, none when nothing changed.
 pub async fn save(
     conn: &mut AnyConnection,
+    touched: &mut Touched,
     user_id: i64,
     submitter: SubmitterType,
     business: BusinessType,
@@ -260,14 +296,16 @@ pub async fn save(
     let mut stored = existing(conn, &[user_id], computation.days, computation.weeks).await?;
     let old = stored.remove(&(user_id, submitter)).unwrap_or_default();
     let prepared = prepare(computation, business)?;
-    apply(conn, user_id, submitter, business, computation, prepared, old).await
+    apply(conn, touched, user_id, submitter, business, computation, prepared, old).await
 }
 
 /// Writes the difference between a computation (`prepared` from it) and what was stored (`old`,
 /// read by [`existing`] in the same transaction): at most five statements, none when nothing
-/// changed.
+/// changed. The summary buckets it changes are added to `touched`.
+#[allow(clippy::too_many_arguments)]
 pub async fn apply(
     conn: &mut AnyConnection,
+    touched: &mut Touched,
     user_id: i64,
     submitter: SubmitterType,
     business: BusinessType,
@@ -329,7 +367,8 @@ pub async fn apply(
             .await?;
     }
     if changed {
-        summarise_months(conn, user_id, submitter, days.0.min(weeks.0), days.1.max(weeks.1)).await?;
+        let (first, last) = (days.0.min(weeks.0), days.1.max(weeks.1));
+        summarise_months(conn, touched, user_id, submitter, first, last).await?;
     }
     // Computed days: the new ones get their row (kept with its first creation time).
     let days: Vec<String> = computation
@@ -351,10 +390,11 @@ pub async fn apply(
 }
 
 /// Summarises again the months from `first`'s to `last`'s of the worker's alerts of one side
-/// (`company_alert_month_summaries`, which the company recap reads), from the alerts as they
-/// now are, in each company that keeps them.
+/// (`company_alert_month_summaries`), from the alerts as they now are, in each company that keeps
+/// them; the buckets of the rows dropped or written are added to `touched`.
 async fn summarise_months(
     conn: &mut AnyConnection,
+    touched: &mut Touched,
     user_id: i64,
     submitter: SubmitterType,
     first: chrono::NaiveDate,
@@ -365,50 +405,107 @@ async fn summarise_months(
     let last_month = last.with_day(1).unwrap_or(last);
     let until = last_month + Months::new(1);
     let month = |d: chrono::NaiveDate| d.format("%Y-%m").to_string();
-    sqlx::query(sql::FORGET_MONTHS)
+    let dropped: Vec<(i64, String, String)> = sqlx::query_as(sql::FORGET_MONTHS)
         .bind(user_id)
         .bind(submitter.as_str())
         .bind(month(from))
         .bind(month(last_month))
-        .execute(&mut *conn)
+        .fetch_all(&mut *conn)
         .await?;
-    summarise(conn, user_id, submitter, (&date_text(from), &date_text(until)), None).await
+    touched.add(user_id, dropped);
+    let range = (date_text(from), date_text(until));
+    let written = summarise(conn, user_id, submitter, (&range.0, &range.1), None).await?;
+    touched.add(user_id, written);
+    Ok(())
 }
 
 /// [`sql::SUMMARISE_MONTHS`]: the days `[from, until)` (texts), for every company that keeps the
-/// worker's summaries or only `company`.
+/// worker's summaries or only `company`; the keys of the rows written.
 async fn summarise(
     conn: &mut AnyConnection,
     user_id: i64,
     submitter: SubmitterType,
     (from, until): (&str, &str),
     company: Option<i64>,
-) -> AppResult<()> {
-    sqlx::query(Backend::of(conn).sql(sql::SUMMARISE_MONTHS))
+) -> AppResult<Vec<(i64, String, String)>> {
+    Ok(sqlx::query_as(Backend::of(conn).sql(sql::SUMMARISE_MONTHS))
         .bind(user_id)
         .bind(submitter.as_str())
         .bind(from)
         .bind(until)
         .bind(company)
-        .execute(&mut *conn)
-        .await?;
-    Ok(())
+        .bind(bucket(user_id))
+        .fetch_all(&mut *conn)
+        .await?)
 }
 
 /// Gives company `company_id` the month summaries of worker `user_id`, who now has an
 /// employment there: all of them, of both sides, from the alerts (rows left there by an earlier
-/// employment are replaced). Called in the transaction that creates or accepts the employment,
-/// the worker locked, so that no computation of the worker's alerts runs in between.
+/// employment are replaced), and writes their buckets again. Called in the transaction that
+/// creates or accepts the employment, the worker locked, so that no computation of the worker's
+/// alerts runs in between; it must be that transaction's only change of summaries (see
+/// [`Touched`]).
 pub async fn share_with_company(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<()> {
     // Texts below and above every day's `YYYY-MM-DD`.
     const EVERY_DAY: (&str, &str) = ("0000-00-00", "9999-99-99");
-    sqlx::query(sql::FORGET_COMPANY)
+    let mut touched = Touched::default();
+    let dropped: Vec<(i64, String, String)> = sqlx::query_as(sql::FORGET_COMPANY)
         .bind(user_id)
         .bind(company_id)
-        .execute(&mut *conn)
+        .fetch_all(&mut *conn)
         .await?;
+    touched.add(user_id, dropped);
     for side in [SubmitterType::Employee, SubmitterType::Admin] {
-        summarise(conn, user_id, side, EVERY_DAY, Some(company_id)).await?;
+        let written = summarise(conn, user_id, side, EVERY_DAY, Some(company_id)).await?;
+        touched.add(user_id, written);
     }
-    Ok(())
+    touched.write(conn).await
+}
+
+/// How many buckets a company's month summaries are kept in (migration 0053).
+const BUCKETS: i64 = 16;
+
+/// The bucket of a worker's summaries: `user_id % 16`, as SQL's `%` computes it.
+fn bucket(user_id: i64) -> i64 {
+    user_id % BUCKETS
+}
+
+/// The summary buckets (`company_alert_month_buckets`: company, side, month, bucket) whose rows
+/// a transaction changed, written again by [`Touched::write`] once, just before it commits.
+///
+/// Once: the write locks its buckets in key order, and a transaction that locked some, then
+/// others later, could wait on a second transaction that waits on it (two validations of
+/// different workers of one company). So every computation of a transaction adds to one
+/// `Touched` and the transaction writes it last.
+#[derive(Debug, Default)]
+pub struct Touched(std::collections::BTreeSet<(i64, String, String, i64)>);
+
+impl Touched {
+    fn add(&mut self, user_id: i64, rows: Vec<(i64, String, String)>) {
+        let bucket = bucket(user_id);
+        self.0.extend(
+            rows.into_iter()
+                .map(|(company, side, month)| (company, side, month, bucket)),
+        );
+    }
+
+    /// Locks the buckets (in key order, creating the missing ones) and writes them again from
+    /// their workers' rows: two statements, none when no bucket changed.
+    pub async fn write(self, conn: &mut AnyConnection) -> AppResult<()> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<(i64, String, String, i64)> = self.0.into_iter().collect();
+        let keys = json(&keys)?;
+        let backend = Backend::of(conn);
+        sqlx::query(backend.sql(sql::CLAIM_BUCKETS))
+            .bind(&keys)
+            .execute(&mut *conn)
+            .await?;
+        sqlx::query(backend.sql(sql::WRITE_BUCKETS))
+            .bind(&keys)
+            .execute(&mut *conn)
+            .await?;
+        Ok(())
+    }
 }

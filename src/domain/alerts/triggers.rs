@@ -70,9 +70,11 @@ impl Rules {
     }
 }
 
-/// Recomputes the worker's `from..=to` for `submitter` (with the day before, and whole weeks).
+/// Recomputes the worker's `from..=to` for `submitter` (with the day before, and whole weeks);
+/// the summary buckets it changes are added to `touched`, for the caller to write last.
 pub async fn recompute(
     conn: &mut AnyConnection,
+    touched: &mut store::Touched,
     user_id: i64,
     submitter: SubmitterType,
     rules: Rules,
@@ -93,7 +95,7 @@ pub async fn recompute(
         now: now(),
         eu_driving_checks: rules.eu_driving_checks,
     });
-    store::save(conn, user_id, submitter, business, &computation).await?;
+    store::save(conn, touched, user_id, submitter, business, &computation).await?;
     Ok(Written {
         computed_days: computation.computed.len(),
         alerts: computation.alerts.len(),
@@ -114,6 +116,7 @@ pub async fn after_validation(
     users: &[i64],
     by_admin: bool,
 ) -> AppResult<()> {
+    let mut touched = store::Touched::default();
     for user in users {
         let (start, end, running): (Option<i64>, Option<i64>, i64) = sqlx::query_as(sql::SPAN)
             .bind(mission_id)
@@ -158,9 +161,9 @@ pub async fn after_validation(
             }
         }
         let rules = Rules::of(conn, *user, company_id).await?;
-        recompute(conn, *user, submitter, rules, from, to).await?;
+        recompute(conn, &mut touched, *user, submitter, rules, from, to).await?;
     }
-    Ok(())
+    touched.write(conn).await
 }
 
 /// After a company admin cancelled `worker`'s time in a mission of `company_id` that ran from
@@ -176,8 +179,9 @@ pub async fn after_cancel(
     let from = time::local_date(tz, start);
     let to = end.map(|e| time::local_date(tz, e)).unwrap_or_else(today);
     let rules = Rules::of(conn, worker, company_id).await?;
-    recompute(conn, worker, SubmitterType::Admin, rules, from, to).await?;
-    Ok(())
+    let mut touched = store::Touched::default();
+    recompute(conn, &mut touched, worker, SubmitterType::Admin, rules, from, to).await?;
+    touched.write(conn).await
 }
 
 /// Longest period the operator rebuilds at once.
@@ -236,6 +240,7 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
         let businesses = business::for_workers(&mut tx, chunk, company_id).await?;
         let mut missions = load::missions_of_workers(&mut tx, &zones, load_from, load_until).await?;
         let mut stored = store::existing(&mut tx, chunk, days, weeks).await?;
+        let mut touched = store::Touched::default();
         let mut jobs = Vec::with_capacity(chunk.len() * 2);
         for &user in chunk {
             for submitter in [SubmitterType::Employee, SubmitterType::Admin] {
@@ -254,6 +259,7 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
             report.alerts += computation.alerts.len();
             store::apply(
                 &mut tx,
+                &mut touched,
                 job.user,
                 job.submitter,
                 job.business,
@@ -263,6 +269,7 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
             )
             .await?;
         }
+        touched.write(&mut tx).await?;
         report.workers += chunk.len();
         tx.commit().await?;
     }
