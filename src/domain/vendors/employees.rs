@@ -23,10 +23,13 @@ mod sql {
     use crate::db::PerBackend;
 
     crate::statements! {
-        /// `$1` company: its name, the row held until the transaction ends.
+        /// `$1` company: its name, the row held until the transaction ends. `FOR NO KEY
+        /// UPDATE`: two syncs exclude each other, but rows that name the company (its missions,
+        /// employments, alert summaries) are still written meanwhile, where `FOR UPDATE` made
+        /// their foreign-key checks wait for the sync's end.
         pub const LOCK_COMPANY: PerBackend = PerBackend {
             sqlite: "SELECT usual_name FROM companies WHERE id = $1",
-            postgres: "SELECT usual_name FROM companies WHERE id = $1 FOR UPDATE",
+            postgres: "SELECT usual_name FROM companies WHERE id = $1 FOR NO KEY UPDATE",
         };
     }
 }
