@@ -474,9 +474,10 @@ fn bucket(user_id: i64) -> i64 {
 /// a transaction changed, written again by [`Touched::write`] once, just before it commits.
 ///
 /// Once: the write locks its buckets in key order, and a transaction that locked some, then
-/// others later, could wait on a second transaction that waits on it (two validations of
-/// different workers of one company). So every computation of a transaction adds to one
-/// `Touched` and the transaction writes it last.
+/// others later, could wait on a second transaction that waits on it (the rebuild's 16 workers
+/// of a company against a validation of several of its workers, each writing after each
+/// worker). So every computation of a transaction adds to one `Touched` and the transaction
+/// writes it last.
 #[derive(Debug, Default)]
 pub struct Touched(std::collections::BTreeSet<(i64, String, String, i64)>);
 
@@ -495,8 +496,8 @@ impl Touched {
         if self.0.is_empty() {
             return Ok(());
         }
-        let keys: Vec<(i64, String, String, i64)> = self.0.into_iter().collect();
-        let keys = json(&keys)?;
+        // A set serialises as an array, in its (key) order.
+        let keys = json(&self.0)?;
         let backend = Backend::of(conn);
         sqlx::query(backend.sql(sql::CLAIM_BUCKETS))
             .bind(&keys)
