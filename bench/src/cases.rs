@@ -39,6 +39,9 @@ pub struct Case {
     /// The case this one is compared with (a floor case, or a case of the same server).
     pub baseline: Option<&'static str>,
     pub goal: Option<Goal>,
+    /// The in-memory floor case answering a page of this case's shape (same fields, nesting and
+    /// item counts), when it has one: the executor's own ceiling for such an answer.
+    pub shape: Option<&'static str>,
 }
 
 fn graphql(query: &str, token: Option<&str>) -> Requests {
@@ -54,7 +57,14 @@ fn graphql(query: &str, token: Option<&str>) -> Requests {
     }
 }
 
-fn read(name: &'static str, what: &'static str, request: Requests, baseline: &'static str, goal: Goal) -> Case {
+fn read(
+    name: &'static str,
+    what: &'static str,
+    request: Requests,
+    baseline: &'static str,
+    goal: Goal,
+    shape: Option<&'static str>,
+) -> Case {
     Case {
         name,
         what,
@@ -64,30 +74,60 @@ fn read(name: &'static str, what: &'static str, request: Requests, baseline: &'s
         check_status: None,
         baseline: Some(baseline),
         goal: Some(goal),
+        shape,
     }
 }
 
-/// The floor's two cases.
+/// The in-memory floor's cases: `{ hello }`, the 50-item list, and a page of each richer read
+/// case's shape (`shaped`: the same selection and item counts as the seeded answer, from memory),
+/// the latter against the list, which shows what the executor alone allows such an answer.
 pub fn floor() -> Vec<Case> {
-    let case = |name, what, query| Case {
+    let case = |name, what, query: &str, baseline| Case {
         name,
         what,
         side: Side::Floor,
         requests: graphql(query, None),
         connections: 32,
         check_status: None,
-        baseline: None,
+        baseline,
         goal: None,
+        shape: None,
     };
+    let month = format!(
+        "{{ shaped(first: {MONTH_MISSIONS}, activities: 6, expenditures: 1, comments: 1, validations: 2) \
+         {{ edges {{ node {{ {MONTH_FIELDS} }} }} }} }}"
+    );
     vec![
-        case("floor_hello", "floor: { hello }", "{ hello }"),
+        case("floor_hello", "floor: { hello }", "{ hello }", None),
         case(
             "floor_list",
             "floor: 50 items { id name }",
             "{ list(count: 50) { id name } }",
+            None,
+        ),
+        case(
+            SHAPE_NESTED,
+            "floor: missions50_activities' shape",
+            "{ shaped(first: 50, activities: 2) { edges { node { id name activities { id type startTime endTime } } } } }",
+            Some("floor_list"),
+        ),
+        case(SHAPE_MONTH, "floor: the month's shape", &month, Some("floor_list")),
+        case(
+            SHAPE_COMPANY,
+            "floor: company50's shape",
+            "{ shaped(first: 50, activities: 6) { edges { node { id name activities { id type startTime endTime user { id firstName lastName } } } } } }",
+            Some("floor_list"),
         ),
     ]
 }
+
+/// The in-memory pages shaped as Roadlog's richer read cases (see [`floor`]).
+const SHAPE_NESTED: &str = "floor_shape_nested";
+const SHAPE_MONTH: &str = "floor_shape_month";
+const SHAPE_COMPANY: &str = "floor_shape_company";
+
+/// Missions in the month case's answer: one a day of the seeded month's 30.
+const MONTH_MISSIONS: usize = 30;
 
 /// The database floor's case: the request of Roadlog's `missions50`, with the floor's token,
 /// answered by the floor from its database (two statements through the native driver).
@@ -103,6 +143,7 @@ pub fn floor_database() -> Vec<Case> {
         check_status: None,
         baseline: Some("floor_list"),
         goal: None,
+        shape: None,
     }]
 }
 
@@ -196,6 +237,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             graphql("{ __typename }", None),
             "floor_hello",
             Goal::Ratio(0.90),
+            None,
         ),
         read(
             "missions50",
@@ -203,6 +245,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             graphql(MISSIONS50, veteran),
             "floor_list",
             Goal::Ratio(0.50),
+            None,
         ),
         read(
             "missions50_activities",
@@ -213,6 +256,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             ),
             "floor_list",
             Goal::Ratio(0.25),
+            Some(SHAPE_NESTED),
         ),
         read(
             "month",
@@ -220,6 +264,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             graphql(&month, Some(&fixture.worker_token)),
             "floor_list",
             Goal::Ratio(0.15),
+            Some(SHAPE_MONTH),
         ),
         read(
             "company50",
@@ -227,6 +272,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             graphql(&company, Some(&fixture.admin_token)),
             "floor_list",
             Goal::Ratio(0.20),
+            Some(SHAPE_COMPANY),
         ),
         read(
             "recap",
@@ -234,6 +280,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             graphql(&recap, Some(&fixture.admin_token)),
             "floor_list",
             Goal::Ratio(0.10),
+            None,
         ),
         read(
             "deep_page",
@@ -241,6 +288,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             graphql(&deep, veteran),
             "missions50",
             Goal::Ratio(1.0 / 1.2),
+            None,
         ),
         Case {
             name: "token",
@@ -256,6 +304,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             check_status: Some(400),
             baseline: Some("floor_hello"),
             goal: Some(Goal::Ratio(0.30)),
+            shape: None,
         },
         Case {
             name: "log_activity",
@@ -270,6 +319,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
                 postgres: 1000.0,
                 p99_ms: 50.0,
             }),
+            shape: None,
         },
         Case {
             name: "log_activity_seq",
@@ -283,6 +333,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
                 per_second: 500.0,
                 p50_ms: 2.0,
             }),
+            shape: None,
         },
         Case {
             name: "mixed",
@@ -297,6 +348,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             check_status: Some(200),
             baseline: None,
             goal: Some(Goal::Latency { p99_ms: 100.0 }),
+            shape: None,
         },
     ]
 }

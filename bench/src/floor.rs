@@ -10,6 +10,13 @@
 //! range, both on one connection. What that costs against the in-memory list is the price of
 //! the database on this stack, which no code above it can win back; it bounds every read case.
 //!
+//! `shaped` answers, from memory, pages shaped as Roadlog's richer read cases answer theirs: the
+//! same fields, nesting and item counts (a month's missions with their activities, expenditures,
+//! comments, validations and vehicle; a company's missions with each activity's worker). What
+//! these cost against the 50-item list is what the executor alone charges for such an answer,
+//! before any database: a ceiling on those cases' ratios that no code under the executor can
+//! lift.
+//!
 //! Usage: `roadlog-floor 127.0.0.1:PORT [sqlite://FILE | postgres://…]`; answers
 //! `POST /api/graphql` and `GET /health`. With a database, its two tables (`floor_tokens`,
 //! `floor_items`) are made and filled at start-up if absent; the token is [`TOKEN`].
@@ -48,6 +55,154 @@ struct Edge {
 #[derive(SimpleObject)]
 struct Page {
     edges: Vec<Edge>,
+}
+
+/// A worker, as an activity's `user { id firstName lastName }` reads one.
+#[derive(SimpleObject)]
+struct Person {
+    id: i64,
+    first_name: String,
+    last_name: String,
+}
+
+#[derive(SimpleObject)]
+struct Vehicle {
+    id: i64,
+    registration_number: String,
+    name: String,
+}
+
+#[derive(SimpleObject)]
+struct Activity {
+    id: i64,
+    #[graphql(name = "type")]
+    kind: &'static str,
+    start_time: i64,
+    end_time: Option<i64>,
+    user_id: i64,
+    submitter_id: i64,
+    last_update_time: i64,
+    user: Person,
+}
+
+#[derive(SimpleObject)]
+struct Expenditure {
+    id: i64,
+    #[graphql(name = "type")]
+    kind: &'static str,
+    spending_date: String,
+    user_id: i64,
+}
+
+#[derive(SimpleObject)]
+struct Comment {
+    id: i64,
+    text: String,
+    submitter_id: i64,
+    reception_time: i64,
+}
+
+#[derive(SimpleObject)]
+struct Validation {
+    id: i64,
+    user_id: i64,
+    is_admin: bool,
+    reception_time: i64,
+}
+
+/// A mission with every field the benchmark's month case reads.
+#[derive(SimpleObject)]
+struct Mission {
+    id: i64,
+    name: String,
+    reception_time: i64,
+    submitter_id: i64,
+    is_ended_for_self: bool,
+    vehicle: Vehicle,
+    activities: Vec<Activity>,
+    expenditures: Vec<Expenditure>,
+    comments: Vec<Comment>,
+    validations: Vec<Validation>,
+}
+
+#[derive(SimpleObject)]
+struct MissionEdge {
+    node: Mission,
+}
+
+#[derive(SimpleObject)]
+struct MissionPage {
+    edges: Vec<MissionEdge>,
+}
+
+/// Builds `first` missions of `activities` activities, `expenditures` expenditures, `comments`
+/// comments and `validations` validations each, with values of the lengths Roadlog's seeded data
+/// has (names, registration numbers, ISO dates), as resolvers would build them per request.
+fn shaped_page(first: i32, activities: i32, expenditures: i32, comments: i32, validations: i32) -> MissionPage {
+    const DAY: i64 = 86_400;
+    const TYPES: [&str; 4] = ["drive", "work", "support", "transfer"];
+    let count = |n: i32| 0..i64::from(n.clamp(0, 200));
+    let edges = count(first)
+        .map(|m| {
+            let day = 1_790_812_800 - (m + 1) * DAY;
+            let worker = 1_000 + m;
+            MissionEdge {
+                node: Mission {
+                    id: 100_000 + m,
+                    name: format!("Mission {m} of worker {worker}"),
+                    reception_time: day + 6 * 3_600,
+                    submitter_id: worker,
+                    is_ended_for_self: true,
+                    vehicle: Vehicle {
+                        id: 10 + m % 7,
+                        registration_number: format!("AB-{:03}-CD", m % 1_000),
+                        name: format!("Truck {}", m % 7),
+                    },
+                    activities: count(activities)
+                        .map(|a| Activity {
+                            id: 1_000_000 + m * 10 + a,
+                            kind: TYPES[(a % 4) as usize],
+                            start_time: day + 6 * 3_600 + a * 5_400,
+                            end_time: Some(day + 6 * 3_600 + (a + 1) * 5_400),
+                            user_id: worker,
+                            submitter_id: worker,
+                            last_update_time: day + 18 * 3_600,
+                            user: Person {
+                                id: worker,
+                                first_name: format!("Worker{worker}"),
+                                last_name: format!("Driver{worker}"),
+                            },
+                        })
+                        .collect(),
+                    expenditures: count(expenditures)
+                        .map(|e| Expenditure {
+                            id: 500_000 + m * 10 + e,
+                            kind: "snack",
+                            spending_date: format!("2026-09-{:02}", 1 + m % 28),
+                            user_id: worker,
+                        })
+                        .collect(),
+                    comments: count(comments)
+                        .map(|c| Comment {
+                            id: 700_000 + m * 10 + c,
+                            text: format!("Day {m}: delivery done, waited at the depot"),
+                            submitter_id: worker,
+                            reception_time: day + 18 * 3_600,
+                        })
+                        .collect(),
+                    validations: count(validations)
+                        .map(|v| Validation {
+                            id: 900_000 + m * 10 + v,
+                            user_id: worker,
+                            is_admin: v % 2 == 1,
+                            reception_time: day + 19 * 3_600 + v,
+                        })
+                        .collect(),
+                },
+            }
+        })
+        .collect();
+    MissionPage { edges }
 }
 
 /// The caller, as the database found them from their token, with the request's connection.
@@ -129,6 +284,18 @@ impl Query {
                 name: format!("Mission {id}"),
             })
             .collect()
+    }
+
+    /// A page of missions shaped as Roadlog's richer read cases answer (see the module's doc).
+    async fn shaped(
+        &self,
+        #[graphql(default = 50)] first: i32,
+        #[graphql(default = 0)] activities: i32,
+        #[graphql(default = 0)] expenditures: i32,
+        #[graphql(default = 0)] comments: i32,
+        #[graphql(default = 0)] validations: i32,
+    ) -> MissionPage {
+        shaped_page(first, activities, expenditures, comments, validations)
     }
 
     /// The token's owner, or null without a valid token.

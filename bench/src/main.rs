@@ -384,6 +384,11 @@ async fn measure(
             {
                 row.against_database_floor(floor_rounds);
             }
+            if let Some(shape) = case.shape
+                && let Some((_, shape_rounds)) = outcomes.get(&("floor".to_string(), shape))
+            {
+                row.against_shape(shape_rounds);
+            }
             rows.push(row);
         }
     }

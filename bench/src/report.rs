@@ -25,6 +25,9 @@ pub struct Row {
     pub met: Option<bool>,
     /// Throughput against the database floor's same request on the same database (read cases).
     pub database_floor_ratio: Option<f64>,
+    /// Throughput against the in-memory floor's page of the same shape (the richer read cases):
+    /// how close the case comes to what the executor alone allows such an answer.
+    pub shape_ratio: Option<f64>,
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -59,31 +62,36 @@ impl Row {
             goal: None,
             met: None,
             database_floor_ratio: None,
+            shape_ratio: None,
         }
     }
 
-    /// Sets the ratio to the database floor's rounds, round by round, then the median.
-    pub fn against_database_floor(&mut self, floor: &[Outcome]) {
+    /// The ratio to another case's rounds, round by round, then the median.
+    fn ratio_to(&self, other: &[Outcome]) -> f64 {
         let ratios = self
             .rounds
             .iter()
-            .zip(floor)
+            .zip(other)
             .map(|(a, b)| a.rps() / b.rps().max(f64::MIN_POSITIVE))
             .collect();
-        self.database_floor_ratio = Some(median(ratios));
+        median(ratios)
+    }
+
+    /// Sets the ratio to the database floor's rounds.
+    pub fn against_database_floor(&mut self, floor: &[Outcome]) {
+        self.database_floor_ratio = Some(self.ratio_to(floor));
+    }
+
+    /// Sets the ratio to the rounds of the in-memory page of the same shape.
+    pub fn against_shape(&mut self, shape: &[Outcome]) {
+        self.shape_ratio = Some(self.ratio_to(shape));
     }
 
     /// Sets the ratio to the baseline (throughputs of the same round, then the median of those
     /// ratios, so a slow round weighs on both sides) and judges the goal.
     pub fn judge(&mut self, baseline: Option<(&str, &Row)>, goal: Option<Goal>, postgres: bool) {
         if let Some((name, base)) = baseline {
-            let ratios = self
-                .rounds
-                .iter()
-                .zip(&base.rounds)
-                .map(|(a, b)| a.rps() / b.rps().max(f64::MIN_POSITIVE))
-                .collect();
-            self.ratio = Some(median(ratios));
+            self.ratio = Some(self.ratio_to(&base.rounds));
             self.baseline = Some(name.to_string());
         }
         let Some(goal) = goal else { return };
@@ -114,12 +122,12 @@ impl Row {
 /// The table, one line per case and server.
 pub fn print(rows: &[Row], peaks: &BTreeMap<String, f64>) {
     println!(
-        "\n{:<14} {:<44} {:>9} {:>8} {:>8} {:>6} {:>7}  {:<12} {:<24} {:<4} {:>8}",
-        "server", "case", "req/s", "p50 ms", "p99 ms", "errors", "ratio", "against", "goal", "met", "vs db"
+        "\n{:<14} {:<44} {:>9} {:>8} {:>8} {:>6} {:>7}  {:<12} {:<24} {:<4} {:>8} {:>8}",
+        "server", "case", "req/s", "p50 ms", "p99 ms", "errors", "ratio", "against", "goal", "met", "vs db", "vs shape"
     );
     for row in rows {
         println!(
-            "{:<14} {:<44} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>7}  {:<12} {:<24} {:<4} {:>8}",
+            "{:<14} {:<44} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>7}  {:<12} {:<24} {:<4} {:>8} {:>8}",
             row.server,
             row.what,
             row.rps,
@@ -135,12 +143,15 @@ pub fn print(rows: &[Row], peaks: &BTreeMap<String, f64>) {
                 None => "",
             },
             row.database_floor_ratio.map(|r| format!("{r:.3}")).unwrap_or_default(),
+            row.shape_ratio.map(|r| format!("{r:.3}")).unwrap_or_default(),
         );
     }
     println!(
         "(vs db: a read case against the database floor on the same database: `missions50`'s request \
          answered with a token lookup and one index range through sqlx's native driver, the least \
-         any database-backed answer costs on this stack)\n"
+         any database-backed answer costs on this stack; vs shape: a read case against the in-memory \
+         floor's page of the same fields, nesting and item counts, `floor_shape_*`, whose own ratio \
+         to the list is the most the executor allows such an answer)\n"
     );
     for (server, mib) in peaks {
         println!("peak resident memory of {server}: {mib:.1} MiB");
