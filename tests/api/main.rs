@@ -44,6 +44,7 @@ mod oauth_clients;
 mod oauth_flow;
 mod oauth_token;
 mod operator;
+mod plans;
 mod property;
 mod published;
 mod reference_state;
