@@ -27,12 +27,17 @@ fn reads_by_id_list(sql: &str, backend: Backend) -> bool {
 fn sqlite_scans(plan: &[String]) -> Vec<String> {
     let derived: Vec<&str> = plan
         .iter()
-        .filter_map(|line| line.strip_prefix("CO-ROUTINE ").or_else(|| line.strip_prefix("MATERIALIZE ")))
+        .filter_map(|line| {
+            line.strip_prefix("CO-ROUTINE ")
+                .or_else(|| line.strip_prefix("MATERIALIZE "))
+        })
         .map(|name| name.split_whitespace().next().unwrap_or(name))
         .collect();
     plan.iter()
         .filter(|line| {
-            let Some(scanned) = line.strip_prefix("SCAN ") else { return false };
+            let Some(scanned) = line.strip_prefix("SCAN ") else {
+                return false;
+            };
             let name = scanned.split_whitespace().next().unwrap_or(scanned);
             !line.contains("VIRTUAL TABLE") && !line.contains(" USING ") && !derived.contains(&name)
         })
