@@ -290,7 +290,9 @@ impl Window {
     fn with_scope(self, scope: Option<String>) -> Window {
         Window { scope, ..self }
     }
+}
 
+impl PageBinds for Window {
     /// Binds `$1`…`$7`, then the company scope as `$8` when there is one.
     ///
     /// On PostgreSQL the statement is planned for its values at every run (an unnamed
@@ -320,12 +322,6 @@ impl Window {
     }
 }
 
-impl PageBinds for Window {
-    fn bind_to<'q, O>(&self, db: &Db, query: PageQuery<'q, O>) -> PageQuery<'q, O> {
-        self.bind(db, query)
-    }
-}
-
 /// A row of a mission page on SQLite: the sort time (the cursor's first half) and the
 /// mission's view.
 #[derive(sqlx::FromRow)]
@@ -337,7 +333,7 @@ struct PageRow {
 
 /// Binds a page statement's values (a [`Window`], or the deleted missions' cursor).
 trait PageBinds {
-    fn bind_to<'q, O>(&self, db: &Db, query: PageQuery<'q, O>) -> PageQuery<'q, O>;
+    fn bind<'q, O>(&self, db: &Db, query: PageQuery<'q, O>) -> PageQuery<'q, O>;
 }
 
 /// Reads a page of missions with a page statement: on SQLite its rows are the views; on
@@ -352,13 +348,13 @@ async fn read_page(
 ) -> AppResult<Page<Option<MissionView>>> {
     if db.backend == Backend::Sqlite {
         let rows = binds
-            .bind_to(db, sqlx::query_as::<_, PageRow>(sql))
+            .bind(db, sqlx::query_as::<_, PageRow>(sql))
             .fetch_all(db.exec())
             .await?;
         return mission_page(rows, limit, viewer);
     }
     let mut keys = binds
-        .bind_to(db, sqlx::query_as::<_, (i64, i64)>(sql))
+        .bind(db, sqlx::query_as::<_, (i64, i64)>(sql))
         .fetch_all(db.exec())
         .await?;
     let has_next_page = keys.len() as i64 > limit;
@@ -469,7 +465,7 @@ struct DeletedPage {
 }
 
 impl PageBinds for DeletedPage {
-    fn bind_to<'q, O>(&self, _db: &Db, query: PageQuery<'q, O>) -> PageQuery<'q, O> {
+    fn bind<'q, O>(&self, _db: &Db, query: PageQuery<'q, O>) -> PageQuery<'q, O> {
         query
             .bind(self.company_id)
             .bind(self.cursor.0)
