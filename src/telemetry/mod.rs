@@ -2,6 +2,7 @@
 //! (Prometheus text format). Both are set up once at start; nothing here knows about HTTP
 //! routes or the domain.
 
+pub mod batched;
 pub mod logging;
 pub mod metrics;
 
