@@ -118,13 +118,53 @@ pub fn floor() -> Vec<Case> {
             "{ shaped(first: 50, activities: 6) { edges { node { id name activities { id type startTime endTime user { id firstName lastName } } } } } }",
             Some("floor_list"),
         ),
+        // The mixed case's load on the executor alone: at 64 connections, four requests in five
+        // the month's shape, the fifth `{ hello }` in place of a write (cheaper than any write).
+        // Its p99 is the least the mixed case's can be on this stack and machine.
+        Case {
+            name: SHAPE_MIXED,
+            what: "floor: mixed's shape, 64 conns",
+            side: Side::Floor,
+            requests: Requests::Scripted(alternating_lua(
+                MIXED_READ_EVERY,
+                &json!({ "query": month }).to_string(),
+                &json!({ "query": "{ hello }" }).to_string(),
+            )),
+            connections: 64,
+            check_status: Some(200),
+            baseline: None,
+            goal: None,
+            shape: None,
+        },
     ]
 }
+
+/// Lua sending `other` as every `every`-th request and `main` otherwise.
+fn alternating_lua(every: u32, main: &str, other: &str) -> String {
+    let literal = |body: &str| serde_json::to_string(body).expect("a string serializes");
+    format!(
+        "local n = 0\nlocal every = {every}\nlocal main_body = {}\nlocal other_body = {}\n\
+         local headers = {{ [\"Content-Type\"] = \"application/json\" }}\n\
+         function request()\n\
+           n = n + 1\n\
+           if n % every ~= 0 then\n\
+             return wrk.format(\"POST\", \"/api/graphql\", headers, main_body)\n\
+           end\n\
+           return wrk.format(\"POST\", \"/api/graphql\", headers, other_body)\n\
+         end\n",
+        literal(main),
+        literal(other)
+    )
+}
+
+/// The mixed cases send one write (or its stand-in) every this many requests, reads otherwise.
+const MIXED_READ_EVERY: u32 = 5;
 
 /// The in-memory pages shaped as Roadlog's richer read cases (see [`floor`]).
 const SHAPE_NESTED: &str = "floor_shape_nested";
 const SHAPE_MONTH: &str = "floor_shape_month";
 const SHAPE_COMPANY: &str = "floor_shape_company";
+const SHAPE_MIXED: &str = "floor_shape_mixed";
 
 /// Missions in the month case's answer: one a day of the seeded month's 30.
 const MONTH_MISSIONS: usize = 30;
@@ -342,13 +382,13 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             requests: Requests::Scripted(writes_lua(
                 fixture,
                 slot * 3 + 1,
-                Some((5, &json!({ "query": month }).to_string())),
+                Some((MIXED_READ_EVERY, &json!({ "query": month }).to_string())),
             )),
             connections: 64,
             check_status: Some(200),
             baseline: None,
             goal: Some(Goal::Latency { p99_ms: 100.0 }),
-            shape: None,
+            shape: Some(SHAPE_MIXED),
         },
     ]
 }

@@ -151,7 +151,9 @@ pub fn print(rows: &[Row], peaks: &BTreeMap<String, f64>) {
          answered with a token lookup and one index range through sqlx's native driver, the least \
          any database-backed answer costs on this stack; vs shape: a read case against the in-memory \
          floor's page of the same fields, nesting and item counts, `floor_shape_*`, whose own ratio \
-         to the list is the most the executor allows such an answer)\n"
+         to the list is the most the executor allows such an answer; for `mixed`, the floor's same \
+         mix of the month's shape and `{{ hello }}` at 64 connections, whose p99 is the least the \
+         mixed case's can be)\n"
     );
     for (server, mib) in peaks {
         println!("peak resident memory of {server}: {mib:.1} MiB");
