@@ -366,6 +366,79 @@ on_both_backends! {
         assert!(body["errors"].is_null(), "{body}");
     }
 
+    async fn a_refused_activity_changes_nothing(app) {
+        // On PostgreSQL the activity, its version, the reopening and the spans are written by
+        // the statement that finds the conflict: the refusal must take all of it back, and
+        // describe the conflict as SQLite's sequence of statements does.
+        let Crew { admin, worker, company } = crew(app).await;
+        let day = base_day();
+        let a = mission(app, &admin, company, "A").await;
+        let b = mission(app, &worker, company, "B").await;
+        for (start, end) in [(6, 7), (10, 11)] {
+            let body = app.as_user(&admin, LOG, json!({ "m": a, "t": "drive", "s": day + start * HOUR, "e": day + end * HOUR, "sw": false, "u": worker.id })).await;
+            assert!(body["errors"].is_null(), "{body}");
+        }
+        log(app, &worker, b, "work", day + 12 * HOUR, Some(day + 13 * HOUR)).await;
+        let ended = app.as_user(&worker, END, json!({ "m": b, "e": day + 13 * HOUR })).await;
+        assert!(ended["errors"].is_null(), "{ended}");
+        let state = || async {
+            let counts: (i64, i64, i64) = sqlx::query_as(
+                "SELECT (SELECT COUNT(*) FROM activities), (SELECT COUNT(*) FROM activity_versions), \
+                 (SELECT COUNT(*) FROM mission_ends)",
+            )
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+            let spans: Vec<(i64, i64, i64, i64)> =
+                sqlx::query_as("SELECT user_id, mission_id, start_time, end_time FROM mission_spans ORDER BY mission_id, user_id")
+                    .fetch_all(&app.server.db.pool)
+                    .await
+                    .unwrap();
+            let missions: Vec<(i64, Option<i64>, Option<i64>)> =
+                sqlx::query_as("SELECT id, start_time, end_time FROM missions ORDER BY id")
+                    .fetch_all(&app.server.db.pool)
+                    .await
+                    .unwrap();
+            (counts, spans, missions)
+        };
+        let before = state().await;
+        assert_eq!(before.0, (3, 3, 1), "three activities, their versions, B ended");
+
+        // An open activity in B from 9:00 runs into A's 10:00 activity, and would stretch B's
+        // span over A's: the overlap is reported (checked first), nothing is written, and B stays ended.
+        let body = log(app, &worker, b, "work", day + 9 * HOUR, None).await;
+        assert_eq!(codes(&body), ["OVERLAPPING_ACTIVITIES"], "{body}");
+        let conflict = &body["errors"][0]["extensions"]["conflictingActivity"];
+        assert_eq!(conflict["startTime"], day + 10 * HOUR, "{body}");
+        assert_eq!(conflict["endTime"], day + 11 * HOUR, "{body}");
+        assert_eq!(conflict["missionId"], a, "{body}");
+        assert_eq!(conflict["type"], "drive", "{body}");
+        assert_eq!(conflict["submitter"], json!({ "id": admin.id, "firstName": "Jeanne", "lastName": "Martin" }), "{body}");
+        assert_eq!(state().await, before);
+
+        // Between A's two activities, in B: no activity in the way, but B's span would cross
+        // A's. The mission is described, with its submitter (the admin).
+        let body = log(app, &worker, b, "work", day + 8 * HOUR, Some(day + 9 * HOUR)).await;
+        assert_eq!(codes(&body), ["OVERLAPPING_MISSIONS"], "{body}");
+        let described = &body["errors"][0]["extensions"]["conflictingMission"];
+        assert_eq!(described["id"], a, "{body}");
+        assert_eq!(described["name"], "A", "{body}");
+        assert!(described["receptionTime"].is_i64(), "{body}");
+        assert_eq!(described["submitter"], json!({ "id": admin.id, "firstName": "Jeanne", "lastName": "Martin" }), "{body}");
+        assert_eq!(state().await, before);
+
+        // The same write, once it fits, is stored whole: the activity, its version, B's span
+        // and B's own span widened, B reopened by the open activity that follows.
+        let body = log(app, &worker, b, "work", day + 13 * HOUR, Some(day + 14 * HOUR)).await;
+        assert!(body["errors"].is_null(), "{body}");
+        let body = log(app, &worker, b, "drive", day + 14 * HOUR, None).await;
+        assert!(body["errors"].is_null(), "{body}");
+        let (counts, spans, missions) = state().await;
+        assert_eq!(counts, (5, 5, 0));
+        assert!(spans.contains(&(worker.id, b, day + 12 * HOUR, i64::MAX)), "{spans:?}");
+        assert!(missions.contains(&(b, Some(day + 12 * HOUR), Some(i64::MAX))), "{missions:?}");
+    }
+
     async fn ending_a_mission(app) {
         let Crew { worker, company, .. } = crew(app).await;
         let day = base_day();

@@ -45,36 +45,41 @@ pub async fn no_overlap(
     .await?;
     match conflict {
         None => Ok(()),
-        Some(c) if !scope::allows(c.company_id) => Err(AppError::new(
-            Code::OverlappingActivities,
-            "Activity is overlapping with existing ones for the user",
-        )),
-        Some(c) => Err(AppError::new(
-            Code::OverlappingActivities,
-            "Activity is overlapping with existing ones for the user",
-        )
-        .with(
-            "conflictingActivity",
-            json!({
-                "id": c.id, "startTime": c.start_time, "endTime": c.end_time, "missionId": c.mission_id, "type": c.kind,
-                "submitter": { "id": c.submitter_id, "firstName": c.first_name, "lastName": c.last_name },
-            }),
-        )),
+        Some(c) => Err(overlapping_activities(c)),
     }
+}
+
+/// OVERLAPPING_ACTIVITIES, describing the conflicting activity unless it lies outside the
+/// request's scope.
+pub(super) fn overlapping_activities(c: Conflict) -> AppError {
+    let error = AppError::new(
+        Code::OverlappingActivities,
+        "Activity is overlapping with existing ones for the user",
+    );
+    if !scope::allows(c.company_id) {
+        return error;
+    }
+    error.with(
+        "conflictingActivity",
+        json!({
+            "id": c.id, "startTime": c.start_time, "endTime": c.end_time, "missionId": c.mission_id, "type": c.kind,
+            "submitter": { "id": c.submitter_id, "firstName": c.first_name, "lastName": c.last_name },
+        }),
+    )
 }
 
 /// The activity an overlap conflicts with, as the error describes it.
 #[derive(sqlx::FromRow)]
-struct Conflict {
-    id: i64,
-    start_time: i64,
-    end_time: Option<i64>,
-    mission_id: i64,
-    kind: String,
-    submitter_id: i64,
-    first_name: String,
-    last_name: String,
-    company_id: i64,
+pub(super) struct Conflict {
+    pub id: i64,
+    pub start_time: i64,
+    pub end_time: Option<i64>,
+    pub mission_id: i64,
+    pub kind: String,
+    pub submitter_id: i64,
+    pub first_name: String,
+    pub last_name: String,
+    pub company_id: i64,
 }
 
 /// OVERLAPPING_MISSIONS when the worker's span in `mission_id` overlaps their span in another
@@ -127,33 +132,38 @@ pub async fn span_not_interleaved(conn: &mut AnyConnection, user_id: i64, own: S
     .bind(other.mission_id)
     .fetch_optional(conn)
     .await?;
+    Err(overlapping_missions(other.mission_id, described))
+}
+
+/// OVERLAPPING_MISSIONS with `other`, described unless it lies outside the request's scope.
+pub(super) fn overlapping_missions(other: i64, described: Option<OtherMission>) -> AppError {
     if described.as_ref().is_some_and(|m| !scope::allows(m.company_id)) {
-        return Err(AppError::new(
+        return AppError::new(
             Code::OverlappingMissions,
             "Mission cannot overlap with another mission of the user.",
-        ));
+        );
     }
-    let mut error = rules::overlapping_missions(other.mission_id);
-    if let Some(m) = described {
-        error = error.with(
+    let error = rules::overlapping_missions(other);
+    match described {
+        None => error,
+        Some(m) => error.with(
             "conflictingMission",
             json!({
                 "id": m.id, "name": m.name, "receptionTime": m.reception_time,
                 "submitter": { "id": m.submitter_id, "firstName": m.first_name, "lastName": m.last_name },
             }),
-        );
+        ),
     }
-    Err(error)
 }
 
 /// The mission an interleaving conflicts with, as the error describes it.
 #[derive(sqlx::FromRow)]
-struct OtherMission {
-    id: i64,
-    name: Option<String>,
-    reception_time: i64,
-    submitter_id: i64,
-    first_name: String,
-    last_name: String,
-    company_id: i64,
+pub(super) struct OtherMission {
+    pub id: i64,
+    pub name: Option<String>,
+    pub reception_time: i64,
+    pub submitter_id: i64,
+    pub first_name: String,
+    pub last_name: String,
+    pub company_id: i64,
 }

@@ -4,12 +4,13 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::{Backend, now};
+use crate::db::now;
 use crate::domain::kinds::ActivityType;
 use crate::domain::missions::permissions::WriteAccess;
 use crate::domain::missions::{auto_validation, permissions};
 use crate::errors::{AppError, AppResult, Code};
 
+use super::insert::{self, Insert};
 use super::rules::{not_in_future, positive_duration, to_minute};
 use super::store::{self, ActivityRow, add_version};
 use super::{checks, spans};
@@ -32,7 +33,7 @@ pub struct NewActivity {
 }
 
 /// Reopens the worker's mission: an open activity means the mission is not over for them.
-async fn reopen(conn: &mut AnyConnection, mission_id: i64, user_id: i64) -> AppResult<()> {
+pub(super) async fn reopen(conn: &mut AnyConnection, mission_id: i64, user_id: i64) -> AppResult<()> {
     sqlx::query("DELETE FROM mission_ends WHERE mission_id = $1 AND user_id = $2")
         .bind(mission_id)
         .bind(user_id)
@@ -105,37 +106,21 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
             }
         }
     }
-    // The row as written comes back with the insert: the checks below change nothing in it.
-    let backend = Backend::of(conn);
-    let insert = sqlx::query_as(backend.sql(sql::INSERT))
-        .bind(new.mission_id)
-        .bind(for_user)
-        .bind(actor)
-        .bind(new.kind.as_str())
-        .bind(received)
-        .bind(new.creation_time.unwrap_or(received))
-        .bind(start)
-        .bind(end);
-    let logged: ActivityRow = match backend {
-        Backend::Postgres => insert.bind(new.context.as_ref().map(|c| c.to_string())),
-        Backend::Sqlite => insert,
-    }
-    .fetch_one(&mut *conn)
+    let logged = insert::insert(
+        conn,
+        Insert {
+            mission_id: new.mission_id,
+            user_id: for_user,
+            actor,
+            kind: new.kind,
+            received,
+            creation_time: new.creation_time,
+            start,
+            end,
+            context: new.context.as_ref(),
+        },
+    )
     .await?;
-    let id = logged.id;
-    if backend == Backend::Sqlite {
-        add_version(conn, id, actor, new.context.as_ref(), new.creation_time).await?;
-    }
-    if end.is_none() {
-        reopen(conn, new.mission_id, for_user).await?;
-    }
-    let widened = spans::widen_after_logging(conn, for_user, new.mission_id, start, end).await?;
-    checks::no_overlap(conn, for_user, id, start, end).await?;
-    // The spans of the worker's other missions can only have shrunk (a switch closed the
-    // running activity): only a span that grew can have come to overlap one of them.
-    if let Some(span) = widened {
-        checks::span_not_interleaved(conn, for_user, span).await?;
-    }
     // The worker's first activity in the mission starts the wait for its automatic validation
     // (in the admins' queue when an admin recorded it); a holiday is validated at once.
     if first_in_mission && new.kind != ActivityType::Off {
@@ -160,37 +145,6 @@ fn holiday_rules(access: &WriteAccess, kind: ActivityType) -> AppResult<()> {
         );
     }
     Ok(())
-}
-
-pub mod sql {
-    use const_format::concatcp;
-
-    use crate::db::PerBackend;
-
-    const INSERT_ACTIVITY: &str = concatcp!(
-        "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, \
-           start_time, end_time, last_update_time, last_submitter_id) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $5, $3) RETURNING ",
-        super::store::RETURNED
-    );
-
-    crate::statements! {
-        /// A new activity, returned as stored. On PostgreSQL its first version (context `$9`)
-        /// is written by the same statement, a data-modifying `WITH` (one round trip less per
-        /// write); SQLite lacks those, and writes the version next (`add_version`).
-        pub const INSERT: PerBackend = PerBackend {
-            sqlite: INSERT_ACTIVITY,
-            postgres: concatcp!(
-                "WITH a AS (",
-                INSERT_ACTIVITY,
-                "), v AS (INSERT INTO activity_versions (activity_id, version_number, reception_time, creation_time, \
-                   start_time, end_time, context, submitter_id) \
-                 SELECT a.id, 1, $5, $6, a.start_time, a.end_time, $9, $3 FROM a) SELECT ",
-                super::store::RETURNED,
-                " FROM a"
-            ),
-        };
-    }
 }
 
 /// What `editActivity` receives.

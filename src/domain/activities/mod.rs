@@ -3,6 +3,7 @@
 
 pub mod checks;
 pub mod disputes;
+pub mod insert;
 pub mod log;
 pub mod rules;
 pub mod service;
