@@ -663,3 +663,55 @@ on_both_backends! {
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"]);
     }
 }
+
+crate::tests! {
+    #[needs(Postgres)]
+    async fn a_write_cancelled_while_waiting_for_its_lock_holds_nothing() {
+        crate::support::with_app(crate::support::Backend::Postgres, |app| Box::pin(cancelled_while_locking(app))).await;
+    }
+}
+
+/// A client that goes away while its write waits for the worker's lock drops the request's
+/// future in the middle of that wait. The connection must go back to the pool with its
+/// transaction rolled back: handed back open, it would keep the worker's lock, and every later
+/// write for that worker would wait for ever (what sending the lock in `BEGIN`'s own query did:
+/// sqlx queues no rollback for a `BEGIN` it has not seen answered).
+async fn cancelled_while_locking(app: &TestApp) {
+    let Crew { worker, company, .. } = crew(app).await;
+    let day = base_day();
+    let m = mission(app, &worker, company, "A").await;
+    let pool = &app.server.db.pool;
+    let mut holder = pool.begin().await.unwrap();
+    sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
+        .bind(worker.id)
+        .execute(&mut *holder)
+        .await
+        .unwrap();
+    let impatient = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_millis(500))
+        .build()
+        .unwrap();
+    let gone = impatient
+        .post(app.url("/api/graphql"))
+        .bearer_auth(&worker.token)
+        .json(&json!({ "query": LOG, "variables": { "m": m, "t": "drive", "s": day + 6 * HOUR, "e": day + 7 * HOUR, "sw": false } }))
+        .send()
+        .await;
+    assert!(
+        gone.is_err_and(|e| e.is_timeout()),
+        "the write waited for the held lock"
+    );
+    holder.rollback().await.unwrap();
+    let next = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        log(app, &worker, m, "drive", day + 8 * HOUR, Some(day + 9 * HOUR)),
+    )
+    .await
+    .expect("the next write for the worker is not kept waiting");
+    assert!(next["errors"].is_null(), "{next}");
+    let (activities,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM activities")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(activities, 1, "the cancelled write left nothing");
+}
