@@ -47,9 +47,14 @@ pub async fn insert(conn: &mut AnyConnection, new: Insert<'_>) -> AppResult<Acti
     }
 }
 
-/// The SQLite way: a statement per step.
-async fn in_sequence(conn: &mut AnyConnection, new: Insert<'_>) -> AppResult<ActivityRow> {
-    let logged: ActivityRow = sqlx::query_as(sql::INSERT.sqlite)
+type Query<'q, O> = sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments>;
+
+/// [`sql::INSERT`] in either spelling, with the activity's own columns bound (`$1` to `$8`).
+fn with_activity<'q, O>(statement: &'static str, new: &Insert<'_>) -> Query<'q, O>
+where
+    O: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow>,
+{
+    sqlx::query_as(statement)
         .bind(new.mission_id)
         .bind(new.user_id)
         .bind(new.actor)
@@ -58,8 +63,11 @@ async fn in_sequence(conn: &mut AnyConnection, new: Insert<'_>) -> AppResult<Act
         .bind(new.creation_time.unwrap_or(new.received))
         .bind(new.start)
         .bind(new.end)
-        .fetch_one(&mut *conn)
-        .await?;
+}
+
+/// The SQLite way: a statement per step.
+async fn in_sequence(conn: &mut AnyConnection, new: Insert<'_>) -> AppResult<ActivityRow> {
+    let logged: ActivityRow = with_activity(sql::INSERT.sqlite, &new).fetch_one(&mut *conn).await?;
     add_version(conn, logged.id, new.actor, new.context, new.creation_time).await?;
     if new.end.is_none() {
         log::reopen(conn, new.mission_id, new.user_id).await?;
@@ -135,15 +143,7 @@ impl Checked {
 /// The PostgreSQL way: one statement ([`sql::INSERT`]), then the conflicts it found, in the
 /// order the rules are checked on SQLite (overlap first).
 async fn in_one_statement(conn: &mut AnyConnection, new: Insert<'_>) -> AppResult<ActivityRow> {
-    let mut checked: Checked = sqlx::query_as(sql::INSERT.postgres)
-        .bind(new.mission_id)
-        .bind(new.user_id)
-        .bind(new.actor)
-        .bind(new.kind.as_str())
-        .bind(new.received)
-        .bind(new.creation_time.unwrap_or(new.received))
-        .bind(new.start)
-        .bind(new.end)
+    let mut checked: Checked = with_activity(sql::INSERT.postgres, &new)
         .bind(new.context.map(|c| c.to_string()))
         .bind(new.end.unwrap_or(OPEN))
         .fetch_one(&mut *conn)
@@ -161,6 +161,7 @@ pub mod sql {
     use const_format::concatcp;
 
     use super::PerBackend;
+    use crate::domain::activities::spans::sql::WIDEN_CONFLICT;
     use crate::domain::activities::store::RETURNED;
 
     const INSERT_ACTIVITY: &str = concatcp!(
@@ -193,12 +194,9 @@ pub mod sql {
                    start_time, end_time, context, submitter_id) \
                  SELECT a.id, 1, $5, $6, a.start_time, a.end_time, $9, $3 FROM a), \
                  r AS (DELETE FROM mission_ends WHERE mission_id = $1 AND user_id = $2 AND $8 IS NULL), \
-                 s AS (INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) VALUES ($2, $1, $7, $10) \
-                   ON CONFLICT (user_id, mission_id) DO UPDATE SET \
-                   start_time = LEAST(mission_spans.start_time, excluded.start_time), \
-                   end_time = GREATEST(mission_spans.end_time, excluded.end_time) \
-                   WHERE excluded.start_time < mission_spans.start_time OR excluded.end_time > mission_spans.end_time \
-                   RETURNING start_time, end_time), \
+                 s AS (INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) VALUES ($2, $1, $7, $10) ",
+                WIDEN_CONFLICT.postgres,
+                "), \
                  m AS (UPDATE missions SET start_time = LEAST(COALESCE(start_time, $7), $7), \
                    end_time = GREATEST(COALESCE(end_time, $10), $10) WHERE id = $1 AND EXISTS (SELECT 1 FROM s)), \
                  o AS (SELECT x.id, x.start_time, x.end_time, x.mission_id, x.type AS kind, u.id AS submitter_id, \

@@ -6,6 +6,7 @@
 
 use sqlx::AnyConnection;
 
+use crate::db::sql::Fragment;
 use crate::db::{Backend, PerBackend};
 use crate::errors::AppResult;
 
@@ -13,6 +14,21 @@ use super::rules::{OPEN, Span};
 
 pub mod sql {
     use super::PerBackend;
+
+    /// What turns inserting a worker's span into widening the one stored (see [`WIDEN_SPAN`]),
+    /// returning it when it was created or grew; also used by `activities::insert`.
+    pub const WIDEN_CONFLICT: super::Fragment = PerBackend {
+        sqlite: "ON CONFLICT (user_id, mission_id) DO UPDATE SET \
+             start_time = min(mission_spans.start_time, excluded.start_time), \
+             end_time = max(mission_spans.end_time, excluded.end_time) \
+             WHERE excluded.start_time < mission_spans.start_time OR excluded.end_time > mission_spans.end_time \
+             RETURNING start_time, end_time",
+        postgres: "ON CONFLICT (user_id, mission_id) DO UPDATE SET \
+             start_time = LEAST(mission_spans.start_time, excluded.start_time), \
+             end_time = GREATEST(mission_spans.end_time, excluded.end_time) \
+             WHERE excluded.start_time < mission_spans.start_time OR excluded.end_time > mission_spans.end_time \
+             RETURNING start_time, end_time",
+    };
 
     crate::statements! {
         pub const DROP_SPAN: &str = "DELETE FROM mission_spans WHERE user_id = $1 AND mission_id = $2";
@@ -27,28 +43,12 @@ pub mod sql {
         /// the worker's other activities (their count grows with the mission). Returns the span
         /// when it was created or grew; no row when the activity lies within it (nothing is
         /// written then: the usual case of a switch inside a running mission).
-        pub const WIDEN_SPAN: PerBackend = PerBackend {
-            sqlite: "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (user_id, mission_id) DO UPDATE SET \
-                 start_time = min(mission_spans.start_time, excluded.start_time), \
-                 end_time = max(mission_spans.end_time, excluded.end_time) \
-                 WHERE excluded.start_time < mission_spans.start_time OR excluded.end_time > mission_spans.end_time \
-                 RETURNING start_time, end_time",
-            // On PostgreSQL the mission's span is widened by the same statement (a
-            // data-modifying `WITH`, which SQLite lacks): one round trip less per write.
-            postgres: "WITH s AS (INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) \
-                 VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (user_id, mission_id) DO UPDATE SET \
-                 start_time = LEAST(mission_spans.start_time, excluded.start_time), \
-                 end_time = GREATEST(mission_spans.end_time, excluded.end_time) \
-                 WHERE excluded.start_time < mission_spans.start_time OR excluded.end_time > mission_spans.end_time \
-                 RETURNING start_time, end_time), \
-                 m AS (UPDATE missions SET start_time = LEAST(COALESCE(start_time, $3), $3), \
-                 end_time = GREATEST(COALESCE(end_time, $4), $4) WHERE id = $2 AND EXISTS (SELECT 1 FROM s)) \
-                 SELECT start_time, end_time FROM s",
-        };
+        pub const WIDEN_SPAN: PerBackend = crate::per_backend!(
+            "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) VALUES ($1, $2, $3, $4) ",
+            {WIDEN_CONFLICT}
+        );
         /// The mission's span widened the same way ([`WIDEN_SPAN`]; NULL while it had no
-        /// activity), after a span that grew, on SQLite ([`WIDEN_SPAN`] does it on PostgreSQL).
+        /// activity), after a worker's span that grew.
         pub const WIDEN_MISSION_SPAN: &str = "UPDATE missions SET \
              start_time = CASE WHEN start_time IS NULL OR start_time > $2 THEN $2 ELSE start_time END, \
              end_time = CASE WHEN end_time IS NULL OR end_time < $3 THEN $3 ELSE end_time END WHERE id = $1";
@@ -106,14 +106,12 @@ pub async fn widen_after_logging(
     let Some((span_start, span_end)) = widened else {
         return Ok(None);
     };
-    if backend == Backend::Sqlite {
-        sqlx::query(sql::WIDEN_MISSION_SPAN)
-            .bind(mission_id)
-            .bind(start)
-            .bind(end)
-            .execute(&mut *conn)
-            .await?;
-    }
+    sqlx::query(sql::WIDEN_MISSION_SPAN)
+        .bind(mission_id)
+        .bind(start)
+        .bind(end)
+        .execute(&mut *conn)
+        .await?;
     Ok(Some(Span {
         mission_id,
         start: span_start,
