@@ -22,8 +22,8 @@ use crate::errors::AppResult;
 
 use super::checks::{self, Conflict, OtherMission};
 use super::rules::OPEN;
+use super::spans;
 use super::store::{ActivityRow, add_version};
-use super::{log, spans};
 
 /// An activity to insert, checked: already decided to be allowed, its times in whole minutes.
 pub struct Insert<'a> {
@@ -70,7 +70,7 @@ async fn in_sequence(conn: &mut AnyConnection, new: Insert<'_>) -> AppResult<Act
     let logged: ActivityRow = with_activity(sql::INSERT.sqlite, &new).fetch_one(&mut *conn).await?;
     add_version(conn, logged.id, new.actor, new.context, new.creation_time).await?;
     if new.end.is_none() {
-        log::reopen(conn, new.mission_id, new.user_id).await?;
+        reopen(conn, new.mission_id, new.user_id).await?;
     }
     let widened = spans::widen_after_logging(conn, new.user_id, new.mission_id, new.start, new.end).await?;
     checks::no_overlap(conn, new.user_id, logged.id, new.start, new.end).await?;
@@ -80,6 +80,16 @@ async fn in_sequence(conn: &mut AnyConnection, new: Insert<'_>) -> AppResult<Act
         checks::span_not_interleaved(conn, new.user_id, span).await?;
     }
     Ok(logged)
+}
+
+/// Reopens the worker's mission: an open activity means the mission is not over for them.
+pub(super) async fn reopen(conn: &mut AnyConnection, mission_id: i64, user_id: i64) -> AppResult<()> {
+    sqlx::query("DELETE FROM mission_ends WHERE mission_id = $1 AND user_id = $2")
+        .bind(mission_id)
+        .bind(user_id)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// What [`sql::INSERT`] returns on PostgreSQL: the row as stored, the activity it overlaps

@@ -32,16 +32,6 @@ pub struct NewActivity {
     pub creation_time: Option<i64>,
 }
 
-/// Reopens the worker's mission: an open activity means the mission is not over for them.
-pub(super) async fn reopen(conn: &mut AnyConnection, mission_id: i64, user_id: i64) -> AppResult<()> {
-    sqlx::query("DELETE FROM mission_ends WHERE mission_id = $1 AND user_id = $2")
-        .bind(mission_id)
-        .bind(user_id)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
 /// `logActivity`. In switch mode (the default) the worker's current activity in the mission is
 /// closed at the new start; logging the type already running changes nothing.
 /// `owner_only`: as a mutation of its own, only the worker or the mission's submitter logs; a
@@ -235,7 +225,7 @@ pub async fn edit(
     .await?;
     add_version(conn, activity.id, actor, edit.context.as_ref(), edit.creation_time).await?;
     if end.is_none() {
-        reopen(conn, activity.mission_id, activity.user_id).await?;
+        insert::reopen(conn, activity.mission_id, activity.user_id).await?;
     }
     spans::refresh(conn, activity.user_id, activity.mission_id).await?;
     checks::no_overlap(conn, activity.user_id, activity.id, start, end).await?;
