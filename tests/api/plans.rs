@@ -45,6 +45,15 @@ fn sqlite_scans(plan: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// SQLite's plan of a statement (`EXPLAIN QUERY PLAN`, which needs no values), one line a step.
+async fn sqlite_plan(conn: &mut sqlx::AnyConnection, sql: &str, name: &str) -> Vec<String> {
+    let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")))
+        .fetch_all(conn)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    rows.into_iter().map(|row| row.3).collect()
+}
+
 for_both_backends! {
     async fn reads_by_id_list_use_an_index(backend) {
         let Some(app) = TestApp::spawn(backend).await else { return };
@@ -61,14 +70,7 @@ for_both_backends! {
                 continue;
             }
             let found = match backend {
-                Backend::Sqlite => {
-                    let plan: Vec<(i64, i64, i64, String)> =
-                        sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {}", sql)))
-                            .fetch_all(&mut *conn)
-                            .await
-                            .unwrap_or_else(|e| panic!("{}: {e}", statement.name));
-                    sqlite_scans(&plan.into_iter().map(|row| row.3).collect::<Vec<_>>())
-                }
+                Backend::Sqlite => sqlite_scans(&sqlite_plan(&mut conn, sql, statement.name).await),
                 Backend::Postgres => {
                     if sql.contains("$2") {
                         continue;
@@ -139,14 +141,7 @@ for_both_backends! {
         for (name, statement) in PREPARED_PAGES {
             let sql = db.sql(statement);
             let plan: Vec<String> = match backend {
-                Backend::Sqlite => {
-                    let rows: Vec<(i64, i64, i64, String)> =
-                        sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")))
-                            .fetch_all(&mut *conn)
-                            .await
-                            .unwrap_or_else(|e| panic!("{name}: {e}"));
-                    rows.into_iter().map(|row| row.3).collect()
-                }
+                Backend::Sqlite => sqlite_plan(&mut conn, sql, name).await,
                 Backend::Postgres => {
                     sqlx::query(sqlx::AssertSqlSafe(format!("PREPARE page AS {sql}")))
                         .execute(&mut *conn)

@@ -289,10 +289,10 @@ impl Window {
         })
     }
 
-    /// The same window, for a statement whose generic plan on PostgreSQL is proven to walk its
-    /// index and stop after the page (`tests/api/plans.rs`): kept prepared.
-    fn prepared(self) -> Window {
-        Window { prepared: true, ..self }
+    /// The same window, kept prepared on PostgreSQL when `prepared`: for a statement whose
+    /// generic plan is proven to walk its index and stop after the page (`tests/api/plans.rs`).
+    fn prepared(self, prepared: bool) -> Window {
+        Window { prepared, ..self }
     }
 
     /// The same window, for a statement that also takes the viewer's scope as `$8`.
@@ -420,9 +420,10 @@ pub async fn user_missions(
         (false, true) => (sql::USER_MISSIONS_SINCE, sql::USER_MISSIONS_SINCE_IN_SCOPE),
     };
     let (sql, companies) = scoped(db, &scope, db.sql(all), in_scope);
-    let window = Window::new(user_id, from, until, after, limit)?.with_scope(companies);
     // The deleted missions' form reads the activities too (a union): planned for its values.
-    let window = if include_deleted { window } else { window.prepared() };
+    let window = Window::new(user_id, from, until, after, limit)?
+        .with_scope(companies)
+        .prepared(!include_deleted);
     read_page(db, sql, &window, limit, viewer).await
 }
 
