@@ -5,6 +5,7 @@
 pub mod batched;
 pub mod logging;
 pub mod metrics;
+pub mod text;
 
 pub use logging::LogFormat;
 pub use metrics::Metrics;
