@@ -3,6 +3,7 @@
 //! routes or the domain.
 
 pub mod batched;
+pub mod json;
 pub mod logging;
 pub mod metrics;
 pub mod text;

@@ -102,12 +102,22 @@ thread_local! {
 /// The current time as RFC 3339 in UTC with microseconds (`2026-11-25T01:06:36.377580Z`), and a
 /// space.
 fn write_time(writer: &mut Writer<'_>) -> fmt::Result {
-    let Ok(since_epoch) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
-        return writer.write_str("<unknown time> ");
-    };
+    if write_stamp(writer).is_err() {
+        writer.write_str("<unknown time>")?;
+    }
+    writer.write_char(' ')
+}
+
+/// The current time as RFC 3339 in UTC with microseconds, as the crate's default timer writes
+/// it (also the JSON line's `timestamp`); an error for a clock before 1970.
+pub(super) fn write_stamp(writer: &mut impl fmt::Write) -> fmt::Result {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|_| fmt::Error)?;
     let (seconds, micros) = (since_epoch.as_secs(), since_epoch.subsec_micros());
     SECOND.with_borrow_mut(|(second, text)| {
         if *second != seconds {
+            *second = u64::MAX;
             text.clear();
             second_text(seconds, text)?;
             *second = seconds;
@@ -118,7 +128,7 @@ fn write_time(writer: &mut Writer<'_>) -> fmt::Result {
     let digits = digits.format(micros);
     writer.write_str(&"000000"[digits.len()..])?;
     writer.write_str(digits)?;
-    writer.write_str("Z ")
+    writer.write_char('Z')
 }
 
 /// A second's text up to its dot.
