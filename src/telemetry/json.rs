@@ -312,30 +312,9 @@ impl<W: fmt::Write> fmt::Write for Escaped<W> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Mutex};
-
     use tracing::{Level, info, info_span, warn};
-    use tracing_subscriber::fmt::MakeWriter;
 
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Captured {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    impl<'a> MakeWriter<'a> for Captured {
-        type Writer = Captured;
-        fn make_writer(&'a self) -> Captured {
-            self.clone()
-        }
-    }
+    use crate::telemetry::captured::Captured;
 
     #[derive(Debug)]
     struct Failure;
@@ -370,8 +349,7 @@ mod tests {
             .event_format(super::Line)
             .finish();
         tracing::subscriber::with_default(subscriber, &events);
-        let text = |c: Captured| String::from_utf8(c.0.lock().unwrap().clone()).unwrap();
-        (text(theirs), text(ours))
+        (theirs.text(), ours.text())
     }
 
     /// The lines without their time stamps (`{"timestamp":"` and 27 characters).

@@ -3,6 +3,8 @@
 //! routes or the domain.
 
 pub mod batched;
+#[cfg(test)]
+mod captured;
 pub mod json;
 pub mod logging;
 pub mod metrics;
