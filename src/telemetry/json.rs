@@ -37,11 +37,8 @@ where
         let normalized = event.normalized_metadata();
         let meta = normalized.as_ref().unwrap_or_else(|| event.metadata());
         writer.write_str("{\"timestamp\":\"")?;
-        let mut stamp = Stamp::default();
-        if super::text::write_stamp(&mut stamp).is_err() {
-            stamp.len = 0;
-        }
-        writer.write_str(stamp.as_str())?;
+        // A clock before 1970 fails before anything is written: the stamp is then empty.
+        let _ = super::text::write_stamp(&mut writer);
         writer.write_str("\",\"level\":\"")?;
         writer.write_str(level(*meta.level()))?;
         writer.write_char('"')?;
@@ -112,37 +109,6 @@ fn level(level: Level) -> &'static str {
         Level::INFO => "INFO",
         Level::WARN => "WARN",
         Level::ERROR => "ERROR",
-    }
-}
-
-/// A time stamp's text, on the stack.
-struct Stamp {
-    bytes: [u8; 40],
-    len: usize,
-}
-
-impl Default for Stamp {
-    fn default() -> Stamp {
-        Stamp { bytes: [0; 40], len: 0 }
-    }
-}
-
-impl Stamp {
-    fn as_str(&self) -> &str {
-        // Only whole `str`s are ever copied in.
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
-    }
-}
-
-impl fmt::Write for Stamp {
-    fn write_str(&mut self, text: &str) -> fmt::Result {
-        let end = self.len + text.len();
-        self.bytes
-            .get_mut(self.len..end)
-            .ok_or(fmt::Error)?
-            .copy_from_slice(text.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
