@@ -151,27 +151,14 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Batched {
 #[cfg(test)]
 mod tests {
     use std::io::Write;
-    use std::sync::{Arc, Mutex};
 
     use tracing_subscriber::fmt::MakeWriter;
 
-    /// A sink the test reads back.
-    #[derive(Clone, Default)]
-    struct Sink(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Sink {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::telemetry::captured::Captured;
 
     #[test]
     fn every_line_of_every_thread_arrives_whole_and_in_its_order() {
-        let sink = Sink::default();
+        let sink = Captured::default();
         let (writer, flusher) = super::batched(sink.clone(), "test-log").unwrap();
         // Enough bytes to pass the eager threshold and the limit several times over.
         let threads: Vec<_> = (0..4)
@@ -189,7 +176,7 @@ mod tests {
             thread.join().unwrap();
         }
         drop(flusher);
-        let written = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        let written = sink.text();
         let mut next = [0usize; 4];
         for line in written.lines() {
             let mut words = line.split(' ');
@@ -206,15 +193,15 @@ mod tests {
 
     #[test]
     fn a_lone_line_is_written_without_more_lines_or_a_stop() {
-        let sink = Sink::default();
+        let sink = Captured::default();
         let (writer, _flusher) = super::batched(sink.clone(), "test-log").unwrap();
         writer.make_writer().write_all(b"alone\n").unwrap();
         // Polled, not slept for a fixed time: the assertion is that it arrives, by itself.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while sink.0.lock().unwrap().is_empty() {
+        while sink.text().is_empty() {
             assert!(std::time::Instant::now() < deadline, "the line was never written");
             std::thread::sleep(super::INTERVAL / 5);
         }
-        assert_eq!(sink.0.lock().unwrap().as_slice(), b"alone\n");
+        assert_eq!(sink.text(), "alone\n");
     }
 }
