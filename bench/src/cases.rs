@@ -57,6 +57,31 @@ fn graphql(query: &str, token: Option<&str>) -> Requests {
     }
 }
 
+/// The same request as `graphql`, its answer asked compressed (`Accept-Encoding: coding`).
+fn compressed(query: &str, token: &str, coding: &str) -> Requests {
+    let mut request = graphql(query, Some(token));
+    if let Requests::Fixed { headers, .. } = &mut request {
+        headers.push(("Accept-Encoding".to_string(), coding.to_string()));
+    }
+    request
+}
+
+/// A read case against another case of the same server, without a goal: what a variant of
+/// that request costs or saves.
+fn variant(name: &'static str, what: &'static str, request: Requests, baseline: &'static str) -> Case {
+    Case {
+        name,
+        what,
+        side: Side::Roadlog,
+        requests: request,
+        connections: 32,
+        check_status: None,
+        baseline: Some(baseline),
+        goal: None,
+        shape: None,
+    }
+}
+
 fn read(
     name: &'static str,
     what: &'static str,
@@ -169,6 +194,24 @@ const SHAPE_MIXED: &str = "floor_shape_mixed";
 /// Missions in the month case's answer: one a day of the seeded month's 30.
 const MONTH_MISSIONS: usize = 30;
 
+/// The dressed floor's case (`floor.rs`, `--dressed`): `{ hello }` through Roadlog's listener
+/// and middleware, against the bare `{ hello }`; `typename` is measured against it too.
+pub const FLOOR_DRESSED: &str = "floor_dressed_hello";
+
+pub fn floor_dressed() -> Vec<Case> {
+    vec![Case {
+        name: FLOOR_DRESSED,
+        what: "floor + Roadlog's middleware: { hello }",
+        side: Side::Floor,
+        requests: graphql("{ hello }", None),
+        connections: 32,
+        check_status: None,
+        baseline: Some("floor_hello"),
+        goal: None,
+        shape: None,
+    }]
+}
+
 /// The database floor's case: the request of Roadlog's `missions50`, with the floor's token,
 /// answered by the floor from its database (two statements through the native driver).
 pub const FLOOR_DATABASE: &str = "floor_db_missions50";
@@ -277,7 +320,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             graphql("{ __typename }", None),
             "floor_hello",
             Goal::Ratio(0.90),
-            None,
+            Some(FLOOR_DRESSED),
         ),
         read(
             "missions50",
@@ -305,6 +348,20 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
             "floor_list",
             Goal::Ratio(0.15),
             Some(SHAPE_MONTH),
+        ),
+        // Compression (item 7 of the performance issue sets no goal: it asks for throughput
+        // with and without). The month is the largest read answer; `bytes/resp` shows the saving.
+        variant(
+            "month_gzip",
+            "the month, gzip (Accept-Encoding)",
+            compressed(&month, &fixture.worker_token, "gzip"),
+            "month",
+        ),
+        variant(
+            "month_br",
+            "the month, brotli (Accept-Encoding)",
+            compressed(&month, &fixture.worker_token, "br"),
+            "month",
         ),
         read(
             "company50",

@@ -17,12 +17,21 @@
 //! before any database: a ceiling on those cases' ratios that no code under the executor can
 //! lift.
 //!
-//! Usage: `roadlog-floor 127.0.0.1:PORT [sqlite://FILE | postgres://…]`; answers
+//! `--dressed` serves the same routes the way Roadlog serves its own: through Roadlog's listener
+//! (connection cap, header-read timeout), its middleware (request id, tracing span and access
+//! line, metrics, security headers, panic catching, body deadline), its CORS policy and its
+//! compression negotiation, with Roadlog's log settings. What `{ hello }` loses there against
+//! the bare floor is what those features, which the operator's and the hardening issues ask
+//! for, cost any request before its route; `{ __typename }` is measured against it too.
+//!
+//! Usage: `roadlog-floor 127.0.0.1:PORT [sqlite://FILE | postgres://…] [--dressed]`; answers
 //! `POST /api/graphql` and `GET /health`. With a database, its two tables (`floor_tokens`,
 //! `floor_items`) are made and filled at start-up if absent; the token is [`TOKEN`].
 
 use std::net::SocketAddr;
 use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use async_graphql::{Context, EmptyMutation, EmptySubscription, Object, Schema, SimpleObject};
 use sha2::{Digest, Sha256};
@@ -396,14 +405,59 @@ async fn connect(url: &str) -> anyhow::Result<Database> {
     Ok(db)
 }
 
+/// Serves `routes` as Roadlog serves its own (see the module's `--dressed`), with the defaults
+/// of `roadlog serve` and no trusted proxy or CORS origin.
+async fn serve_dressed<F>(routes: F, addr: SocketAddr) -> anyhow::Result<()>
+where
+    F: Filter + Clone + Send + Sync + 'static,
+    F::Extract: warp::Reply,
+{
+    use roadlog::config::defaults;
+    use roadlog::http::listener::{ConnectionLimits, ListenerState};
+    use roadlog::http::{compression, cors, listener, middleware};
+    let _logs = roadlog::telemetry::logging::init(roadlog::telemetry::logging::LogFormat::Human);
+    let service = compression::compress(middleware::Observe::new(
+        cors::Cors::new(warp::service(routes), cors::CorsPolicy::new(&[])),
+        Arc::new(roadlog::telemetry::Metrics::new()),
+        Duration::from_secs(defaults::BODY_TIMEOUT_SECS),
+        Arc::new(Vec::new()),
+    ));
+    let limits = ConnectionLimits {
+        max_connections: defaults::MAX_CONNECTIONS,
+        header_read_timeout: Duration::from_secs(defaults::HEADER_READ_TIMEOUT_SECS),
+        max_head_bytes: 64 * 1024,
+        max_headers: 100,
+    };
+    let state = ListenerState {
+        open: tokio::sync::watch::channel(0).0,
+        accepting: tokio::sync::watch::channel(false).0,
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    listener::serve(
+        listener,
+        service,
+        limits,
+        std::future::pending(),
+        Duration::from_secs(1),
+        state,
+    )
+    .await;
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
+    let (flags, mut args): (Vec<String>, Vec<String>) = std::env::args().skip(1).partition(|a| a.starts_with("--"));
+    let dressed = flags.iter().any(|f| f == "--dressed");
+    if let Some(unknown) = flags.iter().find(|f| *f != "--dressed") {
+        anyhow::bail!("unknown flag {unknown}");
+    }
+    args.reverse();
     let addr: SocketAddr = args
-        .next()
+        .pop()
         .and_then(|a| a.parse().ok())
         .unwrap_or_else(|| "127.0.0.1:8090".parse().expect("a valid default address"));
-    let db = match args.next() {
+    let db = match args.pop() {
         Some(url) => connect(&url).await?,
         None => Database::None,
     };
@@ -418,6 +472,9 @@ async fn main() -> anyhow::Result<()> {
             async move { warp::reply::json(&schema.execute(request.data(bearer)).await) }
         });
     let health = warp::get().and(warp::path("health")).map(|| "ok");
+    if dressed {
+        return serve_dressed(graphql.or(health), addr).await;
+    }
     warp::serve(graphql.or(health)).run(addr).await;
     Ok(())
 }

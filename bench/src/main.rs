@@ -149,8 +149,31 @@ async fn verify(server: &Server, case: &Case) -> Result<()> {
     }
     let answer = request.send().await?;
     let status = answer.status().as_u16();
-    let text = answer.text().await?;
     let expected = case.check_status.unwrap_or(200);
+    // A case asking a compressed answer must get it in that coding (its content was checked by
+    // the same request's uncompressed case); its size is the one on the wire.
+    let asked = headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("accept-encoding"))
+        .map(|(_, value)| value.as_str());
+    if let Some(coding) = asked {
+        let got = answer
+            .headers()
+            .get("content-encoding")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let size = answer.bytes().await?.len();
+        if status != expected || got.as_deref() != Some(coding) {
+            bail!(
+                "{} on {}: expected {expected} in {coding}, got {status} in {got:?}",
+                case.name,
+                server.name
+            );
+        }
+        eprintln!("  {:<22} {:<9} {status}, {size} bytes ({coding})", case.name, server.name);
+        return Ok(());
+    }
+    let text = answer.text().await?;
     // A `me` of null would measure an anonymous answer, not the case.
     if status != expected || (status == 200 && (text.contains("\"errors\"") || text.contains("\"me\":null"))) {
         bail!(
@@ -270,7 +293,13 @@ async fn measure(
     scratch: &std::path::Path,
     databases: &[(&'static str, String)],
 ) -> Result<()> {
-    let mut servers = vec![(Server::floor("floor", floor_binary, None)?, None)];
+    let mut servers = vec![
+        (Server::floor("floor", floor_binary, None)?, None),
+        (
+            Server::dressed_floor("floor-dressed", floor_binary, &scratch.join("floor-dressed.log"))?,
+            None,
+        ),
+    ];
     let mut rebuilds = Vec::new();
     for (name, url) in databases {
         // The database floor: the same request as `missions50`, answered with the least a
@@ -307,6 +336,7 @@ async fn measure(
     let cases_of = |server: &Server, fixture: &Option<(Fixture, String)>, slot: i64| -> Vec<Case> {
         match fixture {
             None if server.name == "floor" => cases::floor(),
+            None if server.name == "floor-dressed" => cases::floor_dressed(),
             None => cases::floor_database(),
             Some((fixture, cursor)) => cases::roadlog(fixture, cursor, slot),
         }
@@ -384,8 +414,11 @@ async fn measure(
             {
                 row.against_database_floor(floor_rounds);
             }
+            // The shape's case is a floor's: the in-memory floor's, or the dressed floor's.
             if let Some(shape) = case.shape
-                && let Some((_, shape_rounds)) = outcomes.get(&("floor".to_string(), shape))
+                && let Some((_, (_, shape_rounds))) = outcomes
+                    .iter()
+                    .find(|((side, name), _)| side.starts_with("floor") && *name == shape)
             {
                 row.against_shape(shape_rounds);
             }

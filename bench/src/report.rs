@@ -19,6 +19,8 @@ pub struct Row {
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub errors: u64,
+    /// Bytes a response took on the wire, headers included (median over the rounds).
+    pub bytes_per_response: f64,
     pub ratio: Option<f64>,
     pub baseline: Option<String>,
     pub goal: Option<String>,
@@ -48,6 +50,7 @@ impl Row {
         let p50_ms = median(rounds.iter().map(|o| o.p50_us as f64 / 1000.0).collect());
         let p99_ms = median(rounds.iter().map(|o| o.p99_us as f64 / 1000.0).collect());
         let errors = rounds.iter().map(|o| o.errors + o.unexpected).sum();
+        let bytes_per_response = median(rounds.iter().map(Outcome::bytes_per_response).collect());
         Row {
             server: server.into(),
             case: case.into(),
@@ -57,6 +60,7 @@ impl Row {
             p50_ms,
             p99_ms,
             errors,
+            bytes_per_response,
             ratio: None,
             baseline: None,
             goal: None,
@@ -122,18 +126,31 @@ impl Row {
 /// The table, one line per case and server.
 pub fn print(rows: &[Row], peaks: &BTreeMap<String, f64>) {
     println!(
-        "\n{:<14} {:<44} {:>9} {:>8} {:>8} {:>6} {:>7}  {:<12} {:<24} {:<4} {:>8} {:>8}",
-        "server", "case", "req/s", "p50 ms", "p99 ms", "errors", "ratio", "against", "goal", "met", "vs db", "vs shape"
+        "\n{:<14} {:<44} {:>9} {:>8} {:>8} {:>6} {:>10} {:>7}  {:<12} {:<24} {:<4} {:>8} {:>8}",
+        "server",
+        "case",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "errors",
+        "bytes/resp",
+        "ratio",
+        "against",
+        "goal",
+        "met",
+        "vs db",
+        "vs shape"
     );
     for row in rows {
         println!(
-            "{:<14} {:<44} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>7}  {:<12} {:<24} {:<4} {:>8} {:>8}",
+            "{:<14} {:<44} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>10.0} {:>7}  {:<12} {:<24} {:<4} {:>8} {:>8}",
             row.server,
             row.what,
             row.rps,
             row.p50_ms,
             row.p99_ms,
             row.errors,
+            row.bytes_per_response,
             row.ratio.map(|r| format!("{r:.3}")).unwrap_or_default(),
             row.baseline.as_deref().unwrap_or(""),
             row.goal.as_deref().unwrap_or(""),
@@ -151,9 +168,12 @@ pub fn print(rows: &[Row], peaks: &BTreeMap<String, f64>) {
          answered with a token lookup and one index range through sqlx's native driver, the least \
          any database-backed answer costs on this stack; vs shape: a read case against the in-memory \
          floor's page of the same fields, nesting and item counts, `floor_shape_*`, whose own ratio \
-         to the list is the most the executor allows such an answer; for `mixed`, the floor's same \
+         to the list is the most the executor allows such an answer; for `{{ __typename }}`, the \
+         floor's `{{ hello }}` served through Roadlog's listener and middleware, `floor_dressed_hello`; \
+         for `mixed`, the floor's same \
          mix of the month's shape and `{{ hello }}` at 64 connections, whose p99 is the least the \
-         mixed case's can be)\n"
+         mixed case's can be; bytes/resp: what a response took on the wire, headers included, \
+         which the `month_gzip` and `month_br` rows compare with `month`'s)\n"
     );
     for (server, mib) in peaks {
         println!("peak resident memory of {server}: {mib:.1} MiB");

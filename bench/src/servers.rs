@@ -33,6 +33,22 @@ impl Server {
         Server::ready(name, port, child)
     }
 
+    /// The in-memory floor served through Roadlog's listener and middleware (`--dressed`, see
+    /// `floor.rs`), logging as Roadlog does (its default filter, the lines kept in `log`).
+    pub fn dressed_floor(name: &'static str, binary: &Path, log: &Path) -> Result<Server> {
+        let port = free_port()?;
+        let log = std::fs::File::create(log).context("creating the server's log file")?;
+        let child = Command::new(binary)
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--dressed")
+            .env("RUST_LOG", roadlog::telemetry::logging::DEFAULT_FILTER)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .with_context(|| format!("starting {}", binary.display()))?;
+        Server::ready(name, port, child)
+    }
+
     /// Roadlog serving `database_url` in the sandbox, its log (default level, as operators run
     /// it, or only warnings when `quiet`: no access-log line) kept in `log`. The per-client token
     /// rate limit is raised so that the token case measures the endpoint, not the limiter.

@@ -42,11 +42,19 @@ pub struct Outcome {
     pub errors: u64,
     /// Responses that failed the case's check (see [`Load::check_status`]).
     pub unexpected: u64,
+    /// Bytes read from the server, headers included (wrk's `summary.bytes`).
+    #[serde(default)]
+    pub bytes: u64,
 }
 
 impl Outcome {
     pub fn rps(&self) -> f64 {
         self.requests as f64 / (self.duration_us as f64 / 1e6)
+    }
+
+    /// Bytes a response took on the wire, headers included.
+    pub fn bytes_per_response(&self) -> f64 {
+        self.bytes as f64 / self.requests.max(1) as f64
     }
 }
 
@@ -106,9 +114,9 @@ fn script(load: &Load) -> String {
            local unexpected = 0\n\
            for _, t in ipairs(threads) do unexpected = unexpected + (t:get(\"unexpected\") or 0) end\n\
            local e = summary.errors\n\
-           io.write(string.format('BENCH-JSON {\"requests\":%d,\"duration_us\":%d,\"p50_us\":%d,\"p99_us\":%d,\"errors\":%d,\"unexpected\":%d}\\n',\n\
+           io.write(string.format('BENCH-JSON {\"requests\":%d,\"duration_us\":%d,\"p50_us\":%d,\"p99_us\":%d,\"errors\":%d,\"unexpected\":%d,\"bytes\":%d}\\n',\n\
              summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),\n\
-             e.connect + e.read + e.write + e.timeout + STATUS_ERRORS, unexpected))\n\
+             e.connect + e.read + e.write + e.timeout + STATUS_ERRORS, unexpected, summary.bytes))\n\
          end\n"
             .replace("STATUS_ERRORS", status_errors),
     );
