@@ -170,7 +170,10 @@ async fn verify(server: &Server, case: &Case) -> Result<()> {
                 server.name
             );
         }
-        eprintln!("  {:<22} {:<9} {status}, {size} bytes ({coding})", case.name, server.name);
+        eprintln!(
+            "  {:<22} {:<9} {status}, {size} bytes ({coding})",
+            case.name, server.name
+        );
         return Ok(());
     }
     let text = answer.text().await?;
