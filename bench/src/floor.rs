@@ -24,7 +24,10 @@
 //! the bare floor is what those features, which the operator's and the hardening issues ask
 //! for, cost any request before its route; `{ __typename }` is measured against it too.
 //!
-//! Usage: `roadlog-floor 127.0.0.1:PORT [sqlite://FILE | postgres://…] [--dressed]`; answers
+//! `--dressed=listener` puts on Roadlog's listener only, `--dressed=observe` the listener and the
+//! middleware: the two steps in between, to see which part costs what.
+//!
+//! Usage: `roadlog-floor 127.0.0.1:PORT [sqlite://FILE | postgres://…] [--dressed[=listener|=observe]]`; answers
 //! `POST /api/graphql` and `GET /health`. With a database, its two tables (`floor_tokens`,
 //! `floor_items`) are made and filled at start-up if absent; the token is [`TOKEN`].
 
@@ -405,23 +408,59 @@ async fn connect(url: &str) -> anyhow::Result<Database> {
     Ok(db)
 }
 
+/// How much of Roadlog's serving the floor puts on (`--dressed[=…]`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Dress {
+    /// Roadlog's listener only, around warp's service.
+    Listener,
+    /// The listener and the middleware (`Observe`), logging as Roadlog does.
+    Observe,
+    /// Everything Roadlog puts around its routes: listener, middleware, CORS, compression.
+    Full,
+}
+
 /// Serves `routes` as Roadlog serves its own (see the module's `--dressed`), with the defaults
-/// of `roadlog serve` and no trusted proxy or CORS origin.
-async fn serve_dressed<F>(routes: F, addr: SocketAddr) -> anyhow::Result<()>
+/// of `roadlog serve` and no trusted proxy or CORS origin; `dress` says how much of it.
+async fn serve_dressed<F>(routes: F, addr: SocketAddr, dress: Dress) -> anyhow::Result<()>
 where
     F: Filter + Clone + Send + Sync + 'static,
     F::Extract: warp::Reply,
 {
     use roadlog::config::defaults;
-    use roadlog::http::listener::{ConnectionLimits, ListenerState};
-    use roadlog::http::{compression, cors, listener, middleware};
+    use roadlog::http::{compression, cors, middleware};
     let _logs = roadlog::telemetry::logging::init(roadlog::telemetry::logging::LogFormat::Human);
-    let service = compression::compress(middleware::Observe::new(
-        cors::Cors::new(warp::service(routes), cors::CorsPolicy::new(&[])),
-        Arc::new(roadlog::telemetry::Metrics::new()),
-        Duration::from_secs(defaults::BODY_TIMEOUT_SECS),
-        Arc::new(Vec::new()),
-    ));
+    fn observe<S>(service: S) -> middleware::Observe<S> {
+        middleware::Observe::new(
+            service,
+            Arc::new(roadlog::telemetry::Metrics::new()),
+            Duration::from_secs(defaults::BODY_TIMEOUT_SECS),
+            Arc::new(Vec::new()),
+        )
+    }
+    match dress {
+        Dress::Listener => listen(warp::service(routes), addr).await,
+        Dress::Observe => listen(observe(warp::service(routes)), addr).await,
+        Dress::Full => {
+            let cors = cors::Cors::new(warp::service(routes), cors::CorsPolicy::new(&[]));
+            listen(compression::compress(observe(cors)), addr).await
+        }
+    }
+}
+
+/// Runs Roadlog's listener, with the limits `roadlog serve` has by default, until killed.
+async fn listen<S, B>(service: S, addr: SocketAddr) -> anyhow::Result<()>
+where
+    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>, Error = std::convert::Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    use roadlog::config::defaults;
+    use roadlog::http::listener::{self, ConnectionLimits, ListenerState};
     let limits = ConnectionLimits {
         max_connections: defaults::MAX_CONNECTIONS,
         header_read_timeout: Duration::from_secs(defaults::HEADER_READ_TIMEOUT_SECS),
@@ -448,9 +487,14 @@ where
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let (flags, mut args): (Vec<String>, Vec<String>) = std::env::args().skip(1).partition(|a| a.starts_with("--"));
-    let dressed = flags.iter().any(|f| f == "--dressed");
-    if let Some(unknown) = flags.iter().find(|f| *f != "--dressed") {
-        anyhow::bail!("unknown flag {unknown}");
+    let mut dress = None;
+    for flag in &flags {
+        dress = Some(match flag.as_str() {
+            "--dressed" => Dress::Full,
+            "--dressed=observe" => Dress::Observe,
+            "--dressed=listener" => Dress::Listener,
+            unknown => anyhow::bail!("unknown flag {unknown}"),
+        });
     }
     args.reverse();
     let addr: SocketAddr = args
@@ -472,8 +516,8 @@ async fn main() -> anyhow::Result<()> {
             async move { warp::reply::json(&schema.execute(request.data(bearer)).await) }
         });
     let health = warp::get().and(warp::path("health")).map(|| "ok");
-    if dressed {
-        return serve_dressed(graphql.or(health), addr).await;
+    if let Some(dress) = dress {
+        return serve_dressed(graphql.or(health), addr, dress).await;
     }
     warp::serve(graphql.or(health)).run(addr).await;
     Ok(())
