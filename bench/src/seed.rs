@@ -6,7 +6,8 @@
 //!   [`ANCHOR`]: six activities, a meal, a comment, a vehicle, ended and validated by the worker
 //!   and then by the admin (so both sides' regulatory alerts are stored, as in a company that
 //!   checks its workers' time);
-//! - one worker with a long history: `history` missions, one a day, two activities each;
+//! - one worker with a long history: `history` missions, one a day (several a day past
+//!   5,000, so that a history ten times as long still fits in the employment), two activities each;
 //! - 32 writers, each with one open mission, for the write cases;
 //! - an OAuth client for the token endpoint.
 //!
@@ -166,14 +167,30 @@ async fn working_day(db: &Db, admin: i64, worker: i64, company_id: i64, day_star
     Ok(())
 }
 
-/// A short day of the long history: a mission with two activities, ended.
-async fn history_day(db: &Db, worker: i64, company_id: i64, day_start: i64, n: usize) -> Result<()> {
-    let mission = missions::create(db, worker, mission_input(company_id, format!("Mission {n}"), false)).await?;
-    let id = mission.row.id;
-    let start = day_start + 7 * 3600;
-    log(db, worker, id, ActivityType::Drive, start, start + 4 * 3600).await?;
-    log(db, worker, id, ActivityType::Work, start + 4 * 3600, start + 8 * 3600).await?;
-    missions::end(db, worker, id, start + 8 * 3600, None).await?;
+/// Days of the long history: the missions of one history fit in the veteran's employment
+/// (from 2010) however long it is, several a day beyond this many.
+const HISTORY_DAYS: usize = 5_000;
+
+/// A short day of the long history: `per_day` missions of two activities each, ended, sharing
+/// the day's eight hours from 7:00 (one mission of eight hours at the default scale).
+async fn history_day(
+    db: &Db,
+    worker: i64,
+    company_id: i64,
+    day_start: i64,
+    first: usize,
+    per_day: usize,
+) -> Result<()> {
+    let length = 8 * 3600 / per_day as i64;
+    for k in 0..per_day {
+        let n = first + k;
+        let mission = missions::create(db, worker, mission_input(company_id, format!("Mission {n}"), false)).await?;
+        let id = mission.row.id;
+        let start = day_start + 7 * 3600 + k as i64 * length;
+        log(db, worker, id, ActivityType::Drive, start, start + length / 2).await?;
+        log(db, worker, id, ActivityType::Work, start + length / 2, start + length).await?;
+        missions::end(db, worker, id, start + length, None).await?;
+    }
     Ok(())
 }
 
@@ -211,8 +228,11 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
 
     let veteran = hire(db, admin, company_id, "veteran@bench.example".into(), "Veteran".into()).await?;
     // One worker's history is sequential by nature: every day locks the same worker.
-    for d in 0..plan.history {
-        history_day(db, veteran, company_id, ANCHOR - (d as i64 + 1) * DAY, d).await?;
+    let per_day = plan.history.div_ceil(HISTORY_DAYS).max(1);
+    for d in 0..plan.history.div_ceil(per_day) {
+        let first = d * per_day;
+        let missions = per_day.min(plan.history - first);
+        history_day(db, veteran, company_id, ANCHOR - (d as i64 + 1) * DAY, first, missions).await?;
     }
 
     let mut writers = Vec::with_capacity(WRITERS);
