@@ -450,8 +450,11 @@ where
 /// Runs Roadlog's listener, with the limits `roadlog serve` has by default, until killed.
 async fn listen<S, B>(service: S, addr: SocketAddr) -> anyhow::Result<()>
 where
-    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>, Error = std::convert::Infallible>
-        + Clone
+    S: tower::Service<
+            http::Request<hyper::body::Incoming>,
+            Response = http::Response<B>,
+            Error = std::convert::Infallible,
+        > + Clone
         + Send
         + 'static,
     S::Future: Send + 'static,
