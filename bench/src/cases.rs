@@ -69,17 +69,7 @@ fn compressed(query: &str, token: &str, coding: &str) -> Requests {
 /// A read case against another case of the same server, without a goal: what a variant of
 /// that request costs or saves.
 fn variant(name: &'static str, what: &'static str, request: Requests, baseline: &'static str) -> Case {
-    Case {
-        name,
-        what,
-        side: Side::Roadlog,
-        requests: request,
-        connections: 32,
-        check_status: None,
-        baseline: Some(baseline),
-        goal: None,
-        shape: None,
-    }
+    against(name, what, request, baseline, None, None)
 }
 
 fn read(
@@ -90,6 +80,18 @@ fn read(
     goal: Goal,
     shape: Option<&'static str>,
 ) -> Case {
+    against(name, what, request, baseline, Some(goal), shape)
+}
+
+/// A read case of Roadlog's, 32 connections, measured against `baseline`.
+fn against(
+    name: &'static str,
+    what: &'static str,
+    request: Requests,
+    baseline: &'static str,
+    goal: Option<Goal>,
+    shape: Option<&'static str>,
+) -> Case {
     Case {
         name,
         what,
@@ -98,7 +100,7 @@ fn read(
         connections: 32,
         check_status: None,
         baseline: Some(baseline),
-        goal: Some(goal),
+        goal,
         shape,
     }
 }
