@@ -199,12 +199,10 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let mailer = sender.spawn(stopped.clone());
     let schema = build_executors(api.clone());
     let service = crate::routes::service(api.clone(), schema);
-    let limits = ConnectionLimits {
-        max_connections: connection_cap(settings.max_connections),
-        header_read_timeout: Duration::from_secs(settings.header_read_timeout),
-        max_head_bytes: 64 * 1024,
-        max_headers: 100,
-    };
+    let limits = ConnectionLimits::new(
+        connection_cap(settings.max_connections),
+        Duration::from_secs(settings.header_read_timeout),
+    );
     let deadline = Duration::from_secs(settings.shutdown_timeout);
     let (open_tx, connections) = watch::channel(0usize);
     let (accepting_tx, accepting) = watch::channel(true);

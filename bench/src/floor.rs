@@ -427,6 +427,7 @@ where
     F::Extract: warp::Reply,
 {
     use roadlog::config::defaults;
+    use roadlog::http::listener::{self, ConnectionLimits, ListenerState};
     use roadlog::http::{compression, cors, middleware};
     let _logs = roadlog::telemetry::logging::init(roadlog::telemetry::logging::LogFormat::Human);
     fn observe<S>(service: S) -> middleware::Observe<S> {
@@ -437,53 +438,37 @@ where
             Arc::new(Vec::new()),
         )
     }
-    match dress {
-        Dress::Listener => listen(warp::service(routes), addr).await,
-        Dress::Observe => listen(observe(warp::service(routes)), addr).await,
-        Dress::Full => {
-            let cors = cors::Cors::new(warp::service(routes), cors::CorsPolicy::new(&[]));
-            listen(compression::compress(observe(cors)), addr).await
-        }
-    }
-}
-
-/// Runs Roadlog's listener, with the limits `roadlog serve` has by default, until killed.
-async fn listen<S, B>(service: S, addr: SocketAddr) -> anyhow::Result<()>
-where
-    S: tower::Service<
-            http::Request<hyper::body::Incoming>,
-            Response = http::Response<B>,
-            Error = std::convert::Infallible,
-        > + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    use roadlog::config::defaults;
-    use roadlog::http::listener::{self, ConnectionLimits, ListenerState};
-    let limits = ConnectionLimits {
-        max_connections: defaults::MAX_CONNECTIONS,
-        header_read_timeout: Duration::from_secs(defaults::HEADER_READ_TIMEOUT_SECS),
-        max_head_bytes: 64 * 1024,
-        max_headers: 100,
-    };
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let limits = ConnectionLimits::new(
+        defaults::MAX_CONNECTIONS,
+        Duration::from_secs(defaults::HEADER_READ_TIMEOUT_SECS),
+    );
     let state = ListenerState {
         open: tokio::sync::watch::channel(0).0,
         accepting: tokio::sync::watch::channel(false).0,
     };
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    listener::serve(
-        listener,
-        service,
-        limits,
-        std::future::pending(),
-        Duration::from_secs(1),
-        state,
-    )
-    .await;
+    // Each dress is a service of its own type: one `serve` call per dress, until killed.
+    macro_rules! serve {
+        ($service:expr) => {
+            listener::serve(
+                listener,
+                $service,
+                limits,
+                std::future::pending(),
+                Duration::from_secs(1),
+                state,
+            )
+            .await
+        };
+    }
+    match dress {
+        Dress::Listener => serve!(warp::service(routes)),
+        Dress::Observe => serve!(observe(warp::service(routes))),
+        Dress::Full => {
+            let cors = cors::Cors::new(warp::service(routes), cors::CorsPolicy::new(&[]));
+            serve!(compression::compress(observe(cors)))
+        }
+    }
     Ok(())
 }
 

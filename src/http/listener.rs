@@ -34,6 +34,19 @@ pub struct ConnectionLimits {
     pub max_headers: usize,
 }
 
+impl ConnectionLimits {
+    /// The limits `roadlog serve` runs with, given its connection cap and header-read timeout:
+    /// heads of at most 64 KiB and 100 header fields.
+    pub fn new(max_connections: usize, header_read_timeout: Duration) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections,
+            header_read_timeout,
+            max_head_bytes: 64 * 1024,
+            max_headers: 100,
+        }
+    }
+}
+
 /// The peer of a connection, put in each request's extensions.
 #[derive(Clone, Copy, Debug)]
 pub struct PeerAddr(pub SocketAddr);
