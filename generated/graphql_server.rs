@@ -198,7 +198,7 @@ pub struct Mutations;
 ///Resolvers of the fields of `Mutations` that are not plain data.
 #[async_trait::async_trait]
 pub trait MutationsResolver: Send + Sync + 'static {
-    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0, newLegalName longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn update_company_details(
         &self,
         ctx: &Context<'_>,
@@ -209,6 +209,7 @@ pub trait MutationsResolver: Send + Sync + 'static {
         new_nb_workers: Option<i32>,
         new_phone_number: Option<String>,
         eu_driving_time_checks: Option<bool>,
+        new_legal_name: Option<String>,
     ) -> async_graphql::Result<Option<Company>>;
     ///Roadlog extension, not in the reference; sandbox only. Fills a company with demo data so that an integrator has something to try the mission history, the regulatory alerts and the C1B export on from day one: six demo workers with accepted employments, and the 30 days before today (the workers' time zone, Europe/Paris) of missions with their vehicle, start and end locations (with kilometre readings when the company requires them), activities of every kind in days of different lengths with rest days, expenditures (when the company allows them), comments, and validations by the workers and by the caller; some days break each working-time rule on purpose (listed in `breaches`). The demo workers' e-mails are on the reserved domain `demo.roadlog.invalid` and receive no mail; each gets a random password, returned once in this answer (only its argon2id hash is stored), to log in as that worker. Everything is recorded through the rules of the mutations, in one transaction: on any error nothing is written. A company is seeded once: a second call is refused with INVALID_RESOURCE (`reason: SANDBOX_ALREADY_SEEDED`) and changes nothing. Errors: AUTHORIZATION_ERROR (not an admin of the company; the production environment, `reason: SANDBOX_ONLY`), INVALID_RESOURCE, AUTHENTICATION_ERROR.
     async fn seed_sandbox_company(
@@ -283,7 +284,7 @@ impl Mutations {
     async fn account(&self) -> Option<Account> {
         Some(Account)
     }
-    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Changes a company's details and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise). An omitted, null or empty argument changes nothing; every argument is checked before anything changes. Errors: INVALID_INPUTS (unknown business type name, newName blank or longer than 255 characters, newPhoneNumber longer than 30 characters, newNbWorkers not greater than 0, newLegalName longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "updateCompanyDetails")]
     async fn update_company_details(
         &self,
@@ -320,6 +321,11 @@ impl Mutations {
             desc = "Roadlog extension, not in the reference: turns the EU driving-time checks of the company on or off (see CompanySettings.euDrivingTimeChecks). They apply to computations made afterwards (use the operator's `roadlog regulation rebuild` for past days). Omitted: unchanged."
         )]
         eu_driving_time_checks: Option<bool>,
+        #[graphql(
+            name = "newLegalName",
+            desc = "Roadlog extension, not in the reference: the new legal name of the company (Company.legalName), 1 to 255 characters (trimmed). Omitted, null or blank: unchanged."
+        )]
+        new_legal_name: Option<String>,
     ) -> async_graphql::Result<Option<Company>> {
         null_on_error(
             ctx,
@@ -335,6 +341,7 @@ impl Mutations {
                     new_nb_workers,
                     new_phone_number,
                     eu_driving_time_checks,
+                    new_legal_name,
                 )
                 .await,
         )
@@ -627,13 +634,14 @@ pub trait SignUpResolver: Send + Sync + 'static {
         invite_token: Option<String>,
         timezone_name: Option<String>,
     ) -> async_graphql::Result<Option<UserTokens>>;
-    ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name, legalName longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn company(
         &self,
         ctx: &Context<'_>,
         usual_name: String,
         siren: String,
         phone_number: Option<String>,
+        legal_name: Option<String>,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>>;
     ///Attaches the employment invitation identified by token to the authenticated user and accepts it, as signing up with an inviteToken does; returns the accepted employment. Errors: INVALID_TOKEN (token unknown, already used or expired), AUTHENTICATION_ERROR.
     async fn redeem_invite(
@@ -689,7 +697,7 @@ impl SignUp {
                 .await,
         )
     }
-    ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name, legalName longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "company")]
     async fn company(
         &self,
@@ -706,13 +714,18 @@ impl SignUp {
         siren: String,
         #[graphql(name = "phoneNumber", desc = "Phone number of the company. Optional.")]
         phone_number: Option<String>,
+        #[graphql(
+            name = "legalName",
+            desc = "Roadlog extension, not in the reference (which reads it from the national company register): the legal name of the company, 1 to 255 characters (trimmed), returned as Company.legalName. Optional: omitted or blank, legalName stays null until an admin gives it with updateCompanyDetails(newLegalName)."
+        )]
+        legal_name: Option<String>,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>> {
         null_on_error(
             ctx,
             ctx
                 .data_unchecked::<Resolvers>()
                 .sign_up
-                .company(ctx, usual_name, siren, phone_number)
+                .company(ctx, usual_name, siren, phone_number, legal_name)
                 .await,
         )
     }
@@ -866,7 +879,7 @@ pub struct User {
     ///True once the account has been activated through the e-mail activation link. Most mutations require an activated account, otherwise AUTHORIZATION_ERROR.
     #[graphql(name = "hasActivatedEmail")]
     pub has_activated_email: bool,
-    ///True for Roadlog platform staff. Company admin rights are given by Employment.hasAdminRights, not by this flag.
+    ///Always false in Roadlog, a documented deviation kept for compatibility: in the reference it marks the service's own staff, and Roadlog has no staff accounts (operators act through the command line, not through the API). Company admin rights are given by Employment.hasAdminRights.
     #[graphql(name = "admin")]
     pub admin: bool,
     ///Birth date of the user as a YYYY-MM-DD string, if known.
@@ -1290,7 +1303,7 @@ pub struct Company {
     ///Usual name of the company.
     #[graphql(name = "name")]
     pub name: Option<String>,
-    ///Legal name of the company as registered, when known.
+    ///Legal name of the company, as given at sign-up (signUp.company(legalName)) or by an admin (updateCompanyDetails(newLegalName)); null until given. The reference fills it from the national company register, which Roadlog does not consult.
     #[graphql(name = "legalName")]
     pub legal_name: Option<String>,
     ///SIREN number of the company (9 digits).

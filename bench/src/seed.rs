@@ -201,7 +201,13 @@ async fn token(db: &Db, user: i64) -> Result<String> {
 /// Seeds an empty, migrated database and returns what the cases need.
 pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
     let admin = user(db, "admin@bench.example".into(), "Alex", "Admin".into()).await?;
-    let (company_id, _) = company::sign_up(db, admin, "Bench Transport", "123456789", None).await?;
+    let new = company::NewCompany {
+        usual_name: "Bench Transport",
+        legal_name: Some("BENCH TRANSPORT SAS"),
+        siren: "123456789",
+        phone_number: None,
+    };
+    let (company_id, _) = company::sign_up(db, admin, new).await?;
 
     let workers: Vec<i64> = stream::iter(0..plan.employees)
         .map(|i| {

@@ -57,7 +57,8 @@ impl From<UserRow> for User {
             // sign-up (see `domain::users::confirmation`).
             has_confirmed_email: row.email_confirmed_at.is_some(),
             has_activated_email: row.email_confirmed_at.is_some(),
-            // `admin` is the reference's flag for the service's own staff; no API user has it.
+            // The reference's flag for its own staff. Roadlog has no staff accounts, so it is
+            // false for every user: a documented deviation (the SDL says so), not data.
             admin: false,
             birth_date: row.birth_date,
         }
@@ -69,8 +70,7 @@ impl From<&CompanyRow> for Company {
         Company {
             id: row.id as i32,
             name: Some(row.usual_name.clone()),
-            // The legal name comes from the national company register, which is not consulted.
-            legal_name: None,
+            legal_name: row.legal_name.clone(),
             siren: Some(row.siren.clone()),
             phone_number: row.phone_number.clone(),
             has_ceased_activity: row.has_ceased_activity == 1,

@@ -397,9 +397,7 @@ on_both_backends! {
 /// Production: an account cannot act on a company before its address is confirmed; the sandbox
 /// lets it (both report `hasConfirmedEmail: false` until then).
 async fn confirmation_rule(backend: Backend, environment: roadlog::config::Environment) {
-    let Some(app) = TestApp::spawn_in(backend, environment).await else {
-        return;
-    };
+    let app = TestApp::spawn_in(backend, environment).await;
     let (token, _) = app.sign_up("fresh@example.com", PASSWORD).await;
     let me = "{ me { hasConfirmedEmail hasActivatedEmail } }";
     let (_, body) = app.graphql(me, json!({}), Some(&token)).await;

@@ -56,6 +56,45 @@ struct MeEmployments {
 }
 
 on_both_backends! {
+    async fn the_legal_name_is_stored_given_at_sign_up_and_edited_by_an_admin(app) {
+        let admin = app.new_user("legal@example.com").await;
+        const SIGN_UP: &str = "mutation($n: String) { signUp { company(usualName: \"Martin\", siren: \"123456789\", legalName: $n) { company { id name legalName } } } }";
+        const READ: &str = "query($c: Int!) { company(id: $c) { legalName } }";
+        const EDIT: &str = "mutation($c: Int!, $n: String) { updateCompanyDetails(companyId: $c, newLegalName: $n) { legalName } }";
+        let (_, body) = app.graphql(SIGN_UP, json!({ "n": "  Transports Martin SAS " }), Some(&admin.token)).await;
+        let company = &body["data"]["signUp"]["company"]["company"];
+        assert_eq!(company["legalName"], "Transports Martin SAS", "{body}");
+        let company_id = company["id"].as_i64().unwrap();
+        // Not given (or blank): null, not a made-up value.
+        let (_, body) = app.graphql(SIGN_UP, json!({ "n": " " }), Some(&admin.token)).await;
+        assert_eq!(body["data"]["signUp"]["company"]["company"]["legalName"], Value::Null, "{body}");
+
+        let (_, body) = app.graphql(EDIT, json!({ "c": company_id, "n": "Martin Logistique SARL" }), Some(&admin.token)).await;
+        assert_eq!(body["data"]["updateCompanyDetails"]["legalName"], "Martin Logistique SARL", "{body}");
+        // Omitted: unchanged. Too long: refused, and nothing changes.
+        let (_, body) = app.graphql(EDIT, json!({ "c": company_id }), Some(&admin.token)).await;
+        assert_eq!(body["data"]["updateCompanyDetails"]["legalName"], "Martin Logistique SARL", "{body}");
+        let (_, body) = app.graphql(EDIT, json!({ "c": company_id, "n": "L".repeat(256) }), Some(&admin.token)).await;
+        assert_eq!(body["errors"][0]["extensions"]["code"], "INVALID_INPUTS", "{body}");
+        assert_eq!(body["errors"][0]["extensions"]["field"], "newLegalName", "{body}");
+        let (_, body) = app.graphql(READ, json!({ "c": company_id }), Some(&admin.token)).await;
+        assert_eq!(body["data"]["company"]["legalName"], "Martin Logistique SARL", "{body}");
+        let stored: (Option<String>,) = sqlx::query_as("SELECT legal_name FROM companies WHERE id = $1")
+            .bind(company_id)
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(stored.0.as_deref(), Some("Martin Logistique SARL"));
+
+        // A worker of the company does not change it.
+        let worker = app.new_user("legal-worker@example.com").await;
+        app.hire(&admin, company_id, &worker).await;
+        let (_, body) = app.graphql(EDIT, json!({ "c": company_id, "n": "Hijacked" }), Some(&worker.token)).await;
+        assert_eq!(body["errors"][0]["extensions"]["code"], "AUTHORIZATION_ERROR", "{body}");
+        let (_, body) = app.graphql(READ, json!({ "c": company_id }), Some(&admin.token)).await;
+        assert_eq!(body["data"]["company"]["legalName"], "Martin Logistique SARL", "{body}");
+    }
+
     async fn company_sign_up_makes_the_caller_admin(app) {
         let admin = app.new_user("boss@example.com").await;
         let endpoint = app.url("/api/graphql");

@@ -56,7 +56,7 @@ async fn graphql(app: &TestApp, query: &str, accept_encoding: Option<&str>) -> (
 
 tests! {
 async fn large_graphql_answers_are_compressed_as_the_client_prefers() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let (status, headers, plain) = graphql(&app, LARGE, None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(coding(&headers), None, "no Accept-Encoding, no coding");
@@ -88,7 +88,7 @@ async fn large_graphql_answers_are_compressed_as_the_client_prefers() {
 }
 
 async fn small_answers_are_not_compressed() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let (status, headers, body) = graphql(&app, "{ __typename }", Some("br, gzip")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(coding(&headers), None);
@@ -99,7 +99,7 @@ async fn small_answers_are_not_compressed() {
 }
 
 async fn contract_files_are_compressed_with_a_tag_of_their_own() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let plain = app.client.get(app.url("/schema.graphql")).send().await.unwrap();
     let plain_tag = plain.headers()["etag"].to_str().unwrap().to_string();
     let plain = plain.bytes().await.unwrap().to_vec();

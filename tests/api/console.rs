@@ -49,7 +49,7 @@ fn hex(bytes: &[u8]) -> String {
 
 tests! {
     async fn console_page_is_served_with_a_policy_that_allows_this_origin_only() {
-        let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+        let app = TestApp::spawn(Backend::Sqlite).await;
         let response = get(&app.url("/console"), Some(BROWSER_ACCEPT)).await;
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(header(&response, "content-type"), "text/html; charset=utf-8");
@@ -108,15 +108,14 @@ tests! {
 
     async fn console_page_names_the_production_environment() {
         let app = TestApp::spawn_in(Backend::Sqlite, roadlog::config::Environment::Production)
-            .await
-            .unwrap();
+            .await;
         let page = get(&app.url("/console"), None).await.text().await.unwrap();
         assert!(page.contains(">PRODUCTION<") && !page.contains("SANDBOX"), "{page}");
         app.cleanup().await;
     }
 
     async fn console_files_have_their_types_checksums_etags_and_cache_lifetimes() {
-        let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+        let app = TestApp::spawn(Backend::Sqlite).await;
         let page = get(&app.url("/console"), None).await.text().await.unwrap();
         let assets: Vec<String> = links(&page)
             .into_iter()
@@ -178,7 +177,7 @@ tests! {
     }
 
     async fn graphql_get_serves_the_console_to_browsers_and_json_to_clients() {
-        let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+        let app = TestApp::spawn(Backend::Sqlite).await;
         for path in ["/api/graphql", "/graphql"] {
             let response = get(&app.url(path), Some(BROWSER_ACCEPT)).await;
             assert_eq!(response.status(), StatusCode::OK, "{path}");
@@ -205,8 +204,7 @@ tests! {
 
     async fn console_is_off_with_the_flag() {
         let app = TestApp::spawn_with(Backend::Sqlite, |settings| settings.console = false)
-            .await
-            .unwrap();
+            .await;
         let page = get(&app.url("/console"), Some(BROWSER_ACCEPT)).await;
         assert_eq!(page.status(), StatusCode::NOT_FOUND);
         let asset = get(&app.url("/console/assets/graphiql.min.js"), None).await;

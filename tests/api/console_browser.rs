@@ -83,7 +83,7 @@ tests! {
     async fn console_in_a_real_browser() {
         let driver = Driver::start().await;
         driver.resize(1280, 900).await;
-        let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+        let app = TestApp::spawn(Backend::Sqlite).await;
         let user = app.new_user("driver@example.com").await;
         let mut screenshots = Vec::new();
 

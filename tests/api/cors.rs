@@ -16,9 +16,7 @@ const OTHER: &str = "https://evil.example.net";
 
 async fn with_origins(origins: &[&str]) -> TestApp {
     let origins: Vec<String> = origins.iter().map(|o| o.to_string()).collect();
-    TestApp::spawn_with(Backend::Sqlite, move |s| s.cors_origins = origins)
-        .await
-        .unwrap()
+    TestApp::spawn_with(Backend::Sqlite, move |s| s.cors_origins = origins).await
 }
 
 async fn preflight(app: &TestApp, path: &str, origin: &str) -> (StatusCode, HeaderMap) {
@@ -71,7 +69,7 @@ fn list(headers: &HeaderMap, name: &str) -> Vec<String> {
 
 tests! {
 async fn no_origin_is_granted_by_default() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let (status, headers) = preflight(&app, "/api/graphql", APP).await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "a preflight is an OPTIONS request like another");
     assert_eq!(headers["allow"], "GET, POST");
@@ -135,7 +133,7 @@ async fn any_origin_is_granted_without_credentials_when_star_is_listed() {
 }
 
 async fn every_405_carries_allow() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let mut paths: Vec<&str> = roadlog::http::contract::ROUTES.iter().map(|(_, _, p)| *p).collect();
     paths.dedup();
     for path in paths {

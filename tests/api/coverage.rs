@@ -46,12 +46,19 @@ const LEFT_OUT_FIELDS: &[(&str, &str)] = &[
     ("User", "totpEnabled"),
 ];
 
+/// Reference fields served for compatibility but holding no data in Roadlog: each answers a
+/// constant, says so in its SDL description, and is not counted as covered.
+const CONSTANT_FIELDS: &[(&str, &str)] = &[
+    // Always false: the reference's flag for its own staff; Roadlog has no staff accounts.
+    ("User", "admin"),
+];
+
 /// The fields the issue counts (the reference's object fields outside the left-out groups).
 const REFERENCE_FIELDS: usize = 349;
 
 /// The ratchet: reference fields Roadlog serves, and arguments of those it takes. Raise them when
 /// fields are added; they never go down.
-const SERVED_AT_LEAST: usize = 319;
+const SERVED_AT_LEAST: usize = 318;
 const ARGUMENTS_AT_LEAST: usize = 167;
 
 /// Arguments of served reference fields that Roadlog does not take yet, each named; the list may
@@ -118,7 +125,7 @@ fn left_out(type_name: &str, field: &str) -> bool {
 
 tests! {
 async fn the_reference_api_is_covered_at_least_as_far_as_reached() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let served = roadlog::graphql::build_schema(app.server.api.clone()).sdl();
     app.cleanup().await;
     let reference = std::fs::read_to_string(
@@ -142,7 +149,9 @@ async fn the_reference_api_is_covered_at_least_as_far_as_reached() {
             missing_fields.push(format!("{type_name}.{name}"));
             continue;
         };
-        served_fields += 1;
+        if !CONSTANT_FIELDS.contains(&(type_name.as_str(), name.as_str())) {
+            served_fields += 1;
+        }
         if field.output != reference_field.output {
             incompatible.push(format!(
                 "{type_name}.{name}: returns {}, the reference {}",
@@ -174,9 +183,15 @@ async fn the_reference_api_is_covered_at_least_as_far_as_reached() {
     }
 
     println!(
-        "reference coverage: {served_fields} of {counted} fields ({:.1} %), {served_arguments} of their {arguments} arguments",
-        100.0 * served_fields as f64 / counted as f64
+        "reference coverage: {served_fields} of {counted} fields hold data ({:.1} %; {} more served as documented constants), {served_arguments} of their {arguments} arguments",
+        100.0 * served_fields as f64 / counted as f64,
+        CONSTANT_FIELDS.len()
     );
+    for (type_name, name) in CONSTANT_FIELDS {
+        let key = (type_name.to_string(), name.to_string());
+        assert!(ours.contains_key(&key), "{type_name}.{name} is listed as a constant but not served");
+        assert!(theirs.contains_key(&key), "{type_name}.{name} is listed as a constant but not in the reference");
+    }
     println!("missing fields ({}): {}", missing_fields.len(), missing_fields.join(", "));
     println!("missing arguments ({}): {}", missing_arguments.len(), missing_arguments.join(", "));
 

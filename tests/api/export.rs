@@ -293,7 +293,7 @@ on_both_backends! {
 
 tests! {
 async fn inspect_command_reads_files_and_refuses_broken_ones() {
-    let app = TestApp::spawn(crate::support::Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(crate::support::Backend::Sqlite).await;
     let Setup { admin, company, .. } = setup(&app).await;
     let response = export(
         &app,
@@ -369,7 +369,7 @@ for_both_backends! {
         use base64::Engine;
         let key = base64::engine::general_purpose::STANDARD.encode([42u8; 32]);
         // First without a key: keys in clear, as before, the pool's too.
-        let Some(app) = TestApp::spawn_with(backend, |s| s.card_key_pool = 2).await else { return };
+        let app = TestApp::spawn_with(backend, |s| s.card_key_pool = 2).await;
         pool_holds(&app.server.db, 2).await;
         let s = setup(&app).await;
         let signed = json!({ "company_ids": [s.company], "with_digital_signatures": true });
@@ -442,7 +442,7 @@ async fn pool_holds(db: &roadlog::db::Db, size: usize) -> Vec<Vec<u8>> {
 
 for_both_backends! {
     async fn first_exports_take_their_card_keys_from_the_pool(backend) {
-        let Some(app) = TestApp::spawn_with(backend, |s| s.card_key_pool = 3).await else { return };
+        let app = TestApp::spawn_with(backend, |s| s.card_key_pool = 3).await;
         let pooled = pool_holds(&app.server.db, 3).await;
         let s = setup(&app).await;
         // The admin records time too: two employees without a card key yet.

@@ -53,8 +53,7 @@ async fn export_a_thousand_drivers() {
     // The card key pool sized for a company of 1,000, as an operator would size it.
     let started = Instant::now();
     let app = TestApp::spawn_with(Backend::Sqlite, |s| s.card_key_pool = POOL as usize)
-        .await
-        .unwrap();
+        .await;
     let admin = app.new_user("admin@example.com").await;
     let company = app.new_company(&admin, "Big Transport").await;
     let pool = &app.server.db.pool;

@@ -54,7 +54,7 @@ async fn export_while_stopping(app: &TestApp, token: &str, company: i64) -> reqw
 
 tests! {
     async fn a_stop_lets_a_running_export_finish_within_the_deadline() {
-        let app = TestApp::spawn_with(Backend::Sqlite, |s| s.shutdown_timeout = 60).await.unwrap();
+        let app = TestApp::spawn_with(Backend::Sqlite, |s| s.shutdown_timeout = 60).await;
         let (token, company) = company_with_work(&app, 6).await;
         let response = export_while_stopping(&app, &token, company).await;
         let response = response.expect("the export answers although the server is stopping");
@@ -69,7 +69,7 @@ tests! {
     }
 
     async fn a_stop_past_its_deadline_cuts_the_export_cleanly() {
-        let app = TestApp::spawn_with(Backend::Sqlite, |s| s.shutdown_timeout = 0).await.unwrap();
+        let app = TestApp::spawn_with(Backend::Sqlite, |s| s.shutdown_timeout = 0).await;
         // Signed, first time: a card key is generated for each employee, far longer than the
         // zero deadline.
         let (token, company) = company_with_work(&app, 6).await;

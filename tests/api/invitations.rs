@@ -102,8 +102,7 @@ on_both_backends! {
 tests! {
 async fn outbox_is_not_served_in_production() {
     let app = TestApp::spawn_in(Backend::Sqlite, roadlog::config::Environment::Production)
-        .await
-        .unwrap();
+        .await;
     let response = app.client.get(app.url("/sandbox/outbox")).send().await.unwrap();
     assert_eq!(response.status(), 404);
     let body: Value = response.json().await.unwrap();

@@ -55,7 +55,7 @@ async fn sent_state(app: &TestApp, recipient: &str) -> (Option<i64>, i64, Option
 for_both_backends! {
     async fn invitations_reach_the_smtp_relay(backend) {
         let mut relay = Relay::start().await;
-        let Some(app) = TestApp::spawn_with(backend, with_relay(relay.port)).await else { return };
+        let app = TestApp::spawn_with(backend, with_relay(relay.port)).await;
         let mut events = app.server.mail_events();
         invite(&app, "new.driver@example.com").await;
         let transcript = relay.next().await;
@@ -80,7 +80,7 @@ for_both_backends! {
     async fn a_relay_that_is_down_loses_nothing(backend) {
         // Nothing listens on this port.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let Some(app) = TestApp::spawn_with(backend, with_relay(port)).await else { return };
+        let app = TestApp::spawn_with(backend, with_relay(port)).await;
         let mut events = app.server.mail_events();
         invite(&app, "later@example.com").await;
         assert!(matches!(events.recv().await.unwrap(), MailEvent::Failed { .. }));
@@ -107,7 +107,7 @@ for_both_backends! {
                 .await
                 .unwrap();
         };
-        let Some(app) = TestApp::spawn_seeded(backend, with_relay(relay.port), seed).await else { return };
+        let app = TestApp::spawn_seeded(backend, with_relay(relay.port), seed).await;
         let mut events = app.server.mail_events();
         let transcript = relay.next().await;
         assert!(transcript.contains("RCPT TO:<orphan@example.com>"), "{transcript}");
@@ -141,7 +141,7 @@ for_both_backends! {
             .unwrap();
             assert_eq!(rows, vec![(None, 0, None, None); 3], "unclaimed, no attempt counted");
         };
-        let Some(app) = TestApp::spawn_seeded(backend, |_| {}, seed).await else { return };
+        let app = TestApp::spawn_seeded(backend, |_| {}, seed).await;
         app.cleanup().await;
     }
 }

@@ -37,6 +37,7 @@ mod invitations;
 mod kilometers;
 mod known_addresses;
 mod mail;
+mod migrations;
 mod missions;
 mod notifications;
 mod oauth_browser;

@@ -13,7 +13,7 @@ tests! {
     #[needs(Browser)]
     async fn authorization_in_a_real_browser() {
         let driver = Driver::start().await;
-        let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+        let app = TestApp::spawn(Backend::Sqlite).await;
         let user = app.new_user("driver@example.com").await;
         // The application's callback: the browser's arrival there ends the flow.
         let callback = Callback::bind("/callback").await;

@@ -56,7 +56,7 @@ async fn sqlite_plan(conn: &mut sqlx::AnyConnection, sql: &str, name: &str) -> V
 
 for_both_backends! {
     async fn reads_by_id_list_use_an_index(backend) {
-        let Some(app) = TestApp::spawn(backend).await else { return };
+        let app = TestApp::spawn(backend).await;
         let db = &app.server.db;
         let mut conn = db.pool.acquire().await.unwrap();
         if backend == Backend::Postgres {
@@ -115,7 +115,7 @@ const PREPARED_PAGES: [(&str, roadlog::db::PerBackend); 4] = {
 
 for_both_backends! {
     async fn a_workers_page_walks_the_covering_index(backend) {
-        let Some(app) = TestApp::spawn(backend).await else { return };
+        let app = TestApp::spawn(backend).await;
         let db = &app.server.db;
         let mut conn = db.pool.acquire().await.unwrap();
         if backend == Backend::Postgres {

@@ -144,19 +144,89 @@ on_both_backends! {
                 [StatusCode::OK, StatusCode::BAD_REQUEST, StatusCode::SERVICE_UNAVAILABLE].contains(&status),
                 "{status} for {text}"
             );
+            if status == StatusCode::SERVICE_UNAVAILABLE {
+                assert!(response.headers().contains_key("retry-after"), "503 without Retry-After for {text}");
+            }
             let answer: Value = response.json().await.unwrap_or_else(|_| panic!("JSON for {text}"));
             let answers = match &answer {
                 Value::Array(items) => items.clone(),
                 one => vec![one.clone()],
             };
+            // A batch's status is the highest of its operations': a 200 has only executed
+            // operations, a single operation's 400 none.
             for one in answers {
-                assert!(one.get("data").is_some() || one["errors"].is_array(), "{one} for {text}");
-                if let Some(errors) = one["errors"].as_array() {
-                    assert!(errors.iter().all(|e| e["message"].is_string()), "{one}");
+                check_shape(&one, &text);
+                if status == StatusCode::OK {
+                    assert!(one.get("data").is_some(), "200 without data: {one} for {text}");
+                }
+                if status == StatusCode::BAD_REQUEST && !answer.is_array() {
+                    assert!(one.get("data").is_none(), "400 with data: {one} for {text}");
                 }
             }
         }
         let health = app.client.get(app.url("/health")).send().await.unwrap();
         assert_eq!(health.status(), StatusCode::OK, "alive after the generated bodies");
+    }
+}
+
+/// `extensions.code` of an application error: the thirteen codes of the contract.
+const CODES: &[&str] = &[
+    "INVALID_INPUTS",
+    "AUTHENTICATION_ERROR",
+    "AUTHORIZATION_ERROR",
+    "INVALID_TOKEN",
+    "OVERLAPPING_MISSIONS",
+    "OVERLAPPING_ACTIVITIES",
+    "INVALID_ACTIVITY_SWITCH",
+    "MISSION_ALREADY_ENDED",
+    "DUPLICATE_EXPENDITURES",
+    "OVERLAPPING_EMPLOYMENTS",
+    "NO_PRIMARY_EMPLOYMENT",
+    "INVALID_RESOURCE",
+    "INTERNAL_ERROR",
+];
+
+/// The documented shape of one operation's answer: executed (`data` present; each error with a
+/// `message`, a `path` and one of the codes), or refused before execution (no `data`; each error
+/// with a `message`, and `locations` of lines and columns counted from 1 when it has any).
+fn check_shape(one: &Value, text: &str) {
+    let object = one
+        .as_object()
+        .unwrap_or_else(|| panic!("an answer is an object: {one} for {text}"));
+    let errors = match object.get("errors") {
+        None => {
+            assert!(object.contains_key("data"), "neither data nor errors: {one} for {text}");
+            return;
+        }
+        Some(errors) => errors
+            .as_array()
+            .unwrap_or_else(|| panic!("errors is a list: {one} for {text}")),
+    };
+    assert!(!errors.is_empty(), "an empty errors list: {one} for {text}");
+    let executed = object.contains_key("data");
+    for error in errors {
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{error} for {text}"
+        );
+        if let Some(locations) = error.get("locations") {
+            let locations = locations.as_array().unwrap_or_else(|| panic!("{error} for {text}"));
+            assert!(
+                locations.iter().all(|l| l["line"].as_u64().is_some_and(|n| n >= 1)
+                    && l["column"].as_u64().is_some_and(|n| n >= 1)),
+                "{error} for {text}"
+            );
+        }
+        if executed {
+            assert!(
+                error["path"].is_array(),
+                "an executed operation's error without a path: {error} for {text}"
+            );
+            let code = error["extensions"]["code"].as_str().unwrap_or_default();
+            assert!(CODES.contains(&code), "undocumented code {code:?}: {error} for {text}");
+        } else if let Some(code) = error["extensions"].get("code") {
+            // Refused before execution: only a NUL character carries a code.
+            assert_eq!(code, "INVALID_INPUTS", "{error} for {text}");
+        }
     }
 }

@@ -35,7 +35,7 @@ async fn get(app: &TestApp, path: &str, if_none_match: Option<&str>) -> (StatusC
 
 tests! {
 async fn contract_files_are_served_byte_for_byte_with_strong_etags() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let json_text = std::fs::read(Path::new(env!("OUT_DIR")).join("openapi.json")).unwrap();
     let cases = [
         ("/schema.graphql", repo_file("schema/roadlog.graphql"), "text/plain; charset=utf-8"),
@@ -74,7 +74,7 @@ async fn contract_files_are_served_byte_for_byte_with_strong_etags() {
 }
 
 async fn if_none_match_with_the_etag_answers_304_without_a_body() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     for path in ["/schema.graphql", "/openapi.yaml", "/openapi.json", "/docs"] {
         let (_, headers, _) = get(&app, path, None).await;
         let etag = header(&headers, "etag").to_string();
@@ -94,7 +94,7 @@ async fn if_none_match_with_the_etag_answers_304_without_a_body() {
 }
 
 async fn contract_routes_answer_head_and_options_and_refuse_other_methods_with_allow() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let response = app.client.head(app.url("/schema.graphql")).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers().contains_key("etag"));
@@ -118,7 +118,7 @@ async fn contract_routes_answer_head_and_options_and_refuse_other_methods_with_a
 }
 
 async fn docs_page_describes_every_scalar_and_the_oauth_metadata_links_it() {
-    let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+    let app = TestApp::spawn(Backend::Sqlite).await;
     let metadata: Value = app
         .client
         .get(app.url("/.well-known/oauth-authorization-server"))

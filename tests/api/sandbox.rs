@@ -391,8 +391,7 @@ on_both_backends! {
 tests! {
     async fn production_refuses_demo_data() {
         let app = TestApp::spawn_in(Backend::Sqlite, roadlog::config::Environment::Production)
-            .await
-            .unwrap();
+            .await;
         let admin = app.new_user("admin@example.com").await;
         let company = app.new_company(&admin, "Real company").await;
         let before = footprint(&app).await;

@@ -368,7 +368,7 @@ on_both_backends! {
 
 tests! {
     async fn the_vendors_sdl_is_served() {
-        let app = TestApp::spawn(Backend::Sqlite).await.unwrap();
+        let app = TestApp::spawn(Backend::Sqlite).await;
         let file = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/protected.graphql")).unwrap();
         for path in ["/protected.graphql", "/api/protected.graphql"] {
             let response = app.client.get(app.url(path)).send().await.unwrap();
@@ -394,7 +394,7 @@ tests! {
 /// and the vendor gets its employment token.
 async fn journey_in_a_browser(backend: Backend) {
     use crate::support::browser::Driver;
-    let app = TestApp::spawn(backend).await.unwrap();
+    let app = TestApp::spawn(backend).await;
     let payroll = vendor(&app, "Payroll Plus").await;
     let company = register(&app, &payroll, "123456789", None).await["data"]["company"]["softwareRegistration"]["id"]
         .as_i64()

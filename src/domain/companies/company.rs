@@ -23,11 +23,13 @@ pub struct CompanyRow {
     pub eu_driving_checks: i64,
     /// The number of workers the company declares.
     pub number_workers: Option<i64>,
+    /// The legal name, as given at sign-up or by an admin; `None` until given.
+    pub legal_name: Option<String>,
 }
 
 pub const COMPANY_COLUMNS: &str = "id, usual_name, siren, phone_number, has_ceased_activity, allow_team_mode, \
      allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name, \
-     eu_driving_checks, number_workers";
+     eu_driving_checks, number_workers, legal_name";
 
 /// Company statements.
 pub mod sql {
@@ -87,19 +89,39 @@ pub fn validate_name(raw: &str) -> AppResult<String> {
     Ok(name.to_string())
 }
 
-/// Inserts a company, inside the caller's transaction.
-pub async fn insert(
-    conn: &mut AnyConnection,
-    usual_name: &str,
-    siren: &str,
-    phone_number: Option<&str>,
-) -> AppResult<i64> {
+/// A legal name as given (`legalName`, `newLegalName`): trimmed, 1 to 255 characters; `None`
+/// for an omitted or blank one.
+pub fn validate_legal_name(raw: Option<&str>, field: &str) -> AppResult<Option<String>> {
+    let Some(name) = raw.map(str::trim).filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    if name.chars().count() > 255 {
+        return Err(
+            AppError::invalid_inputs(format!("{field} must be between 1 and 255 characters")).with("field", field),
+        );
+    }
+    Ok(Some(name.to_string()))
+}
+
+/// What a new company is given.
+#[derive(Debug, Clone, Copy)]
+pub struct NewCompany<'a> {
+    pub usual_name: &'a str,
+    pub legal_name: Option<&'a str>,
+    pub siren: &'a str,
+    pub phone_number: Option<&'a str>,
+}
+
+/// Inserts a company (its values checked already), inside the caller's transaction.
+pub async fn insert(conn: &mut AnyConnection, company: NewCompany<'_>) -> AppResult<i64> {
     let (id,): (i64,) = sqlx::query_as(
-        "INSERT INTO companies (usual_name, siren, phone_number, creation_time) VALUES ($1, $2, $3, $4) RETURNING id",
+        "INSERT INTO companies (usual_name, legal_name, siren, phone_number, creation_time) \
+         VALUES ($1, $2, $3, $4, $5) RETURNING id",
     )
-    .bind(usual_name)
-    .bind(siren)
-    .bind(phone_number)
+    .bind(company.usual_name)
+    .bind(company.legal_name)
+    .bind(company.siren)
+    .bind(company.phone_number)
     .bind(now())
     .fetch_one(conn)
     .await?;
@@ -131,22 +153,23 @@ pub async fn find_for_employee(db: &Db, user: i64, id: i64) -> AppResult<Option<
 
 /// `signUp.company`: creates the company and makes the caller its admin (an accepted employment
 /// from today, primary unless the caller already has a primary employment), in one transaction.
-pub async fn sign_up(
-    db: &Db,
-    actor: i64,
-    usual_name: &str,
-    siren: &str,
-    phone_number: Option<&str>,
-) -> AppResult<(i64, i64)> {
+pub async fn sign_up(db: &Db, actor: i64, company: NewCompany<'_>) -> AppResult<(i64, i64)> {
     // Software acting with an employment token stays inside its one company: it creates none.
     if crate::domain::auth::scope::current().is_some() {
         return Err(crate::domain::auth::scope::out_of_scope());
     }
-    let usual_name = validate_name(usual_name)?;
-    let siren = validate_siren(siren)?;
-    let phone_number = phone_number.map(str::trim).filter(|p| !p.is_empty());
+    let usual_name = validate_name(company.usual_name)?;
+    let legal_name = validate_legal_name(company.legal_name, "legalName")?;
+    let siren = validate_siren(company.siren)?;
+    let phone_number = company.phone_number.map(str::trim).filter(|p| !p.is_empty());
     let mut tx = db.begin_write().await?;
-    let company_id = insert(&mut tx, &usual_name, &siren, phone_number).await?;
+    let new = NewCompany {
+        usual_name: &usual_name,
+        legal_name: legal_name.as_deref(),
+        siren: &siren,
+        phone_number,
+    };
+    let company_id = insert(&mut tx, new).await?;
     let new = super::employments::NewEmployment {
         company_id,
         period: super::rules::Period {

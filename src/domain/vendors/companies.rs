@@ -88,7 +88,14 @@ pub async fn register(db: &Db, client_id: i64, registration: Registration<'_>) -
         }
         _ => {}
     }
-    let company_id = company::insert(&mut tx, &usual_name, &siren, None).await?;
+    // The vendor API's registration names no legal name (the reference's takes none either).
+    let new = company::NewCompany {
+        usual_name: &usual_name,
+        legal_name: None,
+        siren: &siren,
+        phone_number: None,
+    };
+    let company_id = company::insert(&mut tx, new).await?;
     sqlx::query("UPDATE companies SET siret = $2, number_workers = $3 WHERE id = $1")
         .bind(company_id)
         .bind(&siret)

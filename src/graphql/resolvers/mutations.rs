@@ -19,6 +19,7 @@ impl MutationsResolver for Api {
         new_nb_workers: Option<i32>,
         new_phone_number: Option<String>,
         eu_driving_time_checks: Option<bool>,
+        new_legal_name: Option<String>,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).user_id()?;
         // Every argument is checked before anything is written (the permission first).
@@ -30,6 +31,7 @@ impl MutationsResolver for Api {
             name: new_name.as_deref(),
             phone_number: new_phone_number.as_deref(),
             nb_workers: new_nb_workers.map(i64::from),
+            legal_name: new_legal_name.as_deref(),
         };
         details::update(&self.db, actor, company_id.into(), details).await?;
         if let Some(on) = eu_driving_time_checks {

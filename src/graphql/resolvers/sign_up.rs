@@ -45,10 +45,16 @@ impl SignUpResolver for Api {
         usual_name: String,
         siren: String,
         phone_number: Option<String>,
+        legal_name: Option<String>,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>> {
         let actor = caller(ctx).user_id()?;
-        let (company_id, employment_id) =
-            company::sign_up(&self.db, actor, &usual_name, &siren, phone_number.as_deref()).await?;
+        let new = company::NewCompany {
+            usual_name: &usual_name,
+            legal_name: legal_name.as_deref(),
+            siren: &siren,
+            phone_number: phone_number.as_deref(),
+        };
+        let (company_id, employment_id) = company::sign_up(&self.db, actor, new).await?;
         let company = company::find(&self.db, company_id).await?.as_ref().map(Company::from);
         let mut conn = self.db.pool.acquire().await?;
         let employment = employments::find(&mut conn, employment_id)

@@ -14,4 +14,4 @@ pub mod process;
 pub mod relay;
 pub mod statements;
 
-pub use app::{Backend, TestApp, TestUser, codes, with_app};
+pub use app::{Backend, TestApp, TestUser, codes, postgres_database, with_app};
