@@ -43,12 +43,18 @@ fn json(text: &Option<String>) -> Option<GenericScalar> {
         .map(GenericScalar)
 }
 
-impl From<UserRow> for User {
-    fn from(row: UserRow) -> User {
-        User {
-            id: row.id as i32,
-            creation_time: Some(TimeStamp(row.creation_time)),
-            email: Some(row.email),
+/// The mask of an e-mail its user hides (the reference's, also in `Employment.email`).
+pub const HIDDEN_EMAIL: &str = "***";
+
+/// A user as `viewer` (0 when anonymous) reads them: the e-mail of a user who hides it from one
+/// of their companies (`Employment.hideEmail`) reads [`HIDDEN_EMAIL`] for anyone but the user.
+/// (No `From<UserRow>`: a user is always shown to someone.)
+pub fn user_seen_by(row: UserRow, viewer: i64) -> User {
+    let email = row.email_for(viewer).unwrap_or(HIDDEN_EMAIL).to_string();
+    User {
+        id: row.id as i32,
+        creation_time: Some(TimeStamp(row.creation_time)),
+        email: Some(email),
             first_name: row.first_name,
             last_name: row.last_name,
             phone_number: row.phone_number,
@@ -58,9 +64,8 @@ impl From<UserRow> for User {
             has_confirmed_email: row.email_confirmed_at.is_some(),
             has_activated_email: row.email_confirmed_at.is_some(),
             // `admin` is the reference's flag for the service's own staff; no API user has it.
-            admin: false,
-            birth_date: row.birth_date,
-        }
+        admin: false,
+        birth_date: row.birth_date,
     }
 }
 
