@@ -36,7 +36,7 @@ struct Cast {
     /// The other application, and its token for Bob.
     diary: i64,
     diary_token: String,
-    /// The days of Bob's own computations in A and in B.
+    /// A day of Bob's computations in A and one in B.
     a_day: String,
     b_day: String,
 }
@@ -76,19 +76,17 @@ async fn cast(app: &TestApp) -> Cast {
     assert!(body["errors"].is_null(), "{body}");
     let body = call(app, &as_vendor, VALIDATE, json!({ "m": a_mission, "u": [j.bob.id] })).await;
     assert!(body["errors"].is_null(), "{body}");
-    let day = |mission: i64| async move {
-        let (day,): (String,) = sqlx::query_as(
-            "SELECT r.day FROM regulation_computations r WHERE r.user_id = $1 AND r.submitter_type = 'employee' \
-             AND r.day = (SELECT MIN(d.day) FROM regulation_computations d WHERE d.user_id = $1 AND d.day >= $2) LIMIT 1",
-        )
+    // Bob's computations (his own in B, an admin's in A, where he is one): the earliest day is
+    // of A's mission, the latest of B's.
+    let days: Vec<(String,)> = sqlx::query_as("SELECT day FROM regulation_computations WHERE user_id = $1 ORDER BY day")
         .bind(j.bob.id)
-        .bind(mission_day(app, mission).await)
-        .fetch_one(&app.server.db.pool)
+        .fetch_all(&app.server.db.pool)
         .await
         .unwrap();
-        day
+    let (a_day, b_day) = match (days.first(), days.last()) {
+        (Some(a), Some(b)) if a.0 < b.0 => (a.0.clone(), b.0.clone()),
+        _ => panic!("computations of both missions: {days:?}"),
     };
-    let (a_day, b_day) = (day(a_mission).await, day(j.other_mission).await);
     let a_employment = j.bob_employment;
     let b_employment = one_id(app, "SELECT id FROM employments WHERE company_id = $1 AND user_id = $2", &[j.other, j.bob.id]).await;
     let b_activity = one_id(app, "SELECT id FROM activities WHERE mission_id = $1", &[j.other_mission]).await;
@@ -103,12 +101,6 @@ async fn cast(app: &TestApp) -> Cast {
     let diary_token = roadlog::domain::auth::oauth_tokens::issue(&app.server.db, diary, j.bob.id, None).await.unwrap();
     roadlog::domain::auth::oauth_tokens::issue(&app.server.db, j.payroll.0, j.bob.id, None).await.unwrap();
     Cast { j, token, a_mission, a_employment, b_employment, b_activity, a_notification, b_notification, diary, diary_token, a_day, b_day }
-}
-
-/// The UTC date of the mission's first activity.
-async fn mission_day(app: &TestApp, mission: i64) -> String {
-    let start = one_id(app, "SELECT MIN(start_time) FROM activities WHERE mission_id = $1", &[mission]).await;
-    chrono::DateTime::from_timestamp(start - 86_400, 0).unwrap().date_naive().to_string()
 }
 
 impl Cast {
