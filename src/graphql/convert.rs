@@ -55,15 +55,15 @@ pub fn user_seen_by(row: UserRow, viewer: i64) -> User {
         id: row.id as i32,
         creation_time: Some(TimeStamp(row.creation_time)),
         email: Some(email),
-            first_name: row.first_name,
-            last_name: row.last_name,
-            phone_number: row.phone_number,
-            timezone_name: Some(row.timezone_name),
-            // One step confirms and activates, as in the reference for accounts created by
-            // sign-up (see `domain::users::confirmation`).
-            has_confirmed_email: row.email_confirmed_at.is_some(),
-            has_activated_email: row.email_confirmed_at.is_some(),
-            // `admin` is the reference's flag for the service's own staff; no API user has it.
+        first_name: row.first_name,
+        last_name: row.last_name,
+        phone_number: row.phone_number,
+        timezone_name: Some(row.timezone_name),
+        // One step confirms and activates, as in the reference for accounts created by
+        // sign-up (see `domain::users::confirmation`).
+        has_confirmed_email: row.email_confirmed_at.is_some(),
+        has_activated_email: row.email_confirmed_at.is_some(),
+        // `admin` is the reference's flag for the service's own staff; no API user has it.
         admin: false,
         birth_date: row.birth_date,
     }

@@ -14,7 +14,8 @@ use crate::support::walk::{self, Input, Schema};
 use crate::support::{TestApp, codes};
 use crate::vendors::protected;
 
-const VALIDATE: &str = "mutation($m: Int!, $u: [Int]!) { activities { validateMission(missionId: $m, usersIds: $u) { id } } }";
+const VALIDATE: &str =
+    "mutation($m: Int!, $u: [Int]!) { activities { validateMission(missionId: $m, usersIds: $u) { id } } }";
 const CREATE_NAMED: &str =
     "mutation($c: Int!) { activities { createMission(companyId: $c, name: \"Tour A\") { id } } }";
 const OTHER_APPLICATION: &str = "Secret Diary";
@@ -64,48 +65,99 @@ async fn notify(app: &TestApp, user: i64, mission: i64) -> i64 {
 async fn cast(app: &TestApp) -> Cast {
     let j = journey(app).await;
     let token = token_for(app, &j.payroll, j.bob_employment).await;
-    let as_vendor = Headers { client: Some(&j.client), token: Some(&token), bearer: None };
+    let as_vendor = Headers {
+        client: Some(&j.client),
+        token: Some(&token),
+        bearer: None,
+    };
     // Bob validates his time in B himself (today's computation reads it)...
-    let body = app.as_user(&j.bob, VALIDATE, json!({ "m": j.other_mission, "u": [j.bob.id] })).await;
+    let body = app
+        .as_user(&j.bob, VALIDATE, json!({ "m": j.other_mission, "u": [j.bob.id] }))
+        .await;
     assert!(body["errors"].is_null(), "{body}");
     // ... and, through the vendor, a mission in A three weeks ago (far from B's time).
     let body = call(app, &as_vendor, CREATE_NAMED, json!({ "c": j.company })).await;
-    let a_mission = body["data"]["activities"]["createMission"]["id"].as_i64().unwrap_or_else(|| panic!("{body}"));
+    let a_mission = body["data"]["activities"]["createMission"]["id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{body}"));
     let start = minutes_ago(21 * 24 * 60 + 600);
-    let body = call(app, &as_vendor, LOG_ENDED, json!({ "m": a_mission, "s": start, "e": start + 3600 })).await;
+    let body = call(
+        app,
+        &as_vendor,
+        LOG_ENDED,
+        json!({ "m": a_mission, "s": start, "e": start + 3600 }),
+    )
+    .await;
     assert!(body["errors"].is_null(), "{body}");
     let body = call(app, &as_vendor, VALIDATE, json!({ "m": a_mission, "u": [j.bob.id] })).await;
     assert!(body["errors"].is_null(), "{body}");
     // Bob's computations (his own in B, an admin's in A, where he is one): the earliest day is
     // of A's mission, the latest of B's.
-    let days: Vec<(String,)> = sqlx::query_as("SELECT day FROM regulation_computations WHERE user_id = $1 ORDER BY day")
-        .bind(j.bob.id)
-        .fetch_all(&app.server.db.pool)
-        .await
-        .unwrap();
+    let days: Vec<(String,)> =
+        sqlx::query_as("SELECT day FROM regulation_computations WHERE user_id = $1 ORDER BY day")
+            .bind(j.bob.id)
+            .fetch_all(&app.server.db.pool)
+            .await
+            .unwrap();
     let (a_day, b_day) = match (days.first(), days.last()) {
         (Some(a), Some(b)) if a.0 < b.0 => (a.0.clone(), b.0.clone()),
         _ => panic!("computations of both missions: {days:?}"),
     };
     let a_employment = j.bob_employment;
-    let b_employment = one_id(app, "SELECT id FROM employments WHERE company_id = $1 AND user_id = $2", &[j.other, j.bob.id]).await;
-    let b_activity = one_id(app, "SELECT id FROM activities WHERE mission_id = $1", &[j.other_mission]).await;
+    let b_employment = one_id(
+        app,
+        "SELECT id FROM employments WHERE company_id = $1 AND user_id = $2",
+        &[j.other, j.bob.id],
+    )
+    .await;
+    let b_activity = one_id(
+        app,
+        "SELECT id FROM activities WHERE mission_id = $1",
+        &[j.other_mission],
+    )
+    .await;
     let a_notification = notify(app, j.bob.id, a_mission).await;
     let b_notification = notify(app, j.bob.id, j.other_mission).await;
     // Bob authorized another application, and the vendor's own client holds an OAuth token too.
     let env = roadlog::config::Environment::Sandbox;
-    let created = roadlog::oauth::clients::create(&app.server.db, env, OTHER_APPLICATION, &["https://diary.example.com/cb".into()])
+    let created = roadlog::oauth::clients::create(
+        &app.server.db,
+        env,
+        OTHER_APPLICATION,
+        &["https://diary.example.com/cb".into()],
+    )
+    .await
+    .unwrap();
+    let diary: i64 = created.client_id.parse().unwrap();
+    let diary_token = roadlog::domain::auth::oauth_tokens::issue(&app.server.db, diary, j.bob.id, None)
         .await
         .unwrap();
-    let diary: i64 = created.client_id.parse().unwrap();
-    let diary_token = roadlog::domain::auth::oauth_tokens::issue(&app.server.db, diary, j.bob.id, None).await.unwrap();
-    roadlog::domain::auth::oauth_tokens::issue(&app.server.db, j.payroll.0, j.bob.id, None).await.unwrap();
-    Cast { j, token, a_mission, a_employment, b_employment, b_activity, a_notification, b_notification, diary, diary_token, a_day, b_day }
+    roadlog::domain::auth::oauth_tokens::issue(&app.server.db, j.payroll.0, j.bob.id, None)
+        .await
+        .unwrap();
+    Cast {
+        j,
+        token,
+        a_mission,
+        a_employment,
+        b_employment,
+        b_activity,
+        a_notification,
+        b_notification,
+        diary,
+        diary_token,
+        a_day,
+        b_day,
+    }
 }
 
 impl Cast {
     fn vendor(&self) -> Headers<'_> {
-        Headers { client: Some(&self.j.client), token: Some(&self.token), bearer: None }
+        Headers {
+            client: Some(&self.j.client),
+            token: Some(&self.token),
+            bearer: None,
+        }
     }
 
     /// What belongs to B or to the other application: `(__typename, id)`.
@@ -203,7 +255,10 @@ async fn send(app: &TestApp, headers: &Headers<'_>, document: &str) -> Option<Va
 
 /// Runs `document`; answers whether it executed (HTTP 200) and the body.
 async fn send_any(app: &TestApp, headers: &Headers<'_>, document: &str) -> (bool, Value) {
-    let mut request = app.client.post(app.url("/api/graphql")).json(&json!({ "query": document }));
+    let mut request = app
+        .client
+        .post(app.url("/api/graphql"))
+        .json(&json!({ "query": document }));
     if let Some(client) = headers.client {
         request = request.header("X-CLIENT-ID", client);
     }
@@ -232,12 +287,18 @@ async fn walk_root(
     const DEPTH: usize = 3;
     let (mut answers, mut asked) = (vec![], 0);
     for field in schema.fields(root_type) {
-        let Some(call) = schema.call(root_type, field, fill) else { continue };
+        let Some(call) = schema.call(root_type, field, fill) else {
+            continue;
+        };
         let inner = walk::named(&field.ty);
         let mut depth = DEPTH;
         loop {
             let mut count = 1;
-            let selection = if schema.is_object(inner) { schema.selection(inner, depth, fill, &mut count) } else { String::new() };
+            let selection = if schema.is_object(inner) {
+                schema.selection(inner, depth, fill, &mut count)
+            } else {
+                String::new()
+            };
             let document = format!("{{ {root} {{ __typename id {call} {selection} }} }}");
             if let Some(answer) = send(app, headers, &document).await {
                 answers.push(answer);

@@ -8,9 +8,12 @@ use serde_json::{Value, json};
 
 use crate::support::{TestApp, TestUser};
 
-const HIDE: &str = "mutation($e: Int!, $h: Boolean!) { employments { updateHideEmail(employmentId: $e, hideEmail: $h) { id } } }";
-const PROMOTE: &str = "mutation($e: Int!) { employments { changeEmployeeRole(employmentId: $e, hasAdminRights: true) { id } } }";
-const CREATE_TEAM: &str = "mutation($c: Int!, $u: [Int]) { teams { createTeam(companyId: $c, name: \"North\", userIds: $u) { id } } }";
+const HIDE: &str =
+    "mutation($e: Int!, $h: Boolean!) { employments { updateHideEmail(employmentId: $e, hideEmail: $h) { id } } }";
+const PROMOTE: &str =
+    "mutation($e: Int!) { employments { changeEmployeeRole(employmentId: $e, hasAdminRights: true) { id } } }";
+const CREATE_TEAM: &str =
+    "mutation($c: Int!, $u: [Int]) { teams { createTeam(companyId: $c, name: \"North\", userIds: $u) { id } } }";
 const CREATE: &str = "mutation($c: Int!) { activities { createMission(companyId: $c, name: \"Tour\") { id } } }";
 const LOG: &str = "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp!) { activities { logActivity(missionId: $m, type: \"work\", startTime: $s, endTime: $e, switch: false) { id } } }";
 
@@ -18,13 +21,34 @@ const LOG: &str = "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp!) { activiti
 fn paths(company: i64, user: i64, mission: i64) -> Vec<(&'static str, String)> {
     vec![
         ("user(id)", format!("{{ user(id: {user}) {{ id email }} }}")),
-        ("Company.users", format!("{{ company(id: {company}) {{ users {{ id email }} }} }}")),
-        ("Company.currentUsers", format!("{{ company(id: {company}) {{ currentUsers {{ id email }} }} }}")),
-        ("Company.currentAdmins", format!("{{ company(id: {company}) {{ currentAdmins {{ id email }} }} }}")),
-        ("Employment.user", format!("{{ company(id: {company}) {{ employments {{ user {{ id email }} }} }} }}")),
-        ("Team.users", format!("{{ company(id: {company}) {{ teams {{ users {{ id email }} adminUsers {{ id email }} }} }} }}")),
-        ("Mission.submitter", format!("{{ mission(id: {mission}) {{ submitter {{ id email }} }} }}")),
-        ("Activity.user", format!("{{ mission(id: {mission}) {{ activities {{ user {{ id email }} submitter {{ id email }} }} }} }}")),
+        (
+            "Company.users",
+            format!("{{ company(id: {company}) {{ users {{ id email }} }} }}"),
+        ),
+        (
+            "Company.currentUsers",
+            format!("{{ company(id: {company}) {{ currentUsers {{ id email }} }} }}"),
+        ),
+        (
+            "Company.currentAdmins",
+            format!("{{ company(id: {company}) {{ currentAdmins {{ id email }} }} }}"),
+        ),
+        (
+            "Employment.user",
+            format!("{{ company(id: {company}) {{ employments {{ user {{ id email }} }} }} }}"),
+        ),
+        (
+            "Team.users",
+            format!("{{ company(id: {company}) {{ teams {{ users {{ id email }} adminUsers {{ id email }} }} }} }}"),
+        ),
+        (
+            "Mission.submitter",
+            format!("{{ mission(id: {mission}) {{ submitter {{ id email }} }} }}"),
+        ),
+        (
+            "Activity.user",
+            format!("{{ mission(id: {mission}) {{ activities {{ user {{ id email }} submitter {{ id email }} }} }} }}"),
+        ),
     ]
 }
 
@@ -45,7 +69,13 @@ fn emails_of(value: &Value, id: i64, found: &mut Vec<String>) {
 }
 
 /// What each path shows of `target`'s e-mail to `reader` (each path must show it at least once).
-async fn seen(app: &TestApp, reader: &TestUser, target: &TestUser, company: i64, mission: i64) -> Vec<(&'static str, Vec<String>)> {
+async fn seen(
+    app: &TestApp,
+    reader: &TestUser,
+    target: &TestUser,
+    company: i64,
+    mission: i64,
+) -> Vec<(&'static str, Vec<String>)> {
     let mut all = vec![];
     for (path, query) in paths(company, target.id, mission) {
         let body = app.as_user(reader, &query, json!({})).await;
@@ -60,7 +90,10 @@ async fn seen(app: &TestApp, reader: &TestUser, target: &TestUser, company: i64,
 
 fn all_read(seen: &[(&str, Vec<String>)], expected: &str) {
     for (path, emails) in seen {
-        assert!(emails.iter().all(|e| e == expected), "{path}: {emails:?}, expected {expected}");
+        assert!(
+            emails.iter().all(|e| e == expected),
+            "{path}: {emails:?}, expected {expected}"
+        );
     }
 }
 

@@ -89,7 +89,10 @@ impl TeamsResolver for Api {
 impl TeamResolver for Api {
     async fn admin_users(&self, ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         match parent.id {
-            Some(id) => self.users_by_id(ctx, teams::admin_ids(&self.db, id.into()).await?).await,
+            Some(id) => {
+                self.users_by_id(ctx, teams::admin_ids(&self.db, id.into()).await?)
+                    .await
+            }
             None => Ok(None),
         }
     }
@@ -116,7 +119,10 @@ impl TeamResolver for Api {
 
     async fn users(&self, ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         match parent.id {
-            Some(id) => self.users_by_id(ctx, teams::member_ids(&self.db, id.into()).await?).await,
+            Some(id) => {
+                self.users_by_id(ctx, teams::member_ids(&self.db, id.into()).await?)
+                    .await
+            }
             None => Ok(None),
         }
     }

@@ -196,7 +196,11 @@ impl Schema {
     }
 
     fn result(&self, ty: &Type) -> &'static str {
-        if self.is_object(named(ty)) { " { __typename }" } else { "" }
+        if self.is_object(named(ty)) {
+            " { __typename }"
+        } else {
+            ""
+        }
     }
 
     /// A literal of the type: `scalar` for the named scalars, the first value of an enum, one
