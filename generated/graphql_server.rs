@@ -558,7 +558,7 @@ pub trait AuthResolver: Send + Sync + 'static {
     ) -> async_graphql::Result<Option<UserTokens>>;
     ///Revokes the session of the access or refresh token sent as Bearer, so that its refresh token can no longer be used. Fails with AUTHENTICATION_ERROR when no valid token is sent.
     async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>>;
-    ///Withdraws the caller's authorization of a third-party application: every access token that the application holds for the caller stops working at once. Errors: AUTHENTICATION_ERROR, INVALID_RESOURCE (the application holds no authorization of the caller).
+    ///Withdraws the caller's authorization of a third-party application: every access token that the application holds for the caller stops working at once. With a software vendor's employment token, any application but the vendor's own answers INVALID_RESOURCE, as one that holds no authorization, and keeps its tokens. Errors: AUTHENTICATION_ERROR, INVALID_RESOURCE (the application holds no authorization of the caller).
     async fn revoke_authorized_client(
         &self,
         ctx: &Context<'_>,
@@ -596,7 +596,7 @@ impl Auth {
     async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>> {
         null_on_error(ctx, ctx.data_unchecked::<Resolvers>().auth.logout(ctx).await)
     }
-    ///Withdraws the caller's authorization of a third-party application: every access token that the application holds for the caller stops working at once. Errors: AUTHENTICATION_ERROR, INVALID_RESOURCE (the application holds no authorization of the caller).
+    ///Withdraws the caller's authorization of a third-party application: every access token that the application holds for the caller stops working at once. With a software vendor's employment token, any application but the vendor's own answers INVALID_RESOURCE, as one that holds no authorization, and keeps its tokens. Errors: AUTHENTICATION_ERROR, INVALID_RESOURCE (the application holds no authorization of the caller).
     #[graphql(name = "revokeAuthorizedClient")]
     async fn revoke_authorized_client(
         &self,
@@ -858,7 +858,7 @@ pub struct User {
     ///Time the account was created.
     #[graphql(name = "creationTime")]
     pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
-    ///Login e-mail of the user.
+    ///Login e-mail of the user. Reads `***` for anyone but the user himself when the user hides their e-mail from one of their companies (Employment.hideEmail, on an accepted employment): wherever a user is shown — user(id), Company.users, currentUsers, currentAdmins, Employment.user, Team.users and adminUsers, the users of missions and activities.
     #[graphql(name = "email")]
     pub email: Option<String>,
     ///First name of the user.
@@ -942,7 +942,7 @@ pub trait UserResolver: Send + Sync + 'static {
         parent: &User,
         company_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Vec<Option<Company>>>>;
-    ///The regulatory computations of the user (the working-time checks: daily rest, daily work, breaks, weekly rest, weekly work), grouped by day, days ascending. A computation exists for each day (and each Monday, for the weekly checks) computed when a mission was validated: by the user himself (`employee`) or by an admin (`admin`). Readable by the user himself or by a caller who is currently admin of a company of the user (who sees all of the user's computations); otherwise AUTHORIZATION_ERROR.
+    ///The regulatory computations of the user (the working-time checks: daily rest, daily work, breaks, weekly rest, weekly work), grouped by day, days ascending. A computation exists for each day (and each Monday, for the weekly checks) computed when a mission was validated: by the user himself (`employee`) or by an admin (`admin`). Readable by the user himself or by a caller who is currently admin of a company of the user (who sees all of the user's computations); otherwise AUTHORIZATION_ERROR. With a software vendor's employment token (X-EMPLOYMENT-TOKEN), only the days whose computation read none of the user's missions for another company than the token's: a day's computation reads the missions of its week, of the week before and of the day after.
     async fn regulation_computations_by_day(
         &self,
         ctx: &Context<'_>,
@@ -957,13 +957,13 @@ pub trait UserResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &User,
     ) -> async_graphql::Result<Option<bool>>;
-    ///The user's notifications, newest first (the latest 500): an admin validated a mission in which the user had recorded nothing (NEW_MISSION_BY_ADMIN), an admin changed the user's time before validating it (MISSION_CHANGES_WARNING), the user's time was validated automatically (MISSION_AUTO_VALIDATION). Users who are admins of a company get no admin notifications. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Mark them read with account.markNotificationsAsRead.
+    ///The user's notifications, newest first (the latest 500): an admin validated a mission in which the user had recorded nothing (NEW_MISSION_BY_ADMIN), an admin changed the user's time before validating it (MISSION_CHANGES_WARNING), the user's time was validated automatically (MISSION_AUTO_VALIDATION). Users who are admins of a company get no admin notifications. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). With a software vendor's employment token, only those about missions of the token's company. Mark them read with account.markNotificationsAsRead.
     async fn notifications(
         &self,
         ctx: &Context<'_>,
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<Notification>>>>;
-    ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
+    ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise); with a software vendor's employment token, the vendor's own client only. Revoke one with auth.revokeAuthorizedClient.
     async fn authorized_clients(
         &self,
         ctx: &Context<'_>,
@@ -1142,7 +1142,7 @@ impl User {
                 .await,
         )
     }
-    ///The regulatory computations of the user (the working-time checks: daily rest, daily work, breaks, weekly rest, weekly work), grouped by day, days ascending. A computation exists for each day (and each Monday, for the weekly checks) computed when a mission was validated: by the user himself (`employee`) or by an admin (`admin`). Readable by the user himself or by a caller who is currently admin of a company of the user (who sees all of the user's computations); otherwise AUTHORIZATION_ERROR.
+    ///The regulatory computations of the user (the working-time checks: daily rest, daily work, breaks, weekly rest, weekly work), grouped by day, days ascending. A computation exists for each day (and each Monday, for the weekly checks) computed when a mission was validated: by the user himself (`employee`) or by an admin (`admin`). Readable by the user himself or by a caller who is currently admin of a company of the user (who sees all of the user's computations); otherwise AUTHORIZATION_ERROR. With a software vendor's employment token (X-EMPLOYMENT-TOKEN), only the days whose computation read none of the user's missions for another company than the token's: a day's computation reads the missions of its week, of the week before and of the day after.
     #[graphql(name = "regulationComputationsByDay")]
     async fn regulation_computations_by_day(
         &self,
@@ -1190,7 +1190,7 @@ impl User {
                 .await,
         )
     }
-    ///The user's notifications, newest first (the latest 500): an admin validated a mission in which the user had recorded nothing (NEW_MISSION_BY_ADMIN), an admin changed the user's time before validating it (MISSION_CHANGES_WARNING), the user's time was validated automatically (MISSION_AUTO_VALIDATION). Users who are admins of a company get no admin notifications. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Mark them read with account.markNotificationsAsRead.
+    ///The user's notifications, newest first (the latest 500): an admin validated a mission in which the user had recorded nothing (NEW_MISSION_BY_ADMIN), an admin changed the user's time before validating it (MISSION_CHANGES_WARNING), the user's time was validated automatically (MISSION_AUTO_VALIDATION). Users who are admins of a company get no admin notifications. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). With a software vendor's employment token, only those about missions of the token's company. Mark them read with account.markNotificationsAsRead.
     #[graphql(name = "notifications")]
     async fn notifications(
         &self,
@@ -1201,7 +1201,7 @@ impl User {
             ctx.data_unchecked::<Resolvers>().user.notifications(ctx, self).await,
         )
     }
-    ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise). Revoke one with auth.revokeAuthorizedClient.
+    ///Third-party applications (OAuth clients) that currently hold an access token acting as this user. Readable by the user himself only (AUTHORIZATION_ERROR otherwise); with a software vendor's employment token, the vendor's own client only. Revoke one with auth.revokeAuthorizedClient.
     #[graphql(name = "authorizedClients")]
     async fn authorized_clients(
         &self,
@@ -2170,7 +2170,7 @@ pub struct Employment {
     ///Identifier of the team the employee belongs to through this employment; null when none.
     #[graphql(name = "teamId")]
     pub team_id: Option<i32>,
-    ///True when the employee hides their e-mail from the company (updateHideEmail): once the employment is accepted, email reads `***`, and user.email too.
+    ///True when the employee hides their e-mail from the company (updateHideEmail): once the employment is accepted, email reads `***`, and so does User.email wherever anyone but the employee reads it.
     #[graphql(name = "hideEmail")]
     pub hide_email: Option<bool>,
     ///The end of the employee's latest ended activity in the company; null when none.
@@ -2222,7 +2222,7 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<Team>>;
-    ///The software vendors holding an employment token for this employment (the employee accepted their request and it was not dismissed), to withdraw with Mutations.dismissEmploymentToken. Readable by the employment's own user only (AUTHORIZATION_ERROR otherwise).
+    ///The software vendors holding an employment token for this employment (the employee accepted their request and it was not dismissed), to withdraw with Mutations.dismissEmploymentToken. Readable by the employment's own user only (AUTHORIZATION_ERROR otherwise); with a software vendor's employment token, the vendor itself only.
     async fn authorized_clients(
         &self,
         ctx: &Context<'_>,
@@ -2277,7 +2277,7 @@ impl Employment {
             ctx.data_unchecked::<Resolvers>().employment.team(ctx, self).await,
         )
     }
-    ///The software vendors holding an employment token for this employment (the employee accepted their request and it was not dismissed), to withdraw with Mutations.dismissEmploymentToken. Readable by the employment's own user only (AUTHORIZATION_ERROR otherwise).
+    ///The software vendors holding an employment token for this employment (the employee accepted their request and it was not dismissed), to withdraw with Mutations.dismissEmploymentToken. Readable by the employment's own user only (AUTHORIZATION_ERROR otherwise); with a software vendor's employment token, the vendor itself only.
     #[graphql(name = "authorizedClients")]
     async fn authorized_clients(
         &self,
@@ -4756,7 +4756,7 @@ pub struct Account;
 ///Resolvers of the fields of `Account` that are not plain data.
 #[async_trait::async_trait]
 pub trait AccountResolver: Send + Sync + 'static {
-    ///Marks notifications of the caller read and returns them. Every id must be one of the caller's notifications (AUTHORIZATION_ERROR otherwise, nothing marked); at most 500 ids. The reference serves it in its private schema under the same names. Errors: AUTHORIZATION_ERROR, INVALID_INPUTS, AUTHENTICATION_ERROR.
+    ///Marks notifications of the caller read and returns them. Every id must be one of the caller's notifications (AUTHORIZATION_ERROR otherwise, nothing marked) — with a software vendor's employment token, one about a mission of the token's company; at most 500 ids. The reference serves it in its private schema under the same names. Errors: AUTHORIZATION_ERROR, INVALID_INPUTS, AUTHENTICATION_ERROR.
     async fn mark_notifications_as_read(
         &self,
         ctx: &Context<'_>,
@@ -4766,7 +4766,7 @@ pub trait AccountResolver: Send + Sync + 'static {
 ///Mutations of the caller's own account.
 #[Object(name = "Account")]
 impl Account {
-    ///Marks notifications of the caller read and returns them. Every id must be one of the caller's notifications (AUTHORIZATION_ERROR otherwise, nothing marked); at most 500 ids. The reference serves it in its private schema under the same names. Errors: AUTHORIZATION_ERROR, INVALID_INPUTS, AUTHENTICATION_ERROR.
+    ///Marks notifications of the caller read and returns them. Every id must be one of the caller's notifications (AUTHORIZATION_ERROR otherwise, nothing marked) — with a software vendor's employment token, one about a mission of the token's company; at most 500 ids. The reference serves it in its private schema under the same names. Errors: AUTHORIZATION_ERROR, INVALID_INPUTS, AUTHENTICATION_ERROR.
     #[graphql(name = "markNotificationsAsRead")]
     async fn mark_notifications_as_read(
         &self,

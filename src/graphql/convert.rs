@@ -43,25 +43,30 @@ fn json(text: &Option<String>) -> Option<GenericScalar> {
         .map(GenericScalar)
 }
 
-impl From<UserRow> for User {
-    fn from(row: UserRow) -> User {
-        User {
-            id: row.id as i32,
-            creation_time: Some(TimeStamp(row.creation_time)),
-            email: Some(row.email),
-            first_name: row.first_name,
-            last_name: row.last_name,
-            phone_number: row.phone_number,
-            timezone_name: Some(row.timezone_name),
-            // One step confirms and activates, as in the reference for accounts created by
-            // sign-up (see `domain::users::confirmation`).
-            has_confirmed_email: row.email_confirmed_at.is_some(),
-            has_activated_email: row.email_confirmed_at.is_some(),
-            // The reference's flag for its own staff. Roadlog has no staff accounts, so it is
-            // false for every user: a documented deviation (the SDL says so), not data.
-            admin: false,
-            birth_date: row.birth_date,
-        }
+/// The mask of an e-mail its user hides (the reference's, also in `Employment.email`).
+pub const HIDDEN_EMAIL: &str = "***";
+
+/// A user as `viewer` (0 when anonymous) reads them: the e-mail of a user who hides it from one
+/// of their companies (`Employment.hideEmail`) reads [`HIDDEN_EMAIL`] for anyone but the user.
+/// (No `From<UserRow>`: a user is always shown to someone.)
+pub fn user_seen_by(row: UserRow, viewer: i64) -> User {
+    let email = row.email_for(viewer).unwrap_or(HIDDEN_EMAIL).to_string();
+    User {
+        id: row.id as i32,
+        creation_time: Some(TimeStamp(row.creation_time)),
+        email: Some(email),
+        first_name: row.first_name,
+        last_name: row.last_name,
+        phone_number: row.phone_number,
+        timezone_name: Some(row.timezone_name),
+        // One step confirms and activates, as in the reference for accounts created by
+        // sign-up (see `domain::users::confirmation`).
+        has_confirmed_email: row.email_confirmed_at.is_some(),
+        has_activated_email: row.email_confirmed_at.is_some(),
+        // The reference's flag for its own staff. Roadlog has no staff accounts, so it is
+        // false for every user: a documented deviation (the SDL says so), not data.
+        admin: false,
+        birth_date: row.birth_date,
     }
 }
 

@@ -4,8 +4,8 @@
 use askama::Template;
 use warp::http::StatusCode;
 
-use crate::domain::auth::oauth_tokens;
 use crate::domain::auth::password;
+use crate::domain::auth::{Actor, Scope, oauth_tokens};
 use crate::domain::users::account_tokens::LinkState;
 use crate::domain::users::accounts::{self, NewUser};
 use crate::domain::users::{confirmation, password_reset};
@@ -393,7 +393,15 @@ pub async fn new_password_submit(visit: &mut Visit) -> Result<Answer, Answer> {
             return Err(visit.problem(StatusCode::INTERNAL_SERVER_ERROR, t.retry));
         }
     };
-    let applications = match oauth_tokens::authorized_clients(&visit.api.db, user_id).await {
+    let applications = match oauth_tokens::authorized_clients(
+        &visit.api.db,
+        Actor {
+            user_id,
+            scope: Scope::Unconfined,
+        },
+    )
+    .await
+    {
         Ok(clients) => clients.into_iter().map(|(_, name)| name).collect::<Vec<_>>(),
         Err(error) => {
             error.log_if_internal();

@@ -49,8 +49,14 @@ pub struct Actor {
 }
 
 impl Actor {
-    fn company_scope(&self) -> Option<i64> {
-        self.employment.as_ref().map(|g| g.company_id)
+    fn scope(&self) -> scope::Scope {
+        match &self.employment {
+            Some(grant) => scope::Scope::Employment {
+                company_id: grant.company_id,
+                client_id: grant.client_id,
+            },
+            None => scope::Scope::Unconfined,
+        }
     }
 
     /// Records the operation in the vendors' audit trail when software made it for an employee.
@@ -208,7 +214,7 @@ impl RestApi for RestHandlers {
             .audit(&self.api, "POST /companies/generate_tachograph_files")
             .await;
         let export = crate::http::export::generate(&self.api, actor.user_id, request);
-        scope::within(actor.company_scope(), export).await
+        scope::within(actor.scope(), export).await
     }
 
     async fn generate_tachograph_file(
@@ -233,7 +239,7 @@ impl RestApi for RestHandlers {
         };
         actor.audit(&self.api, "POST /users/generate_tachograph_file").await;
         let export = crate::http::export::generate_personal(&self.api, actor.user_id, request);
-        scope::within(actor.company_scope(), export).await
+        scope::within(actor.scope(), export).await
     }
 
     async fn tachograph_root_public_key(
@@ -298,7 +304,7 @@ impl RestApi for RestHandlers {
             return unavailable();
         };
         let admined = company::admined_by(&self.api.db, actor.user_id);
-        let Ok(admined) = scope::within(actor.company_scope(), admined).await else {
+        let Ok(admined) = scope::within(actor.scope(), admined).await else {
             return unavailable();
         };
         let mut companies: Vec<i64> = admined.iter().map(|c| c.id).collect();

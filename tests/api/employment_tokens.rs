@@ -15,13 +15,13 @@ use crate::vendors::{SYNC, TOKEN, mailed_link, protected, reason, register, vend
 
 /// Credentials of a request to the main API.
 #[derive(Default, Clone)]
-struct Headers<'a> {
-    client: Option<&'a str>,
-    token: Option<&'a str>,
-    bearer: Option<&'a str>,
+pub(crate) struct Headers<'a> {
+    pub(crate) client: Option<&'a str>,
+    pub(crate) token: Option<&'a str>,
+    pub(crate) bearer: Option<&'a str>,
 }
 
-async fn call(app: &TestApp, headers: &Headers<'_>, query: &str, variables: Value) -> Value {
+pub(crate) async fn call(app: &TestApp, headers: &Headers<'_>, query: &str, variables: Value) -> Value {
     let mut request = app
         .client
         .post(app.url("/api/graphql"))
@@ -54,7 +54,7 @@ async fn backdate_employments(app: &TestApp) {
         .unwrap();
 }
 
-fn minutes_ago(minutes: i64) -> i64 {
+pub(crate) fn minutes_ago(minutes: i64) -> i64 {
     let now = chrono::Utc::now().timestamp();
     now - now % 60 - minutes * 60
 }
@@ -63,7 +63,7 @@ const ME: &str = "{ me { id currentEmployments { companyId } employments(include
 const CREATE: &str =
     "mutation($c: Int!) { activities { createMission(companyId: $c, name: \"Tour\") { id companyId submitterId } } }";
 const LOG: &str = "mutation($m: Int!, $s: TimeStamp!) { activities { logActivity(missionId: $m, type: \"drive\", startTime: $s) { id userId } } }";
-const LOG_ENDED: &str = "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp!) { activities { logActivity(missionId: $m, type: \"work\", startTime: $s, endTime: $e, switch: false) { id userId } } }";
+pub(crate) const LOG_ENDED: &str = "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp!) { activities { logActivity(missionId: $m, type: \"work\", startTime: $s, endTime: $e, switch: false) { id userId } } }";
 const ROTATE: &str =
     "mutation($c: Int!, $e: Int!) { rotateEmploymentToken(clientId: $c, employmentId: $e) { accessToken expiresAt } }";
 const DISMISS_EMPLOYMENT: &str =
@@ -94,7 +94,7 @@ async fn accept(app: &TestApp, email: &str) {
 }
 
 /// The vendor's employment token for the employment (after acceptance).
-async fn token_for(app: &TestApp, vendor: &(i64, String), employment: i64) -> String {
+pub(crate) async fn token_for(app: &TestApp, vendor: &(i64, String), employment: i64) -> String {
     let body = protected(app, vendor, TOKEN, json!({ "c": vendor.0, "e": employment })).await;
     body["data"]["employmentToken"]["accessToken"]
         .as_str()
@@ -103,18 +103,18 @@ async fn token_for(app: &TestApp, vendor: &(i64, String), employment: i64) -> St
 }
 
 /// The journey's cast: the vendor, its company, Bob employed there and in another company.
-struct Journey {
-    payroll: (i64, String),
-    client: String,
-    company: i64,
-    other: i64,
-    other_admin: TestUser,
-    bob: TestUser,
-    bob_employment: i64,
-    other_mission: i64,
+pub(crate) struct Journey {
+    pub(crate) payroll: (i64, String),
+    pub(crate) client: String,
+    pub(crate) company: i64,
+    pub(crate) other: i64,
+    pub(crate) other_admin: TestUser,
+    pub(crate) bob: TestUser,
+    pub(crate) bob_employment: i64,
+    pub(crate) other_mission: i64,
 }
 
-async fn journey(app: &TestApp) -> Journey {
+pub(crate) async fn journey(app: &TestApp) -> Journey {
     // Bob already works for another company, where he recorded a mission.
     let other_admin = app.new_user("boss@other.example.com").await;
     let other = app.new_company(&other_admin, "Other Co").await;

@@ -103,6 +103,13 @@ pub async fn zones(conn: &mut AnyConnection, users: &[i64]) -> AppResult<BTreeMa
 /// An activity as the statements give it: `[id, mission, type, start, end]`.
 type Row = (i64, i64, String, i64, Option<i64>);
 
+/// The instants a computation of the local date `day` reads missions in, wherever the period
+/// computed with it started or ended.
+pub fn reads(tz: chrono_tz::Tz, day: NaiveDate) -> (i64, i64) {
+    let (from, until) = crate::domain::regulation::compute::load_range(day, day);
+    window(tz, from, until)
+}
+
 /// The instants a computation of the local dates `from..=until` reads missions in.
 fn window(tz: chrono_tz::Tz, from: NaiveDate, until: NaiveDate) -> (i64, i64) {
     (time::day_start(tz, from) - DAY, time::day_start(tz, until) + 2 * DAY)

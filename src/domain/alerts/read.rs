@@ -3,12 +3,15 @@
 use chrono::NaiveDate;
 
 use crate::db::Db;
-use crate::domain::companies::{date_text, today};
+use crate::domain::auth::{Actor, Scope};
+use crate::domain::companies::{date_text, parse_date, today};
 use crate::domain::regulation::business::BusinessType;
 use crate::domain::regulation::checks::{CHECKS, CheckDef, CheckType, SubmitterType, Unit};
 use crate::domain::regulation::explain::Explanation;
 use crate::domain::regulation::time::iso;
 use crate::errors::{AppError, AppResult};
+
+use super::load;
 
 pub mod sql {
     crate::statements! {
@@ -26,6 +29,11 @@ pub mod sql {
         pub const EU_WORKER: &str = "SELECT 1 FROM employments e JOIN companies c ON c.id = e.company_id \
              WHERE e.user_id = $1 AND e.validation_status = 'approved' AND e.dismissed_at IS NULL \
                AND c.eu_driving_checks = 1 LIMIT 1";
+        /// The spans (`[start, end)`) of the worker's (`$1`) missions for companies other than
+        /// `$2` that overlap `$3`–`$4`.
+        pub const SPANS_ELSEWHERE: &str = "SELECT s.start_time, s.end_time FROM mission_spans s \
+             JOIN missions m ON m.id = s.mission_id \
+             WHERE s.user_id = $1 AND m.company_id <> $2 AND s.start_time < $4 AND s.end_time > $3";
         /// Whether `$1` is admin today (`$3`) of a company where `$2` holds or held an employment.
         /// (The companies, so that a request confined to one company counts that one only.)
         pub const ADMIN_OF_USER: &str = "SELECT DISTINCT a.company_id FROM employments a JOIN employments w ON w.company_id = a.company_id \
@@ -93,42 +101,89 @@ impl AlertRow {
 }
 
 /// `User.regulationComputationsByDay`: the user himself, or a current admin of one of the user's
-/// companies.
-pub async fn may_read(db: &Db, actor: i64, user_id: i64) -> AppResult<()> {
-    if actor == user_id {
+/// companies (within the actor's scope).
+pub async fn may_read(db: &Db, actor: Actor, user_id: i64) -> AppResult<()> {
+    if actor.user_id == user_id {
         return Ok(());
     }
     let rows: Vec<(i64,)> = sqlx::query_as(sql::ADMIN_OF_USER)
-        .bind(actor)
+        .bind(actor.user_id)
         .bind(user_id)
         .bind(date_text(today()))
         .fetch_all(db.exec())
         .await?;
-    if rows
-        .iter()
-        .any(|(company,)| crate::domain::auth::scope::allows(*company))
-    {
+    if rows.iter().any(|(company,)| actor.scope.allows(*company)) {
         Ok(())
     } else {
         Err(AppError::authorization("Forbidden access"))
     }
 }
 
-/// The user's computations, by day.
+/// The user's computations, by day. A worker's computation reads the activities of all their
+/// employers; an actor confined to one company gets those of the days whose computation read
+/// that company's activities only (see [`computed_from_company_only`]).
 pub async fn computations(
     db: &Db,
+    scope: Scope,
     user_id: i64,
     submitter: Option<SubmitterType>,
     from: Option<NaiveDate>,
     to: Option<NaiveDate>,
 ) -> AppResult<Vec<ComputationRow>> {
-    Ok(sqlx::query_as(sql::COMPUTATIONS)
+    let rows: Vec<ComputationRow> = sqlx::query_as(sql::COMPUTATIONS)
         .bind(user_id)
         .bind(submitter.map(|s| s.as_str()))
         .bind(from.map(date_text))
         .bind(to.map(date_text))
         .fetch_all(db.exec())
-        .await?)
+        .await?;
+    match scope.company() {
+        None => Ok(rows),
+        Some(company_id) => computed_from_company_only(db, user_id, company_id, rows).await,
+    }
+}
+
+/// Keeps the computations that read none of the worker's missions for another company than
+/// `company_id`: those whose reading window ([`load::reads`]: the day's weeks and a day around)
+/// meets no such mission's span.
+async fn computed_from_company_only(
+    db: &Db,
+    user_id: i64,
+    company_id: i64,
+    rows: Vec<ComputationRow>,
+) -> AppResult<Vec<ComputationRow>> {
+    let (zone,): (String,) = sqlx::query_as(load::sql::ZONE)
+        .bind(user_id)
+        .fetch_optional(db.exec())
+        .await?
+        .unwrap_or_else(|| ("Europe/Paris".to_string(),));
+    let tz = crate::domain::regulation::time::zone(&zone);
+    let windows: Vec<(ComputationRow, (i64, i64))> = rows
+        .into_iter()
+        .filter_map(|row| {
+            let day = parse_date(&row.day)?;
+            Some((row, load::reads(tz, day)))
+        })
+        .collect();
+    let Some((lower, upper)) = windows
+        .iter()
+        .map(|(_, w)| *w)
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+    else {
+        return Ok(vec![]);
+    };
+    let elsewhere: Vec<(i64, i64)> = sqlx::query_as(sql::SPANS_ELSEWHERE)
+        .bind(user_id)
+        .bind(company_id)
+        .bind(lower)
+        .bind(upper)
+        .fetch_all(db.exec())
+        .await?;
+    Ok(windows
+        .into_iter()
+        .filter(|(_, (from, until))| !elsewhere.iter().any(|(start, end)| start < until && end > from))
+        .map(|(row, _)| row)
+        .collect())
 }
 
 /// The alerts of a computation.

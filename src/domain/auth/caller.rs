@@ -13,7 +13,15 @@ use crate::domain::users::accounts::{USER_COLUMNS_OF_U, UserRow};
 use crate::domain::vendors::employment_tokens::{self, Grant};
 use crate::errors::AppError;
 
+use super::scope::Scope;
 use super::tokens;
+
+/// An authenticated user acting, with the reach of the credential they act through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Actor {
+    pub user_id: i64,
+    pub scope: Scope,
+}
 
 /// The statements that find the caller. Each reads the user's row with their token, so that
 /// `me` — where most documents start — costs no statement of its own (a token's user always
@@ -171,15 +179,27 @@ impl Caller {
         })
     }
 
-    /// The company the request is confined to (an employment token's), if any.
-    pub fn company_scope(&self) -> Option<i64> {
+    /// How far the caller reaches: an employment token's company and vendor, or unconfined.
+    pub fn scope(&self) -> Scope {
         match self {
             Caller::User {
                 employment: Some(grant),
                 ..
-            } => Some(grant.company_id),
-            _ => None,
+            } => Scope::Employment {
+                company_id: grant.company_id,
+                client_id: grant.client_id,
+            },
+            _ => Scope::Unconfined,
         }
+    }
+
+    /// The user and how far they reach, or AUTHENTICATION_ERROR: what the domain functions whose
+    /// answer depends on the scope receive.
+    pub fn actor(&self) -> Result<Actor, AppError> {
+        Ok(Actor {
+            user_id: self.user_id()?,
+            scope: self.scope(),
+        })
     }
 
     /// The software vendor's grant behind the request, if it came with an employment token.

@@ -7,4 +7,5 @@ pub mod password;
 pub mod scope;
 pub mod tokens;
 
-pub use caller::Caller;
+pub use caller::{Actor, Caller};
+pub use scope::Scope;

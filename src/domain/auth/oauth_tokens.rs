@@ -3,7 +3,7 @@
 //! where the caller of a request is found (`caller::sql::OAUTH_TOKEN`).
 
 use crate::db::{Db, now};
-use crate::domain::auth::tokens;
+use crate::domain::auth::{Actor, tokens};
 use crate::errors::AppResult;
 
 /// Issues a token to a client for a user; `lifetime` in seconds, `None` for no expiry.
@@ -29,28 +29,35 @@ pub async fn issue_with_id(db: &Db, client_id: i64, user_id: i64, lifetime: Opti
     Ok((token, id))
 }
 
-/// The clients that hold a live token for the user: `(client id, name)`.
-pub async fn authorized_clients(db: &Db, user_id: i64) -> AppResult<Vec<(i64, String)>> {
+/// The clients that hold a live token for the actor: `(client id, name)`; with an employment
+/// token, the vendor's own client only (the user's other applications are none of its business).
+pub async fn authorized_clients(db: &Db, actor: Actor) -> AppResult<Vec<(i64, String)>> {
     let rows: Vec<(i64, String)> = sqlx::query_as(
         "SELECT c.id, c.name FROM oauth_clients c
-         WHERE c.revoked_at IS NULL AND EXISTS (
+         WHERE c.revoked_at IS NULL AND (CAST($3 AS BIGINT) IS NULL OR c.id = $3) AND EXISTS (
             SELECT 1 FROM oauth_tokens t WHERE t.client_id = c.id AND t.user_id = $1 AND t.revoked_at IS NULL
               AND (t.expires_at IS NULL OR t.expires_at > $2))
          ORDER BY c.name, c.id",
     )
-    .bind(user_id)
+    .bind(actor.user_id)
     .bind(now())
+    .bind(actor.scope.client())
     .fetch_all(db.exec())
     .await?;
     Ok(rows)
 }
 
-/// Revokes every token the client holds for the user; false when it held none.
-pub async fn revoke_for_user(db: &Db, user_id: i64, client_id: i64) -> AppResult<bool> {
+/// Revokes every token the client holds for the actor; false when it held none — or when the
+/// actor's scope does not reach the client (an employment token reaches its vendor's only), so
+/// that software cannot tell the user's other applications from unknown ids.
+pub async fn revoke_for_user(db: &Db, actor: Actor, client_id: i64) -> AppResult<bool> {
+    if !actor.scope.allows_client(client_id) {
+        return Ok(false);
+    }
     let done = sqlx::query(
         "UPDATE oauth_tokens SET revoked_at = $3 WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL",
     )
-    .bind(user_id)
+    .bind(actor.user_id)
     .bind(client_id)
     .bind(now())
     .execute(db.exec())

@@ -10,6 +10,7 @@ use serde_json::Value;
 use sqlx::AnyConnection;
 
 use crate::db::{Db, PerBackend, now};
+use crate::domain::auth::Actor;
 use crate::domain::kinds::NotificationType;
 use crate::errors::{AppError, AppResult};
 
@@ -42,14 +43,30 @@ pub const MAX_MARKED: usize = 500;
 pub mod sql {
     use super::PerBackend;
 
+    /// "the notification (the table `notifications`) is about a mission of company `$3`": each
+    /// kind names its mission in `data`.
+    const ABOUT_COMPANY: PerBackend = PerBackend {
+        sqlite: "EXISTS (SELECT 1 FROM missions m \
+             WHERE m.id = json_extract(notifications.data, '$.mission_id') AND m.company_id = $3)",
+        postgres: "EXISTS (SELECT 1 FROM missions m \
+             WHERE m.id = CAST(CAST(notifications.data AS json) ->> 'mission_id' AS BIGINT) AND m.company_id = $3)",
+    };
+
     crate::statements! {
         pub const INSERT: &str = "INSERT INTO notifications (user_id, type, read, data, creation_time) VALUES ($1, $2, 0, $3, $4)";
         /// `$1` the user, `$2` how many.
         pub const OF_USER: &str = "SELECT id, user_id, type, read, data, creation_time FROM notifications \
              WHERE user_id = $1 ORDER BY creation_time DESC, id DESC LIMIT $2";
-        /// `$1` the ids, `$2` the user: how many of them are the user's.
+        /// `$1` the user, `$2` how many, `$3` the company: those about the company's missions.
+        pub const OF_USER_IN_COMPANY: PerBackend = crate::per_backend!(
+            "SELECT id, user_id, type, read, data, creation_time FROM notifications \
+             WHERE user_id = $1 AND ", { ABOUT_COMPANY }, " ORDER BY creation_time DESC, id DESC LIMIT $2"
+        );
+        /// `$1` the ids, `$2` the user, `$3` the company or NULL: how many of them are the
+        /// user's (and about the company's missions).
         pub const COUNT_OWN: PerBackend = crate::per_backend!(
-            "SELECT COUNT(*) FROM notifications WHERE ", ["id" in 1], " AND user_id = $2"
+            "SELECT COUNT(*) FROM notifications WHERE ", ["id" in 1], " AND user_id = $2 \
+             AND (CAST($3 AS BIGINT) IS NULL OR ", { ABOUT_COMPANY }, ")"
         );
         pub const MARK_READ: PerBackend = crate::per_backend!(
             "UPDATE notifications SET read = 1 WHERE ", ["id" in 1], " AND user_id = $2"
@@ -73,18 +90,26 @@ pub async fn create(conn: &mut AnyConnection, user_id: i64, kind: NotificationTy
     Ok(())
 }
 
-/// `User.notifications`: the user's own, newest first (the caller checked it is the user).
-pub async fn of_user(db: &Db, user_id: i64) -> AppResult<Vec<NotificationRow>> {
-    Ok(sqlx::query_as(sql::OF_USER)
-        .bind(user_id)
-        .bind(MAX_LISTED)
-        .fetch_all(db.exec())
-        .await?)
+/// `User.notifications`: the actor's own, newest first; with an employment token, those about
+/// its company's missions only.
+pub async fn of_user(db: &Db, actor: Actor) -> AppResult<Vec<NotificationRow>> {
+    let query = sqlx::query_as(match actor.scope.company() {
+        None => sql::OF_USER,
+        Some(_) => db.sql(sql::OF_USER_IN_COMPANY),
+    })
+    .bind(actor.user_id)
+    .bind(MAX_LISTED);
+    let query = match actor.scope.company() {
+        None => query,
+        Some(company) => query.bind(company),
+    };
+    Ok(query.fetch_all(db.exec()).await?)
 }
 
-/// `markNotificationsAsRead`: every id must be one of the actor's notifications
-/// (AUTHORIZATION_ERROR otherwise, nothing changed); returns them, read.
-pub async fn mark_read(db: &Db, actor: i64, ids: &[i64]) -> AppResult<Vec<NotificationRow>> {
+/// `markNotificationsAsRead`: every id must be one of the actor's notifications, within the
+/// actor's scope (AUTHORIZATION_ERROR otherwise, nothing changed); returns them, read.
+pub async fn mark_read(db: &Db, actor: Actor, ids: &[i64]) -> AppResult<Vec<NotificationRow>> {
+    let Actor { user_id: actor, scope } = actor;
     let mut ids = ids.to_vec();
     ids.sort_unstable();
     ids.dedup();
@@ -101,6 +126,7 @@ pub async fn mark_read(db: &Db, actor: i64, ids: &[i64]) -> AppResult<Vec<Notifi
     let (own,): (i64,) = sqlx::query_as(db.sql(sql::COUNT_OWN))
         .bind(&list)
         .bind(actor)
+        .bind(scope.company())
         .fetch_one(&mut *tx)
         .await?;
     if own != ids.len() as i64 {

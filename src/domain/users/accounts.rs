@@ -17,10 +17,36 @@ pub struct UserRow {
     pub creation_time: i64,
     /// When the address was confirmed (see `confirmation`); `None` until then.
     pub email_confirmed_at: Option<i64>,
+    /// 1 when the user hides their e-mail from a company (an acknowledged employment with
+    /// `hide_email`), 0 when not; `None` when the statement did not read it (the caller's own
+    /// row, read with their token), which readers other than the user take as hidden.
+    #[sqlx(default)]
+    pub hides_email: Option<i64>,
 }
 
-/// A user's columns, in [`UserRow`]'s order, each prefixed with `$prefix` (a table's alias
-/// and a dot, or nothing).
+impl UserRow {
+    /// The e-mail as `viewer` may read it: the user's own, or that of a user who hides it from
+    /// none of their companies; `None` otherwise (the transport shows its mask).
+    pub fn email_for(&self, viewer: i64) -> Option<&str> {
+        (viewer == self.id || self.hides_email == Some(0)).then_some(self.email.as_str())
+    }
+}
+
+/// Whether the user of the row (`$id`, the users table's id column) hides their e-mail, as an
+/// integer on both databases.
+macro_rules! hides_email {
+    ($id:literal) => {
+        const_format::concatcp!(
+            "CAST(CASE WHEN EXISTS (SELECT 1 FROM employments h WHERE h.user_id = ",
+            $id,
+            " AND h.hide_email = 1 AND h.validation_status = 'approved' AND h.dismissed_at IS NULL) \
+             THEN 1 ELSE 0 END AS BIGINT) AS hides_email"
+        )
+    };
+}
+
+/// A user's columns, in [`UserRow`]'s order (without `hides_email`), each prefixed with
+/// `$prefix` (a table's alias and a dot, or nothing).
 macro_rules! user_columns {
     ($prefix:literal) => {
         const_format::concatcp!(
@@ -46,7 +72,8 @@ macro_rules! user_columns {
     };
 }
 
-const USER_COLUMNS: &str = user_columns!("");
+/// A user's columns as others read them: with whether the user hides their e-mail.
+const USER_COLUMNS: &str = const_format::concatcp!(user_columns!(""), ", ", hides_email!("users.id"));
 
 /// The columns of a [`UserRow`] from the table aliased `u`, for statements that read a user
 /// beside something else (the caller beside their token).

@@ -7,7 +7,7 @@
 //! so it is effective at once on every instance.
 
 use crate::db::{Db, now};
-use crate::domain::auth::scope;
+use crate::domain::auth::scope::{self, Scope};
 use crate::domain::companies::permissions;
 use crate::errors::{AppError, AppResult};
 
@@ -162,10 +162,12 @@ pub async fn authorized_clients(db: &Db, company_id: i64) -> AppResult<Vec<Autho
 }
 
 /// `Employment.authorizedClients`: the clients the employee gave a token for the employment
-/// (the caller checks that the viewer is the employee); `(id, name)`.
-pub async fn clients_of_employment(db: &Db, employment_id: i64) -> AppResult<Vec<(i64, String)>> {
-    Ok(sqlx::query_as(sql::OF_EMPLOYMENT)
+/// (the caller checks that the viewer is the employee); `(id, name)`. Software acting with an
+/// employment token sees itself only among them.
+pub async fn clients_of_employment(db: &Db, scope: Scope, employment_id: i64) -> AppResult<Vec<(i64, String)>> {
+    let rows: Vec<(i64, String)> = sqlx::query_as(sql::OF_EMPLOYMENT)
         .bind(employment_id)
         .fetch_all(db.exec())
-        .await?)
+        .await?;
+    Ok(rows.into_iter().filter(|(id, _)| scope.allows_client(*id)).collect())
 }

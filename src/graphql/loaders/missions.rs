@@ -11,7 +11,7 @@ use crate::db::{Db, PerBackend};
 use crate::domain::activities::store::{self as activity_store, ActivityRow, VersionRow};
 use crate::domain::expenditures::{self, ExpenditureRow};
 use crate::errors::AppError;
-use crate::graphql::contract::{Mission, User};
+use crate::graphql::contract::Mission;
 
 use super::Lazy;
 use crate::domain::companies::company::{self, CompanyRow};
@@ -21,7 +21,7 @@ use crate::domain::missions::store::{self, MissionView};
 use crate::domain::missions::validation::{self, ValidationRow};
 use crate::domain::missions::vehicles::{self, VehicleRow};
 use crate::graphql::RequestData;
-use crate::graphql::convert::ToGraphql;
+use crate::graphql::convert::{ToGraphql, user_seen_by};
 
 /// Rows whose key is one of `ids` (a statement whose `$1` is the id list), grouped by key.
 async fn grouped<T>(
@@ -252,9 +252,10 @@ pub async fn feed_users(ctx: &Context<'_>, db: &Db, users: HashSet<i64>) -> Resu
     let ids: Vec<i64> = users.into_iter().collect();
     let rows = crate::domain::users::accounts::find_many(db, &ids).await?;
     if let Some(data) = RequestData::of(ctx) {
+        let viewer = data.caller.user_id().unwrap_or_default();
         data.loaders
             .get::<crate::graphql::loaders::users::UserLoader>()
-            .feed_many(rows.into_iter().map(|row| (row.id, User::from(row))))
+            .feed_many(rows.into_iter().map(|row| (row.id, user_seen_by(row, viewer))))
             .await;
     }
     Ok(())

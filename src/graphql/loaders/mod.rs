@@ -78,7 +78,7 @@ macro_rules! loaders {
 }
 
 loaders! {
-    users: users::UserLoader = |db, viewer| users::UserLoader { db: db.clone() };
+    users: users::UserLoader = |db, viewer| users::UserLoader { db: db.clone(), viewer };
     activities: missions::ActivitiesByMission = |db, viewer| missions::ActivitiesByMission(db.clone());
     versions: missions::VersionsByActivity = |db, viewer| missions::VersionsByActivity(db.clone());
     expenditures: missions::ExpendituresByMission = |db, viewer| missions::ExpendituresByMission(db.clone());

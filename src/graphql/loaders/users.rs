@@ -9,12 +9,15 @@ use async_graphql::dataloader::Loader;
 use crate::db::Db;
 use crate::errors::AppError;
 use crate::graphql::contract::User;
+use crate::graphql::convert::user_seen_by;
 
 use crate::domain::users::accounts;
 
 /// Batches user reads within one request.
 pub struct UserLoader {
     pub db: Db,
+    /// Who reads them (0 when anonymous): see [`user_seen_by`].
+    pub viewer: i64,
 }
 
 impl Loader<i64> for UserLoader {
@@ -23,7 +26,10 @@ impl Loader<i64> for UserLoader {
 
     async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, User>, Self::Error> {
         let rows = accounts::find_many(&self.db, keys).await?;
-        Ok(rows.into_iter().map(|row| (row.id, User::from(row))).collect())
+        Ok(rows
+            .into_iter()
+            .map(|row| (row.id, user_seen_by(row, self.viewer)))
+            .collect())
     }
 }
 

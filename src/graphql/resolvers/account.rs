@@ -40,7 +40,7 @@ impl AccountResolver for Api {
         ctx: &Context<'_>,
         notification_ids: Vec<Option<i32>>,
     ) -> async_graphql::Result<Option<Vec<Option<Notification>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let ids: Vec<i64> = notification_ids.into_iter().flatten().map(i64::from).collect();
         let rows = notifications::mark_read(&self.db, actor, &ids).await?;
         Ok(list(&rows))

@@ -42,7 +42,7 @@ impl AuthResolver for Api {
     }
 
     async fn revoke_authorized_client(&self, ctx: &Context<'_>, client_id: i32) -> async_graphql::Result<Option<Void>> {
-        let me = caller(ctx).user_id()?;
+        let me = caller(ctx).actor()?;
         if !crate::domain::auth::oauth_tokens::revoke_for_user(&self.db, me, client_id.into()).await? {
             return Err(AppError::invalid_resource("This application holds no authorization of the user").into());
         }

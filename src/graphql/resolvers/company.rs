@@ -13,7 +13,7 @@ use crate::graphql::{Api, caller};
 
 use crate::domain::companies::employments::{self};
 use crate::domain::companies::{company, date_text, permissions, today};
-use crate::graphql::convert::ToGraphql;
+use crate::graphql::convert::{ToGraphql, user_seen_by};
 
 #[async_trait::async_trait]
 impl CompanyResolver for Api {
@@ -131,7 +131,7 @@ impl CompanyResolver for Api {
         // Accepted employments only: until a user accepts, the company sees only what it typed
         // in the invitation (Employment.userId and .email), never the account.
         let users = accounts::of_company(&self.db, parent.id.into(), &from, &to, true).await?;
-        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
+        Ok(Some(users.into_iter().map(|u| Some(user_seen_by(u, actor))).collect()))
     }
 
     async fn current_users(
@@ -145,7 +145,7 @@ impl CompanyResolver for Api {
         }
         let today = date_text(today());
         let users = accounts::of_company(&self.db, parent.id.into(), &today, &today, true).await?;
-        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
+        Ok(Some(users.into_iter().map(|u| Some(user_seen_by(u, actor))).collect()))
     }
 
     async fn missions_deleted(
@@ -253,7 +253,7 @@ impl CompanyResolver for Api {
             return Err(permissions::admin_only_field("currentAdmins").into());
         }
         let users = crate::domain::companies::staff::current_admins(&self.db, parent.id.into()).await?;
-        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
+        Ok(Some(users.into_iter().map(|u| Some(user_seen_by(u, actor))).collect()))
     }
 
     async fn employments(

@@ -26,7 +26,7 @@ impl EmploymentResolver for Api {
         // As the reference: an employee who hides their e-mail shows `***` through it.
         if parent.hide_email == Some(true) {
             return Ok(user.map(|user| User {
-                email: Some("***".to_string()),
+                email: Some(crate::graphql::convert::HIDDEN_EMAIL.to_string()),
                 ..user
             }));
         }

@@ -8,7 +8,7 @@ use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
 
-use crate::graphql::convert::ToGraphql;
+use crate::graphql::convert::{ToGraphql, user_seen_by};
 use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
@@ -18,9 +18,11 @@ impl QueriesResolver for Api {
         let user_id = caller.user_id()?;
         // Read with the token, unless the request has since run a mutation (see `execute`).
         if let Some(account) = caller.account() {
-            return Ok(Some(User::from(account.clone())));
+            return Ok(Some(user_seen_by(account.clone(), user_id)));
         }
-        Ok(accounts::find(&self.db, user_id).await?.map(User::from))
+        Ok(accounts::find(&self.db, user_id)
+            .await?
+            .map(|row| user_seen_by(row, user_id)))
     }
 
     async fn user(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<User>> {
@@ -30,7 +32,7 @@ impl QueriesResolver for Api {
             return Err(AppError::authorization("Forbidden access").into());
         }
         match accounts::find(&self.db, id.into()).await? {
-            Some(row) => Ok(Some(row.into())),
+            Some(row) => Ok(Some(user_seen_by(row, viewer))),
             None => Err(AppError::authorization("Forbidden access").into()),
         }
     }

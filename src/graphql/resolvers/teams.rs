@@ -87,9 +87,12 @@ impl TeamsResolver for Api {
 
 #[async_trait::async_trait]
 impl TeamResolver for Api {
-    async fn admin_users(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+    async fn admin_users(&self, ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         match parent.id {
-            Some(id) => self.users_by_id(teams::admin_ids(&self.db, id.into()).await?).await,
+            Some(id) => {
+                self.users_by_id(ctx, teams::admin_ids(&self.db, id.into()).await?)
+                    .await
+            }
             None => Ok(None),
         }
     }
@@ -114,9 +117,12 @@ impl TeamResolver for Api {
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
-    async fn users(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+    async fn users(&self, ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         match parent.id {
-            Some(id) => self.users_by_id(teams::member_ids(&self.db, id.into()).await?).await,
+            Some(id) => {
+                self.users_by_id(ctx, teams::member_ids(&self.db, id.into()).await?)
+                    .await
+            }
             None => Ok(None),
         }
     }
@@ -124,8 +130,14 @@ impl TeamResolver for Api {
 
 impl Api {
     /// The accounts of a team's members or admins, in one statement.
-    async fn users_by_id(&self, ids: Vec<i64>) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+    async fn users_by_id(&self, ctx: &Context<'_>, ids: Vec<i64>) -> async_graphql::Result<Option<Vec<Option<User>>>> {
+        let viewer = crate::graphql::caller(ctx).user_id().unwrap_or_default();
         let users = accounts::find_many(&self.db, &ids).await?;
-        Ok(Some(users.into_iter().map(|u| Some(u.into())).collect()))
+        Ok(Some(
+            users
+                .into_iter()
+                .map(|u| Some(crate::graphql::convert::user_seen_by(u, viewer)))
+                .collect(),
+        ))
     }
 }

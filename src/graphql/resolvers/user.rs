@@ -3,6 +3,7 @@
 
 use async_graphql::Context;
 
+use crate::domain::auth::Actor;
 use crate::domain::companies::{company, employments};
 use crate::domain::missions;
 use crate::errors::AppError;
@@ -17,8 +18,13 @@ use crate::graphql::loaders::missions as loaders;
 
 /// These fields describe a user's own attachments: only that user reads them.
 fn self_only(ctx: &Context<'_>, parent: &User, field: &str) -> Result<i64, AppError> {
-    let me = caller(ctx).user_id()?;
-    if me != i64::from(parent.id) {
+    Ok(self_actor(ctx, parent, field)?.user_id)
+}
+
+/// [`self_only`], with the reach of the credential the user acts through.
+fn self_actor(ctx: &Context<'_>, parent: &User, field: &str) -> Result<Actor, AppError> {
+    let me = caller(ctx).actor()?;
+    if me.user_id != i64::from(parent.id) {
         return Err(AppError::authorization(format!(
             "Forbidden access to field '{field}' of user object. The field is only accessible to the user himself."
         )));
@@ -38,11 +44,12 @@ impl UserResolver for Api {
     ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::RegulationComputationByDayOutput>>>> {
         use crate::domain::alerts::read;
         use crate::graphql::contract::{RegulationComputation, RegulationComputationByDayOutput};
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let user = i64::from(parent.id);
         read::may_read(&self.db, actor, user).await?;
         let rows = read::computations(
             &self.db,
+            actor.scope,
             user,
             submitter_type,
             from_date.map(|d| d.0),
@@ -159,7 +166,7 @@ impl UserResolver for Api {
         ctx: &Context<'_>,
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::Notification>>>> {
-        let me = self_only(ctx, parent, "notifications")?;
+        let me = self_actor(ctx, parent, "notifications")?;
         let rows = crate::domain::notifications::of_user(&self.db, me).await?;
         Ok(super::account::list(&rows))
     }
@@ -216,7 +223,7 @@ impl UserResolver for Api {
         ctx: &Context<'_>,
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
-        let me = self_only(ctx, parent, "authorizedClients")?;
+        let me = self_actor(ctx, parent, "authorizedClients")?;
         let clients = crate::domain::auth::oauth_tokens::authorized_clients(&self.db, me).await?;
         Ok(Some(
             clients

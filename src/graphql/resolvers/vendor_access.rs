@@ -145,14 +145,14 @@ pub async fn employment_clients(
     ctx: &Context<'_>,
     parent: &Employment,
 ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
-    let me = caller(ctx).user_id()?;
-    if parent.user_id.map(i64::from) != Some(me) {
+    let me = caller(ctx).actor()?;
+    if parent.user_id.map(i64::from) != Some(me.user_id) {
         return Err(AppError::authorization(
             "Forbidden access to field 'authorizedClients' of employment object. The field is only accessible to the employee.",
         )
         .into());
     }
-    let rows = revocation::clients_of_employment(&api.db, parent.id.into()).await?;
+    let rows = revocation::clients_of_employment(&api.db, me.scope, parent.id.into()).await?;
     Ok(Some(
         rows.into_iter()
             .map(|(id, name)| {

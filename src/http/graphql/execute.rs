@@ -150,7 +150,7 @@ async fn run_all<E: async_graphql::Executor>(
                 });
                 // An employment token confines the whole operation to its company.
                 let executor = schema.for_operation(is_mutation);
-                let mut response = scope::within(caller.company_scope(), executor.execute(request)).await;
+                let mut response = scope::within(caller.scope(), executor.execute(request)).await;
                 let started = executed(&response);
                 // Software acting for an employee leaves a trace for the company's admins.
                 if let (Some(grant), true) = (caller.employment(), started) {

@@ -13,5 +13,6 @@ pub mod forms;
 pub mod process;
 pub mod relay;
 pub mod statements;
+pub mod walk;
 
 pub use app::{Backend, TestApp, TestUser, codes, postgres_database, with_app};
