@@ -71,6 +71,7 @@ fn exchange<'a>(code: &'a str, id: &'a str, secret: &'a str) -> Vec<(&'a str, &'
     vec![
         ("grant_type", "authorization_code"),
         ("code", code),
+        ("redirect_uri", REDIRECT),
         ("client_id", id),
         ("client_secret", secret),
     ]
@@ -143,11 +144,11 @@ for_both_backends! {
                     let id = format!("{n:09}{}", "7".repeat(30 * 1024));
                     let address = format!("10.{}.{}.{}", n / 65_536, (n / 256) % 256, n % 256);
                     let (path, first) = if n % 2 == 0 {
-                        ("/api/oauth/token", [("grant_type", "authorization_code"), ("code", "rl_code_junk")])
+                        ("/api/oauth/token", [("grant_type", "authorization_code"), ("code", "rl_code_junk"), ("redirect_uri", REDIRECT)].to_vec())
                     } else {
-                        ("/api/oauth/revoke", [("token", "rl_oat_x"), ("token_type_hint", "access_token")])
+                        ("/api/oauth/revoke", vec![("token", "rl_oat_x"), ("token_type_hint", "access_token")])
                     };
-                    let mut form = first.to_vec();
+                    let mut form = first;
                     form.extend([("client_id", id.as_str()), ("client_secret", "wrong")]);
                     let form = &form;
                     post_from(app, path, &address, form).await.0
@@ -183,7 +184,9 @@ for_both_backends! {
         let pool = &app.server.db.pool;
         // The lookup of a code's redirect URI fails: not "no redirect URI", a 500.
         sqlx::query("ALTER TABLE oauth_codes RENAME COLUMN redirect_uri_given TO redirect_uri_given_away").execute(pool).await.unwrap();
-        let (status, body) = post_from(&app, "/api/oauth/token", "203.0.113.10", &exchange(&code, &fleet.id, &fleet.secret)).await;
+        let mut without_redirect = exchange(&code, &fleet.id, &fleet.secret);
+        without_redirect.retain(|(k, _)| *k != "redirect_uri");
+        let (status, body) = post_from(&app, "/api/oauth/token", "203.0.113.10", &without_redirect).await;
         assert_eq!((status, body["error"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("server_error")), "{body}");
         sqlx::query("ALTER TABLE oauth_codes RENAME COLUMN redirect_uri_given_away TO redirect_uri_given").execute(pool).await.unwrap();
         // Client authentication fails on the database: a 500 on both endpoints, not a 401, and

@@ -304,7 +304,11 @@ tests! {
                             let id = format!("{n:09}{}", "7".repeat(30 * 1024));
                             let address = format!("10.{}.{}.{}", n / 65_536, (n / 256) % 256, n % 256);
                             let mut form = if path.ends_with("token") {
-                                vec![("grant_type", "authorization_code".to_string()), ("code", "rl_code_junk".to_string())]
+                                vec![
+                                    ("grant_type", "authorization_code".to_string()),
+                                    ("code", "rl_code_junk".to_string()),
+                                    ("redirect_uri", "https://flood.example.com/cb".to_string()),
+                                ]
                             } else {
                                 vec![("token", "rl_oat_x".to_string())]
                             };
