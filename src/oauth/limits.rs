@@ -33,10 +33,7 @@ pub fn client_id(typed: &str) -> Option<i64> {
 pub fn budgets(client: Option<i64>, address: &str) -> Vec<Budget> {
     let mut budgets = Vec::with_capacity(2);
     if let Some(client) = client {
-        budgets.push(Budget::new(
-            format!("client:{client}@{address}"),
-            PER_CLIENT_AT_ADDRESS,
-        ));
+        budgets.push(Budget::new(format!("client:{client}@{address}"), PER_CLIENT_AT_ADDRESS));
     }
     budgets.push(Budget::new(format!("client-address:{address}"), PER_ADDRESS));
     budgets
@@ -73,6 +70,10 @@ mod tests {
         for budget in budgets(Some(i64::MAX), address) {
             assert!(budget.subject.len() < 80, "{}", budget.subject);
         }
-        assert_eq!(budgets(None, address).len(), 1, "a malformed id counts against the address only");
+        assert_eq!(
+            budgets(None, address).len(),
+            1,
+            "a malformed id counts against the address only"
+        );
     }
 }

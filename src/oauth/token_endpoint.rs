@@ -293,7 +293,10 @@ pub fn database_failed(state: &SharedState, what: &str) -> Refusal {
         Some(error) => error.log_if_internal(),
         None => tracing::error!("{what}"),
     }
-    Refusal::ServerError(oauth_error(types::OAuthErrorError::ServerError, "the database is unavailable"))
+    Refusal::ServerError(oauth_error(
+        types::OAuthErrorError::ServerError,
+        "the database is unavailable",
+    ))
 }
 
 /// Serves the token endpoint (the form arrives validated against `TokenRequest`).

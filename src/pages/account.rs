@@ -130,9 +130,7 @@ pub async fn signup_submit(visit: &mut Visit) -> Result<Answer, Answer> {
     visit.check_csrf()?;
     // Each attempt counts, on one counter with `signUp.user`: an address cannot create accounts
     // (and send mail) without end.
-    visit
-        .limit_budgets(&[signup_limit::budget(&visit.address())])
-        .await?;
+    visit.limit_budgets(&[signup_limit::budget(&visit.address())]).await?;
     let t = visit.t;
     let Some(email) = normalize_email(visit.field("email")) else {
         return signup_form(

@@ -35,7 +35,11 @@ async fn page_sign_up(app: &TestApp, email: &str) -> u16 {
         ("last_name", "Dupont"),
         ("password", "long enough secret"),
     ];
-    browser.post(&action(&app.server.url(), &page.body), &form).await.status.as_u16()
+    browser
+        .post(&action(&app.server.url(), &page.body), &form)
+        .await
+        .status
+        .as_u16()
 }
 
 async fn accounts(app: &TestApp, email: &str) -> i64 {
@@ -48,7 +52,10 @@ async fn accounts(app: &TestApp, email: &str) -> i64 {
 }
 
 async fn mails(app: &TestApp, email: &str) -> usize {
-    roadlog::mail::outbox::latest(&app.server.db, Some(email), 10).await.unwrap().len()
+    roadlog::mail::outbox::latest(&app.server.db, Some(email), 10)
+        .await
+        .unwrap()
+        .len()
 }
 
 for_both_backends! {

@@ -292,7 +292,7 @@ tests! {
         // proxy), so that no per-address limit stops them early: the worst case for memory.
         const FLOOD: usize = 4_000;
         for (backend, database) in databases().await {
-            let server = ServerProcess::start(&["--trusted-proxy", "127.0.0.1"], &[("DATABASE_URL", &database)]);
+            let server = ServerProcess::start(&["--trusted-proxy", "127.0.0.1/32"], &[("DATABASE_URL", &database)]);
             let client = reqwest::Client::new();
             let flood = |path: &'static str, offset: usize| {
                 let (client, url) = (client.clone(), server.url(path));

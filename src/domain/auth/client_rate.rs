@@ -6,7 +6,9 @@
 //! registered clients, never text a request made up. Even so the map holds at most
 //! [`MAX_CLIENTS`] clients: when it is full, the clients whose state has returned to rest (no
 //! request within their burst's refill time) are dropped first, at most once per
-//! [`SWEEP_EVERY`]; a client that still finds the map full is refused for a second.
+//! [`SWEEP_EVERY`]; while the map is still full, every client is refused for a second (only
+//! more than [`MAX_CLIENTS`] registered clients, each active within the last seconds, can fill
+//! it).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -111,12 +113,13 @@ mod tests {
             assert_eq!(limiter.check_id(id), Ok(()));
         }
         assert_eq!(limiter.len(), 100);
-        // Full with clients that just spent part of their burst: a new one waits, the map does
-        // not grow, and the known ones keep their rate.
+        // Full with clients that just spent part of their burst: every client waits a second
+        // (the limiter cannot tell a known one from a new one without inserting it), and the map
+        // does not grow.
         assert_eq!(limiter.check_id(1_000), Err(1));
         assert_eq!(limiter.check_id(1_001), Err(1));
+        assert_eq!(limiter.check_id(5), Err(1));
         assert_eq!(limiter.len(), 100);
-        assert_eq!(limiter.check_id(5), Ok(()));
         // Once they are at rest again, a sweep makes room.
         std::thread::sleep(SWEEP_EVERY + Duration::from_millis(100));
         assert_eq!(limiter.check_id(1_002), Ok(()));

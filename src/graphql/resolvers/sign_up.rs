@@ -9,8 +9,8 @@ use crate::graphql::{Api, caller};
 
 use crate::domain::auth::attempts;
 use crate::domain::users::accounts::{self, NewUser};
-use crate::domain::users::signup_limit;
 use crate::domain::users::sessions::{self};
+use crate::domain::users::signup_limit;
 use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
