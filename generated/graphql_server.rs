@@ -623,7 +623,7 @@ pub struct SignUp;
 ///Resolvers of the fields of `SignUp` that are not plain data.
 #[async_trait::async_trait]
 pub trait SignUpResolver: Send + Sync + 'static {
-    ///Creates a user account and returns its tokens; no authentication is needed. With a valid inviteToken the pending invitation is attached to the new account and accepted. Errors: INVALID_INPUTS (invalid value or e-mail already registered), INVALID_TOKEN (inviteToken unknown, already used or expired).
+    ///Creates a user account and returns its tokens; no authentication is needed. With a valid inviteToken the pending invitation is attached to the new account and accepted. Errors: INVALID_INPUTS (invalid value or e-mail already registered), INVALID_TOKEN (inviteToken unknown, already used or expired). Each client address may try 10 sign-ups in 15 minutes, counted together with the sign-up page; past that the attempt creates nothing and fails with AUTHENTICATION_ERROR, `reason: TOO_MANY_ATTEMPTS` and `retryAfter` (seconds).
     async fn user(
         &self,
         ctx: &Context<'_>,
@@ -653,7 +653,7 @@ pub trait SignUpResolver: Send + Sync + 'static {
 ///Registration mutations.
 #[Object(name = "SignUp")]
 impl SignUp {
-    ///Creates a user account and returns its tokens; no authentication is needed. With a valid inviteToken the pending invitation is attached to the new account and accepted. Errors: INVALID_INPUTS (invalid value or e-mail already registered), INVALID_TOKEN (inviteToken unknown, already used or expired).
+    ///Creates a user account and returns its tokens; no authentication is needed. With a valid inviteToken the pending invitation is attached to the new account and accepted. Errors: INVALID_INPUTS (invalid value or e-mail already registered), INVALID_TOKEN (inviteToken unknown, already used or expired). Each client address may try 10 sign-ups in 15 minutes, counted together with the sign-up page; past that the attempt creates nothing and fails with AUTHENTICATION_ERROR, `reason: TOO_MANY_ATTEMPTS` and `retryAfter` (seconds).
     #[graphql(name = "user")]
     async fn user(
         &self,

@@ -1458,14 +1458,15 @@ pub enum TokenResponse {
     /// HTTP Basic.
     BadRequest(types::OAuthError),
     /// 401: Client authentication failed (`invalid_client`). When the client used HTTP Basic, the response
-    /// has a `WWW-Authenticate` header for the Basic scheme (RFC 6749 §5.2).
+    /// has a `WWW-Authenticate` header for the Basic scheme (RFC 6749 §5.2). A `client_id` that is
+    /// not 1 to 18 decimal digits names no client and is refused so before any lookup.
     Unauthorized {
         ///The body.
         body: types::OAuthError,
         /// The `WWW-Authenticate` header. Sent when the client authenticated with HTTP Basic, e.g. `Basic realm="roadlog", error="invalid_client"`.
         www_authenticate: Option<String>,
     },
-    /// 429: Too many failed client authentications from this client or address. Retry after the delay given in `Retry-After`.
+    /// 429: Too many token requests from this authenticated client (`--client-rate-limit`, `invalid_request`), or too many failed client authentications (`invalid_client`): 10 in 15 minutes for this client from this address, or 30 in 15 minutes from this address whatever the client. Failures from other addresses never refuse a client. Retry after the delay given in `Retry-After`.
     TooManyRequests {
         ///The body.
         body: types::OAuthError,
@@ -1600,7 +1601,7 @@ pub enum RevokeTokenResponse {
         /// The `WWW-Authenticate` header. Sent when the client authenticated with HTTP Basic.
         www_authenticate: Option<String>,
     },
-    /// 429: Too many requests from this client, or too many failed client authentications from this client or address, as on the token endpoint. Retry after the delay given in `Retry-After`.
+    /// 429: Too many requests from this authenticated client, or too many failed client authentications for this client from this address or from this address, as on the token endpoint. Retry after the delay given in `Retry-After`.
     TooManyRequests {
         ///The body.
         body: types::OAuthError,

@@ -309,6 +309,7 @@ async fn serve(
     let registrar = DbRegistrar {
         db: db.clone(),
         state: state.clone(),
+        limiter: None,
     };
     if pkce_refused {
         return invalid_request(
@@ -401,6 +402,7 @@ async fn repeated_error(db: &Db, lang: Lang, query: &[(String, String)], name: &
     let registrar = DbRegistrar {
         db: db.clone(),
         state: SharedState::default(),
+        limiter: None,
     };
     let description = format!("The parameter {name} was sent more than once");
     invalid_request(

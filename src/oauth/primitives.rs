@@ -15,7 +15,9 @@ use sha2::{Digest, Sha256};
 use url::Url;
 
 use crate::db::{Db, now};
+use crate::domain::auth::client_rate::ClientLimiter;
 use crate::domain::auth::tokens;
+use crate::errors::AppError;
 
 /// Codes live 5 minutes (oxide-auth's own default is 10).
 pub const CODE_SECONDS: i64 = 5 * 60;
@@ -37,6 +39,18 @@ pub struct FlowState {
     pub code_hash: Option<String>,
     /// The client failed to authenticate (for rate limiting).
     pub client_failed: bool,
+    /// The client authenticated but is over its request rate: the seconds to wait.
+    pub client_over_rate: Option<u64>,
+    /// The first database error of the request (oxide-auth's own errors carry no cause), for
+    /// the handler to log once.
+    pub error: Option<AppError>,
+}
+
+/// Keeps a database error for the handler to log.
+fn keep(state: &SharedState, error: impl Into<AppError>) {
+    if let Ok(mut state) = state.lock() {
+        state.error.get_or_insert(error.into());
+    }
 }
 
 pub type SharedState = Arc<Mutex<FlowState>>;
@@ -55,6 +69,9 @@ fn time(t: i64) -> DateTime<Utc> {
 pub struct DbRegistrar {
     pub db: Db,
     pub state: SharedState,
+    /// The request rate of authenticated clients (token endpoint and revocation); `None`
+    /// where no rate applies (the authorization pages, or `--client-rate-limit 0`).
+    pub limiter: Option<ClientLimiter>,
 }
 
 impl DbRegistrar {
@@ -121,17 +138,29 @@ impl oxide_auth_async::primitives::Registrar for DbRegistrar {
                 .bind(id)
                 .fetch_optional(self.db.exec())
                 .await
-                .map_err(|_| RegistrarError::PrimitiveError)?;
+                .map_err(|error| {
+                    keep(&self.state, error);
+                    RegistrarError::PrimitiveError
+                })?;
         // Every client is confidential: a secret is required.
         let (Some((hash,)), Some(secret)) = (stored, passphrase) else {
             return Err(fail());
         };
         let secret = String::from_utf8_lossy(secret);
         match super::clients::secret_matches(&self.db, id, &secret, &hash).await {
-            Ok(true) => Ok(()),
+            // Counted only once authenticated: made-up ids never enter the limiter's memory.
+            Ok(true) => match self.limiter.as_ref().map(|l| l.check_id(id)) {
+                Some(Err(seconds)) => {
+                    if let Ok(mut state) = self.state.lock() {
+                        state.client_over_rate = Some(seconds);
+                    }
+                    Err(RegistrarError::Unspecified)
+                }
+                _ => Ok(()),
+            },
             Ok(false) => Err(fail()),
             Err(error) => {
-                error.log_if_internal();
+                keep(&self.state, error);
                 Err(RegistrarError::PrimitiveError)
             }
         }
@@ -174,7 +203,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         .bind(i64::from(given))
         .execute(self.db.exec())
         .await
-        .map_err(|_| ())?;
+        .map_err(|error| keep(&self.state, error))?;
         Ok(code)
     }
 
@@ -190,7 +219,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         .bind(at)
         .fetch_optional(self.db.exec())
         .await
-        .map_err(|_| ())?;
+        .map_err(|error| keep(&self.state, error))?;
         let Some((client_id, user_id, redirect_uri, challenge, expires_at)) = row else {
             self.state.lock().map_err(|_| ())?.code_refused = true;
             // A code used twice was probably stolen: the token it produced is revoked.
@@ -202,7 +231,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
             .bind(at)
             .execute(self.db.exec())
             .await
-            .map_err(|_| ())?;
+            .map_err(|error| keep(&self.state, error))?;
             return Ok(None);
         };
         // PKCE (S256 only). A verifier without a challenge is refused too: that is a downgrade.
@@ -250,7 +279,7 @@ impl oxide_auth_async::primitives::Issuer for DbIssuer {
         let user_id: i64 = grant.owner_id.parse().map_err(|_| ())?;
         let (token, id) = crate::domain::auth::oauth_tokens::issue_with_id(&self.db, client_id, user_id, self.lifetime)
             .await
-            .map_err(|_| ())?;
+            .map_err(|error| keep(&self.state, error))?;
         let code_hash = self.state.lock().map_err(|_| ())?.code_hash.clone();
         if let Some(code_hash) = code_hash {
             sqlx::query("UPDATE oauth_codes SET token_id = $2 WHERE code_hash = $1")
@@ -258,7 +287,7 @@ impl oxide_auth_async::primitives::Issuer for DbIssuer {
                 .bind(id)
                 .execute(self.db.exec())
                 .await
-                .map_err(|_| ())?;
+                .map_err(|error| keep(&self.state, error))?;
         }
         let until = self
             .lifetime

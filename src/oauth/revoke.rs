@@ -1,6 +1,7 @@
 //! `POST /api/oauth/revoke` (RFC 7009) and `GET /.well-known/oauth-authorization-server`
 //! (RFC 8414).
 
+use oxide_auth::primitives::registrar::RegistrarError;
 use oxide_auth_async::primitives::Registrar;
 
 use crate::db::now;
@@ -10,7 +11,7 @@ use crate::http::contract::{RevokeTokenRequest, RevokeTokenResponse, types};
 
 use super::limits;
 use super::primitives::{DbRegistrar, SharedState};
-use super::token_endpoint::{ClientForm, oauth_error};
+use super::token_endpoint::{ClientForm, basic_challenge, database_failed, oauth_error, over_rate};
 
 /// The parameters of a validated revocation request.
 fn revoke_pairs(form: &types::RevokeRequest) -> Vec<(String, String)> {
@@ -36,20 +37,33 @@ pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenRespons
         Err(refusal) => return refusal.into(),
     };
     let (client_id, secret) = form.credentials();
+    let state = SharedState::default();
     let registrar = DbRegistrar {
         db: api.db.clone(),
-        state: SharedState::default(),
+        state: state.clone(),
+        limiter: api.client_limiter.clone(),
     };
-    if registrar
-        .check(&client_id, secret.as_deref().map(str::as_bytes))
-        .await
-        .is_err()
-    {
-        let _ = limits::record_failure(&api.db, &form.subjects).await;
-        return RevokeTokenResponse::Unauthorized {
-            body: oauth_error(types::OAuthErrorError::InvalidClient, "client authentication failed"),
-            www_authenticate: form.basic.is_some().then(|| "Basic realm=\"roadlog\"".to_string()),
-        };
+    match registrar.check(&client_id, secret.as_deref().map(str::as_bytes)).await {
+        Ok(()) => {}
+        Err(RegistrarError::PrimitiveError) => {
+            return database_failed(&state, "a client could not be authenticated").into();
+        }
+        Err(_) => {
+            let (failed, over) = state
+                .lock()
+                .map(|s| (s.client_failed, s.client_over_rate))
+                .unwrap_or((true, None));
+            if let Some(seconds) = over {
+                return over_rate(seconds).into();
+            }
+            if failed {
+                limits::record_failure(api, &form.budgets).await;
+            }
+            return RevokeTokenResponse::Unauthorized {
+                body: oauth_error(types::OAuthErrorError::InvalidClient, "client authentication failed"),
+                www_authenticate: form.basic.is_some().then(basic_challenge),
+            };
+        }
     }
     let token = &request.body.token;
     let server_error = || {

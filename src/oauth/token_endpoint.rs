@@ -7,7 +7,9 @@
 //!   libraries send both); Basic with a `client_secret` in the body is `invalid_request`;
 //! * an unknown, expired, reused or PKCE-failing code is `invalid_grant`, not `invalid_request`;
 //! * the answer is exactly `{"token_type":"Bearer","access_token":…}`, with no-store headers;
-//! * failed client authentications are rate-limited per client and per address (429).
+//! * failed client authentications are rate-limited per client at an address and per address,
+//!   and authenticated clients per request rate (429); a database failure is a 500
+//!   `server_error`, never another answer.
 
 use base64::Engine;
 use oxide_auth::endpoint::NormalizedParameter;
@@ -18,6 +20,8 @@ use warp::http::{StatusCode, header};
 use crate::errors::AppError;
 use crate::graphql::Api;
 use crate::http::contract::{FromRequestError, RevokeTokenResponse, TokenRequest, TokenResponse, types};
+
+use crate::domain::auth::attempts::{self, Budget};
 
 use super::endpoint::FlowEndpoint;
 use super::limits;
@@ -38,6 +42,8 @@ pub fn oauth_error(error: types::OAuthErrorError, description: &str) -> types::O
 pub enum Refusal {
     /// 400: the form is well-typed but not acceptable (NUL character, two authentication methods).
     BadRequest(types::OAuthError),
+    /// 401 `invalid_client`, with a Basic challenge when Basic was used.
+    Unauthorized { body: types::OAuthError, basic_used: bool },
     /// 429, with the seconds to wait.
     TooManyRequests(types::OAuthError, i64),
     /// 500: the database failed.
@@ -48,6 +54,10 @@ impl From<Refusal> for TokenResponse {
     fn from(refusal: Refusal) -> Self {
         match refusal {
             Refusal::BadRequest(body) => TokenResponse::BadRequest(body),
+            Refusal::Unauthorized { body, basic_used } => TokenResponse::Unauthorized {
+                body,
+                www_authenticate: basic_used.then(basic_challenge),
+            },
             Refusal::TooManyRequests(body, seconds) => TokenResponse::TooManyRequests {
                 body,
                 retry_after: seconds,
@@ -61,6 +71,10 @@ impl From<Refusal> for RevokeTokenResponse {
     fn from(refusal: Refusal) -> Self {
         match refusal {
             Refusal::BadRequest(body) => RevokeTokenResponse::BadRequest(body),
+            Refusal::Unauthorized { body, basic_used } => RevokeTokenResponse::Unauthorized {
+                body,
+                www_authenticate: basic_used.then(basic_challenge),
+            },
             Refusal::TooManyRequests(body, seconds) => RevokeTokenResponse::TooManyRequests {
                 body,
                 retry_after: seconds,
@@ -68,6 +82,11 @@ impl From<Refusal> for RevokeTokenResponse {
             Refusal::ServerError(body) => RevokeTokenResponse::InternalServerError(body),
         }
     }
+}
+
+/// The `WWW-Authenticate` of a failed Basic authentication (RFC 6749 §5.2).
+pub fn basic_challenge() -> String {
+    "Basic realm=\"roadlog\"".to_string()
 }
 
 /// `id:secret` of a Basic header, each form-url-decoded (RFC 6749 §2.3.1).
@@ -88,11 +107,12 @@ fn basic_credentials(header_value: &str) -> Option<(String, String)> {
 }
 
 /// A form request authenticated as a client: its parameters (the body `client_id` dropped when
-/// Basic names the same client), its Basic credentials if any, and the rate-limit subjects.
+/// Basic names the same client), its Basic credentials if any, and the counters its failure
+/// goes to.
 pub struct ClientForm {
     pub pairs: Vec<(String, String)>,
     pub basic: Option<(String, String)>,
-    pub subjects: Vec<String>,
+    pub budgets: Vec<Budget>,
 }
 
 /// Why a token-endpoint form is refused: status, OAuth `error`, description.
@@ -198,7 +218,9 @@ pub struct ParsedForm {
 
 impl ClientForm {
     /// Checks the client authentication rules of a validated form ([`client_auth`]), then the
-    /// per-client request rate and the rate limit of failed client authentications (429).
+    /// rate limit of failed client authentications for the client at this address and for the
+    /// address (429); a `client_id` that cannot name a client is refused (401) before any lookup.
+    /// The request rate of a client is checked once it has authenticated (`DbRegistrar`).
     pub async fn read(
         api: &Api,
         pairs: Vec<(String, String)>,
@@ -213,33 +235,35 @@ impl ClientForm {
         } = client_auth(pairs, authorization).map_err(|(_, _, description)| {
             Refusal::BadRequest(oauth_error(types::OAuthErrorError::InvalidRequest, &description))
         })?;
-        if let Some(limiter) = &api.client_limiter
-            && let Err(seconds) = limiter.check(&client_id)
-        {
-            return Err(Refusal::TooManyRequests(
-                oauth_error(
-                    types::OAuthErrorError::InvalidRequest,
-                    "too many token requests for this client: retry later",
-                ),
-                i64::try_from(seconds).unwrap_or(i64::MAX),
-            ));
-        }
         let address = client_ip.map(|ip| ip.to_string()).unwrap_or_default();
-        let subjects = vec![format!("client:{client_id}"), format!("client-address:{address}")];
-        match limits::retry_after(&api.db, &subjects).await {
-            Ok(Some(seconds)) => Err(Refusal::TooManyRequests(
-                oauth_error(
-                    types::OAuthErrorError::InvalidClient,
-                    "too many failed client authentications: retry later",
-                ),
-                seconds,
-            )),
-            Ok(None) => Ok(ClientForm { pairs, basic, subjects }),
-            Err(error) => Err(Refusal::ServerError(logged(
-                error,
-                oauth_error(types::OAuthErrorError::ServerError, "the database is unavailable"),
-            ))),
+        let client = limits::client_id(&client_id);
+        let budgets = limits::budgets(client, &address);
+        match attempts::retry_after(&api.db, &budgets).await {
+            Ok(Some(seconds)) => {
+                return Err(Refusal::TooManyRequests(
+                    oauth_error(
+                        types::OAuthErrorError::InvalidClient,
+                        "too many failed client authentications: retry later",
+                    ),
+                    seconds,
+                ));
+            }
+            Ok(None) => {}
+            Err(error) => {
+                return Err(Refusal::ServerError(logged(
+                    error,
+                    oauth_error(types::OAuthErrorError::ServerError, "the database is unavailable"),
+                )));
+            }
         }
+        if client.is_none() && !client_id.is_empty() {
+            limits::record_failure(api, &budgets).await;
+            return Err(Refusal::Unauthorized {
+                body: oauth_error(types::OAuthErrorError::InvalidClient, "client authentication failed"),
+                basic_used: basic.is_some(),
+            });
+        }
+        Ok(ClientForm { pairs, basic, budgets })
     }
 
     /// The client id and secret, from Basic or the form.
@@ -252,6 +276,29 @@ impl ClientForm {
     }
 }
 
+/// The 429 of an authenticated client over its request rate (`--client-rate-limit`).
+pub fn over_rate(seconds: u64) -> Refusal {
+    Refusal::TooManyRequests(
+        oauth_error(
+            types::OAuthErrorError::InvalidRequest,
+            "too many token requests for this client: retry later",
+        ),
+        i64::try_from(seconds).unwrap_or(i64::MAX),
+    )
+}
+
+/// The 500 of a database failure, logged once here: the primitives keep the error they met.
+pub fn database_failed(state: &SharedState, what: &str) -> Refusal {
+    match state.lock().ok().and_then(|mut s| s.error.take()) {
+        Some(error) => error.log_if_internal(),
+        None => tracing::error!("{what}"),
+    }
+    Refusal::ServerError(oauth_error(
+        types::OAuthErrorError::ServerError,
+        "the database is unavailable",
+    ))
+}
+
 /// Serves the token endpoint (the form arrives validated against `TokenRequest`).
 pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
     let form = match ClientForm::read(api, token_pairs(&request.body), &request.headers, request.client_ip).await {
@@ -259,20 +306,27 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
         Err(refusal) => return refusal.into(),
     };
     let get = |key: &str| form.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let (basic, subjects, mut body) = (form.basic.clone(), form.subjects.clone(), form.pairs.clone());
+    let (basic, budgets, mut body) = (form.basic.clone(), form.budgets.clone(), form.pairs.clone());
     // oxide-auth always wants redirect_uri; RFC 6749 §4.1.3 only when the authorization request
     // named it. When it did not, the registered URI the code is bound to stands in.
     if get("redirect_uri").is_none()
         && let Some(code) = get("code")
     {
-        let stored: Option<(String, i64)> =
+        let stored: Result<Option<(String, i64)>, _> =
             sqlx::query_as("SELECT redirect_uri, redirect_uri_given FROM oauth_codes WHERE code_hash = $1")
                 .bind(crate::domain::auth::tokens::hash(&code))
                 .fetch_optional(api.db.exec())
-                .await
-                .unwrap_or_default();
-        if let Some((uri, 0)) = stored {
-            body.push(("redirect_uri".to_string(), uri));
+                .await;
+        match stored {
+            Ok(Some((uri, 0))) => body.push(("redirect_uri".to_string(), uri)),
+            Ok(_) => {}
+            Err(error) => {
+                return Refusal::ServerError(logged(
+                    error.into(),
+                    oauth_error(types::OAuthErrorError::ServerError, "the database is unavailable"),
+                ))
+                .into();
+            }
         }
     }
 
@@ -290,6 +344,7 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
         registrar: DbRegistrar {
             db: api.db.clone(),
             state: state.clone(),
+            limiter: api.client_limiter.clone(),
         },
         authorizer: DbAuthorizer {
             db: api.db.clone(),
@@ -304,11 +359,12 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
         state: state.clone(),
         bad_request: Default::default(),
     };
-    let server_error = |description: &str| {
-        TokenResponse::InternalServerError(oauth_error(types::OAuthErrorError::ServerError, description))
-    };
     let Ok(mut flow) = AccessTokenFlow::prepare(endpoint) else {
-        return server_error("the token endpoint is misconfigured");
+        tracing::error!("the token endpoint is misconfigured");
+        return TokenResponse::InternalServerError(oauth_error(
+            types::OAuthErrorError::ServerError,
+            "the token endpoint is misconfigured",
+        ));
     };
     flow.allow_credentials_in_body(true);
     let oauth_request = OAuthRequest {
@@ -317,16 +373,19 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
         body: web::form(&body),
     };
     let answer = flow.execute(oauth_request).await;
-    let client_failed = state.lock().map(|s| s.client_failed).unwrap_or(false);
+    let (client_failed, over) = state
+        .lock()
+        .map(|s| (s.client_failed, s.client_over_rate))
+        .unwrap_or((false, None));
     if client_failed {
-        let _ = limits::record_failure(&api.db, &subjects).await;
+        limits::record_failure(api, &budgets).await;
+    }
+    if let Some(seconds) = over {
+        return over_rate(seconds).into();
     }
     match answer {
         Ok(answer) => finish(answer, basic.is_some()),
-        Err(error) => {
-            tracing::error!(?error, "the token endpoint failed");
-            server_error("the token could not be issued")
-        }
+        Err(error) => database_failed(&state, &format!("the token endpoint failed: {error:?}")).into(),
     }
 }
 
@@ -362,7 +421,7 @@ fn finish(answer: OAuthResponse, basic_used: bool) -> TokenResponse {
     if error == types::OAuthErrorError::InvalidClient {
         TokenResponse::Unauthorized {
             body: oauth_error(error, description),
-            www_authenticate: basic_used.then(|| "Basic realm=\"roadlog\"".to_string()),
+            www_authenticate: basic_used.then(basic_challenge),
         }
     } else {
         TokenResponse::BadRequest(oauth_error(error, description))

@@ -8,7 +8,7 @@ use crate::domain::auth::password;
 use crate::domain::auth::{Actor, Scope, oauth_tokens};
 use crate::domain::users::account_tokens::LinkState;
 use crate::domain::users::accounts::{self, NewUser};
-use crate::domain::users::{confirmation, password_reset};
+use crate::domain::users::{confirmation, password_reset, signup_limit};
 use crate::errors::Code;
 use crate::graphql::scalars::normalize_email;
 
@@ -128,8 +128,9 @@ pub async fn signup_page(visit: &mut Visit) -> Result<Answer, Answer> {
 pub async fn signup_submit(visit: &mut Visit) -> Result<Answer, Answer> {
     let next = next_of(visit)?;
     visit.check_csrf()?;
-    // Each attempt counts: an address cannot create accounts (and send mail) without end.
-    visit.limit(&[format!("signup:{}", visit.address())]).await?;
+    // Each attempt counts, on one counter with `signUp.user`: an address cannot create accounts
+    // (and send mail) without end.
+    visit.limit_budgets(&[signup_limit::budget(&visit.address())]).await?;
     let t = visit.t;
     let Some(email) = normalize_email(visit.field("email")) else {
         return signup_form(

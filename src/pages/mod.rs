@@ -28,6 +28,7 @@ use askama::Template;
 use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
+use crate::domain::auth::attempts::{self, Budget};
 use crate::domain::auth::tokens;
 use crate::domain::users::browser_sessions;
 use crate::graphql::Api;
@@ -35,6 +36,9 @@ use crate::i18n::Lang;
 use crate::oauth::cookies;
 
 pub use texts::Texts;
+
+/// Attempts per subject in the window on the forms that cost a password hash or send mail.
+pub const PAGE_ATTEMPTS: i64 = 10;
 
 /// The largest form accepted (a sign-up form is well under 2 KiB).
 const MAX_FORM_BYTES: u64 = 16 * 1024;
@@ -153,11 +157,17 @@ impl Visit {
         self.client_ip.map(|ip| ip.to_string()).unwrap_or_default()
     }
 
-    /// `Err` with the 429 page when one of the subjects made too many attempts in the window
-    /// (`oauth::limits`); otherwise the attempt is counted.
+    /// `Err` with the 429 page when one of the subjects made [`PAGE_ATTEMPTS`] attempts in the
+    /// window (`domain::auth::attempts`); otherwise the attempt is counted.
     pub async fn limit(&self, subjects: &[String]) -> Result<(), Answer> {
+        let budgets: Vec<Budget> = subjects.iter().map(|s| Budget::new(s.clone(), PAGE_ATTEMPTS)).collect();
+        self.limit_budgets(&budgets).await
+    }
+
+    /// [`Visit::limit`] with each subject's own budget.
+    pub async fn limit_budgets(&self, budgets: &[Budget]) -> Result<(), Answer> {
         let db = &self.api.db;
-        match crate::oauth::limits::retry_after(db, subjects).await {
+        match attempts::retry_after(db, budgets).await {
             Ok(Some(seconds)) => {
                 let minutes = ((seconds + 59) / 60).to_string();
                 let message = texts::fill(self.t.too_many, &[("minutes", &minutes)]);
@@ -169,8 +179,9 @@ impl Visit {
                 return Err(self.problem(StatusCode::SERVICE_UNAVAILABLE, self.t.retry));
             }
         }
-        if let Err(error) = crate::oauth::limits::record_failure(db, subjects).await {
+        if let Err(error) = attempts::record(db, budgets).await {
             error.log_if_internal();
+            self.api.metrics.record_failed("page");
             return Err(self.problem(StatusCode::SERVICE_UNAVAILABLE, self.t.retry));
         }
         Ok(())

@@ -32,6 +32,8 @@ pub struct Metrics {
     pub outbox_backlog: IntGauge,
     /// C1B exports: duration, by outcome.
     pub export_seconds: HistogramVec,
+    /// Attempts a rate limit could not count (the database failed), by limit.
+    pub rate_limit_record_failures: IntCounterVec,
 }
 
 fn registered<T: prometheus::core::Collector + Clone + 'static>(registry: &Registry, metric: T) -> T {
@@ -76,6 +78,17 @@ impl Metrics {
             )
             .expect("valid metric"),
         );
+        let rate_limit_record_failures = registered(
+            &registry,
+            IntCounterVec::new(
+                Opts::new(
+                    "rate_limit_record_failures_total",
+                    "Attempts a rate limit could not count in the database",
+                ),
+                &["limit"],
+            )
+            .expect("valid metric"),
+        );
         Metrics {
             registry,
             requests,
@@ -87,6 +100,7 @@ impl Metrics {
             db_idle_connections,
             outbox_backlog,
             export_seconds,
+            rate_limit_record_failures,
         }
     }
 
@@ -111,6 +125,12 @@ impl Metrics {
         self.in_flight_watch.send_modify(|n| *n = n.saturating_sub(1));
     }
 
+    /// An attempt the rate limit `limit` could not count (the caller logs the error where it
+    /// handles it).
+    pub fn record_failed(&self, limit: &str) {
+        self.rate_limit_record_failures.with_label_values(&[limit]).inc();
+    }
+
     /// Records one export's duration.
     pub fn export_finished(&self, outcome: &str, seconds: f64) {
         self.export_seconds.with_label_values(&[outcome]).observe(seconds);
@@ -130,9 +150,11 @@ mod tests {
         let metrics = super::Metrics::new();
         metrics.requests.with_label_values(&["/health", "GET", "200"]).inc();
         metrics.export_finished("ok", 0.2);
+        metrics.record_failed("signup");
         let text = metrics.render();
         assert!(text.contains("roadlog_http_requests_total{method=\"GET\",route=\"/health\",status=\"200\"} 1"));
         assert!(text.contains("# TYPE roadlog_export_duration_seconds histogram"));
         assert!(text.contains("roadlog_outbox_backlog 0"));
+        assert!(text.contains("roadlog_rate_limit_record_failures_total{limit=\"signup\"} 1"));
     }
 }

@@ -1,5 +1,6 @@
 //! Who is calling: secrets (passwords and tokens) and the identity behind a request.
 
+pub mod attempts;
 pub mod caller;
 pub mod client_rate;
 pub mod oauth_tokens;

@@ -7,4 +7,5 @@ pub mod browser_sessions;
 pub mod confirmation;
 pub mod password_reset;
 pub mod sessions;
+pub mod signup_limit;
 pub mod throttle;

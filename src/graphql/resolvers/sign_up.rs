@@ -7,8 +7,10 @@ use crate::graphql::contract::{Company, CompanySignUpOutput, Employment, SignUpR
 use crate::graphql::scalars::Email;
 use crate::graphql::{Api, caller};
 
+use crate::domain::auth::attempts;
 use crate::domain::users::accounts::{self, NewUser};
 use crate::domain::users::sessions::{self};
+use crate::domain::users::signup_limit;
 use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
@@ -23,6 +25,20 @@ impl SignUpResolver for Api {
         invite_token: Option<String>,
         timezone_name: Option<String>,
     ) -> async_graphql::Result<Option<UserTokens>> {
+        // Each attempt counts, on the sign-up page's counter: an address cannot create accounts
+        // (and send mail) without end.
+        let address = crate::graphql::RequestData::of(ctx)
+            .and_then(|data| data.client)
+            .map(|a| a.0.to_string())
+            .unwrap_or_default();
+        let budget = [signup_limit::budget(&address)];
+        if let Some(seconds) = attempts::retry_after(&self.db, &budget).await? {
+            return Err(signup_limit::throttled(seconds).into());
+        }
+        if let Err(error) = attempts::record(&self.db, &budget).await {
+            self.metrics.record_failed("signup");
+            return Err(error.into());
+        }
         let new = NewUser {
             email: email.0,
             password,
