@@ -5,6 +5,7 @@ pub mod client_rate;
 pub mod oauth_tokens;
 pub mod password;
 pub mod scope;
+pub mod server_secrets;
 pub mod tokens;
 
 pub use caller::Caller;
