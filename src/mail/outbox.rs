@@ -263,7 +263,8 @@ mod tests {
     #[test]
     fn tokens_and_token_parameters_are_masked() {
         let (token, _) = crate::domain::auth::tokens::generate("rl_inv_").unwrap();
-        let body = format!("Accept here:\n    https://r.example/invitations/accept?token={token}\n\nor use:\n    {token}\n");
+        let body =
+            format!("Accept here:\n    https://r.example/invitations/accept?token={token}\n\nor use:\n    {token}\n");
         let masked = mask_tokens(&body);
         assert!(!masked.contains(&token[7..]), "{masked}");
         assert_eq!(masked.matches(MASK).count(), 2, "{masked}");

@@ -18,11 +18,11 @@ use crate::http::contract::{
 };
 use crate::i18n::Lang;
 
-use super::{cookies, csrf};
 use super::endpoint::FlowEndpoint;
 use super::pages;
 use super::primitives::{DbAuthorizer, DbRegistrar, SharedState};
 use super::web::{self, OAuthRequest, OAuthResponse};
+use super::{cookies, csrf};
 
 /// How long a browser stays logged in on the authorization pages.
 pub const SESSION_SECONDS: i64 = 8 * 3600;

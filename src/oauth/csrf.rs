@@ -126,9 +126,18 @@ mod tests {
         assert!(key.verify(&browser, Some("session-a"), &token));
         assert!(!key.verify(&browser, Some("session-b"), &token), "another session");
         assert!(!key.verify(&browser, None, &token), "no session");
-        assert!(!key.verify(&"c".repeat(43), Some("session-a"), &token), "another browser");
-        assert!(!CsrfKey::from_bytes([8; 32]).verify(&browser, Some("session-a"), &token), "another key");
-        assert!(!key.verify(&browser, Some("session-a"), &browser), "the cookie itself is no token");
+        assert!(
+            !key.verify(&"c".repeat(43), Some("session-a"), &token),
+            "another browser"
+        );
+        assert!(
+            !CsrfKey::from_bytes([8; 32]).verify(&browser, Some("session-a"), &token),
+            "another key"
+        );
+        assert!(
+            !key.verify(&browser, Some("session-a"), &browser),
+            "the cookie itself is no token"
+        );
         assert!(!key.verify(&browser, Some("session-a"), "not base64 !"));
         // The session's boundary is part of what is signed.
         assert_ne!(key.token("ab", Some("c")), key.token("a", Some("bc")));

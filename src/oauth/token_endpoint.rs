@@ -324,10 +324,9 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
     match answer {
         Ok(answer) => finish(answer, basic.is_some()),
         // The issuer found the code spent by a concurrent exchange: a replay, not our failure.
-        Err(_) if state.lock().map(|s| s.code_refused).unwrap_or(false) => TokenResponse::BadRequest(oauth_error(
-            types::OAuthErrorError::InvalidGrant,
-            INVALID_GRANT,
-        )),
+        Err(_) if state.lock().map(|s| s.code_refused).unwrap_or(false) => {
+            TokenResponse::BadRequest(oauth_error(types::OAuthErrorError::InvalidGrant, INVALID_GRANT))
+        }
         Err(error) => {
             tracing::error!(?error, "the token endpoint failed");
             server_error("the token could not be issued")

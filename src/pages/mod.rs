@@ -110,14 +110,24 @@ impl Visit {
             self.jar.retain(|(name, _)| name != cookies::CSRF);
             self.jar.insert(0, (cookies::CSRF.to_string(), browser.clone()));
         }
-        Ok(self.api.csrf_key.token(&browser, cookies::get(&self.jar, cookies::SESSION)))
+        Ok(self
+            .api
+            .csrf_key
+            .token(&browser, cookies::get(&self.jar, cookies::SESSION)))
     }
 
     /// `Err` with the 403 page unless the form's token is this browser's and session's, and
     /// the request's `Origin`, if any, is ours.
     pub fn check_csrf(&self) -> Result<(), Answer> {
         let key = &self.api.csrf_key;
-        if self.origin_ok && key.passes(&self.api.public_url, &HeaderMap::new(), &self.jar, self.field("csrf_token")) {
+        if self.origin_ok
+            && key.passes(
+                &self.api.public_url,
+                &HeaderMap::new(),
+                &self.jar,
+                self.field("csrf_token"),
+            )
+        {
             Ok(())
         } else {
             Err(self.problem(StatusCode::FORBIDDEN, self.t.csrf_failed))

@@ -14,8 +14,8 @@ use crate::http::contract::{
     SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse,
 };
 use crate::i18n::Lang;
-use crate::oauth::{cookies, csrf};
 use crate::oauth::pages::{Texts, texts};
+use crate::oauth::{cookies, csrf};
 
 /// How long the CSRF cookie of the page lives.
 const CSRF_SECONDS: i64 = 8 * 3600;

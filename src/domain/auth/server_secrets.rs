@@ -12,12 +12,14 @@ use crate::errors::{AppError, AppResult};
 pub async fn get_or_create(db: &Db, name: &str) -> AppResult<[u8; 32]> {
     let mut fresh = [0u8; 32];
     getrandom::fill(&mut fresh).map_err(AppError::internal)?;
-    sqlx::query("INSERT INTO server_secrets (name, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING")
-        .bind(name)
-        .bind(base64::engine::general_purpose::STANDARD.encode(fresh))
-        .bind(now())
-        .execute(db.exec())
-        .await?;
+    sqlx::query(
+        "INSERT INTO server_secrets (name, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+    )
+    .bind(name)
+    .bind(base64::engine::general_purpose::STANDARD.encode(fresh))
+    .bind(now())
+    .execute(db.exec())
+    .await?;
     let (stored,): (String,) = sqlx::query_as("SELECT secret FROM server_secrets WHERE name = $1")
         .bind(name)
         .fetch_one(db.exec())

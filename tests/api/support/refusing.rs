@@ -16,7 +16,9 @@ fn create(backend: Backend, table: &str, operation: &str) -> Vec<String> {
             "CREATE OR REPLACE FUNCTION refused_by_the_test() RETURNS trigger LANGUAGE plpgsql AS \
              $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$"
                 .to_string(),
-            format!("CREATE TRIGGER {name} BEFORE {operation} ON {table} FOR EACH ROW EXECUTE FUNCTION refused_by_the_test()"),
+            format!(
+                "CREATE TRIGGER {name} BEFORE {operation} ON {table} FOR EACH ROW EXECUTE FUNCTION refused_by_the_test()"
+            ),
         ],
     }
 }
