@@ -167,6 +167,9 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     if sealed > 0 {
         tracing::info!(sealed, "signing keys stored in clear are now encrypted");
     }
+    let csrf_key = crate::oauth::csrf::CsrfKey::load(&db)
+        .await
+        .map_err(|error| anyhow::anyhow!("the CSRF key cannot be read or stored: {error:?}"))?;
     let api = Arc::new(Api {
         db: db.clone(),
         environment: settings.environment(),
@@ -185,6 +188,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         trusted_proxies: settings.trusted_proxies.clone(),
         cors_origins: settings.cors_origins.clone(),
         key_sealer,
+        csrf_key,
         console: settings.console,
     });
     let transport = match &settings.smtp_url {

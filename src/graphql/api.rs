@@ -29,6 +29,8 @@ pub struct Api {
     pub cors_origins: Vec<String>,
     /// How the C1B signing keys are stored (encrypted when a key-encryption key is configured).
     pub key_sealer: crate::domain::export::sealing::Sealer,
+    /// The key of the browser forms' CSRF tokens.
+    pub csrf_key: crate::oauth::csrf::CsrfKey,
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::domain::auth::client_rate::ClientLimiter>,
     /// Requests per software vendor on `/protected` and with employment tokens (`None`:

@@ -83,19 +83,93 @@ crate::statements! {
 }
 
 /// The latest messages of some companies, newest first, optionally for one recipient (a
-/// company admin's view).
+/// company admin's view). A message to anyone but `viewer` (the reading user) has its
+/// tokens masked ([`mask_tokens`]): an invitation or sync link acts for its recipient, and an
+/// admin holding it could accept in the employee's name or set the employee's password.
 pub async fn latest_of_companies(
     db: &Db,
     companies: &[i64],
     recipient: Option<&str>,
+    viewer: i64,
     limit: i64,
 ) -> AppResult<Vec<OutboxEntry>> {
-    Ok(sqlx::query_as::<_, OutboxEntry>(db.sql(LATEST_OF_COMPANIES))
+    let own: Option<(String,)> = sqlx::query_as("SELECT email FROM users WHERE id = $1")
+        .bind(viewer)
+        .fetch_optional(db.exec())
+        .await?;
+    let own = own.map(|(email,)| email).unwrap_or_default();
+    let mut entries = sqlx::query_as::<_, OutboxEntry>(db.sql(LATEST_OF_COMPANIES))
         .bind(crate::db::id_list(companies))
         .bind(recipient)
         .bind(limit)
         .fetch_all(db.exec())
-        .await?)
+        .await?;
+    for entry in &mut entries {
+        if own.is_empty() || !entry.to.eq_ignore_ascii_case(&own) {
+            entry.body = mask_tokens(&entry.body);
+        }
+    }
+    Ok(entries)
+}
+
+/// What stands for a masked token.
+pub const MASK: &str = "[hidden: only the recipient sees this token]";
+
+/// The text with every secret token replaced by [`MASK`]: the tokens the service generates
+/// (`rl_<kind>_` and at least 16 base64url characters) and the value of any `token=` query
+/// parameter. A prefix stays readable (`rl_inv_[hidden: …]`), so the reader knows what was sent.
+pub fn mask_tokens(text: &str) -> String {
+    let token_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '%' || c == '.' || c == '~';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let next_rl = rest.find("rl_");
+        let next_query = rest.find("token=");
+        let (at, is_query) = match (next_rl, next_query) {
+            (Some(r), Some(q)) if q < r => (q, true),
+            (Some(r), _) => (r, false),
+            (None, Some(q)) => (q, true),
+            (None, None) => break,
+        };
+        let (head, tail) = rest.split_at(at);
+        out.push_str(head);
+        if is_query {
+            out.push_str("token=");
+            let value = &tail["token=".len()..];
+            let end = value.find(|c: char| !token_char(c)).unwrap_or(value.len());
+            let prefix = token_prefix(&value[..end]).unwrap_or("");
+            if end > prefix.len() {
+                out.push_str(prefix);
+                out.push_str(MASK);
+            } else {
+                out.push_str(&value[..end]);
+            }
+            rest = &value[end..];
+            continue;
+        }
+        let end = tail.find(|c: char| !token_char(c)).unwrap_or(tail.len());
+        let word = &tail[..end];
+        match token_prefix(word) {
+            Some(prefix) if word.len() - prefix.len() >= 16 => {
+                out.push_str(prefix);
+                out.push_str(MASK);
+                rest = &tail[end..];
+            }
+            _ => {
+                out.push_str("rl_");
+                rest = &tail[3..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `rl_<lowercase kind>_` at the start of `word`, if there.
+fn token_prefix(word: &str) -> Option<&str> {
+    let kind = word.strip_prefix("rl_")?;
+    let len = kind.find(|c: char| !c.is_ascii_lowercase())?;
+    (len > 0 && kind[len..].starts_with('_')).then(|| &word[..3 + len + 1])
 }
 
 /// Messages still to deliver (metrics).
@@ -180,4 +254,27 @@ pub async fn release(db: &Db, sender: &str, ids: &[i64]) -> Result<(), sqlx::Err
         .await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MASK, mask_tokens};
+
+    #[test]
+    fn tokens_and_token_parameters_are_masked() {
+        let (token, _) = crate::domain::auth::tokens::generate("rl_inv_").unwrap();
+        let body =
+            format!("Accept here:\n    https://r.example/invitations/accept?token={token}\n\nor use:\n    {token}\n");
+        let masked = mask_tokens(&body);
+        assert!(!masked.contains(&token[7..]), "{masked}");
+        assert_eq!(masked.matches(MASK).count(), 2, "{masked}");
+        assert!(masked.contains(&format!("?token=rl_inv_{MASK}\n")), "{masked}");
+        assert!(masked.contains(&format!("\n    rl_inv_{MASK}\n")), "{masked}");
+        // A link whose token is not one of ours is masked all the same.
+        assert_eq!(mask_tokens("a?token=abc&x=1 b"), format!("a?token={MASK}&x=1 b"));
+        // Words that only look like a prefix stay.
+        let plain = "the rl_ prefix, rl_inv_short, token= and rl_Upper_abcdefghijklmnopqrstu";
+        assert_eq!(mask_tokens(plain), plain);
+        assert_eq!(mask_tokens("é rl_ü token=é"), "é rl_ü token=é");
+    }
 }

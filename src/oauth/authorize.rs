@@ -1,7 +1,7 @@
 //! `GET|POST /oauth/authorize` (RFC 6749 §4.1.1): oxide-auth's authorization flow over our
 //! primitives, with a login page (the same accounts as the API), a consent page naming the
-//! application, CSRF protection (a double-submit token: cookie and form field must match), and a
-//! browser session kept in the database. An unknown client or an unregistered redirect URI is
+//! application, CSRF protection (a form token bound to the browser and its session, and no POST
+//! from another origin: [`super::csrf`]), and a browser session kept in the database. An unknown client or an unregistered redirect URI is
 //! an HTML error page, never a redirect; other errors (a repeated parameter included) redirect
 //! with `error` and `state`.
 
@@ -11,7 +11,6 @@ use oxide_auth_async::endpoint::authorization::AuthorizationFlow;
 use warp::http::StatusCode;
 
 use crate::db::Db;
-use crate::domain::auth::tokens;
 use crate::domain::users::{browser_sessions, sessions};
 use crate::graphql::Api;
 use crate::http::contract::{
@@ -19,11 +18,11 @@ use crate::http::contract::{
 };
 use crate::i18n::Lang;
 
-use super::cookies;
 use super::endpoint::FlowEndpoint;
 use super::pages;
 use super::primitives::{DbAuthorizer, DbRegistrar, SharedState};
 use super::web::{self, OAuthRequest, OAuthResponse};
+use super::{cookies, csrf};
 
 /// How long a browser stays logged in on the authorization pages.
 pub const SESSION_SECONDS: i64 = 8 * 3600;
@@ -205,25 +204,15 @@ async fn serve(
     }
     let jar = cookies::read(headers);
     let mut set_cookies: Vec<String> = Vec::new();
-    let csrf = match cookies::get(&jar, cookies::CSRF).filter(|c| c.len() >= 32) {
-        Some(existing) => existing.to_string(),
-        None => {
-            let fresh = match tokens::generate("") {
-                Ok((fresh, _)) => fresh,
-                Err(error) => {
-                    error.log_if_internal();
-                    return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
-                }
-            };
-            set_cookies.push(cookies::set(
-                cookies::CSRF,
-                fresh.clone(),
-                SESSION_SECONDS,
-                api.environment,
-            ));
-            fresh
+    let browser = match csrf::browser(&jar, api.environment, SESSION_SECONDS, &mut set_cookies) {
+        Ok(browser) => browser,
+        Err(error) => {
+            error.log_if_internal();
+            return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
         }
     };
+    // The session the forms of the answer are bound to: the browser's, or the one this request opens.
+    let mut session = cookies::get(&jar, cookies::SESSION).map(str::to_string);
     let query_string = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(&query)
         .finish();
@@ -243,10 +232,8 @@ async fn serve(
     if let Some(form) = form {
         // A field sent twice counts once, its last value (as a browser's form never does).
         let field = |values: &Vec<String>| values.last().cloned();
-        let valid = cookies::get(&jar, cookies::CSRF)
-            .zip(field(&form.csrf_token))
-            .is_some_and(|(cookie, field)| cookies::csrf_matches(cookie, &field));
-        if !valid {
+        let token = field(&form.csrf_token).unwrap_or_default();
+        if !api.csrf_key.passes(&api.public_url, headers, &jar, &token) {
             return html_error(lang, StatusCode::FORBIDDEN, t.form_expired);
         }
         match field(&form.action).as_deref() {
@@ -269,6 +256,7 @@ async fn serve(
                     Ok(user_id) => match browser_sessions::open(db, user_id, SESSION_SECONDS).await {
                         Ok(token) => {
                             user = session_user(db, Some(&token)).await;
+                            session = Some(token.clone());
                             set_cookies.push(cookies::set(cookies::SESSION, token, SESSION_SECONDS, api.environment));
                         }
                         Err(error) => {
@@ -322,6 +310,7 @@ async fn serve(
         )
         .await;
     }
+    let csrf = api.csrf_key.token(&browser, session.as_deref());
     let solicitor = Solicitor {
         db: db.clone(),
         user,

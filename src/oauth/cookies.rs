@@ -1,9 +1,10 @@
 //! The cookies of the authorization pages, read and written with the `cookie` crate: the
-//! browser session and the CSRF double-submit token. Both are `HttpOnly`, `SameSite=Lax`, on
-//! the whole site, and `Secure` in production (the sandbox may run on plain-HTTP localhost).
+//! browser session and the browser's CSRF cookie (whose form tokens are in [`super::csrf`]).
+//! Both are `HttpOnly`, `SameSite=Lax` (sent on a top-level navigation from another site, never
+//! on its cross-site POST or in its frames), on the whole site, and `Secure` in production (the
+//! sandbox may run on plain-HTTP localhost).
 
 use cookie::{Cookie, SameSite};
-use subtle::ConstantTimeEq;
 use warp::http::{HeaderMap, header};
 
 use crate::config::Environment;
@@ -42,11 +43,6 @@ pub fn set(name: &'static str, value: String, max_age_seconds: i64, environment:
         .to_string()
 }
 
-/// Whether the form's CSRF field matches the cookie, in constant time.
-pub fn csrf_matches(cookie: &str, field: &str) -> bool {
-    cookie.len() == field.len() && bool::from(cookie.as_bytes().ct_eq(field.as_bytes()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,6 +57,5 @@ mod tests {
         let sandbox = set(SESSION, "t".into(), 60, Environment::Sandbox);
         assert_eq!(sandbox, "rl_session=t; HttpOnly; SameSite=Lax; Path=/; Max-Age=60");
         assert!(set(SESSION, "t".into(), 60, Environment::Production).contains("; Secure"));
-        assert!(csrf_matches("abc", "abc") && !csrf_matches("abc", "abd") && !csrf_matches("abc", "ab"));
     }
 }

@@ -4,6 +4,7 @@
 pub mod authorize;
 pub mod clients;
 pub mod cookies;
+pub mod csrf;
 mod endpoint;
 pub mod limits;
 pub mod pages;

@@ -207,53 +207,63 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         Ok(code)
     }
 
+    /// Reads the code without spending it: the issuer spends it in the transaction that writes
+    /// the token, so a failed issue leaves the code usable and a spent code always has a token.
     async fn extract(&mut self, code: &str) -> Result<Option<Grant>, ()> {
         let hash = tokens::hash(code);
         let at = now();
-        // Spent atomically: of two concurrent exchanges, one gets the row.
-        let row: Option<(i64, i64, String, Option<String>, i64)> = sqlx::query_as(
-            "UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2
-             RETURNING client_id, user_id, redirect_uri, code_challenge, expires_at",
+        let row: Option<(i64, i64, String, Option<String>, i64, Option<i64>)> = sqlx::query_as(
+            "SELECT client_id, user_id, redirect_uri, code_challenge, expires_at, used_at FROM oauth_codes
+             WHERE code_hash = $1",
         )
         .bind(&hash)
-        .bind(at)
         .fetch_optional(self.db.exec())
         .await
         .map_err(|error| keep(&self.state, error))?;
-        let Some((client_id, user_id, redirect_uri, challenge, expires_at)) = row else {
+        let Some((client_id, user_id, redirect_uri, challenge, expires_at, used_at)) = row else {
             self.state.lock().map_err(|_| ())?.code_refused = true;
-            // A code used twice was probably stolen: the token it produced is revoked.
-            sqlx::query(
-                "UPDATE oauth_tokens SET revoked_at = $2 WHERE revoked_at IS NULL
-                   AND id = (SELECT token_id FROM oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL)",
-            )
-            .bind(&hash)
-            .bind(at)
-            .execute(self.db.exec())
-            .await
-            .map_err(|error| keep(&self.state, error))?;
             return Ok(None);
         };
-        // PKCE (S256 only). A verifier without a challenge is refused too: that is a downgrade.
-        let mut state = self.state.lock().map_err(|_| ())?;
-        let pkce_ok = match (&challenge, &state.code_verifier) {
-            (None, None) => true,
-            (Some(challenge), Some(verifier)) => {
-                let computed = s256(verifier);
-                computed.len() == challenge.len()
-                    && computed
-                        .bytes()
-                        .zip(challenge.bytes())
-                        .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-                        == 0
-            }
-            _ => false,
-        };
-        if !pkce_ok {
-            state.code_refused = true;
+        if used_at.is_some() {
+            self.state.lock().map_err(|_| ())?.code_refused = true;
+            revoke_token_of_spent_code(self.db.exec(), &hash, at)
+                .await
+                .map_err(|error| keep(&self.state, error))?;
             return Ok(None);
         }
-        state.code_hash = Some(hash);
+        if expires_at <= at {
+            self.state.lock().map_err(|_| ())?.code_refused = true;
+            return Ok(None);
+        }
+        // PKCE (S256 only). A verifier without a challenge is refused too: that is a downgrade.
+        let pkce_ok = {
+            let state = self.state.lock().map_err(|_| ())?;
+            match (&challenge, &state.code_verifier) {
+                (None, None) => true,
+                (Some(challenge), Some(verifier)) => {
+                    let computed = s256(verifier);
+                    computed.len() == challenge.len()
+                        && computed
+                            .bytes()
+                            .zip(challenge.bytes())
+                            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                            == 0
+                }
+                _ => false,
+            }
+        };
+        if !pkce_ok {
+            self.state.lock().map_err(|_| ())?.code_refused = true;
+            // A failed verifier spends the code: it gets one try.
+            sqlx::query("UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL")
+                .bind(&hash)
+                .bind(at)
+                .execute(self.db.exec())
+                .await
+                .map_err(|error| keep(&self.state, error))?;
+            return Ok(None);
+        }
+        self.state.lock().map_err(|_| ())?.code_hash = Some(hash);
         Ok(Some(Grant {
             owner_id: user_id.to_string(),
             client_id: client_id.to_string(),
@@ -263,6 +273,60 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
             extensions: Extensions::new(),
         }))
     }
+}
+
+/// A code used twice was probably stolen: the token it produced is revoked.
+async fn revoke_token_of_spent_code<'c, E>(executor: E, code_hash: &str, at: i64) -> crate::errors::AppResult<()>
+where
+    E: sqlx::Executor<'c, Database = sqlx::Any>,
+{
+    sqlx::query(
+        "UPDATE oauth_tokens SET revoked_at = $2 WHERE revoked_at IS NULL
+           AND id = (SELECT token_id FROM oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL)",
+    )
+    .bind(code_hash)
+    .bind(at)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// Spends the code and writes its token in one transaction: either both happen or neither.
+/// `None` when the code was spent (or expired) since it was read: of two concurrent exchanges,
+/// the second waits for the first's row lock and finds the code spent.
+async fn exchange_code(
+    db: &Db,
+    code_hash: &str,
+    client_id: i64,
+    user_id: i64,
+    lifetime: Option<i64>,
+) -> crate::errors::AppResult<Option<String>> {
+    let at = now();
+    let mut tx = db.begin_write().await?;
+    let spent = sqlx::query(
+        "UPDATE oauth_codes SET used_at = $2
+         WHERE code_hash = $1 AND client_id = $3 AND user_id = $4 AND used_at IS NULL AND expires_at > $2",
+    )
+    .bind(code_hash)
+    .bind(at)
+    .bind(client_id)
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?;
+    if spent.rows_affected() != 1 {
+        // The transaction rolls back; the replay revokes the token the first exchange got.
+        drop(tx);
+        revoke_token_of_spent_code(db.exec(), code_hash, at).await?;
+        return Ok(None);
+    }
+    let (token, id) = crate::domain::auth::oauth_tokens::issue_on(&mut tx, client_id, user_id, lifetime).await?;
+    sqlx::query("UPDATE oauth_codes SET token_id = $2 WHERE code_hash = $1")
+        .bind(code_hash)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Some(token))
 }
 
 /// Issues access tokens (no expiry unless configured), linked to the code they came from.
@@ -277,18 +341,20 @@ impl oxide_auth_async::primitives::Issuer for DbIssuer {
     async fn issue(&mut self, grant: Grant) -> Result<IssuedToken, ()> {
         let client_id: i64 = grant.client_id.parse().map_err(|_| ())?;
         let user_id: i64 = grant.owner_id.parse().map_err(|_| ())?;
-        let (token, id) = crate::domain::auth::oauth_tokens::issue_with_id(&self.db, client_id, user_id, self.lifetime)
-            .await
-            .map_err(|error| keep(&self.state, error))?;
-        let code_hash = self.state.lock().map_err(|_| ())?.code_hash.clone();
-        if let Some(code_hash) = code_hash {
-            sqlx::query("UPDATE oauth_codes SET token_id = $2 WHERE code_hash = $1")
-                .bind(code_hash)
-                .bind(id)
-                .execute(self.db.exec())
-                .await
-                .map_err(|error| keep(&self.state, error))?;
-        }
+        // Only the authorization-code grant issues tokens here, always after `extract`.
+        let code_hash = self.state.lock().map_err(|_| ())?.code_hash.clone().ok_or(())?;
+        let token = match exchange_code(&self.db, &code_hash, client_id, user_id, self.lifetime).await {
+            Ok(Some(token)) => token,
+            Ok(None) => {
+                self.state.lock().map_err(|_| ())?.code_refused = true;
+                return Err(());
+            }
+            Err(error) => {
+                // Kept for the token endpoint, which logs it once and answers 500.
+                keep(&self.state, error);
+                return Err(());
+            }
+        };
         let until = self
             .lifetime
             .map(|l| time(now() + l))

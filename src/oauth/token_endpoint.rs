@@ -385,9 +385,16 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
     }
     match answer {
         Ok(answer) => finish(answer, basic.is_some()),
+        // The issuer found the code spent by a concurrent exchange: a replay, not our failure.
+        Err(_) if state.lock().map(|s| s.code_refused).unwrap_or(false) => {
+            TokenResponse::BadRequest(oauth_error(types::OAuthErrorError::InvalidGrant, INVALID_GRANT))
+        }
         Err(error) => database_failed(&state, &format!("the token endpoint failed: {error:?}")).into(),
     }
 }
+
+const INVALID_GRANT: &str =
+    "the code is unknown, expired, already used, issued to another client or redirect URI, or failed PKCE";
 
 /// Our wire shape: `{"token_type":"Bearer","access_token":…}` on success, `{"error":…}` with
 /// RFC 6749 §5.2 statuses otherwise (`WWW-Authenticate: Basic` only when Basic was used).
@@ -411,9 +418,7 @@ fn finish(answer: OAuthResponse, basic_used: bool) -> TokenResponse {
         .and_then(types::OAuthErrorError::from_wire)
         .unwrap_or(types::OAuthErrorError::InvalidRequest);
     let description = match error {
-        types::OAuthErrorError::InvalidGrant => {
-            "the code is unknown, expired, already used, issued to another client or redirect URI, or failed PKCE"
-        }
+        types::OAuthErrorError::InvalidGrant => INVALID_GRANT,
         types::OAuthErrorError::InvalidClient => "client authentication failed",
         types::OAuthErrorError::UnsupportedGrantType => "only grant_type=authorization_code is supported",
         _ => "the request is missing a parameter or is malformed",

@@ -1,7 +1,8 @@
 //! The pages people use in a browser besides the OAuth ones: sign-up with e-mail confirmation,
 //! password reset, and the invitation page. Server-rendered from askama templates
 //! (`templates/pages/`), in English or French by `Accept-Language` (`crate::i18n`), with the OAuth
-//! pages' protections: CSRF double-submit token (`rl_csrf` cookie and form field), the same
+//! pages' protections: CSRF tokens bound to the browser and its session (`crate::oauth::csrf`),
+//! refused from another origin, the same
 //! browser session (`rl_session`), rate limits on the forms that cost a password hash or send
 //! mail, and headers that forbid framing, caching, referrers (links carry tokens) and any
 //! external asset.
@@ -29,11 +30,10 @@ use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
 use crate::domain::auth::attempts::{self, Budget};
-use crate::domain::auth::tokens;
 use crate::domain::users::browser_sessions;
 use crate::graphql::Api;
 use crate::i18n::Lang;
-use crate::oauth::cookies;
+use crate::oauth::{cookies, csrf};
 
 pub use texts::Texts;
 
@@ -65,6 +65,8 @@ pub(crate) struct Visit {
     /// The form's pairs (POST).
     form: Vec<(String, String)>,
     jar: Vec<(String, String)>,
+    /// Whether the request's `Origin`, if it names one, is ours.
+    origin_ok: bool,
     pub client_ip: Option<IpAddr>,
     /// Cookies to set with the answer.
     set_cookie: Vec<String>,
@@ -94,30 +96,45 @@ impl Visit {
             .unwrap_or("")
     }
 
-    /// The CSRF token of the pages: the cookie's, or a fresh one set with the answer.
+    /// The CSRF token of the page's form ([`crate::oauth::csrf`]): bound to the browser's
+    /// `rl_csrf` cookie (set with the answer when it had none) and to its login session.
     pub fn csrf(&mut self) -> Result<String, Answer> {
-        if let Some(existing) = cookies::get(&self.jar, cookies::CSRF).filter(|c| c.len() >= 32) {
-            return Ok(existing.to_string());
-        }
-        let (fresh, _) = tokens::generate("").map_err(|error| {
+        let browser = csrf::browser(
+            &self.jar,
+            self.api.environment,
+            crate::oauth::authorize::SESSION_SECONDS,
+            &mut self.set_cookie,
+        )
+        .map_err(|error| {
             error.log_if_internal();
             self.problem(StatusCode::INTERNAL_SERVER_ERROR, self.t.retry)
         })?;
-        self.set_cookie.push(cookies::set(
-            cookies::CSRF,
-            fresh.clone(),
-            crate::oauth::authorize::SESSION_SECONDS,
-            self.api.environment,
-        ));
-        Ok(fresh)
+        // The jar holds the browser cookie the answer sets, for the rest of this request.
+        if cookies::get(&self.jar, cookies::CSRF) != Some(browser.as_str()) {
+            self.jar.retain(|(name, _)| name != cookies::CSRF);
+            self.jar.insert(0, (cookies::CSRF.to_string(), browser.clone()));
+        }
+        Ok(self
+            .api
+            .csrf_key
+            .token(&browser, cookies::get(&self.jar, cookies::SESSION)))
     }
 
-    /// `Err` with the 403 page unless the form's token matches the cookie.
+    /// `Err` with the 403 page unless the form's token is this browser's and session's, and
+    /// the request's `Origin`, if any, is ours.
     pub fn check_csrf(&self) -> Result<(), Answer> {
-        let field = self.field("csrf_token");
-        match cookies::get(&self.jar, cookies::CSRF) {
-            Some(cookie) if cookies::csrf_matches(cookie, field) => Ok(()),
-            _ => Err(self.problem(StatusCode::FORBIDDEN, self.t.csrf_failed)),
+        let key = &self.api.csrf_key;
+        if self.origin_ok
+            && key.passes(
+                &self.api.public_url,
+                &HeaderMap::new(),
+                &self.jar,
+                self.field("csrf_token"),
+            )
+        {
+            Ok(())
+        } else {
+            Err(self.problem(StatusCode::FORBIDDEN, self.t.csrf_failed))
         }
     }
 
@@ -387,14 +404,15 @@ impl Visit {
     ) -> Visit {
         let lang = Lang::negotiate(headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()));
         Visit {
-            api,
             lang,
             t: texts::of(lang),
             query: url::form_urlencoded::parse(query.as_bytes()).into_owned().collect(),
             form,
             jar: cookies::read(headers),
+            origin_ok: csrf::origin_allowed(&api.public_url, headers),
             client_ip,
             set_cookie: Vec::new(),
+            api,
         }
     }
 }

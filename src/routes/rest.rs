@@ -324,7 +324,7 @@ impl RestApi for RestHandlers {
             ));
         }
         let to = request.to.map(|t| t.trim().to_lowercase());
-        match outbox::latest_of_companies(&self.api.db, &companies, to.as_deref(), 100).await {
+        match outbox::latest_of_companies(&self.api.db, &companies, to.as_deref(), actor.user_id, 100).await {
             Ok(entries) => SandboxOutboxResponse::Ok(
                 entries
                     .into_iter()

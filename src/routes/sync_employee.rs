@@ -1,12 +1,12 @@
 //! `GET|POST /sync_employee`: the page of the link mailed to an employee synced by a software
 //! vendor, where they accept or decline (see `domain::vendors::acceptance`). Server-rendered
 //! from askama templates (`templates/vendors/`), with the CSRF protection of the authorization
-//! pages (a double-submit token: the `rl_csrf` cookie and the form field must match).
+//! pages (a form token bound to the browser and its session, no POST from another origin).
 
 use askama::Template;
 use warp::http::StatusCode;
 
-use crate::domain::auth::{password, tokens};
+use crate::domain::auth::password;
 use crate::domain::vendors::acceptance::{self, Credentials, Invitation, Lookup};
 use crate::errors::AppError;
 use crate::graphql::Api;
@@ -14,8 +14,8 @@ use crate::http::contract::{
     SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse,
 };
 use crate::i18n::Lang;
-use crate::oauth::cookies;
 use crate::oauth::pages::{Texts, texts};
+use crate::oauth::{cookies, csrf};
 
 /// How long the CSRF cookie of the page lives.
 const CSRF_SECONDS: i64 = 8 * 3600;
@@ -126,20 +126,12 @@ fn action_url(token: &str) -> String {
     format!("/sync_employee?{query}")
 }
 
-/// The CSRF token of the browser, or a fresh one with its cookie.
+/// The CSRF token of the page's form ([`crate::oauth::csrf`]), the browser's cookie set with
+/// the answer when it had none.
 fn csrf(api: &Api, headers: &warp::http::HeaderMap, set_cookie: &mut Vec<String>) -> Result<String, AppError> {
     let jar = cookies::read(headers);
-    if let Some(existing) = cookies::get(&jar, cookies::CSRF).filter(|c| c.len() >= 32) {
-        return Ok(existing.to_string());
-    }
-    let (fresh, _) = tokens::generate("")?;
-    set_cookie.push(cookies::set(
-        cookies::CSRF,
-        fresh.clone(),
-        CSRF_SECONDS,
-        api.environment,
-    ));
-    Ok(fresh)
+    let browser = csrf::browser(&jar, api.environment, CSRF_SECONDS, set_cookie)?;
+    Ok(api.csrf_key.token(&browser, cookies::get(&jar, cookies::SESSION)))
 }
 
 fn form_page(
@@ -231,9 +223,10 @@ async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
     let field = |values: &Vec<String>| values.last().cloned().unwrap_or_default();
     let form = &request.body;
     let jar = cookies::read(&request.headers);
-    let valid =
-        cookies::get(&jar, cookies::CSRF).is_some_and(|cookie| cookies::csrf_matches(cookie, &field(&form.csrf_token)));
-    if !valid {
+    if !api
+        .csrf_key
+        .passes(&api.public_url, &request.headers, &jar, &field(&form.csrf_token))
+    {
         return Page::plain(
             StatusCode::FORBIDDEN,
             "Form expired",

@@ -312,7 +312,9 @@ on_both_backends! {
 
         // Single use; then expired and unknown links.
         assert_page(&browser.get(&link).await, 410, "This link has already been used.");
-        let again = browser.post(&link, &[("csrf_token", browser.cookies["rl_csrf"].clone().as_str()), ("password", "third passphrase"), ("password_again", "third passphrase")]).await;
+        // A valid token of this browser (from another of its pages): the link alone refuses.
+        let csrf = field(&browser.get(&app.url("/account/password/reset")).await.body, "csrf_token");
+        let again = browser.post(&link, &[("csrf_token", csrf.as_str()), ("password", "third passphrase"), ("password_again", "third passphrase")]).await;
         assert_page(&again, 410, "already been used");
         let page = browser.get(&app.url("/account/password/reset")).await;
         submit(&mut browser, app, &page, &[("email", "owner@example.com")]).await;

@@ -229,6 +229,26 @@ on_both_backends! {
         assert_eq!(succeeded, 1, "{results:?}");
     }
 
+    async fn a_failed_refresh_keeps_the_session(app) {
+        let (_, refresh) = app.sign_up("kept@example.com", "long enough secret").await;
+        // The new pair cannot be written: the refresh fails and the old token is not spent.
+        crate::support::refusing::refuse(app, "auth_tokens", "INSERT").await;
+        let (_, body) = app.graphql(REFRESH, json!({}), Some(&refresh)).await;
+        assert!(body["data"]["auth"]["refresh"].is_null(), "{body}");
+        assert_eq!(codes(&body), ["INTERNAL_ERROR"], "{body}");
+        let (used,): (Option<i64>,) = sqlx::query_as("SELECT used_at FROM auth_tokens WHERE token_hash = $1")
+            .bind(roadlog::domain::auth::tokens::hash(&refresh))
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(used, None, "the refresh token is not spent without its successor");
+        crate::support::refusing::allow(app, "auth_tokens", "INSERT").await;
+        let (_, body) = app.graphql(REFRESH, json!({}), Some(&refresh)).await;
+        let access = body["data"]["auth"]["refresh"]["accessToken"].as_str().unwrap_or_else(|| panic!("{body}"));
+        let (_, me) = app.graphql(ME, json!({}), Some(access)).await;
+        assert!(me["data"]["me"].is_object(), "{me}");
+    }
+
     async fn logout_ends_the_session(app) {
         let (access, refresh) = app.sign_up("bye@example.com", "long enough secret").await;
         let body = login(app, "bye@example.com", "long enough secret").await;

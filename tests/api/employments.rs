@@ -152,6 +152,33 @@ on_both_backends! {
         assert_eq!(body["errors"][0]["extensions"]["reason"], "EMPLOYMENT_ALREADY_TERMINATED");
     }
 
+    async fn two_admins_removing_each_other_leave_one_admin(app) {
+        // The permission check and the write share a transaction: of two admins removing each
+        // other's rights at once, the second to run is no longer an admin and is refused.
+        let first = app.new_user("first@example.com").await;
+        let second = app.new_user("second@example.com").await;
+        let company = app.new_company(&first, "Acme").await;
+        let body = app.employ(&first, company, second.id, ", hasAdminRights: true").await;
+        let second_employment = body["data"]["employments"]["createEmployment"]["id"].as_i64().unwrap();
+        let body = app.as_user(&second, VALIDATE, json!({ "e": second_employment })).await;
+        assert!(body["errors"].is_null(), "{body}");
+        let own = app.as_user(&first, "{ me { currentEmployments { id } } }", json!({})).await;
+        let first_employment = own["data"]["me"]["currentEmployments"][0]["id"].as_i64().unwrap();
+        let (a, b) = futures::future::join(
+            app.as_user(&first, ROLE, json!({ "e": second_employment, "a": false })),
+            app.as_user(&second, ROLE, json!({ "e": first_employment, "a": false })),
+        )
+        .await;
+        let refused: Vec<Vec<String>> = [&a, &b].iter().map(|body| codes(body)).filter(|c| !c.is_empty()).collect();
+        assert_eq!(refused, [["AUTHORIZATION_ERROR"]], "{a} {b}");
+        let (admins,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM employments WHERE company_id = $1 AND has_admin_rights = 1")
+            .bind(company)
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(admins, 1);
+    }
+
     async fn an_employment_with_an_end_date_to_come_is_already_ended(app) {
         let admin = app.new_user("admin@example.com").await;
         let worker = app.new_user("worker@example.com").await;

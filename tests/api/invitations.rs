@@ -136,7 +136,12 @@ on_both_backends! {
         let mails: Vec<Value> = mine.json().await.unwrap();
         let recipients: Vec<&str> = mails.iter().map(|m| m["to"].as_str().unwrap()).collect();
         assert_eq!(recipients, ["invited@example.com"]);
-        assert!(mails[0]["body"].as_str().unwrap().contains("rl_inv_"), "the token, for integrators");
+        // The link and the token act for the invited person: the admin sees neither.
+        let operator = outbox(app, "invited@example.com").await;
+        let token = invitation_token(operator[0]["body"].as_str().unwrap());
+        let shown = mails[0]["body"].as_str().unwrap();
+        assert!(!shown.contains(&token[7..]), "{shown}");
+        assert!(shown.contains("/invitations/accept?token=rl_inv_[hidden: only the recipient sees this token]"), "{shown}");
         let foreign = app.client.get(app.url("/sandbox/outbox")).query(&[("company_id", other)]).bearer_auth(&admin.token).send().await.unwrap();
         assert_eq!(foreign.status(), 403);
         let nobody = app.client.get(app.url("/sandbox/outbox")).bearer_auth(&existing.token).send().await.unwrap();

@@ -66,6 +66,8 @@ async fn authorize(app: &TestApp, browser: &mut Browser, url: &str, decision: &s
         "the consent page names the application: {}",
         consent.body
     );
+    // The consent form's token is bound to the session the login opened.
+    let csrf = field(&consent.body, "csrf_token");
     let answer = browser
         .post(
             &action(app, &consent.body),
@@ -151,6 +153,43 @@ on_both_backends! {
             assert!(page.headers["content-type"].to_str().unwrap().starts_with("text/html"));
             assert!(page.body.contains("cannot be served"));
         }
+    }
+
+    async fn a_csrf_pair_from_another_browser_or_origin_is_refused(app) {
+        app.new_user("driver@example.com").await;
+        let (client_id, _) = client(app).await;
+        let url = authorize_url(app, &client_id, "");
+        // Another browser's pair: its cookie and the token of its page.
+        let mut attacker = Browser::new();
+        let page = attacker.get(&url).await;
+        let (attacker_cookie, attacker_csrf) = (attacker.cookies["rl_csrf"].clone(), field(&page.body, "csrf_token"));
+        assert_ne!(attacker_cookie, attacker_csrf, "the field is not the cookie");
+        // The victim logs in and reaches the consent page.
+        let mut victim = Browser::new();
+        let login = victim.get(&url).await;
+        let consent = victim.post(&action(app, &login.body), &[("csrf_token", &field(&login.body, "csrf_token")), ("action", "login"), ("email", "driver@example.com"), ("password", "long enough secret")]).await;
+        assert_eq!(consent.status, StatusCode::OK, "{}", consent.body);
+        let own_cookie = victim.cookies["rl_csrf"].clone();
+        // The other browser's pair, planted in the victim's browser, is refused: it names no session.
+        victim.cookies.insert("rl_csrf".into(), attacker_cookie.clone());
+        let forged = victim.post(&action(app, &consent.body), &[("csrf_token", &attacker_csrf), ("action", "allow")]).await;
+        assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.body);
+        // So is the login page's token, bound to no session.
+        victim.cookies.insert("rl_csrf".into(), own_cookie);
+        let stale = victim.post(&action(app, &consent.body), &[("csrf_token", &field(&login.body, "csrf_token")), ("action", "allow")]).await;
+        assert_eq!(stale.status, StatusCode::FORBIDDEN);
+        // The right pair from another origin is refused too.
+        let csrf = field(&consent.body, "csrf_token");
+        let form = [("csrf_token", csrf.as_str()), ("action", "allow")];
+        let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let foreign = victim.send(http.post(action(app, &consent.body)).header("origin", "https://evil.example.com").form(&form)).await;
+        assert_eq!(foreign.status, StatusCode::FORBIDDEN);
+        let (codes,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM oauth_codes").fetch_one(&app.server.db.pool).await.unwrap();
+        assert_eq!(codes, 0, "nothing was authorized");
+        // From our own origin, the victim's own form goes through.
+        let ours = app.url("");
+        let answer = victim.send(http.post(action(app, &consent.body)).header("origin", ours.trim_end_matches('/')).form(&form)).await;
+        assert_eq!(answer.status, StatusCode::FOUND, "{}", answer.body);
     }
 
     async fn forms_need_the_csrf_token_and_pkce_needs_s256(app) {

@@ -135,6 +135,46 @@ on_both_backends! {
         assert_eq!(me_with(app, &token).await["errors"][0]["extensions"]["code"], "AUTHENTICATION_ERROR");
     }
 
+    async fn a_failed_issue_leaves_the_code_unspent(app) {
+        let user = app.new_user("driver@example.com").await;
+        let fleet = client(app, "Fleet").await;
+        let code = code(app, &fleet, &user, None, 300).await;
+        // The token's row cannot be written: the exchange fails and the code stays usable.
+        crate::support::refusing::refuse(app, "oauth_tokens", "INSERT").await;
+        let (status, headers, body) = post(app, &exchange(&code, &fleet), None).await;
+        assert_eq!((status, body["error"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("server_error")), "{body}");
+        assert_eq!(headers["cache-control"], "no-store");
+        let (used,): (Option<i64>,) = sqlx::query_as("SELECT used_at FROM oauth_codes WHERE code_hash = $1")
+            .bind(roadlog::domain::auth::tokens::hash(&code))
+            .fetch_one(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(used, None, "no spent code without its token");
+        let (tokens,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM oauth_tokens").fetch_one(&app.server.db.pool).await.unwrap();
+        assert_eq!(tokens, 0);
+        crate::support::refusing::allow(app, "oauth_tokens", "INSERT").await;
+        let (status, _, body) = post(app, &exchange(&code, &fleet), None).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(me_with(app, body["access_token"].as_str().unwrap()).await["data"]["me"]["id"], user.id);
+    }
+
+    async fn concurrent_exchanges_of_one_code_issue_one_token(app) {
+        let user = app.new_user("driver@example.com").await;
+        let fleet = client(app, "Fleet").await;
+        let code = code(app, &fleet, &user, None, 300).await;
+        let form = exchange(&code, &fleet);
+        let attempts = (0..4).map(|_| post(app, &form, None));
+        let answers = futures::future::join_all(attempts).await;
+        let issued = answers.iter().filter(|(status, _, _)| *status == StatusCode::OK).count();
+        assert_eq!(issued, 1, "{answers:?}");
+        for (status, _, body) in answers.iter().filter(|(status, _, _)| *status != StatusCode::OK) {
+            assert_eq!((*status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")), "{body}");
+        }
+        // The replays were noticed: the one token was revoked.
+        let (live,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM oauth_tokens WHERE revoked_at IS NULL").fetch_one(&app.server.db.pool).await.unwrap();
+        assert_eq!(live, 0);
+    }
+
     async fn expired_unknown_and_foreign_codes_are_invalid_grants(app) {
         let user = app.new_user("driver@example.com").await;
         let fleet = client(app, "Fleet").await;

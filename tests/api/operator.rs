@@ -171,6 +171,8 @@ tests! {
                 &[("csrf_token", &csrf), ("action", "login"), ("email", "jeanne@example.com"), ("password", password)],
             )
             .await;
+        let csrf = field(&consent.body, "csrf_token");
+        secrets.push(csrf.clone());
         let answer = browser
             .post(&forms::action(&base, &consent.body), &[("csrf_token", &csrf), ("action", "allow")])
             .await;

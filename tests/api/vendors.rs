@@ -342,6 +342,49 @@ on_both_backends! {
         assert_eq!(protected(app, &fleet, TOKEN, json!({ "c": fleet.0, "e": ids[0] })).await["data"]["employmentToken"], Value::Null);
     }
 
+    async fn the_sandbox_outbox_hides_the_employees_links_from_their_admin(app) {
+        let payroll = vendor(app, "Payroll Plus").await;
+        let company = register(app, &payroll, "123456789", None).await["data"]["company"]["softwareRegistration"]["id"].as_i64().unwrap();
+        let employees = json!([
+            { "email": "boss@example.com", "firstName": "Bea", "lastName": "Boss", "hasAdminRights": true },
+            { "email": "emp@example.com", "firstName": "Emil", "lastName": "Emp" },
+        ]);
+        let body = protected(app, &payroll, SYNC, json!({ "c": company, "e": employees })).await;
+        assert_eq!(body["errors"], Value::Null, "{body}");
+        // The admin-to-be accepts and sets a password through their own link.
+        let mut browser = Browser::new();
+        let page = browser.get(&app.url(&mailed_link(app, "boss@example.com").await)).await;
+        let form = [("csrf_token", forms::field(&page.body, "csrf_token")), ("action", "accept".into()), ("password", "the boss secret".into()), ("password_confirmation", "the boss secret".into())];
+        let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let done = browser.post(&forms::action(&app.url(""), &page.body), &form).await;
+        assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+        let (_, login) = app.graphql("mutation { auth { login(email: \"boss@example.com\", password: \"the boss secret\") { accessToken } } }", json!({}), None).await;
+        let boss = login["data"]["auth"]["login"]["accessToken"].as_str().unwrap_or_else(|| panic!("{login}")).to_string();
+
+        // The admin reads the company's mail: the employee's link is masked, their own is not.
+        let employee_link = mailed_link(app, "emp@example.com").await;
+        let employee_token = employee_link.split("token=").nth(1).unwrap().to_string();
+        let response = app.client.get(app.url("/sandbox/outbox")).bearer_auth(&boss).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let mails: Vec<Value> = response.json().await.unwrap();
+        let to = |address: &str| mails.iter().find(|m| m["to"].as_str().unwrap().eq_ignore_ascii_case(address)).unwrap_or_else(|| panic!("{mails:?}"))["body"].as_str().unwrap().to_string();
+        let employee_mail = to("emp@example.com");
+        assert!(!employee_mail.contains(&employee_token), "{employee_mail}");
+        assert!(employee_mail.contains("/sync_employee?token=rl_sync_[hidden: only the recipient sees this token]"), "{employee_mail}");
+        let own_link = mailed_link(app, "boss@example.com").await;
+        assert!(to("boss@example.com").contains(&own_link), "the recipient sees their own link");
+
+        // The link still works for the employee, who gets it from their own mail.
+        let mut browser = Browser::new();
+        let page = browser.get(&app.url(&employee_link)).await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+        let form = [("csrf_token", forms::field(&page.body, "csrf_token")), ("action", "accept".into()), ("password", "the emp secret".into()), ("password_confirmation", "the emp secret".into())];
+        let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let done = browser.post(&forms::action(&app.url(""), &page.body), &form).await;
+        assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+        assert!(done.body.contains("Request accepted"));
+    }
+
     async fn expired_links_get_a_page_and_a_new_sync_mails_a_new_one(app) {
         let payroll = vendor(app, "Payroll").await;
         let company = register(app, &payroll, "123456789", None).await["data"]["company"]["softwareRegistration"]["id"].as_i64().unwrap();

@@ -6,6 +6,7 @@ pub mod client_rate;
 pub mod oauth_tokens;
 pub mod password;
 pub mod scope;
+pub mod server_secrets;
 pub mod tokens;
 
 pub use caller::{Actor, Caller};

@@ -2,17 +2,26 @@
 //! with the user's rights, until they expire (never by default) or are revoked. They are read
 //! where the caller of a request is found (`caller::sql::OAUTH_TOKEN`).
 
+use sqlx::AnyConnection;
+
 use crate::db::{Db, now};
 use crate::domain::auth::{Actor, tokens};
 use crate::errors::AppResult;
 
 /// Issues a token to a client for a user; `lifetime` in seconds, `None` for no expiry.
 pub async fn issue(db: &Db, client_id: i64, user_id: i64, lifetime: Option<i64>) -> AppResult<String> {
-    Ok(issue_with_id(db, client_id, user_id, lifetime).await?.0)
+    let mut conn = db.pool.acquire().await?;
+    Ok(issue_on(&mut conn, client_id, user_id, lifetime).await?.0)
 }
 
-/// [`issue`], also answering the token's row id.
-pub async fn issue_with_id(db: &Db, client_id: i64, user_id: i64, lifetime: Option<i64>) -> AppResult<(String, i64)> {
+/// [`issue`] on a given connection (inside the transaction that spends the authorization code
+/// the token is exchanged for), also answering the token's row id.
+pub async fn issue_on(
+    conn: &mut AnyConnection,
+    client_id: i64,
+    user_id: i64,
+    lifetime: Option<i64>,
+) -> AppResult<(String, i64)> {
     let (token, hash) = tokens::generate("rl_oat_")?;
     let issued = now();
     let (id,): (i64,) = sqlx::query_as(
@@ -24,7 +33,7 @@ pub async fn issue_with_id(db: &Db, client_id: i64, user_id: i64, lifetime: Opti
     .bind(user_id)
     .bind(issued)
     .bind(lifetime.map(|l| issued + l))
-    .fetch_one(db.exec())
+    .fetch_one(&mut *conn)
     .await?;
     Ok((token, id))
 }

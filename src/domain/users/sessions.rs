@@ -3,8 +3,11 @@
 //!
 //! A session is the family of tokens that descend from one login. A refresh token is used once:
 //! using it again means it was stolen (or replayed), so the whole family is revoked (RFC 9700
-//! §4.14.2). Every state change is a single conditional `UPDATE`, atomic on both databases, so
-//! two concurrent refreshes with the same token cannot both succeed.
+//! §4.14.2). Spending a refresh token is a conditional `UPDATE`, atomic on both databases, so two
+//! concurrent refreshes with the same token cannot both succeed; it shares its transaction with
+//! the writing of the new pair, so a failure leaves the old token usable.
+
+use sqlx::AnyConnection;
 
 use crate::config::Environment;
 use crate::db::{Db, now};
@@ -31,11 +34,16 @@ pub struct TokenPair {
     pub refresh_token: String,
 }
 
-async fn issue_pair(db: &Db, environment: Environment, user_id: i64, session_id: i64) -> AppResult<TokenPair> {
+/// Writes a new pair of the session on `conn` (the caller's transaction).
+async fn issue_pair(
+    conn: &mut AnyConnection,
+    environment: Environment,
+    user_id: i64,
+    session_id: i64,
+) -> AppResult<TokenPair> {
     let (access_token, access_hash) = tokens::generate("rl_at_")?;
     let (refresh_token, refresh_hash) = tokens::generate("rl_rt_")?;
     let created = now();
-    let mut tx = db.begin_write().await?;
     for (hash, kind, lifetime) in [
         (&access_hash, "access", access_token_seconds(environment)),
         (&refresh_hash, "refresh", REFRESH_TOKEN_SECONDS),
@@ -50,10 +58,9 @@ async fn issue_pair(db: &Db, environment: Environment, user_id: i64, session_id:
         .bind(user_id)
         .bind(created)
         .bind(created + lifetime)
-        .execute(&mut *tx)
+        .execute(&mut *conn)
         .await?;
     }
-    tx.commit().await?;
     Ok(TokenPair {
         access_token,
         refresh_token,
@@ -62,13 +69,16 @@ async fn issue_pair(db: &Db, environment: Environment, user_id: i64, session_id:
 
 /// Opens a new session for a user (after sign-up or login).
 pub async fn open(db: &Db, environment: Environment, user_id: i64) -> AppResult<TokenPair> {
+    let mut tx = db.begin_write().await?;
     let (session_id,): (i64,) =
         sqlx::query_as("INSERT INTO sessions (user_id, created_at) VALUES ($1, $2) RETURNING id")
             .bind(user_id)
             .bind(now())
-            .fetch_one(db.exec())
+            .fetch_one(&mut *tx)
             .await?;
-    issue_pair(db, environment, user_id, session_id).await
+    let pair = issue_pair(&mut tx, environment, user_id, session_id).await?;
+    tx.commit().await?;
+    Ok(pair)
 }
 
 /// Checks an e-mail and password and opens a session.
@@ -117,6 +127,9 @@ pub async fn refresh(db: &Db, environment: Environment, refresh_token: Option<&s
     };
     let hash = tokens::hash(token);
     let current = now();
+    // Spent and replaced in one transaction: a failure to write the new pair leaves the old
+    // refresh token unspent, so the session is never lost half-way.
+    let mut tx = db.begin_write().await?;
     let spent: Option<(i64, i64)> = sqlx::query_as(
         "UPDATE auth_tokens SET used_at = $2
          WHERE token_hash = $1 AND kind = 'refresh' AND used_at IS NULL AND expires_at > $2
@@ -125,11 +138,14 @@ pub async fn refresh(db: &Db, environment: Environment, refresh_token: Option<&s
     )
     .bind(&hash)
     .bind(current)
-    .fetch_optional(db.exec())
+    .fetch_optional(&mut *tx)
     .await?;
     if let Some((user_id, session_id)) = spent {
-        return issue_pair(db, environment, user_id, session_id).await;
+        let pair = issue_pair(&mut tx, environment, user_id, session_id).await?;
+        tx.commit().await?;
+        return Ok(pair);
     }
+    drop(tx);
     let known: Option<(i64, Option<i64>, i64)> = sqlx::query_as(
         "SELECT session_id, used_at, expires_at FROM auth_tokens WHERE token_hash = $1 AND kind = 'refresh'",
     )

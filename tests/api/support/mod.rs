@@ -11,6 +11,7 @@ pub mod cleanup;
 pub mod employments;
 pub mod forms;
 pub mod process;
+pub mod refusing;
 pub mod relay;
 pub mod statements;
 pub mod walk;

@@ -4,20 +4,16 @@
 use sqlx::AnyConnection;
 
 use super::{EmploymentRow, find, forbidden};
-use crate::db::{Db, now};
+use crate::db::{Backend, Db, PerBackend, now};
 use crate::domain::companies::{date_text, permissions, today};
 use crate::errors::{AppError, AppResult};
 
 /// Loads an employment for an admin action: AUTHORIZATION_ERROR unless the actor is an admin of
 /// its company today (an unknown id looks the same).
-pub(super) async fn for_admin(
-    conn: &mut AnyConnection,
-    db: &Db,
-    actor: i64,
-    employment_id: i64,
-) -> AppResult<EmploymentRow> {
+/// Reads on `conn`, so that a caller in a transaction checks and writes on one snapshot.
+pub(super) async fn for_admin(conn: &mut AnyConnection, actor: i64, employment_id: i64) -> AppResult<EmploymentRow> {
     let row = find(conn, employment_id).await?.ok_or_else(forbidden)?;
-    if !permissions::is_admin(db, actor, row.company_id).await? {
+    if !permissions::is_admin_on(conn, actor, row.company_id).await? {
         return Err(forbidden());
     }
     Ok(row)
@@ -72,7 +68,7 @@ pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> Ap
 /// `cancelEmployment`: an admin withdraws a pending employment (its invitation stops working).
 pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
     let mut conn = db.pool.acquire().await?;
-    let row = for_admin(&mut conn, db, actor, employment_id).await?;
+    let row = for_admin(&mut conn, actor, employment_id).await?;
     let done = sqlx::query(
         // The invitation's token hash stays: the invitation page tells its holder it was cancelled.
         "UPDATE employments SET dismissed_at = $2, dismiss_author_id = $3
@@ -95,10 +91,16 @@ pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
 }
 
 /// `changeEmployeeRole`: an admin grants or removes admin rights of someone else; returns the
-/// company id.
+/// company id. The permission check and the write share one transaction, after the company's
+/// admin lock: two admins removing each other's rights at once are served one after the other,
+/// and the second is refused, so the company keeps an admin.
 pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_rights: bool) -> AppResult<i64> {
-    let mut conn = db.pool.acquire().await?;
-    let row = for_admin(&mut conn, db, actor, employment_id).await?;
+    let mut tx = db.begin_write().await?;
+    let Some(company_id) = find(&mut tx, employment_id).await?.map(|row| row.company_id) else {
+        return Err(forbidden());
+    };
+    lock_admins(&mut tx, company_id).await?;
+    let row = for_admin(&mut tx, actor, employment_id).await?;
     if row.user_id == Some(actor) {
         return Err(
             AppError::authorization("An admin cannot change their own role").with("reason", "USER_SELF_CHANGE_ROLE")
@@ -107,7 +109,6 @@ pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_righ
     if row.validation_status == "rejected" || row.dismissed_at.is_some() {
         return Err(state_error(&row));
     }
-    let mut tx = db.begin_write().await?;
     sqlx::query("UPDATE employments SET has_admin_rights = $2 WHERE id = $1")
         .bind(employment_id)
         .bind(i64::from(has_admin_rights))
@@ -118,6 +119,22 @@ pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_righ
     }
     tx.commit().await?;
     Ok(row.company_id)
+}
+
+crate::statements! {
+    /// Serialises the role changes of one company. On PostgreSQL a row lock on the company (`FOR
+    /// NO KEY UPDATE`: the key-share locks of foreign keys that name it still pass); on SQLite
+    /// the write transaction already holds the database's single write lock.
+    const LOCK_ADMINS: PerBackend = PerBackend {
+        sqlite: "SELECT id FROM companies WHERE id = $1",
+        postgres: "SELECT id FROM companies WHERE id = $1 FOR NO KEY UPDATE",
+    };
+}
+
+async fn lock_admins(conn: &mut AnyConnection, company_id: i64) -> AppResult<()> {
+    let sql = Backend::of(conn).sql(LOCK_ADMINS);
+    sqlx::query(sql).bind(company_id).execute(conn).await?;
+    Ok(())
 }
 
 /// `updateHideEmail`: the employee hides (or shows again) their e-mail from the company; only

@@ -145,7 +145,7 @@ async fn tell_employee(conn: &mut AnyConnection, row: &EmploymentRow, end: Naive
 pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<NaiveDate>) -> AppResult<EmploymentRow> {
     let row = {
         let mut conn = db.pool.acquire().await?;
-        super::lifecycle::for_admin(&mut conn, db, actor, employment_id).await?
+        super::lifecycle::for_admin(&mut conn, actor, employment_id).await?
     };
     end_one(db, actor, &row, end)
         .await?

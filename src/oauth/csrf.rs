@@ -1,0 +1,166 @@
+//! The CSRF protection of the browser forms (the OAuth pages, the account and invitation pages,
+//! the employee's sync page), in three layers:
+//!
+//! * each form carries a token: HMAC-SHA256, under a key of the server, of the browser's
+//!   `rl_csrf` cookie (random, one per browser) and of its login session cookie `rl_session`
+//!   (empty when there is none). A token cannot be forged without the key, and a cookie and
+//!   field pair taken from another browser fails in a browser that has a session of its own:
+//!   the token names the other browser's session. A form rendered before a login is refused
+//!   after it ("reload the page"): the pages render their forms again with the new session.
+//! * the cookies are `SameSite=Lax` and `HttpOnly` ([`super::cookies`]);
+//! * a POST whose `Origin` header is present and is not the origin of the public URL is refused.
+//!
+//! The key is generated at the first start and stored in the database
+//! (`domain::auth::server_secrets`), so that every instance shares it.
+
+use base64::Engine;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use warp::http::{HeaderMap, header};
+
+use super::cookies;
+use crate::config::Environment;
+use crate::db::Db;
+use crate::domain::auth::{server_secrets, tokens};
+use crate::errors::AppResult;
+
+/// The key of the form tokens.
+#[derive(Clone)]
+pub struct CsrfKey([u8; 32]);
+
+impl std::fmt::Debug for CsrfKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CsrfKey(..)")
+    }
+}
+
+/// The smallest browser cookie accepted: a shorter one is replaced (ours have 43 characters).
+const MIN_BROWSER_COOKIE: usize = 32;
+
+impl CsrfKey {
+    /// The deployment's key, generated and stored at the first start.
+    pub async fn load(db: &Db) -> AppResult<CsrfKey> {
+        Ok(CsrfKey(server_secrets::get_or_create(db, "csrf").await?))
+    }
+
+    pub fn from_bytes(bytes: [u8; 32]) -> CsrfKey {
+        CsrfKey(bytes)
+    }
+
+    fn mac(&self, browser: &str, session: Option<&str>) -> Hmac<Sha256> {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+        // Lengths first, so that no two (browser, session) pairs give the same input.
+        let session = session.unwrap_or("");
+        mac.update(b"roadlog csrf v1\0");
+        mac.update(&(browser.len() as u64).to_be_bytes());
+        mac.update(browser.as_bytes());
+        mac.update(&(session.len() as u64).to_be_bytes());
+        mac.update(session.as_bytes());
+        mac
+    }
+
+    /// The token of the forms of this browser (its `rl_csrf` cookie) and login session.
+    pub fn token(&self, browser: &str, session: Option<&str>) -> String {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.mac(browser, session).finalize().into_bytes())
+    }
+
+    /// Whether `field` is the token of this browser and session (compared in constant time).
+    pub fn verify(&self, browser: &str, session: Option<&str>, field: &str) -> bool {
+        let Ok(given) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(field.trim()) else {
+            return false;
+        };
+        self.mac(browser, session).verify_slice(&given).is_ok()
+    }
+
+    /// Whether a POST passes: an `Origin`, when present, is ours, and the form's token is the
+    /// one of the browser's cookies.
+    pub fn passes(&self, public_url: &str, headers: &HeaderMap, jar: &[(String, String)], field: &str) -> bool {
+        if !origin_allowed(public_url, headers) {
+            return false;
+        }
+        let Some(browser) = cookies::get(jar, cookies::CSRF).filter(|c| c.len() >= MIN_BROWSER_COOKIE) else {
+            return false;
+        };
+        self.verify(browser, cookies::get(jar, cookies::SESSION), field)
+    }
+}
+
+/// The browser's `rl_csrf` cookie, or a fresh one whose `Set-Cookie` is added to `set_cookies`.
+pub fn browser(
+    jar: &[(String, String)],
+    environment: Environment,
+    max_age_seconds: i64,
+    set_cookies: &mut Vec<String>,
+) -> AppResult<String> {
+    if let Some(existing) = cookies::get(jar, cookies::CSRF).filter(|c| c.len() >= MIN_BROWSER_COOKIE) {
+        return Ok(existing.to_string());
+    }
+    let (fresh, _) = tokens::generate("")?;
+    set_cookies.push(cookies::set(cookies::CSRF, fresh.clone(), max_age_seconds, environment));
+    Ok(fresh)
+}
+
+/// False when the request names an `Origin` that is not the public URL's (`null` included);
+/// true without one (older browsers and programs send none: the token still has to match).
+pub fn origin_allowed(public_url: &str, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let ours = url::Url::parse(public_url).map(|u| u.origin().ascii_serialization());
+    match (origin.to_str(), ours) {
+        (Ok(origin), Ok(ours)) => origin.trim().eq_ignore_ascii_case(&ours),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_bind_the_browser_and_the_session() {
+        let key = CsrfKey::from_bytes([7; 32]);
+        let browser = "b".repeat(43);
+        let token = key.token(&browser, Some("session-a"));
+        assert!(key.verify(&browser, Some("session-a"), &token));
+        assert!(!key.verify(&browser, Some("session-b"), &token), "another session");
+        assert!(!key.verify(&browser, None, &token), "no session");
+        assert!(
+            !key.verify(&"c".repeat(43), Some("session-a"), &token),
+            "another browser"
+        );
+        assert!(
+            !CsrfKey::from_bytes([8; 32]).verify(&browser, Some("session-a"), &token),
+            "another key"
+        );
+        assert!(
+            !key.verify(&browser, Some("session-a"), &browser),
+            "the cookie itself is no token"
+        );
+        assert!(!key.verify(&browser, Some("session-a"), "not base64 !"));
+        // The session's boundary is part of what is signed.
+        assert_ne!(key.token("ab", Some("c")), key.token("a", Some("bc")));
+    }
+
+    #[test]
+    fn only_our_origin_or_none_passes() {
+        let public = "https://roadlog.example.com/";
+        let with = |origin: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ORIGIN, origin.parse().unwrap());
+            origin_allowed(public, &headers)
+        };
+        assert!(origin_allowed(public, &HeaderMap::new()));
+        assert!(with("https://roadlog.example.com"));
+        assert!(!with("https://evil.example.com"));
+        assert!(!with("http://roadlog.example.com"));
+        assert!(!with("https://roadlog.example.com:8443"));
+        assert!(!with("null"));
+        assert!(origin_allowed("http://127.0.0.1:8080", &{
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
+            headers
+        }));
+    }
+}
