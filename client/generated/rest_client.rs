@@ -2828,7 +2828,7 @@ let response = client.metrics()
     }
     /**The invitation e-mails a company sent in the sandbox, newest first
 
-Only in the sandbox environment (404 in production): a company admin reads here the invitation e-mails (and their tokens) that the company sent, since sandbox e-mails reach no real mailbox. Only mail to addresses the company typed is listed: notifications sent to an account's own address are not. At most the 100 latest messages. The operator reads every message with `roadlog outbox list`.
+Only in the sandbox environment (404 in production): a company admin reads here the invitation e-mails that the company sent, since sandbox e-mails reach no real mailbox. Only mail to addresses the company typed is listed: notifications sent to an account's own address are not. The tokens of a message to anyone but the caller (invitation and sync links, invitation tokens) are replaced by `[hidden: only the recipient sees this token]`, the prefix kept (`rl_inv_[hidden: …]`): a link acts for its recipient. At most the 100 latest messages. The operator reads every message, tokens included, with `roadlog outbox list`.
 
 Sends a `GET` request to `/sandbox/outbox`
 

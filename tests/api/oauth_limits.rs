@@ -77,7 +77,7 @@ fn exchange<'a>(code: &'a str, id: &'a str, secret: &'a str) -> Vec<(&'a str, &'
     ]
 }
 
-async fn behind_proxy(backend: Backend, adjust: impl FnOnce(&mut roadlog::config::Settings)) -> Option<TestApp> {
+async fn behind_proxy(backend: Backend, adjust: impl FnOnce(&mut roadlog::config::Settings)) -> TestApp {
     TestApp::spawn_with(backend, |s| {
         s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
         adjust(s);
@@ -92,7 +92,7 @@ async fn scalar(app: &TestApp, sql: &'static str) -> i64 {
 
 for_both_backends! {
     async fn strangers_cannot_lock_a_client_out(backend) {
-        let Some(app) = behind_proxy(backend, |_| {}).await else { return };
+        let app = behind_proxy(backend, |_| {}).await;
         let user = app.new_user("driver@example.com").await;
         let fleet = client(&app, "Fleet").await;
         let (own, attacker) = ("203.0.113.10", "198.51.100.66");
@@ -132,7 +132,7 @@ for_both_backends! {
     }
 
     async fn made_up_client_ids_cost_nothing_durable(backend) {
-        let Some(app) = behind_proxy(backend, |_| {}).await else { return };
+        let app = behind_proxy(backend, |_| {}).await;
         let limiter = app.server.api.client_limiter.clone().expect("a client rate by default");
         let flood = 300;
         // Distinct 30 KB ids from distinct addresses, on both endpoints: each a 401, counted
@@ -177,7 +177,7 @@ for_both_backends! {
     }
 
     async fn database_failures_are_server_errors(backend) {
-        let Some(app) = behind_proxy(backend, |_| {}).await else { return };
+        let app = behind_proxy(backend, |_| {}).await;
         let user = app.new_user("driver@example.com").await;
         let fleet = client(&app, "Fleet").await;
         let code = code(&app, &fleet, user.id).await;
@@ -205,7 +205,7 @@ for_both_backends! {
     }
 
     async fn failures_that_cannot_be_counted_are_logged_and_counted_in_metrics(backend) {
-        let Some(app) = behind_proxy(backend, |_| {}).await else { return };
+        let app = behind_proxy(backend, |_| {}).await;
         let fleet = client(&app, "Fleet").await;
         let pool = &app.server.db.pool;
         // Every new failure row is refused by the database.
