@@ -167,7 +167,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     if sealed > 0 {
         tracing::info!(sealed, "signing keys stored in clear are now encrypted");
     }
-    let csrf_key = crate::oauth::csrf::CsrfKey::load(&db)
+    let csrf_key = crate::domain::auth::csrf_key::CsrfKey::load(&db)
         .await
         .map_err(|error| anyhow::anyhow!("the CSRF key cannot be read or stored: {error:?}"))?;
     let api = Arc::new(Api {

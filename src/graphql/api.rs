@@ -30,7 +30,7 @@ pub struct Api {
     /// How the C1B signing keys are stored (encrypted when a key-encryption key is configured).
     pub key_sealer: crate::domain::export::sealing::Sealer,
     /// The key of the browser forms' CSRF tokens.
-    pub csrf_key: crate::oauth::csrf::CsrfKey,
+    pub csrf_key: crate::domain::auth::csrf_key::CsrfKey,
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::domain::auth::client_rate::ClientLimiter>,
     /// Requests per software vendor on `/protected` and with employment tokens (`None`:

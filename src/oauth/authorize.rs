@@ -233,7 +233,7 @@ async fn serve(
         // A field sent twice counts once, its last value (as a browser's form never does).
         let field = |values: &Vec<String>| values.last().cloned();
         let token = field(&form.csrf_token).unwrap_or_default();
-        if !api.csrf_key.passes(&api.public_url, headers, &jar, &token) {
+        if !csrf::passes(&api.csrf_key, &api.public_url, headers, &jar, &token) {
             return html_error(lang, StatusCode::FORBIDDEN, t.form_expired);
         }
         match field(&form.action).as_deref() {

@@ -13,77 +13,28 @@
 //! The key is generated at the first start and stored in the database
 //! (`domain::auth::server_secrets`), so that every instance shares it.
 
-use base64::Engine;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
 use warp::http::{HeaderMap, header};
 
 use super::cookies;
 use crate::config::Environment;
-use crate::db::Db;
-use crate::domain::auth::{server_secrets, tokens};
+use crate::domain::auth::tokens;
 use crate::errors::AppResult;
 
-/// The key of the form tokens.
-#[derive(Clone)]
-pub struct CsrfKey([u8; 32]);
-
-impl std::fmt::Debug for CsrfKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CsrfKey(..)")
-    }
-}
+pub use crate::domain::auth::csrf_key::CsrfKey;
 
 /// The smallest browser cookie accepted: a shorter one is replaced (ours have 43 characters).
 const MIN_BROWSER_COOKIE: usize = 32;
 
-impl CsrfKey {
-    /// The deployment's key, generated and stored at the first start.
-    pub async fn load(db: &Db) -> AppResult<CsrfKey> {
-        Ok(CsrfKey(server_secrets::get_or_create(db, "csrf").await?))
+/// Whether a POST passes: an `Origin`, when present, is ours, and the form's token is the
+/// one of the browser's cookies.
+pub fn passes(key: &CsrfKey, public_url: &str, headers: &HeaderMap, jar: &[(String, String)], field: &str) -> bool {
+    if !origin_allowed(public_url, headers) {
+        return false;
     }
-
-    pub fn from_bytes(bytes: [u8; 32]) -> CsrfKey {
-        CsrfKey(bytes)
-    }
-
-    fn mac(&self, browser: &str, session: Option<&str>) -> Hmac<Sha256> {
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
-            .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
-        // Lengths first, so that no two (browser, session) pairs give the same input.
-        let session = session.unwrap_or("");
-        mac.update(b"roadlog csrf v1\0");
-        mac.update(&(browser.len() as u64).to_be_bytes());
-        mac.update(browser.as_bytes());
-        mac.update(&(session.len() as u64).to_be_bytes());
-        mac.update(session.as_bytes());
-        mac
-    }
-
-    /// The token of the forms of this browser (its `rl_csrf` cookie) and login session.
-    pub fn token(&self, browser: &str, session: Option<&str>) -> String {
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.mac(browser, session).finalize().into_bytes())
-    }
-
-    /// Whether `field` is the token of this browser and session (compared in constant time).
-    pub fn verify(&self, browser: &str, session: Option<&str>, field: &str) -> bool {
-        let Ok(given) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(field.trim()) else {
-            return false;
-        };
-        self.mac(browser, session).verify_slice(&given).is_ok()
-    }
-
-    /// Whether a POST passes: an `Origin`, when present, is ours, and the form's token is the
-    /// one of the browser's cookies.
-    pub fn passes(&self, public_url: &str, headers: &HeaderMap, jar: &[(String, String)], field: &str) -> bool {
-        if !origin_allowed(public_url, headers) {
-            return false;
-        }
-        let Some(browser) = cookies::get(jar, cookies::CSRF).filter(|c| c.len() >= MIN_BROWSER_COOKIE) else {
-            return false;
-        };
-        self.verify(browser, cookies::get(jar, cookies::SESSION), field)
-    }
+    let Some(browser) = cookies::get(jar, cookies::CSRF).filter(|c| c.len() >= MIN_BROWSER_COOKIE) else {
+        return false;
+    };
+    key.verify(browser, cookies::get(jar, cookies::SESSION), field)
 }
 
 /// The browser's `rl_csrf` cookie, or a fresh one whose `Set-Cookie` is added to `set_cookies`.

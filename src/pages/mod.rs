@@ -125,7 +125,8 @@ impl Visit {
     pub fn check_csrf(&self) -> Result<(), Answer> {
         let key = &self.api.csrf_key;
         if self.origin_ok
-            && key.passes(
+            && crate::oauth::csrf::passes(
+                key,
                 &self.api.public_url,
                 &HeaderMap::new(),
                 &self.jar,

@@ -223,10 +223,13 @@ async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
     let field = |values: &Vec<String>| values.last().cloned().unwrap_or_default();
     let form = &request.body;
     let jar = cookies::read(&request.headers);
-    if !api
-        .csrf_key
-        .passes(&api.public_url, &request.headers, &jar, &field(&form.csrf_token))
-    {
+    if !crate::oauth::csrf::passes(
+        &api.csrf_key,
+        &api.public_url,
+        &request.headers,
+        &jar,
+        &field(&form.csrf_token),
+    ) {
         return Page::plain(
             StatusCode::FORBIDDEN,
             "Form expired",

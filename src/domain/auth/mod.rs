@@ -3,6 +3,7 @@
 pub mod attempts;
 pub mod caller;
 pub mod client_rate;
+pub mod csrf_key;
 pub mod oauth_tokens;
 pub mod password;
 pub mod scope;
