@@ -8,7 +8,7 @@
 //!   the token names the other browser's session. A form rendered before a login is refused
 //!   after it ("reload the page"): the pages render their forms again with the new session.
 //! * the cookies are `SameSite=Lax` and `HttpOnly` ([`super::cookies`]);
-//! * a POST whose `Origin` header is present and is not the origin of the public URL is refused.
+//! * a POST that its browser says comes from another site (`Origin`, `Sec-Fetch-Site`) is refused.
 //!
 //! The key is generated at the first start and stored in the database
 //! (`domain::auth::server_secrets`), so that every instance shares it.
@@ -52,15 +52,24 @@ pub fn browser(
     Ok(fresh)
 }
 
-/// False when the request names an `Origin` that is not the public URL's (`null` included);
-/// true without one (older browsers and programs send none: the token still has to match).
+/// Whether the request may come from one of our pages, by the headers browsers set themselves:
+/// an `Origin` that names another site refuses it; so does `Sec-Fetch-Site` naming another site
+/// or origin. Our pages send no referrer, so browsers send `Origin: null` for their own form
+/// posts; `Sec-Fetch-Site`, which they send regardless, then tells ours (`same-origin`) from
+/// another page's. Programs that send neither header pass here: the token still has to match.
 pub fn origin_allowed(public_url: &str, headers: &HeaderMap) -> bool {
+    let site_ok = match headers.get("sec-fetch-site").map(|v| v.to_str()) {
+        None => true,
+        Some(Ok(site)) => site.eq_ignore_ascii_case("same-origin") || site.eq_ignore_ascii_case("none"),
+        Some(Err(_)) => false,
+    };
     let Some(origin) = headers.get(header::ORIGIN) else {
-        return true;
+        return site_ok;
     };
     let ours = url::Url::parse(public_url).map(|u| u.origin().ascii_serialization());
     match (origin.to_str(), ours) {
-        (Ok(origin), Ok(ours)) => origin.trim().eq_ignore_ascii_case(&ours),
+        (Ok(origin), _) if origin.trim() == "null" => site_ok,
+        (Ok(origin), Ok(ours)) => site_ok && origin.trim().eq_ignore_ascii_case(&ours),
         _ => false,
     }
 }
@@ -107,7 +116,18 @@ mod tests {
         assert!(!with("https://evil.example.com"));
         assert!(!with("http://roadlog.example.com"));
         assert!(!with("https://roadlog.example.com:8443"));
-        assert!(!with("null"));
+        // `Origin: null` (our pages send no referrer) is decided by `Sec-Fetch-Site`.
+        assert!(with("null"));
+        let fetched = |origin: &str, site: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ORIGIN, origin.parse().unwrap());
+            headers.insert("sec-fetch-site", site.parse().unwrap());
+            origin_allowed(public, &headers)
+        };
+        assert!(fetched("null", "same-origin"));
+        assert!(!fetched("null", "cross-site"));
+        assert!(!fetched("null", "same-site"));
+        assert!(!fetched("https://roadlog.example.com", "cross-site"));
         assert!(origin_allowed("http://127.0.0.1:8080", &{
             let mut headers = HeaderMap::new();
             headers.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());

@@ -184,11 +184,25 @@ on_both_backends! {
         let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
         let foreign = victim.send(http.post(action(app, &consent.body)).header("origin", "https://evil.example.com").form(&form)).await;
         assert_eq!(foreign.status, StatusCode::FORBIDDEN);
+        // A page of another site with no referrer: `Origin: null`, and the browser says where.
+        let hidden = http
+            .post(action(app, &consent.body))
+            .header("origin", "null")
+            .header("sec-fetch-site", "cross-site")
+            .form(&form);
+        assert_eq!(victim.send(hidden).await.status, StatusCode::FORBIDDEN);
         let (codes,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM oauth_codes").fetch_one(&app.server.db.pool).await.unwrap();
         assert_eq!(codes, 0, "nothing was authorized");
         // From our own origin, the victim's own form goes through.
         let ours = app.url("");
-        let answer = victim.send(http.post(action(app, &consent.body)).header("origin", ours.trim_end_matches('/')).form(&form)).await;
+        let answer = victim
+            .send(
+                http.post(action(app, &consent.body))
+                    .header("origin", ours.trim_end_matches('/'))
+                    .header("sec-fetch-site", "same-origin")
+                    .form(&form),
+            )
+            .await;
         assert_eq!(answer.status, StatusCode::FOUND, "{}", answer.body);
     }
 
