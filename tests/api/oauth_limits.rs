@@ -9,29 +9,8 @@ use futures::StreamExt;
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use crate::oauth_token::{Client, REDIRECT, client};
 use crate::support::{Backend, TestApp};
-
-const REDIRECT: &str = "https://fleet.example.com/callback";
-
-struct Client {
-    id: String,
-    secret: String,
-}
-
-async fn client(app: &TestApp, name: &str) -> Client {
-    let created = roadlog::oauth::clients::create(
-        &app.server.db,
-        roadlog::config::Environment::Sandbox,
-        name,
-        &[REDIRECT.to_string()],
-    )
-    .await
-    .unwrap();
-    Client {
-        id: created.client_id,
-        secret: created.client_secret,
-    }
-}
 
 /// Stores a code as the authorization endpoint does; returns the code.
 async fn code(app: &TestApp, client: &Client, user_id: i64) -> String {

@@ -9,14 +9,15 @@ use serde_json::{Value, json};
 
 use crate::support::{TestApp, TestUser};
 
-const REDIRECT: &str = "https://fleet.example.com/callback";
+pub(crate) const REDIRECT: &str = "https://fleet.example.com/callback";
 
-struct Client {
-    id: String,
-    secret: String,
+/// A registered OAuth client and its secret (shared with `oauth_limits`).
+pub(crate) struct Client {
+    pub(crate) id: String,
+    pub(crate) secret: String,
 }
 
-async fn client(app: &TestApp, name: &str) -> Client {
+pub(crate) async fn client(app: &TestApp, name: &str) -> Client {
     let created = roadlog::oauth::clients::create(
         &app.server.db,
         roadlog::config::Environment::Sandbox,
