@@ -255,19 +255,7 @@ async fn send(app: &TestApp, headers: &Headers<'_>, document: &str) -> Option<Va
 
 /// Runs `document`; answers whether it executed (HTTP 200) and the body.
 async fn send_any(app: &TestApp, headers: &Headers<'_>, document: &str) -> (bool, Value) {
-    let mut request = app
-        .client
-        .post(app.url("/api/graphql"))
-        .json(&json!({ "query": document }));
-    if let Some(client) = headers.client {
-        request = request.header("X-CLIENT-ID", client);
-    }
-    if let Some(token) = headers.token {
-        request = request.header("X-EMPLOYMENT-TOKEN", token);
-    }
-    if let Some(bearer) = headers.bearer {
-        request = request.bearer_auth(bearer);
-    }
+    let request = headers.post(app, &json!({ "query": document }));
     let retry = request.try_clone().expect("a JSON request can be sent again");
     let mut response = request.send().await.unwrap();
     // The walk sends hundreds of documents with one vendor's token: past the vendor's rate it

@@ -21,20 +21,25 @@ pub(crate) struct Headers<'a> {
     pub(crate) bearer: Option<&'a str>,
 }
 
+impl Headers<'_> {
+    /// A GraphQL request to the main API carrying these credentials.
+    pub(crate) fn post(&self, app: &TestApp, body: &Value) -> reqwest::RequestBuilder {
+        let mut request = app.client.post(app.url("/api/graphql")).json(body);
+        if let Some(client) = self.client {
+            request = request.header("X-CLIENT-ID", client);
+        }
+        if let Some(token) = self.token {
+            request = request.header("X-EMPLOYMENT-TOKEN", token);
+        }
+        if let Some(bearer) = self.bearer {
+            request = request.bearer_auth(bearer);
+        }
+        request
+    }
+}
+
 pub(crate) async fn call(app: &TestApp, headers: &Headers<'_>, query: &str, variables: Value) -> Value {
-    let mut request = app
-        .client
-        .post(app.url("/api/graphql"))
-        .json(&json!({ "query": query, "variables": variables }));
-    if let Some(client) = headers.client {
-        request = request.header("X-CLIENT-ID", client);
-    }
-    if let Some(token) = headers.token {
-        request = request.header("X-EMPLOYMENT-TOKEN", token);
-    }
-    if let Some(bearer) = headers.bearer {
-        request = request.bearer_auth(bearer);
-    }
+    let request = headers.post(app, &json!({ "query": query, "variables": variables }));
     let response = request.send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     response.json().await.unwrap()
