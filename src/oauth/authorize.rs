@@ -347,7 +347,8 @@ async fn serve(
             return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client);
         }
         Err(error) => {
-            tracing::error!(?error, "the authorization endpoint failed");
+            let cause = state.lock().ok().and_then(|mut s| s.error.take());
+            tracing::error!(?error, ?cause, "the authorization endpoint failed");
             return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
         }
     };
@@ -425,8 +426,14 @@ async fn invalid_request(
             redirect_uri: exact.map(std::borrow::Cow::Owned),
         })
         .await;
-    let Ok(bound) = bound else {
-        return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client);
+    let bound = match bound {
+        Ok(bound) => bound,
+        Err(oxide_auth::primitives::registrar::RegistrarError::PrimitiveError) => {
+            let cause = registrar.state.lock().ok().and_then(|mut s| s.error.take());
+            tracing::error!(?cause, "the client's redirect URIs could not be read");
+            return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, pages::texts(lang).retry);
+        }
+        Err(_) => return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client),
     };
     let Ok(mut url) = url::Url::parse(&bound.redirect_uri.to_string()) else {
         return html_error(lang, StatusCode::BAD_REQUEST, pages::texts(lang).unknown_client);

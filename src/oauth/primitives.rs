@@ -75,31 +75,40 @@ pub struct DbRegistrar {
 }
 
 impl DbRegistrar {
-    async fn redirect_uris(&self, client_id: &str) -> Option<Vec<String>> {
-        let id: i64 = client_id.parse().ok()?;
+    /// The redirect URIs of an active client; `None` for an unknown or revoked one. A database
+    /// failure is an error, not an unknown client: the page says "try again", not "unknown
+    /// application".
+    async fn redirect_uris(&self, client_id: &str) -> Result<Option<Vec<String>>, sqlx::Error> {
+        let Ok(id) = client_id.parse::<i64>() else {
+            return Ok(None);
+        };
         let active: Option<(i64,)> =
             sqlx::query_as("SELECT id FROM oauth_clients WHERE id = $1 AND revoked_at IS NULL")
                 .bind(id)
                 .fetch_optional(self.db.exec())
-                .await
-                .ok()?;
-        active?;
+                .await?;
+        if active.is_none() {
+            return Ok(None);
+        }
         let uris: Vec<(String,)> = sqlx::query_as("SELECT uri FROM oauth_client_redirect_uris WHERE client_id = $1")
             .bind(id)
             .fetch_all(self.db.exec())
-            .await
-            .ok()?;
-        Some(uris.into_iter().map(|u| u.0).collect())
+            .await?;
+        Ok(Some(uris.into_iter().map(|u| u.0).collect()))
     }
 }
 
 #[async_trait::async_trait]
 impl oxide_auth_async::primitives::Registrar for DbRegistrar {
     async fn bound_redirect<'a>(&self, bound: ClientUrl<'a>) -> Result<BoundClient<'a>, RegistrarError> {
-        let uris = self
-            .redirect_uris(&bound.client_id)
-            .await
-            .ok_or(RegistrarError::Unspecified)?;
+        let uris = match self.redirect_uris(&bound.client_id).await {
+            Ok(Some(uris)) => uris,
+            Ok(None) => return Err(RegistrarError::Unspecified),
+            Err(error) => {
+                keep(&self.state, error);
+                return Err(RegistrarError::PrimitiveError);
+            }
+        };
         // Exact string comparison (RFC 9700 §4.1.1); without a redirect_uri the client must have
         // exactly one.
         let chosen = match &bound.redirect_uri {

@@ -177,6 +177,23 @@ for_both_backends! {
         assert_eq!((status, body["error"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("server_error")), "{body}");
         assert_eq!(scalar(&app, "SELECT COUNT(*) FROM auth_failures").await, 0);
         sqlx::query("ALTER TABLE oauth_clients RENAME COLUMN secret_hash_away TO secret_hash").execute(pool).await.unwrap();
+        // The authorization page sends a refused request back to the application; when the
+        // client's redirect URIs cannot be read, it says "try again" (500), not "unknown
+        // application" (400).
+        let refused = app.url(&format!(
+            "/oauth/authorize?client_id={}&response_type=code&redirect_uri={}&code_challenge=short&code_challenge_method=plain",
+            fleet.id,
+            url::form_urlencoded::byte_serialize(REDIRECT.as_bytes()).collect::<String>()
+        ));
+        let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let page = browser.get(&refused).send().await.unwrap();
+        assert_eq!(page.status(), StatusCode::FOUND);
+        let location = page.headers()["location"].to_str().unwrap().to_string();
+        assert!(location.starts_with(REDIRECT) && location.contains("error=invalid_request"), "{location}");
+        sqlx::query("ALTER TABLE oauth_client_redirect_uris RENAME COLUMN uri TO uri_away").execute(pool).await.unwrap();
+        let page = browser.get(&refused).send().await.unwrap();
+        assert_eq!(page.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        sqlx::query("ALTER TABLE oauth_client_redirect_uris RENAME COLUMN uri_away TO uri").execute(pool).await.unwrap();
         // The code was never spent: it still works.
         let (status, body) = post_from(&app, "/api/oauth/token", "203.0.113.10", &exchange(&code, &fleet.id, &fleet.secret)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
