@@ -67,6 +67,13 @@ pub enum Command {
         #[command(subcommand)]
         command: RegulationCommand,
     },
+    /// User accounts: those whose stored time zone is unknown.
+    Users {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(subcommand)]
+        command: UsersCommand,
+    },
     /// Missions: their automatic validation.
     Missions {
         #[command(flatten)]
@@ -186,6 +193,18 @@ pub enum RegulationCommand {
         #[arg(long)]
         to: chrono::NaiveDate,
         /// One JSON document instead of a sentence.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `roadlog users …`
+#[derive(Subcommand, Debug, Clone)]
+pub enum UsersCommand {
+    /// List the accounts whose stored time zone is not an IANA name (stored before names were
+    /// checked, or written by hand): their days are cut in Europe/Paris until it is corrected.
+    UnknownZones {
+        /// One JSON document instead of lines.
         #[arg(long)]
         json: bool,
     },

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches};
 use roadlog::config::{
     ApiKeyCommand, C1bCommand, Cli, ClientCommand, Command, DatabaseArgs, Environment, MissionsCommand, OutboxCommand,
-    RegulationCommand, SandboxCommand, Settings, describe_database,
+    RegulationCommand, SandboxCommand, Settings, UsersCommand, describe_database,
 };
 
 /// The allocator: mimalloc rather than the C library's. A request allocates and frees thousands
@@ -60,6 +60,10 @@ fn main() -> ExitCode {
             Command::Regulation { database, command } => {
                 let _logs = roadlog::telemetry::logging::init(database.log_format);
                 regulation(&database, command).await
+            }
+            Command::Users { database, command } => {
+                let _logs = roadlog::telemetry::logging::init(database.log_format);
+                users(&database, command).await
             }
             Command::Missions { database, command } => {
                 let _logs = roadlog::telemetry::logging::init(database.log_format);
@@ -332,6 +336,28 @@ async fn missions(database: &DatabaseArgs, command: MissionsCommand) -> anyhow::
             "{} validated on the workers' side, {} on the admins', {} dropped, {} failed (kept for a later run)",
             report.worker_validations, report.admin_validations, report.dropped, report.failed
         );
+    }
+    Ok(())
+}
+
+/// `roadlog users unknown-zones`: the accounts whose stored time zone is unknown.
+async fn users(database: &DatabaseArgs, command: UsersCommand) -> anyhow::Result<()> {
+    let UsersCommand::UnknownZones { json } = command;
+    let db = roadlog::server::open_database(database).await?;
+    let found = roadlog::domain::users::zones::unknown(&db)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+    } else if found.is_empty() {
+        println!("every account's time zone is an IANA name");
+    } else {
+        for account in &found {
+            println!(
+                "user {}: {:?} (read as Europe/Paris)",
+                account.user_id, account.timezone_name
+            );
+        }
     }
     Ok(())
 }

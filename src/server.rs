@@ -31,6 +31,17 @@ pub async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Db> {
     db.claim_environment(args.environment)
         .await
         .with_context(|| format!("the database ({shown}) cannot serve this environment"))?;
+    // Accounts stored before zones were checked are read as Europe/Paris: said at every start.
+    let unknown = crate::domain::users::zones::unknown(&db)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))
+        .with_context(|| format!("cannot read the accounts' time zones ({shown})"))?;
+    if !unknown.is_empty() {
+        tracing::warn!(
+            accounts = unknown.len(),
+            "accounts hold an unknown time zone and are read as Europe/Paris: `roadlog users unknown-zones` lists them"
+        );
+    }
     Ok(db)
 }
 

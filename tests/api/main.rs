@@ -62,6 +62,7 @@ mod signup_limit;
 mod spans;
 mod stress;
 mod teams;
+mod time_zones;
 mod vendors;
 mod work_days;
 

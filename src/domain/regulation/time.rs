@@ -12,9 +12,10 @@ pub const MINUTE: i64 = 60;
 pub const HOUR: i64 = 3600;
 pub const DAY: i64 = 86_400;
 
-/// The worker's zone; an unknown name falls back to the reference's default, `Europe/Paris`.
+/// The worker's zone; an unknown stored name is read as the reference's default,
+/// `Europe/Paris`, with a warning ([`crate::domain::users::zones::stored`]).
 pub fn zone(name: &str) -> Tz {
-    name.parse().unwrap_or(chrono_tz::Europe::Paris)
+    crate::domain::users::zones::stored(name)
 }
 
 /// Unix seconds of a local wall-clock time. An ambiguous time (clocks going back) is read with

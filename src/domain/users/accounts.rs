@@ -125,13 +125,11 @@ fn required_name(value: &str, field: &str) -> AppResult<String> {
     Ok(value.to_string())
 }
 
+/// The IANA name of a given zone (`Europe/Paris` when none is given).
 fn timezone(value: Option<String>) -> AppResult<String> {
-    let value = value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-    match value {
-        None => Ok("Europe/Paris".to_string()),
-        Some(v) if v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c)) => Ok(v),
-        Some(v) => Err(AppError::invalid_inputs(format!("Invalid time zone name {v:?}")).with("field", "timezoneName")),
-    }
+    Ok(super::zones::given(value.as_deref(), "timezoneName")?
+        .name()
+        .to_string())
 }
 
 /// INVALID_INPUTS unless the password has an acceptable length (sign-up and password reset).

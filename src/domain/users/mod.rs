@@ -9,3 +9,4 @@ pub mod password_reset;
 pub mod sessions;
 pub mod signup_limit;
 pub mod throttle;
+pub mod zones;

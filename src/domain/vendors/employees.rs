@@ -144,12 +144,9 @@ fn clean(employees: Vec<Employee>) -> AppResult<Vec<Employee>> {
                         .with("index", index),
                 );
             }
-            let timezone = e.timezone_name.trim();
-            if timezone.parse::<chrono_tz::Tz>().is_err() {
-                return Err(AppError::invalid_inputs(format!("Unknown time zone {timezone:?}"))
-                    .with("field", "timezoneName")
-                    .with("index", index));
-            }
+            let timezone = crate::domain::users::zones::given(Some(&e.timezone_name), "timezoneName")
+                .map_err(|error| error.with("index", index))?
+                .name();
             Ok(Employee {
                 email,
                 first_name: clean_name(&e.first_name, "firstName")?,
