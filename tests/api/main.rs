@@ -64,6 +64,7 @@ mod stress;
 mod teams;
 mod vendors;
 mod work_days;
+mod write_churn;
 
 fn main() -> std::process::ExitCode {
     support::harness::main()
