@@ -117,12 +117,14 @@ pub mod sql {
     // ending after its start `$4`; a span starting at or after `$4` does (it ends after it
     // starts), so the end is read, by the primary key, only for a span that starts before `$4`:
     // the one at the lower bound. Without a start, every span ends after it; the window's end
-    // `$2` bounds the start only (a mission that began before it is listed).
+    // `$2` bounds the start only (a mission that began before it is listed). `$4 < $3`, true
+    // of every window (`$3` is OPEN), names the values these forms need no more, so that the
+    // statement still prepares with its seven values where they are not given types.
     const USER_MISSIONS_LOWER_BOUND: &str = " AND s.start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x \
                                           WHERE x.user_id = $1 AND x.start_time <= $4), $4) \
             AND (s.start_time >= $4 OR EXISTS (SELECT 1 FROM mission_spans e \
                                                WHERE e.user_id = $1 AND e.mission_id = s.mission_id AND e.end_time > $4))";
-    const USER_MISSIONS_TAIL: &str = " AND s.start_time < $2 \
+    const USER_MISSIONS_TAIL: &str = " AND s.start_time < $2 AND $4 < $3 \
             AND s.start_time <= $5 AND (s.start_time < $5 OR (s.start_time = $5 AND s.mission_id < $6)) \
          ORDER BY s.start_time DESC, s.mission_id DESC LIMIT ($7 + 0)";
 
