@@ -242,6 +242,15 @@ const MONTH_FIELDS: &str = "id name receptionTime submitterId isEndedForSelf \
     comments { id text submitterId receptionTime } \
     validations { id userId isAdmin receptionTime }";
 
+/// The veteran's 50 latest missions with their activities (`missions50_activities`, and the
+/// page of `nested_after_writes`).
+pub fn nested_page(fixture: &Fixture) -> Requests {
+    graphql(
+        "{ me { missions(first: 50) { edges { node { id name activities { id type startTime endTime } } } } } }",
+        Some(&fixture.history_token),
+    )
+}
+
 /// Lua for the write cases: writer `w` of thread `tid` writes one minute after its last, from a
 /// day of its own for this run (`slot`), so no two writes overlap and no run meets another's.
 fn writes_lua(fixture: &Fixture, slot: i64, read_every: Option<(u32, &str)>) -> String {
@@ -335,10 +344,7 @@ pub fn roadlog(fixture: &Fixture, deep_cursor: &str, slot: i64) -> Vec<Case> {
         read(
             "missions50_activities",
             "the same, 6 activities nested each",
-            graphql(
-                "{ me { missions(first: 50) { edges { node { id name activities { id type startTime endTime } } } } } }",
-                veteran,
-            ),
+            nested_page(fixture),
             "floor_list",
             Goal::Ratio(0.25),
             Some(SHAPE_NESTED),

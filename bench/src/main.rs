@@ -7,6 +7,7 @@
 //! rot. Performance is judged by this program, never by timed assertions in tests.
 
 mod cases;
+mod churn;
 mod profile;
 mod rebuild;
 mod report;
@@ -387,6 +388,20 @@ async fn measure(
         }
     }
 
+    // Last: its writes would move the other cases' figures.
+    let mut churns = Vec::new();
+    if args.cases.is_empty() || args.cases.iter().any(|c| c == churn::CASE) {
+        let writes = if args.smoke { churn::SMOKE_WRITES } else { churn::WRITES };
+        for (server, fixture) in &servers {
+            let (Some((fixture, _)), Some((database, url))) =
+                (fixture, databases.iter().find(|(name, _)| *name == server.name))
+            else {
+                continue;
+            };
+            churns.push(churn::measure(server, database, url, fixture, writes, duration, scratch).await?);
+        }
+    }
+
     let mut rows = Vec::new();
     for (server, fixture) in &servers {
         for case in cases_of(server, fixture, 0) {
@@ -441,10 +456,11 @@ async fn measure(
         .collect();
     report::print(&rows, &peaks);
     rebuild::print(&rebuilds, !args.smoke);
+    churn::print(&churns);
     if let Some(folder) = args.json.parent() {
         std::fs::create_dir_all(folder)?;
     }
-    let json = serde_json::json!({ "plan": format!("{plan:?}"), "seconds": args.seconds, "rounds": args.rounds, "rows": rows, "peak_mib": peaks, "log_cost": log_cost, "regulation_rebuild": rebuilds });
+    let json = serde_json::json!({ "plan": format!("{plan:?}"), "seconds": args.seconds, "rounds": args.rounds, "rows": rows, "peak_mib": peaks, "log_cost": log_cost, "regulation_rebuild": rebuilds, "nested_after_writes": churns });
     std::fs::write(&args.json, serde_json::to_string_pretty(&json)?)?;
     eprintln!("results written to {}", args.json.display());
     let errors: u64 = rows.iter().map(|r| r.errors).sum();

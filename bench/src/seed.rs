@@ -198,6 +198,33 @@ async fn token(db: &Db, user: i64) -> Result<String> {
     Ok(sessions::open(db, Environment::Sandbox, user).await?.access_token)
 }
 
+/// A second company, its admin and `count` workers, each with one mission and no activity: the
+/// other workers of `nested_after_writes` (`churn.rs`). Per worker: its token and its mission.
+pub async fn other_company(db: &Db, count: usize) -> Result<Vec<(String, i64)>> {
+    let admin = user(db, "other-admin@bench.example".into(), "Alix", "Autre".into()).await?;
+    let new = company::NewCompany {
+        usual_name: "Other Transport",
+        legal_name: Some("OTHER TRANSPORT SAS"),
+        siren: "987654321",
+        phone_number: None,
+    };
+    let (company_id, _) = company::sign_up(db, admin, new).await?;
+    let mut workers = Vec::with_capacity(count);
+    for i in 0..count {
+        let worker = hire(
+            db,
+            admin,
+            company_id,
+            format!("other{i}@bench.example"),
+            format!("Other {i}"),
+        )
+        .await?;
+        let mission = missions::create(db, worker, mission_input(company_id, "Ailleurs".into(), false)).await?;
+        workers.push((token(db, worker).await?, mission.row.id));
+    }
+    Ok(workers)
+}
+
 /// Seeds an empty, migrated database and returns what the cases need.
 pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
     let admin = user(db, "admin@bench.example".into(), "Alex", "Admin".into()).await?;

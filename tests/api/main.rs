@@ -65,6 +65,7 @@ mod teams;
 mod time_zones;
 mod vendors;
 mod work_days;
+mod write_churn;
 
 fn main() -> std::process::ExitCode {
     support::harness::main()

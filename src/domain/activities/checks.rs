@@ -13,6 +13,88 @@ use crate::errors::{AppError, AppResult, Code};
 
 use super::rules::{self, Span};
 
+/// Writes each rule's search once, for both paths of a write: the statements below (with `$n`
+/// values) and the PostgreSQL `WITH` of [`insert`](super::insert), which passes expressions over
+/// its own sub-statements instead.
+macro_rules! rule_searches {
+    (overlap: user $user:literal, other_than $id:literal, start $start:literal, end $end:literal) => {
+        ::const_format::concatcp!(
+            "SELECT x.id, x.start_time, x.end_time, x.mission_id, x.type AS kind, u.id AS submitter_id, \
+               u.first_name, u.last_name, xm.company_id \
+             FROM activities x JOIN users u ON u.id = x.submitter_id JOIN missions xm ON xm.id = x.mission_id \
+             WHERE x.user_id = ",
+            $user,
+            " AND x.id <> ",
+            $id,
+            " AND x.dismissed_at IS NULL \
+               AND x.start_time < ",
+            $end,
+            " AND (x.end_time IS NULL OR x.end_time > ",
+            $start,
+            ") \
+               AND x.start_time >= COALESCE((SELECT MAX(y.start_time) FROM activities y \
+                 WHERE y.user_id = ",
+            $user,
+            " AND y.id <> ",
+            $id,
+            " AND y.dismissed_at IS NULL \
+                   AND y.start_time <= ",
+            $start,
+            "), ",
+            $start,
+            ") \
+             ORDER BY x.start_time LIMIT 1"
+        )
+    };
+    (interleaving: user $user:literal, mission $mission:literal, start $start:literal, end $end:literal) => {
+        ::const_format::concatcp!(
+            "SELECT p.mission_id FROM mission_spans p \
+             WHERE p.user_id = ",
+            $user,
+            " AND p.mission_id <> ",
+            $mission,
+            " \
+               AND p.start_time < ",
+            $end,
+            " AND p.end_time > ",
+            $start,
+            " \
+               AND p.start_time >= COALESCE((SELECT MAX(q.start_time) FROM mission_spans q \
+                 WHERE q.user_id = ",
+            $user,
+            " AND q.mission_id <> ",
+            $mission,
+            " AND q.start_time <= ",
+            $start,
+            "), ",
+            $start,
+            ") \
+             ORDER BY p.start_time LIMIT 1"
+        )
+    };
+}
+pub(super) use rule_searches;
+
+pub mod sql {
+    crate::statements! {
+        /// The live activity of worker `$1`, other than `$2`, that shares a minute with
+        /// `[$3, $4)` (`$4` is [`OPEN`](crate::domain::activities::rules::OPEN) for an open one),
+        /// described for the error. The worker's other live activities do not overlap each
+        /// other, so at most one of those starting at or before `$3` can end after it: the
+        /// latest. Starting the search there makes it one short range of the index, where
+        /// scanning every earlier activity (all of the history, for an open one) made each write
+        /// cost with the worker's past.
+        pub const OVERLAP: &str = rule_searches!(overlap: user "$1", other_than "$2", start "$3", end "$4");
+        /// The first other mission (by start) of worker `$1` whose span meets the worker's span
+        /// `[$3, $4)` in mission `$2`; spans may touch. Only the spans that can meet it are read:
+        /// the other spans do not overlap each other, so at most one of those ending after `$3`
+        /// begins at or before it, and starting from the latest such beginning makes the search
+        /// one range of the index, whatever the history.
+        pub const INTERLEAVED: &str =
+            rule_searches!(interleaving: user "$1", mission "$2", start "$3", end "$4");
+    }
+}
+
 /// OVERLAPPING_ACTIVITIES when another live activity of the worker shares a minute with
 /// `[start, end)`; the conflicting activity is described in `extensions.conflictingActivity`.
 pub async fn no_overlap(
@@ -22,27 +104,13 @@ pub async fn no_overlap(
     start: i64,
     end: Option<i64>,
 ) -> AppResult<()> {
-    // The worker's other live activities do not overlap each other, so at most one of those
-    // starting at or before `start` can end after it: the latest. Starting the search there
-    // makes it one short range of the index, where scanning every earlier activity (all of the
-    // history, for an open one) made each write cost with the worker's past.
-    let conflict: Option<Conflict> = sqlx::query_as(
-        "SELECT a.id, a.start_time, a.end_time, a.mission_id, a.type AS kind, u.id AS submitter_id, u.first_name, u.last_name,
-                m.company_id
-         FROM activities a JOIN users u ON u.id = a.submitter_id JOIN missions m ON m.id = a.mission_id
-         WHERE a.user_id = $1 AND a.id <> $2 AND a.dismissed_at IS NULL
-           AND a.start_time < $4 AND (a.end_time IS NULL OR a.end_time > $3)
-           AND a.start_time >= COALESCE((SELECT MAX(x.start_time) FROM activities x
-                                         WHERE x.user_id = $1 AND x.id <> $2 AND x.dismissed_at IS NULL
-                                           AND x.start_time <= $3), $3)
-         ORDER BY a.start_time LIMIT 1",
-    )
-    .bind(user_id)
-    .bind(activity_id)
-    .bind(start)
-    .bind(end.unwrap_or(rules::OPEN))
-    .fetch_optional(conn)
-    .await?;
+    let conflict: Option<Conflict> = sqlx::query_as(sql::OVERLAP)
+        .bind(user_id)
+        .bind(activity_id)
+        .bind(start)
+        .bind(end.unwrap_or(rules::OPEN))
+        .fetch_optional(conn)
+        .await?;
     match conflict {
         None => Ok(()),
         Some(c) => Err(overlapping_activities(c)),
@@ -102,37 +170,24 @@ pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id:
 /// widened it returned it).
 pub async fn span_not_interleaved(conn: &mut AnyConnection, user_id: i64, own: Span) -> AppResult<()> {
     let Span { mission_id, start, end } = own;
-    // Only the spans that can meet this one are read: the other spans do not overlap each other,
-    // so at most one of those ending after `start` begins at or before it, and starting from the
-    // latest such beginning makes the search one range of the index, whatever the history.
-    let others: Vec<(i64, i64, i64)> = sqlx::query_as(
-        "SELECT mission_id, start_time, end_time FROM mission_spans
-         WHERE user_id = $1 AND mission_id <> $2 AND start_time < $4 AND end_time > $3
-           AND start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x
-                                       WHERE x.user_id = $1 AND x.mission_id <> $2 AND x.start_time <= $3), $3)",
-    )
-    .bind(user_id)
-    .bind(mission_id)
-    .bind(start)
-    .bind(end)
-    .fetch_all(&mut *conn)
-    .await?;
-    let mut spans: Vec<Span> = others
-        .into_iter()
-        .map(|(mission_id, start, end)| Span { mission_id, start, end })
-        .collect();
-    spans.push(Span { mission_id, start, end });
-    let Some(other) = rules::interleaved(&spans, mission_id) else {
+    let other: Option<(i64,)> = sqlx::query_as(sql::INTERLEAVED)
+        .bind(user_id)
+        .bind(mission_id)
+        .bind(start)
+        .bind(end)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some((other,)) = other else {
         return Ok(());
     };
     let described: Option<OtherMission> = sqlx::query_as(
         "SELECT m.id, m.name, m.reception_time, u.id AS submitter_id, u.first_name, u.last_name, m.company_id
          FROM missions m JOIN users u ON u.id = m.submitter_id WHERE m.id = $1",
     )
-    .bind(other.mission_id)
+    .bind(other)
     .fetch_optional(conn)
     .await?;
-    Err(overlapping_missions(other.mission_id, described))
+    Err(overlapping_missions(other, described))
 }
 
 /// OVERLAPPING_MISSIONS with `other`, described unless it lies outside the request's scope.

@@ -171,6 +171,7 @@ pub mod sql {
     use const_format::concatcp;
 
     use super::PerBackend;
+    use crate::domain::activities::checks::rule_searches;
     use crate::domain::activities::spans::sql::WIDEN_CONFLICT;
     use crate::domain::activities::store::RETURNED;
 
@@ -190,11 +191,12 @@ pub mod sql {
         /// reopens the mission for an open activity, `s` widens the worker's span (as
         /// [`spans::sql::WIDEN_SPAN`](crate::domain::activities::spans::sql::WIDEN_SPAN), which
         /// says why a union suffices) and `m` the mission's when the worker's grew. `o` is the
-        /// live activity of the worker that shares a minute with the new one (the one search of
-        /// [`checks::no_overlap`](super::checks::no_overlap): the new row is not in the
-        /// snapshot, so it need not be excluded), `i` the other mission whose span meets the
-        /// worker's widened one (that of [`checks::span_not_interleaved`](super::checks::span_not_interleaved),
-        /// the first by start; none when the span did not grow), each described for its error.
+        /// live activity of the worker that shares a minute with the new one, `i` the other
+        /// mission whose span meets the worker's widened one (none when the span did not grow):
+        /// the searches of [`checks::sql::OVERLAP`](super::checks::sql::OVERLAP) and
+        /// [`checks::sql::INTERLEAVED`](super::checks::sql::INTERLEAVED), written once
+        /// (`checks::rule_searches`) and given this statement's values. Each is described for
+        /// its error.
         pub const INSERT: PerBackend = PerBackend {
             sqlite: INSERT_ACTIVITY,
             postgres: concatcp!(
@@ -209,19 +211,13 @@ pub mod sql {
                 "), \
                  m AS (UPDATE missions SET start_time = LEAST(COALESCE(start_time, $7), $7), \
                    end_time = GREATEST(COALESCE(end_time, $10), $10) WHERE id = $1 AND EXISTS (SELECT 1 FROM s)), \
-                 o AS (SELECT x.id, x.start_time, x.end_time, x.mission_id, x.type AS kind, u.id AS submitter_id, \
-                     u.first_name, u.last_name, xm.company_id \
-                   FROM activities x JOIN users u ON u.id = x.submitter_id JOIN missions xm ON xm.id = x.mission_id \
-                   WHERE x.user_id = $2 AND x.dismissed_at IS NULL AND x.start_time < $10 \
-                     AND (x.end_time IS NULL OR x.end_time > $7) \
-                     AND x.start_time >= COALESCE((SELECT MAX(y.start_time) FROM activities y \
-                       WHERE y.user_id = $2 AND y.dismissed_at IS NULL AND y.start_time <= $7), $7) \
-                   ORDER BY x.start_time LIMIT 1), \
-                 i AS (SELECT p.mission_id FROM mission_spans p, s \
-                   WHERE p.user_id = $2 AND p.mission_id <> $1 AND p.start_time < s.end_time AND p.end_time > s.start_time \
-                     AND p.start_time >= COALESCE((SELECT MAX(q.start_time) FROM mission_spans q \
-                       WHERE q.user_id = $2 AND q.mission_id <> $1 AND q.start_time <= s.start_time), s.start_time) \
-                   ORDER BY p.start_time LIMIT 1) \
+                 o AS (",
+                rule_searches!(overlap: user "$2", other_than "(SELECT a.id FROM a)", start "$7", end "$10"),
+                "), \
+                 i AS (",
+                rule_searches!(interleaving: user "$2", mission "$1",
+                    start "(SELECT s.start_time FROM s)", end "(SELECT s.end_time FROM s)"),
+                ") \
                  SELECT a.*, o.id AS o_id, o.start_time AS o_start_time, o.end_time AS o_end_time, \
                    o.mission_id AS o_mission_id, o.kind AS o_kind, o.submitter_id AS o_submitter_id, \
                    o.first_name AS o_first_name, o.last_name AS o_last_name, o.company_id AS o_company_id, \

@@ -7,7 +7,8 @@
 //! * two activities of one worker never overlap, whatever their missions (a person does one
 //!   thing at a time);
 //! * the spans of a worker's missions (first start to last end, or open) never overlap, so that
-//!   every minute of a worker belongs to at most one mission.
+//!   every minute of a worker belongs to at most one mission (the two rules that span rows are
+//!   searched for in the database: `checks::sql`).
 
 use crate::errors::{AppError, Code};
 
@@ -61,15 +62,6 @@ pub struct Span {
     pub end: i64,
 }
 
-/// The first other mission whose span overlaps that of `mission_id`.
-pub fn interleaved(spans: &[Span], mission_id: i64) -> Option<Span> {
-    let own = spans.iter().find(|s| s.mission_id == mission_id)?;
-    spans
-        .iter()
-        .copied()
-        .find(|s| s.mission_id != mission_id && s.start < own.end && own.start < s.end)
-}
-
 /// OVERLAPPING_MISSIONS, worded as the reference.
 pub fn overlapping_missions(other: i64) -> AppError {
     AppError::new(
@@ -118,42 +110,5 @@ mod tests {
             "an open activity covers everything after it"
         );
         assert!(!overlaps(6060, None, 0, Some(6060)));
-    }
-
-    #[test]
-    fn mission_spans_may_touch_but_not_overlap() {
-        let spans = [
-            Span {
-                mission_id: 1,
-                start: 0,
-                end: 600,
-            },
-            Span {
-                mission_id: 2,
-                start: 600,
-                end: 1200,
-            },
-            Span {
-                mission_id: 3,
-                start: 1100,
-                end: OPEN,
-            },
-        ];
-        assert_eq!(interleaved(&spans[..2], 2), None);
-        assert_eq!(interleaved(&spans, 3).map(|s| s.mission_id), Some(2));
-        // A mission nested between two activities of another one is inside its span.
-        let nested = [
-            Span {
-                mission_id: 1,
-                start: 0,
-                end: 1000,
-            },
-            Span {
-                mission_id: 2,
-                start: 300,
-                end: 400,
-            },
-        ];
-        assert_eq!(interleaved(&nested, 2).map(|s| s.mission_id), Some(1));
     }
 }

@@ -3,6 +3,12 @@
 //! stored beside the activities and kept by every write that changes them, in its transaction.
 //! The missions pages and the interleaving rule read these rows through an index: their cost
 //! follows the page or the write, not the length of a worker's history.
+//!
+//! A worker's span is created with their first activity in the mission and keeps its row: a
+//! write that moves only the end (nearly every write) updates the end, which no index holds,
+//! so on PostgreSQL the update is heap-only (no new index entry, no dead one left for vacuum;
+//! the page reclaims the old version itself). Only a move of the start, which the index of the
+//! pages holds, touches the index (migration 0058).
 
 use sqlx::AnyConnection;
 
@@ -31,12 +37,19 @@ pub mod sql {
     };
 
     crate::statements! {
-        pub const DROP_SPAN: &str = "DELETE FROM mission_spans WHERE user_id = $1 AND mission_id = $2";
-        /// No row when every activity of the worker in the mission is cancelled.
-        pub const INSERT_SPAN: &str = "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) \
+        /// No row once every activity of the worker in the mission is cancelled.
+        pub const DROP_EMPTY_SPAN: &str = "DELETE FROM mission_spans WHERE user_id = $1 AND mission_id = $2 \
+             AND NOT EXISTS (SELECT 1 FROM activities a \
+                             WHERE a.user_id = $1 AND a.mission_id = $2 AND a.dismissed_at IS NULL)";
+        /// The span as the live activities make it, written only where it differs from the
+        /// stored one: an update of the same row, not a delete and an insert (which left a dead
+        /// row and dead index entries behind on PostgreSQL, whatever changed).
+        pub const SET_SPAN: &str = "INSERT INTO mission_spans (user_id, mission_id, start_time, end_time) \
              SELECT user_id, mission_id, MIN(start_time), MAX(COALESCE(end_time, $3)) FROM activities \
              WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL \
-             GROUP BY user_id, mission_id";
+             GROUP BY user_id, mission_id \
+             ON CONFLICT (user_id, mission_id) DO UPDATE SET start_time = excluded.start_time, end_time = excluded.end_time \
+             WHERE mission_spans.start_time <> excluded.start_time OR mission_spans.end_time <> excluded.end_time";
         /// The worker's span widened to take in `[$3, $4)`, the activity just logged (`$4` is
         /// [`OPEN`] for an open one): a logged activity only adds to the set the span covers,
         /// so the union of the old span and the new activity is the new span, without reading
@@ -62,12 +75,12 @@ pub mod sql {
 /// Recomputes the worker's span in the mission, and the mission's, from the activities as they
 /// now are. Called after every change to an activity's times or cancellation.
 pub async fn refresh(conn: &mut AnyConnection, user_id: i64, mission_id: i64) -> AppResult<()> {
-    sqlx::query(sql::DROP_SPAN)
+    sqlx::query(sql::DROP_EMPTY_SPAN)
         .bind(user_id)
         .bind(mission_id)
         .execute(&mut *conn)
         .await?;
-    sqlx::query(sql::INSERT_SPAN)
+    sqlx::query(sql::SET_SPAN)
         .bind(user_id)
         .bind(mission_id)
         .bind(OPEN)

@@ -111,9 +111,20 @@ pub mod sql {
          FROM mission_spans s WHERE s.user_id = $1";
     const USER_MISSIONS_IN_SCOPE_HEAD: &str = "SELECT s.start_time AS start, s.mission_id \
          FROM mission_spans s JOIN missions m ON m.id = s.mission_id WHERE s.user_id = $1";
+    //
+    // The span's end is not in the index (migration 0058: it moves with nearly every write, and
+    // an indexed end made each move leave dead entries until vacuum). A window keeps the spans
+    // ending after its start `$4`; a span starting at or after `$4` does (it ends after it
+    // starts), so the end is read, by the primary key, only for a span that starts before `$4`:
+    // the one at the lower bound. Without a start, every span ends after it; the window's end
+    // `$2` bounds the start only (a mission that began before it is listed). `$4 < $3`, true
+    // of every window (`$3` is OPEN), names the values these forms need no more, so that the
+    // statement still prepares with its seven values where they are not given types.
     const USER_MISSIONS_LOWER_BOUND: &str = " AND s.start_time >= COALESCE((SELECT MAX(x.start_time) FROM mission_spans x \
-                                          WHERE x.user_id = $1 AND x.start_time <= $4), $4)";
-    const USER_MISSIONS_TAIL: &str = " AND s.start_time < $2 AND s.end_time > $4 AND s.end_time <= $3 \
+                                          WHERE x.user_id = $1 AND x.start_time <= $4), $4) \
+            AND (s.start_time >= $4 OR EXISTS (SELECT 1 FROM mission_spans e \
+                                               WHERE e.user_id = $1 AND e.mission_id = s.mission_id AND e.end_time > $4))";
+    const USER_MISSIONS_TAIL: &str = " AND s.start_time < $2 AND $4 < $3 \
             AND s.start_time <= $5 AND (s.start_time < $5 OR (s.start_time = $5 AND s.mission_id < $6)) \
          ORDER BY s.start_time DESC, s.mission_id DESC LIMIT ($7 + 0)";
 
@@ -311,9 +322,9 @@ impl PageBinds for Window {
     /// it (20 ms for a page of a 5,000-mission history) where the plan for the values walks the
     /// index backwards and stops after the page (1 ms, planning included). Planning afresh
     /// costs a parse, a plan and one more round trip (0.5 ms of the server's time). A worker's
-    /// missions read an index that covers them (migration 0055), whose backward walk is the
-    /// generic plan too: those stay prepared. SQLite keeps its cached statement: its plan does
-    /// not depend on the values.
+    /// missions walk an index that holds every column the walk reads (migration 0058), whose
+    /// backward walk is the generic plan too: those stay prepared. SQLite keeps its cached
+    /// statement: its plan does not depend on the values.
     fn bind<'q, O>(&self, db: &Db, query: PageQuery<'q, O>) -> PageQuery<'q, O> {
         let mut query = query.persistent(db.backend == Backend::Sqlite || self.prepared);
         for value in [
