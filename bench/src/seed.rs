@@ -20,6 +20,7 @@ use roadlog::config::Environment;
 use roadlog::db::Db;
 use roadlog::domain::activities::log::NewActivity;
 use roadlog::domain::activities::service as activities;
+use roadlog::domain::auth::Actor;
 use roadlog::domain::companies::company;
 use roadlog::domain::companies::employments::{self, Target};
 use roadlog::domain::companies::service::{self as companies, EmploymentInput};
@@ -93,8 +94,15 @@ async fn hire(db: &Db, admin: i64, company_id: i64, email: String, last: String)
         is_primary: Some(true),
         team_id: None,
     };
-    let employment = companies::create(db, admin, Target::User(worker), input, "http://127.0.0.1").await?;
-    employments::answer(db, worker, employment.id, true).await?;
+    let employment = companies::create(
+        db,
+        Actor::unconfined(admin),
+        Target::User(worker),
+        input,
+        "http://127.0.0.1",
+    )
+    .await?;
+    employments::answer(db, Actor::unconfined(worker), employment.id, true).await?;
     Ok(worker)
 }
 
@@ -121,7 +129,7 @@ async fn log(db: &Db, worker: i64, mission_id: i64, kind: ActivityType, start: i
         context: None,
         creation_time: None,
     };
-    activities::log_activity(db, worker, new).await?;
+    activities::log_activity(db, Actor::unconfined(worker), new).await?;
     Ok(())
 }
 
@@ -159,7 +167,15 @@ async fn working_day(db: &Db, admin: i64, worker: i64, company_id: i64, day_star
     workers::write(db, vec![worker], move |conn| {
         Box::pin(async move {
             let recorded = day::record(conn, &day).await?;
-            validation::validate(conn, admin, recorded.mission_id, &[worker], None, None).await?;
+            validation::validate(
+                conn,
+                Actor::unconfined(admin),
+                recorded.mission_id,
+                &[worker],
+                None,
+                None,
+            )
+            .await?;
             Ok(recorded)
         })
     })
@@ -184,12 +200,17 @@ async fn history_day(
     let length = 8 * 3600 / per_day as i64;
     for k in 0..per_day {
         let n = first + k;
-        let mission = missions::create(db, worker, mission_input(company_id, format!("Mission {n}"), false)).await?;
+        let mission = missions::create(
+            db,
+            Actor::unconfined(worker),
+            mission_input(company_id, format!("Mission {n}"), false),
+        )
+        .await?;
         let id = mission.row.id;
         let start = day_start + 7 * 3600 + k as i64 * length;
         log(db, worker, id, ActivityType::Drive, start, start + length / 2).await?;
         log(db, worker, id, ActivityType::Work, start + length / 2, start + length).await?;
-        missions::end(db, worker, id, start + length, None).await?;
+        missions::end(db, Actor::unconfined(worker), id, start + length, None).await?;
     }
     Ok(())
 }
@@ -234,7 +255,7 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
         siren: "123456789",
         phone_number: None,
     };
-    let (company_id, _) = company::sign_up(db, admin, new).await?;
+    let (company_id, _) = company::sign_up(db, Actor::unconfined(admin), new).await?;
 
     let workers: Vec<i64> = stream::iter(0..plan.employees)
         .map(|i| {
@@ -278,7 +299,12 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
             format!("Writer {i}"),
         )
         .await?;
-        let mission = missions::create(db, writer, mission_input(company_id, "Écritures".into(), false)).await?;
+        let mission = missions::create(
+            db,
+            Actor::unconfined(writer),
+            mission_input(company_id, "Écritures".into(), false),
+        )
+        .await?;
         // A first activity before every write slot dates the mission there from the start, so
         // the company's page of its latest missions (`company50`) reads the same missions
         // before and after the write cases: an empty mission sorts at its creation, the

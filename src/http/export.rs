@@ -1,6 +1,7 @@
 //! `POST /companies/generate_tachograph_files`, `POST /users/generate_tachograph_file` (a worker's
 //! own file) and `GET /api/tachograph/root-public-key`.
 
+use crate::domain::auth::Actor;
 use crate::domain::companies::{company, permissions, today};
 use crate::graphql::Api;
 use crate::http::contract::{
@@ -31,7 +32,7 @@ fn internal() -> types::ApiError {
 /// caller administers every company today, else the ZIP archive.
 pub async fn generate(
     api: &Api,
-    actor: i64,
+    actor: Actor,
     request: GenerateTachographFilesRequest,
 ) -> GenerateTachographFilesResponse {
     let parsed = match export_request(request.body, today()) {
@@ -95,11 +96,15 @@ pub async fn generate(
             match archive::write(&db, &sealer, prepared, writer).await {
                 Ok(files) => {
                     metrics.export_finished("ok", started.elapsed().as_secs_f64());
-                    tracing::debug!(actor, employees, files, "C1B export");
+                    tracing::debug!(actor = actor.user_id, employees, files, "C1B export");
                 }
                 Err(_) if failure.client_gone() => {
                     metrics.export_finished("cancelled", started.elapsed().as_secs_f64());
-                    tracing::info!(actor, employees, "C1B export stopped: the client went away");
+                    tracing::info!(
+                        actor = actor.user_id,
+                        employees,
+                        "C1B export stopped: the client went away"
+                    );
                 }
                 Err(error) => {
                     tracing::error!(?error, "C1B export failed while streaming: the response is cut");
@@ -117,7 +122,7 @@ pub async fn generate(
 /// period, else the C1B file, named in `Content-Disposition`.
 pub async fn generate_personal(
     api: &Api,
-    actor: i64,
+    actor: Actor,
     request: GenerateTachographFileRequest,
 ) -> GenerateTachographFileResponse {
     let body = request.body;

@@ -153,7 +153,11 @@ pub async fn signup_submit(visit: &mut Visit) -> Result<Answer, Answer> {
     let Ok(permit) = password::permit().await else {
         return Err(visit.problem(StatusCode::SERVICE_UNAVAILABLE, t.busy));
     };
-    let created = password::under_permit(permit, accounts::create(&visit.api.db, new, &visit.api.public_url)).await;
+    let created = password::under_permit(
+        permit,
+        accounts::create(&visit.api.db, new, Scope::Unconfined, &visit.api.public_url),
+    )
+    .await;
     let user_id = match created {
         Ok(user_id) => user_id,
         Err(error) if error.code == Code::InvalidInputs => {

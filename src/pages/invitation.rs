@@ -6,7 +6,7 @@
 use askama::Template;
 use warp::http::StatusCode;
 
-use crate::domain::auth::password;
+use crate::domain::auth::{Actor, password};
 use crate::domain::companies::invitations::{self, InvitationState, InvitationView};
 use crate::domain::users::sessions;
 use crate::errors::Code;
@@ -170,7 +170,9 @@ pub async fn submit(visit: &mut Visit) -> Result<Answer, Answer> {
             };
             let db = &visit.api.db;
             let done = if action == "accept" {
-                invitations::redeem_by(db, user_id, &token).await.map(|_| ())
+                invitations::redeem_by(db, Actor::unconfined(user_id), &token)
+                    .await
+                    .map(|_| ())
             } else {
                 invitations::decline(db, user_id, &token).await
             };

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::config::Environment;
-use crate::domain::auth::{Caller, scope};
+use crate::domain::auth::{self, Caller, Scope};
 use crate::domain::companies::company;
 use crate::domain::vendors::audit;
 use crate::domain::vendors::employment_tokens::Grant;
@@ -49,13 +49,17 @@ pub struct Actor {
 }
 
 impl Actor {
-    fn scope(&self) -> scope::Scope {
-        match &self.employment {
-            Some(grant) => scope::Scope::Employment {
-                company_id: grant.company_id,
-                client_id: grant.client_id,
+    /// The user and how far they reach, as the domain takes them.
+    fn acting(&self) -> auth::Actor {
+        auth::Actor {
+            user_id: self.user_id,
+            scope: match &self.employment {
+                Some(grant) => Scope::Employment {
+                    company_id: grant.company_id,
+                    client_id: grant.client_id,
+                },
+                None => Scope::Unconfined,
             },
-            None => scope::Scope::Unconfined,
         }
     }
 
@@ -213,8 +217,7 @@ impl RestApi for RestHandlers {
         actor
             .audit(&self.api, "POST /companies/generate_tachograph_files")
             .await;
-        let export = crate::http::export::generate(&self.api, actor.user_id, request);
-        scope::within(actor.scope(), export).await
+        crate::http::export::generate(&self.api, actor.acting(), request).await
     }
 
     async fn generate_tachograph_file(
@@ -238,8 +241,7 @@ impl RestApi for RestHandlers {
             }
         };
         actor.audit(&self.api, "POST /users/generate_tachograph_file").await;
-        let export = crate::http::export::generate_personal(&self.api, actor.user_id, request);
-        scope::within(actor.scope(), export).await
+        crate::http::export::generate_personal(&self.api, actor.acting(), request).await
     }
 
     async fn tachograph_root_public_key(
@@ -303,8 +305,7 @@ impl RestApi for RestHandlers {
         let Ok(actor) = bearer_auth else {
             return unavailable();
         };
-        let admined = company::admined_by(&self.api.db, actor.user_id);
-        let Ok(admined) = scope::within(actor.scope(), admined).await else {
+        let Ok(admined) = company::admined_by(&self.api.db, actor.acting()).await else {
             return unavailable();
         };
         let mut companies: Vec<i64> = admined.iter().map(|c| c.id).collect();

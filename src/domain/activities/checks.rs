@@ -1,14 +1,15 @@
 //! The rules that span rows, checked inside the writing transaction after the write, while the
 //! worker's row is locked: no overlapping activities, no interleaved missions.
 //!
-//! The rules hold across all the worker's companies, so a request confined to one company (an
+//! The rules hold across all the worker's companies, so an actor confined to one company (an
 //! employment token's) can be refused because of another company's data; the refusal then
-//! describes nothing of it (no `conflictingActivity` / `conflictingMission`, no mission id).
+//! describes nothing of it (no `conflictingActivity` / `conflictingMission`, no mission id): each
+//! check takes the actor's [`Scope`] for that.
 
 use serde_json::json;
 use sqlx::AnyConnection;
 
-use crate::domain::auth::scope;
+use crate::domain::auth::Scope;
 use crate::errors::{AppError, AppResult, Code};
 
 use super::rules::{self, Span};
@@ -99,6 +100,7 @@ pub mod sql {
 /// `[start, end)`; the conflicting activity is described in `extensions.conflictingActivity`.
 pub async fn no_overlap(
     conn: &mut AnyConnection,
+    scope: Scope,
     user_id: i64,
     activity_id: i64,
     start: i64,
@@ -113,18 +115,17 @@ pub async fn no_overlap(
         .await?;
     match conflict {
         None => Ok(()),
-        Some(c) => Err(overlapping_activities(c)),
+        Some(c) => Err(overlapping_activities(scope, c)),
     }
 }
 
-/// OVERLAPPING_ACTIVITIES, describing the conflicting activity unless it lies outside the
-/// request's scope.
-pub(super) fn overlapping_activities(c: Conflict) -> AppError {
+/// OVERLAPPING_ACTIVITIES, describing the conflicting activity unless it lies outside `scope`.
+pub(super) fn overlapping_activities(scope: Scope, c: Conflict) -> AppError {
     let error = AppError::new(
         Code::OverlappingActivities,
         "Activity is overlapping with existing ones for the user",
     );
-    if !scope::allows(c.company_id) {
+    if !scope.allows(c.company_id) {
         return error;
     }
     error.with(
@@ -152,7 +153,7 @@ pub(super) struct Conflict {
 
 /// OVERLAPPING_MISSIONS when the worker's span in `mission_id` overlaps their span in another
 /// mission; the other mission is described in `extensions.conflictingMission`.
-pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id: i64) -> AppResult<()> {
+pub async fn no_interleaving(conn: &mut AnyConnection, scope: Scope, user_id: i64, mission_id: i64) -> AppResult<()> {
     // The spans were refreshed by the write (see `spans`).
     let own: Option<(i64, i64)> =
         sqlx::query_as("SELECT start_time, end_time FROM mission_spans WHERE user_id = $1 AND mission_id = $2")
@@ -163,12 +164,12 @@ pub async fn no_interleaving(conn: &mut AnyConnection, user_id: i64, mission_id:
     let Some((start, end)) = own else {
         return Ok(());
     };
-    span_not_interleaved(conn, user_id, Span { mission_id, start, end }).await
+    span_not_interleaved(conn, scope, user_id, Span { mission_id, start, end }).await
 }
 
 /// [`no_interleaving`] for the worker's span in a mission, known to the caller (the write that
 /// widened it returned it).
-pub async fn span_not_interleaved(conn: &mut AnyConnection, user_id: i64, own: Span) -> AppResult<()> {
+pub async fn span_not_interleaved(conn: &mut AnyConnection, scope: Scope, user_id: i64, own: Span) -> AppResult<()> {
     let Span { mission_id, start, end } = own;
     let other: Option<(i64,)> = sqlx::query_as(sql::INTERLEAVED)
         .bind(user_id)
@@ -187,12 +188,12 @@ pub async fn span_not_interleaved(conn: &mut AnyConnection, user_id: i64, own: S
     .bind(other)
     .fetch_optional(conn)
     .await?;
-    Err(overlapping_missions(other, described))
+    Err(overlapping_missions(scope, other, described))
 }
 
-/// OVERLAPPING_MISSIONS with `other`, described unless it lies outside the request's scope.
-pub(super) fn overlapping_missions(other: i64, described: Option<OtherMission>) -> AppError {
-    if described.as_ref().is_some_and(|m| !scope::allows(m.company_id)) {
+/// OVERLAPPING_MISSIONS with `other`, described unless it lies outside `scope`.
+pub(super) fn overlapping_missions(scope: Scope, other: i64, described: Option<OtherMission>) -> AppError {
+    if described.as_ref().is_some_and(|m| !scope.allows(m.company_id)) {
         return AppError::new(
             Code::OverlappingMissions,
             "Mission cannot overlap with another mission of the user.",

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
+use crate::domain::auth::Actor;
 use crate::domain::workers;
 use crate::errors::{AppError, AppResult};
 
@@ -58,7 +59,7 @@ async fn set(conn: &mut AnyConnection, id: i64, dispute: &Value) -> AppResult<Ac
 }
 
 /// `activities.disputeActivity`.
-pub async fn dispute(db: &Db, actor: i64, activity_id: i64, text: &str) -> AppResult<ActivityRow> {
+pub async fn dispute(db: &Db, actor: Actor, activity_id: i64, text: &str) -> AppResult<ActivityRow> {
     let text = text.trim().to_string();
     if text.is_empty() || text.chars().count() > MAX_TEXT {
         return Err(
@@ -66,11 +67,11 @@ pub async fn dispute(db: &Db, actor: i64, activity_id: i64, text: &str) -> AppRe
                 .with("field", "text"),
         );
     }
-    workers::write(db, vec![actor], move |conn| {
+    workers::write(db, vec![actor.user_id], move |conn| {
         Box::pin(async move {
             let row = store::find(conn, activity_id).await?.ok_or_else(unknown)?;
-            crate::domain::missions::permissions::in_scope(conn, row.mission_id).await?;
-            if row.user_id != actor {
+            crate::domain::missions::permissions::in_scope(conn, actor.scope, row.mission_id).await?;
+            if row.user_id != actor.user_id {
                 return Err(AppError::authorization(
                     "Only the worker of the activity may dispute it",
                 ));
@@ -98,7 +99,7 @@ pub async fn dispute(db: &Db, actor: i64, activity_id: i64, text: &str) -> AppRe
                 ))
                 .with("reason", "DISPUTE_PERIOD_EXPIRED"));
             }
-            let dispute = json!({ "text": text, "submitter_id": actor, "time": at, "status": "created" });
+            let dispute = json!({ "text": text, "submitter_id": actor.user_id, "time": at, "status": "created" });
             set(conn, activity_id, &dispute).await
         })
     })
@@ -106,17 +107,17 @@ pub async fn dispute(db: &Db, actor: i64, activity_id: i64, text: &str) -> AppRe
 }
 
 /// `activities.cancelDispute`: the dispute's author withdraws it.
-pub async fn cancel(db: &Db, actor: i64, activity_id: i64) -> AppResult<ActivityRow> {
-    workers::write(db, vec![actor], move |conn| {
+pub async fn cancel(db: &Db, actor: Actor, activity_id: i64) -> AppResult<ActivityRow> {
+    workers::write(db, vec![actor.user_id], move |conn| {
         Box::pin(async move {
             let row = store::find(conn, activity_id).await?.ok_or_else(unknown)?;
-            crate::domain::missions::permissions::in_scope(conn, row.mission_id).await?;
+            crate::domain::missions::permissions::in_scope(conn, actor.scope, row.mission_id).await?;
             let Some(mut dispute) = open_dispute(&row) else {
                 return Err(
                     AppError::invalid_inputs("The activity has no open dispute").with("reason", "NO_OPEN_DISPUTE")
                 );
             };
-            if dispute.get("submitter_id").and_then(Value::as_i64) != Some(actor) {
+            if dispute.get("submitter_id").and_then(Value::as_i64) != Some(actor.user_id) {
                 return Err(AppError::authorization("Only the author of the dispute may cancel it"));
             }
             let at = now();

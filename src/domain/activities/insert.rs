@@ -17,6 +17,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::{Backend, PerBackend};
+use crate::domain::auth::Actor;
 use crate::domain::kinds::ActivityType;
 use crate::errors::AppResult;
 
@@ -29,7 +30,7 @@ use super::store::{ActivityRow, add_version};
 pub struct Insert<'a> {
     pub mission_id: i64,
     pub user_id: i64,
-    pub actor: i64,
+    pub actor: Actor,
     pub kind: ActivityType,
     pub received: i64,
     pub creation_time: Option<i64>,
@@ -57,7 +58,7 @@ where
     sqlx::query_as(statement)
         .bind(new.mission_id)
         .bind(new.user_id)
-        .bind(new.actor)
+        .bind(new.actor.user_id)
         .bind(new.kind.as_str())
         .bind(new.received)
         .bind(new.creation_time.unwrap_or(new.received))
@@ -68,16 +69,16 @@ where
 /// The SQLite way: a statement per step.
 async fn in_sequence(conn: &mut AnyConnection, new: Insert<'_>) -> AppResult<ActivityRow> {
     let logged: ActivityRow = with_activity(sql::INSERT.sqlite, &new).fetch_one(&mut *conn).await?;
-    add_version(conn, logged.id, new.actor, new.context, new.creation_time).await?;
+    add_version(conn, logged.id, new.actor.user_id, new.context, new.creation_time).await?;
     if new.end.is_none() {
         reopen(conn, new.mission_id, new.user_id).await?;
     }
     let widened = spans::widen_after_logging(conn, new.user_id, new.mission_id, new.start, new.end).await?;
-    checks::no_overlap(conn, new.user_id, logged.id, new.start, new.end).await?;
+    checks::no_overlap(conn, new.actor.scope, new.user_id, logged.id, new.start, new.end).await?;
     // The spans of the worker's other missions can only have shrunk (a switch closed the
     // running activity): only a span that grew can have come to overlap one of them.
     if let Some(span) = widened {
-        checks::span_not_interleaved(conn, new.user_id, span).await?;
+        checks::span_not_interleaved(conn, new.actor.scope, new.user_id, span).await?;
     }
     Ok(logged)
 }
@@ -159,10 +160,10 @@ async fn in_one_statement(conn: &mut AnyConnection, new: Insert<'_>) -> AppResul
         .fetch_one(&mut *conn)
         .await?;
     if let Some(conflict) = checked.overlapped() {
-        return Err(checks::overlapping_activities(conflict));
+        return Err(checks::overlapping_activities(new.actor.scope, conflict));
     }
     if let Some((other, described)) = checked.interleaved() {
-        return Err(checks::overlapping_missions(other, described));
+        return Err(checks::overlapping_missions(new.actor.scope, other, described));
     }
     Ok(checked.logged)
 }

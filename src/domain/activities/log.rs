@@ -5,6 +5,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::now;
+use crate::domain::auth::Actor;
 use crate::domain::kinds::ActivityType;
 use crate::domain::missions::permissions::WriteAccess;
 use crate::domain::missions::{auto_validation, permissions};
@@ -36,7 +37,12 @@ pub struct NewActivity {
 /// closed at the new start; logging the type already running changes nothing.
 /// `owner_only`: as a mutation of its own, only the worker or the mission's submitter logs; a
 /// correction inside `validateMission` only needs the mission-level write access.
-pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_only: bool) -> AppResult<ActivityRow> {
+pub async fn log(
+    conn: &mut AnyConnection,
+    actor: Actor,
+    new: &NewActivity,
+    owner_only: bool,
+) -> AppResult<ActivityRow> {
     let received = now();
     let start = to_minute(new.start);
     let end = new.end.map(to_minute);
@@ -50,9 +56,9 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
         not_in_future(end, received, "End")?;
     }
     positive_duration(start, end)?;
-    let for_user = new.user_id.unwrap_or(actor);
+    let for_user = new.user_id.unwrap_or(actor.user_id);
     let access = permissions::writable(conn, actor, new.mission_id, for_user, start, end).await?;
-    if owner_only && for_user != actor && access.mission.submitter_id != actor {
+    if owner_only && for_user != actor.user_id && access.mission.submitter_id != actor.user_id {
         return Err(AppError::authorization("Actor is not authorized to log in the mission"));
     }
     holiday_rules(&access, new.kind)?;
@@ -87,10 +93,10 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewActivity, owner_
             .bind(current.id)
             .bind(start)
             .bind(received)
-            .bind(actor)
+            .bind(actor.user_id)
             .execute(&mut *conn)
             .await?;
-            add_version(conn, current.id, actor, new.context.as_ref(), new.creation_time).await?;
+            add_version(conn, current.id, actor.user_id, new.context.as_ref(), new.creation_time).await?;
             if current.mission_id != new.mission_id {
                 spans::refresh(conn, for_user, current.mission_id).await?;
             }
@@ -152,12 +158,12 @@ pub struct ActivityEdit {
 /// id looks forbidden).
 async fn own_activity(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     activity_id: i64,
     owner_only: bool,
 ) -> AppResult<ActivityRow> {
     let activity = store::find(conn, activity_id).await?.ok_or_else(forbidden)?;
-    if owner_only && actor != activity.submitter_id && actor != activity.user_id {
+    if owner_only && actor.user_id != activity.submitter_id && actor.user_id != activity.user_id {
         return Err(AppError::authorization("Actor is not authorized to edit the activity"));
     }
     if activity.dismissed_at.is_some() {
@@ -178,7 +184,7 @@ pub async fn worker_of(conn: &mut AnyConnection, activity_id: i64) -> AppResult<
 /// `editActivity`: new times, one more version.
 pub async fn edit(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     edit: &ActivityEdit,
     owner_only: bool,
 ) -> AppResult<ActivityRow> {
@@ -220,16 +226,23 @@ pub async fn edit(
     .bind(start)
     .bind(end)
     .bind(received)
-    .bind(actor)
+    .bind(actor.user_id)
     .execute(&mut *conn)
     .await?;
-    add_version(conn, activity.id, actor, edit.context.as_ref(), edit.creation_time).await?;
+    add_version(
+        conn,
+        activity.id,
+        actor.user_id,
+        edit.context.as_ref(),
+        edit.creation_time,
+    )
+    .await?;
     if end.is_none() {
         insert::reopen(conn, activity.mission_id, activity.user_id).await?;
     }
     spans::refresh(conn, activity.user_id, activity.mission_id).await?;
-    checks::no_overlap(conn, activity.user_id, activity.id, start, end).await?;
-    checks::no_interleaving(conn, activity.user_id, activity.mission_id).await?;
+    checks::no_overlap(conn, actor.scope, activity.user_id, activity.id, start, end).await?;
+    checks::no_interleaving(conn, actor.scope, activity.user_id, activity.mission_id).await?;
     store::find(conn, activity.id)
         .await?
         .ok_or_else(|| AppError::internal("activity vanished"))
@@ -238,7 +251,7 @@ pub async fn edit(
 /// `cancelActivity`: a soft delete, kept in the history.
 pub async fn cancel(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     activity_id: i64,
     context: Option<&serde_json::Value>,
     owner_only: bool,
@@ -259,7 +272,7 @@ pub async fn cancel(
 /// Marks an activity cancelled; INVALID_RESOURCE when it already is.
 pub async fn dismiss(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     activity_id: i64,
     context: Option<&serde_json::Value>,
 ) -> AppResult<()> {
@@ -270,7 +283,7 @@ pub async fn dismiss(
     )
     .bind(activity_id)
     .bind(received)
-    .bind(actor)
+    .bind(actor.user_id)
     .bind(context.map(|c| c.to_string()))
     .fetch_optional(&mut *conn)
     .await?;

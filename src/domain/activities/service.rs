@@ -2,6 +2,7 @@
 //! worker locked first, in which the rules of `log` run against committed data.
 
 use crate::db::Db;
+use crate::domain::auth::Actor;
 use crate::domain::workers;
 use crate::errors::AppResult;
 
@@ -15,8 +16,8 @@ pub async fn worker_of(db: &Db, activity_id: i64) -> AppResult<Vec<i64>> {
 }
 
 /// `logActivity`: for the actor, or for `new.user_id` when the actor may record for them.
-pub async fn log_activity(db: &Db, actor: i64, new: NewActivity) -> AppResult<ActivityRow> {
-    let worker = new.user_id.unwrap_or(actor);
+pub async fn log_activity(db: &Db, actor: Actor, new: NewActivity) -> AppResult<ActivityRow> {
+    let worker = new.user_id.unwrap_or(actor.user_id);
     workers::write(db, vec![worker], move |conn| {
         Box::pin(async move { log::log(conn, actor, &new, true).await })
     })
@@ -24,7 +25,7 @@ pub async fn log_activity(db: &Db, actor: i64, new: NewActivity) -> AppResult<Ac
 }
 
 /// `editActivity`.
-pub async fn edit_activity(db: &Db, actor: i64, edit: ActivityEdit) -> AppResult<ActivityRow> {
+pub async fn edit_activity(db: &Db, actor: Actor, edit: ActivityEdit) -> AppResult<ActivityRow> {
     let worker = worker_of(db, edit.activity_id).await?;
     workers::write(db, worker, move |conn| {
         Box::pin(async move { log::edit(conn, actor, &edit, true).await })
@@ -35,7 +36,7 @@ pub async fn edit_activity(db: &Db, actor: i64, edit: ActivityEdit) -> AppResult
 /// `cancelActivity`.
 pub async fn cancel_activity(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     activity_id: i64,
     context: Option<serde_json::Value>,
 ) -> AppResult<()> {

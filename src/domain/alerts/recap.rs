@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use chrono::{Datelike, Months, NaiveDate};
 
 use crate::db::{Db, PerBackend, id_list};
+use crate::domain::auth::Actor;
 use crate::domain::companies::{date_text, parse_date, permissions, today};
 use crate::domain::regulation::checks::{CHECKS, CheckType, Unit};
 use crate::domain::regulation::time::{self, DAY};
@@ -442,8 +443,8 @@ fn total(lines: &[AlertLine]) -> i64 {
 }
 
 /// `Company.regulatoryAlertsRecap`, for a company admin.
-pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary> {
-    if !crate::domain::auth::scope::allows(query.company_id) {
+pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summary> {
+    if !actor.scope.allows(query.company_id) {
         return Err(permissions::admin_only_field("regulatoryAlertsRecap"));
     }
     // The workers the recap is confined to: a team's current workers (a team of another
@@ -481,7 +482,7 @@ pub async fn recap(db: &Db, actor: i64, query: RecapQuery) -> AppResult<Summary>
     let head: Option<Head> = sqlx::query_as(db.sql(sql::RECAP))
         .bind(query.company_id)
         .bind(date_text(today()))
-        .bind(actor)
+        .bind(actor.user_id)
         .bind(confined.as_deref().map(id_list))
         .bind(date_text(from))
         .bind(date_text(to))
@@ -680,7 +681,7 @@ pub struct AdminDay {
 /// `Company.adminRegulationComputationsByUserAndByDay`, for a company admin.
 pub async fn admin_days(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     company_id: i64,
     from: Option<NaiveDate>,
     to: Option<NaiveDate>,

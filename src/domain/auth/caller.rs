@@ -23,6 +23,17 @@ pub struct Actor {
     pub scope: Scope,
 }
 
+impl Actor {
+    /// The user acting with no confinement: a login session, an OAuth client, the command line,
+    /// a background job.
+    pub fn unconfined(user_id: i64) -> Actor {
+        Actor {
+            user_id,
+            scope: Scope::Unconfined,
+        }
+    }
+}
+
 /// The statements that find the caller. Each reads the user's row with their token, so that
 /// `me` — where most documents start — costs no statement of its own (a token's user always
 /// exists, by foreign key: the join never loses a token).

@@ -3,17 +3,14 @@
 //! `g.company`), and among the employee's applications it sees its own only.
 //!
 //! The scope is a value of the [`Caller`](super::Caller), resolved once per request with it
-//! ([`Scope`]). The lists that belong to the user across companies — notifications, regulation
-//! computations, authorized applications — take it as a parameter, so that no path reaches them
-//! without it. The older predicates (who may read or manage a company, read or write a mission,
-//! which employments and missions a user lists, what an export covers) still read it from a
-//! task-local set for the request's execution ([`within`], [`allows`], [`require`]); tasks that
-//! the request spawns (the GraphQL loaders) carry it along with [`spawn`].
+//! ([`Scope`]), and travels inside the [`Actor`](super::Actor) that the resolvers hand to the
+//! domain: every function whose answer depends on it (who may read or manage a company, read or
+//! write a mission, which employments and missions a user lists, what an export covers, the
+//! lists that belong to the user across companies) takes the actor or the scope as a parameter,
+//! so that no path reaches it without saying how far its caller reaches.
 //!
 //! Outside a request (the command line, background jobs) the scope is [`Scope::Unconfined`]:
 //! nothing is restricted.
-
-use std::future::Future;
 
 use crate::errors::{AppError, AppResult};
 
@@ -77,82 +74,28 @@ impl Scope {
     }
 }
 
-tokio::task_local! {
-    static SCOPE: Scope;
-}
-
-/// Runs `future` with the scope `scope`, for the predicates below that do not take it as a
-/// parameter yet.
-///
-/// Not an `async fn`: one would hold `future` twice in its state (the argument and the scope
-/// wrapping it), and a request's future is moved whole at each layer above it.
-pub fn within<F: Future>(scope: Scope, future: F) -> impl Future<Output = F::Output> {
-    SCOPE.scope(scope, future)
-}
-
-/// The scope of the current request (unconfined outside one).
-fn scope() -> Scope {
-    SCOPE.try_with(|s| *s).unwrap_or_default()
-}
-
-/// The company the current request is confined to, if any.
-pub fn current() -> Option<i64> {
-    scope().company()
-}
-
-/// Whether the current request may see the company at all.
-pub fn allows(company_id: i64) -> bool {
-    scope().allows(company_id)
-}
-
-/// AUTHORIZATION_ERROR "Forbidden access" for a company outside the request's scope: the same
-/// answer as an unknown id, so that the software cannot probe the employee's other companies.
-pub fn require(company_id: i64) -> AppResult<()> {
-    scope().require(company_id)
-}
-
 /// The refusal of anything outside the scope.
 pub fn out_of_scope() -> AppError {
     AppError::authorization("Forbidden access")
-}
-
-/// Keeps the rows of companies in the current request's scope (all of them without a scope).
-pub fn keep<T>(rows: Vec<T>, company_of: impl Fn(&T) -> i64) -> Vec<T> {
-    scope().keep(rows, company_of)
-}
-
-/// Spawns a task of the request with the request's scope.
-pub fn spawn<F>(future: F) -> tokio::task::JoinHandle<F::Output>
-where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
-{
-    tokio::spawn(within(scope(), future))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn the_scope_holds_inside_and_only_inside() {
-        assert!(allows(7) && current().is_none());
+    #[test]
+    fn a_confined_scope_reaches_its_company_and_client_only() {
         let confined = Scope::Employment {
             company_id: 3,
             client_id: 9,
         };
+        assert_eq!(confined.company(), Some(3));
+        assert!(confined.allows(3) && !confined.allows(7));
+        assert!(confined.require(7).is_err() && confined.require(3).is_ok());
+        assert_eq!(confined.keep(vec![1, 3, 3, 7], |c| *c), vec![3, 3]);
         assert!(confined.allows_client(9) && !confined.allows_client(8));
         assert!(Scope::Unconfined.allows_client(8) && Scope::Unconfined.allows(7));
-        within(confined, async {
-            assert_eq!(current(), Some(3));
-            assert!(allows(3) && !allows(7));
-            assert!(require(7).is_err() && require(3).is_ok());
-            assert_eq!(keep(vec![1, 3, 3, 7], |c| *c), vec![3, 3]);
-            let inner = spawn(async { current() }).await.unwrap();
-            assert_eq!(inner, Some(3));
-        })
-        .await;
-        within(Scope::Unconfined, async { assert!(allows(7)) }).await;
-        assert!(current().is_none());
+        assert_eq!(Scope::Unconfined.keep(vec![1, 7], |c| *c), vec![1, 7]);
+        assert!(Scope::Unconfined.require(7).is_ok());
     }
 }

@@ -4,6 +4,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::Db;
+use crate::domain::auth::Actor;
 use crate::domain::regulation::business::BusinessType;
 use crate::errors::{AppError, AppResult};
 
@@ -100,7 +101,7 @@ pub async fn for_workers(
 /// `updateCompanyDetails(newBusinessType, applyBusinessTypeToEmployees)`: a company admin
 /// changes the company's business; when it changes and `apply` is set, every employment of the
 /// company takes it. An absent or empty name changes nothing.
-pub async fn update_company(db: &Db, actor: i64, company_id: i64, name: Option<&str>, apply: bool) -> AppResult<()> {
+pub async fn update_company(db: &Db, actor: Actor, company_id: i64, name: Option<&str>, apply: bool) -> AppResult<()> {
     permissions::require_admin(db, actor, company_id).await?;
     let Some(name) = name.filter(|n| !n.is_empty()) else {
         return Ok(());
@@ -128,7 +129,7 @@ pub async fn update_company(db: &Db, actor: i64, company_id: i64, name: Option<&
 
 /// `updateCompanyDetails(euDrivingTimeChecks)` (Roadlog extension): a company admin turns the EU
 /// driving-time checks on or off.
-pub async fn set_eu_driving_checks(db: &Db, actor: i64, company_id: i64, on: bool) -> AppResult<()> {
+pub async fn set_eu_driving_checks(db: &Db, actor: Actor, company_id: i64, on: bool) -> AppResult<()> {
     permissions::require_admin(db, actor, company_id).await?;
     sqlx::query("UPDATE companies SET eu_driving_checks = $2 WHERE id = $1")
         .bind(company_id)
@@ -140,7 +141,7 @@ pub async fn set_eu_driving_checks(db: &Db, actor: i64, company_id: i64, on: boo
 
 /// `changeEmployeeBusinessType`: an admin of the employment's company changes its business;
 /// returns the company id. An unknown employment looks like a forbidden one.
-pub async fn change_employee(db: &Db, actor: i64, employment_id: i64, name: &str) -> AppResult<i64> {
+pub async fn change_employee(db: &Db, actor: Actor, employment_id: i64, name: &str) -> AppResult<i64> {
     let mut conn = db.pool.acquire().await?;
     let row = find(&mut conn, employment_id)
         .await?

@@ -3,6 +3,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult};
 
 /// A company as stored.
@@ -139,12 +140,12 @@ pub async fn find(db: &Db, id: i64) -> AppResult<Option<CompanyRow>> {
 /// A company, when `user` is employed by it today (a pending invitation included: the rule of
 /// [`is_employed`](super::permissions::is_employed)); `None` for an unknown company and a
 /// forbidden one alike.
-pub async fn find_for_employee(db: &Db, user: i64, id: i64) -> AppResult<Option<CompanyRow>> {
-    if !crate::domain::auth::scope::allows(id) {
+pub async fn find_for_employee(db: &Db, actor: Actor, id: i64) -> AppResult<Option<CompanyRow>> {
+    if !actor.scope.allows(id) {
         return Ok(None);
     }
     Ok(sqlx::query_as::<_, CompanyRow>(sql::FIND_FOR_EMPLOYEE)
-        .bind(user)
+        .bind(actor.user_id)
         .bind(id)
         .bind(super::date_text(super::today()))
         .fetch_optional(db.exec())
@@ -153,11 +154,12 @@ pub async fn find_for_employee(db: &Db, user: i64, id: i64) -> AppResult<Option<
 
 /// `signUp.company`: creates the company and makes the caller its admin (an accepted employment
 /// from today, primary unless the caller already has a primary employment), in one transaction.
-pub async fn sign_up(db: &Db, actor: i64, company: NewCompany<'_>) -> AppResult<(i64, i64)> {
+pub async fn sign_up(db: &Db, actor: Actor, company: NewCompany<'_>) -> AppResult<(i64, i64)> {
     // Software acting with an employment token stays inside its one company: it creates none.
-    if crate::domain::auth::scope::current().is_some() {
+    if actor.scope.company().is_some() {
         return Err(crate::domain::auth::scope::out_of_scope());
     }
+    let actor = actor.user_id;
     let usual_name = validate_name(company.usual_name)?;
     let legal_name = validate_legal_name(company.legal_name, "legalName")?;
     let siren = validate_siren(company.siren)?;
@@ -186,15 +188,15 @@ pub async fn sign_up(db: &Db, actor: i64, company: NewCompany<'_>) -> AppResult<
     Ok((company_id, employment_id))
 }
 
-/// The companies the user administers today.
-/// (Only the request's company, when it is confined to one.)
-pub async fn admined_by(db: &Db, user_id: i64) -> AppResult<Vec<CompanyRow>> {
+/// The companies the actor administers today (only the company of their scope, when they are
+/// confined to one).
+pub async fn admined_by(db: &Db, actor: Actor) -> AppResult<Vec<CompanyRow>> {
     let rows = sqlx::query_as::<_, CompanyRow>(sql::ADMINED_BY)
-        .bind(user_id)
+        .bind(actor.user_id)
         .bind(super::date_text(super::today()))
         .fetch_all(db.exec())
         .await?;
-    Ok(crate::domain::auth::scope::keep(rows, |c| c.id))
+    Ok(actor.scope.keep(rows, |c| c.id))
 }
 
 #[cfg(test)]

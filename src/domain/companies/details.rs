@@ -5,6 +5,7 @@
 //! changes are written together.
 
 use crate::db::Db;
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult};
 
 use super::company::validate_name;
@@ -75,7 +76,7 @@ fn check(details: &Details<'_>) -> AppResult<Checked> {
 }
 
 /// Changes the company's details, for an admin of it: all or nothing.
-pub async fn update(db: &Db, actor: i64, company_id: i64, details: Details<'_>) -> AppResult<()> {
+pub async fn update(db: &Db, actor: Actor, company_id: i64, details: Details<'_>) -> AppResult<()> {
     permissions::require_admin(db, actor, company_id).await?;
     let checked = check(&details)?;
     if checked == Checked::default() {

@@ -7,7 +7,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
-use crate::domain::auth::tokens;
+use crate::domain::auth::{Actor, Scope, tokens};
 use crate::errors::{AppError, AppResult, Code};
 use crate::mail::outbox;
 
@@ -66,8 +66,9 @@ pub async fn invite(
 }
 
 /// Attaches the invitation to `user_id` and accepts it, under the employment rules, inside the
-/// caller's transaction. Unknown, used, cancelled or expired tokens are INVALID_TOKEN.
-pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppResult<i64> {
+/// caller's transaction; `scope` is how far the caller reaches (an employment token's cannot join
+/// the employee to another company). Unknown, used, cancelled or expired tokens are INVALID_TOKEN.
+pub async fn redeem(conn: &mut AnyConnection, user_id: i64, scope: Scope, token: &str) -> AppResult<i64> {
     let found: Option<employments::HeldRow> = sqlx::query_as(
         "SELECT id, company_id, start_date, end_date, is_primary FROM employments
          WHERE invite_token_hash = $1 AND user_id IS NULL AND validation_status = 'pending'
@@ -81,7 +82,7 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, token: &str) -> AppR
         return Err(invalid_token());
     };
     // Software acting with an employment token cannot join the employee to another company.
-    crate::domain::auth::scope::require(company_id)?;
+    scope.require(company_id)?;
     if !crate::domain::workers::lock(conn, user_id).await? {
         return Err(AppError::internal("the redeeming user does not exist"));
     }
@@ -129,9 +130,9 @@ async fn confirm_invited_address(conn: &mut AnyConnection, user_id: i64, employm
 }
 
 /// `signUp.redeemInvite`: redeems in its own transaction and answers the employment.
-pub async fn redeem_by(db: &Db, user_id: i64, token: &str) -> AppResult<super::employments::EmploymentRow> {
+pub async fn redeem_by(db: &Db, actor: Actor, token: &str) -> AppResult<super::employments::EmploymentRow> {
     let mut tx = db.begin_write().await?;
-    let id = redeem(&mut tx, user_id, token).await?;
+    let id = redeem(&mut tx, actor.user_id, actor.scope, token).await?;
     tx.commit().await?;
     let mut conn = db.pool.acquire().await?;
     super::employments::find(&mut conn, id)

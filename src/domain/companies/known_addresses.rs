@@ -10,6 +10,7 @@ use sqlx::AnyConnection;
 
 use crate::db::{Db, is_unique_violation, now};
 use crate::domain::addresses::Address;
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult};
 
 use super::permissions;
@@ -88,7 +89,7 @@ async fn find(conn: &mut AnyConnection, id: i64) -> AppResult<Option<KnownAddres
 
 /// `Company.knownAddresses`: the addresses that are not terminated, for anyone who has (or had)
 /// an employment in the company that was neither rejected nor cancelled.
-pub async fn of_company(db: &Db, actor: i64, company_id: i64) -> AppResult<Vec<KnownAddressRow>> {
+pub async fn of_company(db: &Db, actor: Actor, company_id: i64) -> AppResult<Vec<KnownAddressRow>> {
     if !permissions::has_any_employment(db, actor, company_id).await? {
         return Err(AppError::authorization(
             "Forbidden access to field 'knownAddresses' of company object. Actor must be an employee of the company.",
@@ -111,7 +112,7 @@ pub async fn of_team(db: &Db, team_id: i64) -> AppResult<Vec<KnownAddressRow>> {
 /// `locations.createKnownAddress` (company admins).
 pub async fn create(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     company_id: i64,
     address: Address,
     given_alias: Option<&str>,
@@ -165,7 +166,7 @@ pub async fn create(
 
 /// Loads an address for a change by an admin of its company: AUTHORIZATION_ERROR otherwise (an
 /// unknown id alike), INVALID_RESOURCE when it is terminated.
-async fn for_admin(db: &Db, actor: i64, id: i64) -> AppResult<KnownAddressRow> {
+async fn for_admin(db: &Db, actor: Actor, id: i64) -> AppResult<KnownAddressRow> {
     let mut conn = db.pool.acquire().await?;
     let row = find(&mut conn, id)
         .await?
@@ -183,7 +184,7 @@ fn terminated() -> AppError {
 }
 
 /// `locations.editKnownAddress`: changes the alias (null or blank removes it).
-pub async fn edit(db: &Db, actor: i64, id: i64, given_alias: Option<&str>) -> AppResult<KnownAddressRow> {
+pub async fn edit(db: &Db, actor: Actor, id: i64, given_alias: Option<&str>) -> AppResult<KnownAddressRow> {
     let row = for_admin(db, actor, id).await?;
     let alias = alias(given_alias)?;
     let mut tx = db.begin_write().await?;
@@ -204,13 +205,13 @@ pub async fn edit(db: &Db, actor: i64, id: i64, given_alias: Option<&str>) -> Ap
 
 /// `locations.terminateKnownAddress`: the address leaves the book and the teams; the locations
 /// already logged from it keep their address.
-pub async fn terminate(db: &Db, actor: i64, id: i64) -> AppResult<()> {
+pub async fn terminate(db: &Db, actor: Actor, id: i64) -> AppResult<()> {
     let row = for_admin(db, actor, id).await?;
     let mut tx = db.begin_write().await?;
     let done = sqlx::query(sql::TERMINATE)
         .bind(row.id)
         .bind(now())
-        .bind(actor)
+        .bind(actor.user_id)
         .execute(&mut *tx)
         .await?;
     if done.rows_affected() != 1 {

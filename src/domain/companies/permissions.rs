@@ -1,11 +1,11 @@
 //! Who may read or manage a company (reference §3.3): the predicates every resolver asks before
 //! it touches company data. Unknown ids and forbidden ones give the same answer, so ids cannot be
-//! probed. A request confined to one company (an employment token's, [`scope`]) sees no other.
+//! probed. An actor confined to one company (an employment token's [`Scope`](crate::domain::auth::Scope)) sees no other.
 
 use sqlx::AnyConnection;
 
 use crate::db::Db;
-use crate::domain::auth::scope;
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult};
 
 use super::{date_text, today};
@@ -42,26 +42,26 @@ pub mod sql {
 
 /// Admin of the company today: an accepted, not dismissed employment covering today, with admin
 /// rights.
-pub async fn is_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
-    admin_check(db.exec(), user_id, company_id).await
+pub async fn is_admin(db: &Db, actor: Actor, company_id: i64) -> AppResult<bool> {
+    admin_check(db.exec(), actor, company_id).await
 }
 
 /// [`is_admin`] on a given connection (inside a transaction).
-pub async fn is_admin_on(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<bool> {
-    admin_check(conn, user_id, company_id).await
+pub async fn is_admin_on(conn: &mut AnyConnection, actor: Actor, company_id: i64) -> AppResult<bool> {
+    admin_check(conn, actor, company_id).await
 }
 
-async fn admin_check<'c, E>(executor: E, user_id: i64, company_id: i64) -> AppResult<bool>
+async fn admin_check<'c, E>(executor: E, actor: Actor, company_id: i64) -> AppResult<bool>
 where
     E: sqlx::Executor<'c, Database = sqlx::Any>,
 {
-    if !scope::allows(company_id) {
+    if !actor.scope.allows(company_id) {
         return Ok(false);
     }
     let row: Option<(i64,)> = sqlx::query_as(const_format::concatcp!(sql::ADMIN_TODAY, " LIMIT 1"))
         .bind(company_id)
         .bind(date_text(today()))
-        .bind(user_id)
+        .bind(actor.user_id)
         .fetch_optional(executor)
         .await?;
     Ok(row.is_some())
@@ -69,12 +69,12 @@ where
 
 /// Employed by the company today, an invitation still pending included (the reference's
 /// `is_employed_by_company_over_period`).
-pub async fn is_employed(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
-    if !scope::allows(company_id) {
+pub async fn is_employed(db: &Db, actor: Actor, company_id: i64) -> AppResult<bool> {
+    if !actor.scope.allows(company_id) {
         return Ok(false);
     }
     let row: Option<(i64,)> = sqlx::query_as(const_format::concatcp!(sql::EMPLOYED_TODAY, " LIMIT 1"))
-        .bind(user_id)
+        .bind(actor.user_id)
         .bind(company_id)
         .bind(date_text(today()))
         .fetch_optional(db.exec())
@@ -83,8 +83,8 @@ pub async fn is_employed(db: &Db, user_id: i64, company_id: i64) -> AppResult<bo
 }
 
 /// AUTHORIZATION_ERROR unless the user is an admin of the company today.
-pub async fn require_admin(db: &Db, user_id: i64, company_id: i64) -> AppResult<()> {
-    if is_admin(db, user_id, company_id).await? {
+pub async fn require_admin(db: &Db, actor: Actor, company_id: i64) -> AppResult<()> {
+    if is_admin(db, actor, company_id).await? {
         Ok(())
     } else {
         Err(AppError::authorization(
@@ -102,15 +102,15 @@ pub fn admin_only_field(field: &str) -> AppError {
 
 /// Has, or had, an employment in the company that was neither rejected nor dismissed (the
 /// reference's rule for vehicles and known addresses).
-pub async fn has_any_employment(db: &Db, user_id: i64, company_id: i64) -> AppResult<bool> {
-    if !scope::allows(company_id) {
+pub async fn has_any_employment(db: &Db, actor: Actor, company_id: i64) -> AppResult<bool> {
+    if !actor.scope.allows(company_id) {
         return Ok(false);
     }
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT 1 FROM employments WHERE user_id = $1 AND company_id = $2 AND validation_status <> 'rejected'
            AND dismissed_at IS NULL LIMIT 1",
     )
-    .bind(user_id)
+    .bind(actor.user_id)
     .bind(company_id)
     .fetch_optional(db.exec())
     .await?;

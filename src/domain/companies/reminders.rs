@@ -8,6 +8,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
+use crate::domain::auth::Actor;
 use crate::domain::auth::tokens;
 use crate::errors::{AppError, AppResult};
 use crate::mail::outbox;
@@ -24,7 +25,7 @@ pub const MAX_BATCH: usize = 100;
 /// Reminds the pending employments of `ids` whose latest invitation e-mail is old enough, and
 /// answers their ids in the order given. The actor must administer the company of every listed
 /// employment; an unknown id is refused the same way, so ids cannot be probed.
-pub async fn send(db: &Db, actor: i64, ids: &[i64], public_url: &str) -> AppResult<Vec<i64>> {
+pub async fn send(db: &Db, actor: Actor, ids: &[i64], public_url: &str) -> AppResult<Vec<i64>> {
     if ids.len() > MAX_BATCH {
         return Err(AppError::invalid_inputs(format!(
             "At most {MAX_BATCH} employments may be reminded at once (received {})",

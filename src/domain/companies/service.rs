@@ -5,6 +5,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::Db;
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult};
 
 use super::company::{self, CompanyRow};
@@ -15,7 +16,7 @@ use super::{invitations, permissions};
 pub const MAX_BATCH: usize = 100;
 
 /// The company, for an admin of it today (the company row is read once).
-pub async fn admin_company(db: &Db, actor: i64, company_id: i64) -> AppResult<CompanyRow> {
+pub async fn admin_company(db: &Db, actor: Actor, company_id: i64) -> AppResult<CompanyRow> {
     permissions::require_admin(db, actor, company_id).await?;
     company::find(db, company_id)
         .await?
@@ -44,7 +45,7 @@ pub struct EmploymentInput {
 /// into the message.
 pub async fn create(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     target: Target,
     input: EmploymentInput,
     public_url: &str,
@@ -68,7 +69,7 @@ pub async fn create(
 /// `batchCreateWorkerEmployments`: all or nothing, a refused item named by its index.
 pub async fn create_batch(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     company_id: i64,
     targets: Vec<Target>,
     public_url: &str,
@@ -109,7 +110,7 @@ pub async fn create_batch(
 /// that account; any other gets an invitation.
 async fn create_in(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     company_name: &str,
     target: Target,
     new: &NewEmployment,
@@ -124,12 +125,12 @@ async fn create_in(
                 .await?;
             match found {
                 Some((id,)) => Some(id),
-                None => return invitations::invite(conn, &email, company_name, actor, new, public_url).await,
+                None => return invitations::invite(conn, &email, company_name, actor.user_id, new, public_url).await,
             }
         }
     };
     let user_id = user.unwrap_or_default();
-    let id = employments::insert_for_user(conn, user_id, actor, new).await?;
+    let id = employments::insert_for_user(conn, user_id, actor.user_id, new).await?;
     sqlx::query(employments::sql::INVITED)
         .bind(id)
         .bind(crate::db::now())

@@ -5,6 +5,7 @@ use chrono::NaiveDate;
 use sqlx::AnyConnection;
 
 use crate::db::{is_unique_violation, now};
+use crate::domain::auth::Actor;
 use crate::domain::kinds::ExpenditureType;
 use crate::domain::missions::{date_of, permissions};
 use crate::errors::{AppError, AppResult, Code};
@@ -57,8 +58,8 @@ pub struct NewExpenditure {
 }
 
 /// `logExpenditure`, inside the caller's write transaction.
-pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewExpenditure) -> AppResult<ExpenditureRow> {
-    let for_user = new.user_id.unwrap_or(actor);
+pub async fn log(conn: &mut AnyConnection, actor: Actor, new: &NewExpenditure) -> AppResult<ExpenditureRow> {
+    let for_user = new.user_id.unwrap_or(actor.user_id);
     let day = crate::domain::missions::day_start(new.spending_date);
     let access = permissions::writable(conn, actor, new.mission_id, for_user, day, None).await?;
     let (enabled,): (i64,) = sqlx::query_as("SELECT require_expenditures FROM companies WHERE id = $1")
@@ -97,7 +98,7 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, new: &NewExpenditure) -> 
     )
     .bind(new.mission_id)
     .bind(for_user)
-    .bind(actor)
+    .bind(actor.user_id)
     .bind(new.kind.as_str())
     .bind(crate::domain::companies::date_text(new.spending_date))
     .bind(received)
@@ -130,7 +131,7 @@ pub async fn worker_of(conn: &mut AnyConnection, id: i64) -> AppResult<Option<i6
 }
 
 /// `cancelExpenditure`, inside the caller's write transaction.
-pub async fn cancel(conn: &mut AnyConnection, actor: i64, id: i64) -> AppResult<()> {
+pub async fn cancel(conn: &mut AnyConnection, actor: Actor, id: i64) -> AppResult<()> {
     let row = find(conn, id)
         .await?
         .ok_or_else(|| AppError::authorization("Forbidden access"))?;
@@ -143,7 +144,7 @@ pub async fn cancel(conn: &mut AnyConnection, actor: i64, id: i64) -> AppResult<
     )
     .bind(id)
     .bind(now())
-    .bind(actor)
+    .bind(actor.user_id)
     .execute(conn)
     .await?;
     if done.rows_affected() != 1 {

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use zip::write::SimpleFileOptions;
 
 use crate::db::{Db, now};
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult};
 
 use super::c1b::{self, CaKey, CardKey, CardSigner, Export, Signatures};
@@ -192,13 +193,14 @@ pub async fn write<W: Write + Send + 'static>(
 pub async fn personal(
     db: &Db,
     sealer: &Sealer,
-    user_id: i64,
+    actor: Actor,
     min_date: chrono::NaiveDate,
     max_date: chrono::NaiveDate,
     with_digital_signatures: bool,
 ) -> AppResult<(String, Vec<u8>)> {
     let generated_at = now();
-    let companies = data::companies_of(db, user_id, min_date, max_date).await?;
+    let user_id = actor.user_id;
+    let companies = data::companies_of(db, actor, min_date, max_date).await?;
     let company_name = match companies.first() {
         Some(id) => crate::domain::companies::company::find(db, *id)
             .await?

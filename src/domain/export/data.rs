@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 
 use crate::db::{Db, id_list};
+use crate::domain::auth::Actor;
 use crate::domain::companies::parse_date;
 use crate::domain::missions::{date_of, day_start};
 use crate::errors::{AppError, AppResult};
@@ -115,20 +116,17 @@ pub async fn employees(
     Ok(query.fetch_all(db.exec()).await?)
 }
 
-/// The companies where the user has an accepted employment over the period (only the request's
-/// company when it is confined to one: software with an employment token exports that company's
-/// data of the employee, nothing of the others).
-pub async fn companies_of(db: &Db, user_id: i64, min: NaiveDate, max: NaiveDate) -> AppResult<Vec<i64>> {
+/// The companies where the actor has an accepted employment over the period (only the company of
+/// their scope when they are confined to one: software with an employment token exports that
+/// company's data of the employee, nothing of the others).
+pub async fn companies_of(db: &Db, actor: Actor, min: NaiveDate, max: NaiveDate) -> AppResult<Vec<i64>> {
     let rows: Vec<(i64,)> = sqlx::query_as(sql::COMPANIES_OF)
-        .bind(user_id)
+        .bind(actor.user_id)
         .bind(crate::domain::companies::date_text(min))
         .bind(crate::domain::companies::date_text(max))
         .fetch_all(db.exec())
         .await?;
-    Ok(crate::domain::auth::scope::keep(rows, |r| r.0)
-        .into_iter()
-        .map(|r| r.0)
-        .collect())
+    Ok(actor.scope.keep(rows, |r| r.0).into_iter().map(|r| r.0).collect())
 }
 
 /// The user as an employee of no company (their own export with no employment over the period).

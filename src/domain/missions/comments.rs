@@ -3,6 +3,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::now;
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult};
 
 use super::permissions;
@@ -30,7 +31,7 @@ crate::statements! {
 pub const MAX_LENGTH: usize = 10_000;
 
 /// `logComment`.
-pub async fn log(conn: &mut AnyConnection, actor: i64, mission_id: i64, text: &str) -> AppResult<CommentRow> {
+pub async fn log(conn: &mut AnyConnection, actor: Actor, mission_id: i64, text: &str) -> AppResult<CommentRow> {
     permissions::readable(conn, actor, mission_id).await?;
     let text = text.trim();
     if text.is_empty() || text.chars().count() > MAX_LENGTH {
@@ -43,7 +44,7 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, mission_id: i64, text: &s
          RETURNING id, mission_id, submitter_id, text, reception_time",
     )
     .bind(mission_id)
-    .bind(actor)
+    .bind(actor.user_id)
     .bind(text)
     .bind(now())
     .fetch_one(conn)
@@ -52,17 +53,17 @@ pub async fn log(conn: &mut AnyConnection, actor: i64, mission_id: i64, text: &s
 }
 
 /// `cancelComment`: by its author only.
-pub async fn cancel(conn: &mut AnyConnection, actor: i64, comment_id: i64) -> AppResult<()> {
+pub async fn cancel(conn: &mut AnyConnection, actor: Actor, comment_id: i64) -> AppResult<()> {
     let row: Option<(i64, Option<i64>, i64)> =
         sqlx::query_as("SELECT submitter_id, dismissed_at, mission_id FROM comments WHERE id = $1")
             .bind(comment_id)
             .fetch_optional(&mut *conn)
             .await?;
     if let Some((_, _, mission_id)) = row {
-        permissions::in_scope(conn, mission_id).await?;
+        permissions::in_scope(conn, actor.scope, mission_id).await?;
     }
     match row {
-        Some((author, _, _)) if author != actor => Err(AppError::authorization("Forbidden access")),
+        Some((author, _, _)) if author != actor.user_id => Err(AppError::authorization("Forbidden access")),
         None => Err(AppError::authorization("Forbidden access")),
         Some((_, Some(_), _)) => Err(AppError::invalid_resource("Comment already dismissed")),
         Some((_, None, _)) => {
@@ -71,7 +72,7 @@ pub async fn cancel(conn: &mut AnyConnection, actor: i64, comment_id: i64) -> Ap
             )
             .bind(comment_id)
             .bind(now())
-            .bind(actor)
+            .bind(actor.user_id)
             .execute(conn)
             .await?;
             Ok(())

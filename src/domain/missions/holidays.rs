@@ -13,6 +13,7 @@ use chrono::{DateTime, NaiveTime};
 use crate::db::Db;
 use crate::domain::activities::log::{self, NewActivity};
 use crate::domain::activities::rules::to_minute;
+use crate::domain::auth::Actor;
 use crate::domain::kinds::ActivityType;
 use crate::domain::workers;
 use crate::errors::{AppError, AppResult};
@@ -80,7 +81,7 @@ fn comment_text(comment: Option<&str>) -> Option<&str> {
 
 /// `activities.logHoliday`: the worker is `user_id` or the actor; a company admin records for
 /// the company's workers, anyone for himself. Returns the missions created, in time order.
-pub async fn log_holiday(db: &Db, actor: i64, input: HolidayInput) -> AppResult<Vec<MissionView>> {
+pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResult<Vec<MissionView>> {
     let title = mission_name(&input.title).map_err(|e| e.with("field", "title"))?;
     let periods = daily_periods(to_minute(input.start), to_minute(input.end))?;
     if let Some(comment) = comment_text(input.comment.as_deref())
@@ -91,7 +92,7 @@ pub async fn log_holiday(db: &Db, actor: i64, input: HolidayInput) -> AppResult<
             comments::MAX_LENGTH
         )));
     }
-    let worker = input.user_id.unwrap_or(actor);
+    let worker = input.user_id.unwrap_or(actor.user_id);
     let periods_text = match (periods.first(), periods.last()) {
         (Some(first), Some(last)) => format!(
             "{} day(s), from {} to {} (UTC)",
@@ -105,7 +106,7 @@ pub async fn log_holiday(db: &Db, actor: i64, input: HolidayInput) -> AppResult<
         Box::pin(async move {
             // Someone else's holiday is recorded by an admin only (the reference refuses at its
             // validation step; checked first here, so that nothing else is looked at).
-            if worker != actor && !permissions::is_admin(conn, actor, input.company_id).await? {
+            if worker != actor.user_id && !permissions::is_admin(conn, actor, input.company_id).await? {
                 return Err(AppError::authorization(
                     "Actor is not authorized to log a holiday for this user",
                 ));
@@ -139,14 +140,14 @@ pub async fn log_holiday(db: &Db, actor: i64, input: HolidayInput) -> AppResult<
                 validation::validate(conn, actor, mission_id, &[worker], None, None).await?;
                 ids.push(mission_id);
             }
-            if worker != actor {
+            if worker != actor.user_id {
                 tell_worker(conn, worker, &input, &title, &periods_text).await?;
             }
             Ok(ids)
         })
     })
     .await?;
-    let mut views = store::load_many(db, &ids, actor).await?;
+    let mut views = store::load_many(db, &ids, actor.user_id).await?;
     Ok(ids.iter().filter_map(|id| views.remove(id)).collect())
 }
 

@@ -4,6 +4,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::{is_unique_violation, now};
+use crate::domain::auth::Actor;
 use crate::domain::kinds::LocationEntryType;
 use crate::errors::{AppError, AppResult};
 
@@ -99,14 +100,14 @@ async fn of_type(conn: &mut AnyConnection, mission_id: i64, kind: &str) -> AppRe
 /// `logLocation`.
 pub async fn log(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     mission_id: i64,
     kind: LocationEntryType,
     address: Address,
     kilometer_reading: Option<i32>,
     override_existing: bool,
 ) -> AppResult<LocationRow> {
-    let access = permissions::writable(conn, actor, mission_id, actor, now(), None).await?;
+    let access = permissions::writable(conn, actor, mission_id, actor.user_id, now(), None).await?;
     if override_existing && !access.actor_is_admin {
         return Err(AppError::authorization("Only a company admin may override a location"));
     }
@@ -160,7 +161,7 @@ pub async fn log(
             .bind(&address.city)
             .bind(&address.postal_code)
             .bind(km)
-            .bind(actor)
+            .bind(actor.user_id)
             .bind(received)
             .bind(address.known)
             .execute(&mut *conn)
@@ -180,7 +181,7 @@ pub async fn log(
             )
             .bind(mission_id)
             .bind(kind.as_str())
-            .bind(actor)
+            .bind(actor.user_id)
             .bind(received)
             .bind(&address.name)
             .bind(&address.city)
@@ -217,13 +218,13 @@ pub async fn log(
 /// `registerKilometerAtLocation`: sets the odometer reading of a location entry, under the
 /// mission's write rules. A reading of 0 changes nothing (as the reference); the start reading
 /// must not exceed the end one. An unknown entry is refused like a forbidden one.
-pub async fn register_kilometer(conn: &mut AnyConnection, actor: i64, location_id: i64, km: i64) -> AppResult<()> {
+pub async fn register_kilometer(conn: &mut AnyConnection, actor: Actor, location_id: i64, km: i64) -> AppResult<()> {
     let found = sqlx::query_as::<_, LocationRow>(sql::FIND)
         .bind(location_id)
         .fetch_optional(&mut *conn)
         .await?;
     let location = found.ok_or_else(|| AppError::authorization("Forbidden access"))?;
-    let access = permissions::writable(conn, actor, location.mission_id, actor, now(), None).await?;
+    let access = permissions::writable(conn, actor, location.mission_id, actor.user_id, now(), None).await?;
     if km == 0 {
         return Ok(());
     }

@@ -10,7 +10,7 @@
 
 use sqlx::AnyConnection;
 
-use crate::domain::auth::scope;
+use crate::domain::auth::{Actor, Scope};
 use crate::domain::companies::{date_text, today};
 use crate::errors::{AppError, AppResult};
 
@@ -93,22 +93,22 @@ pub async fn participates(conn: &mut AnyConnection, user_id: i64, mission_id: i6
     Ok(row.is_some())
 }
 
-/// AUTHORIZATION_ERROR unless the mission belongs to the request's company (when the request is
-/// confined to one): for the operations whose own rule is authorship (a comment, a dispute).
-pub async fn in_scope(conn: &mut AnyConnection, mission_id: i64) -> AppResult<()> {
-    if scope::current().is_none() {
+/// AUTHORIZATION_ERROR unless the mission belongs to the company of `scope` (when it is confined
+/// to one): for the operations whose own rule is authorship (a comment, a dispute).
+pub async fn in_scope(conn: &mut AnyConnection, scope: Scope, mission_id: i64) -> AppResult<()> {
+    if scope.company().is_none() {
         return Ok(());
     }
     let mission = super::store::find(conn, mission_id).await?.ok_or_else(forbidden)?;
-    scope::require(mission.company_id)
+    scope.require(mission.company_id)
 }
 
 /// Reading a mission: company admin, submitter or participant. Unknown ids look forbidden.
-pub async fn readable(conn: &mut AnyConnection, actor: i64, mission_id: i64) -> AppResult<MissionRow> {
+pub async fn readable(conn: &mut AnyConnection, actor: Actor, mission_id: i64) -> AppResult<MissionRow> {
     let mission = super::store::find(conn, mission_id).await?.ok_or_else(forbidden)?;
-    scope::require(mission.company_id)?;
-    if mission.submitter_id == actor
-        || participates(conn, actor, mission_id).await?
+    actor.scope.require(mission.company_id)?;
+    if mission.submitter_id == actor.user_id
+        || participates(conn, actor.user_id, mission_id).await?
         || is_admin(conn, actor, mission.company_id).await?
     {
         Ok(mission)
@@ -117,19 +117,19 @@ pub async fn readable(conn: &mut AnyConnection, actor: i64, mission_id: i64) -> 
     }
 }
 
-/// Accepted employment of `user_id` in the company covering the dates from `first` to `last`.
+/// Accepted employment of the actor in the company covering the dates from `first` to `last`.
 async fn employed_over(
     conn: &mut AnyConnection,
-    user_id: i64,
+    actor: Actor,
     company_id: i64,
     first: &str,
     last: &str,
 ) -> AppResult<bool> {
-    if !scope::allows(company_id) {
+    if !actor.scope.allows(company_id) {
         return Ok(false);
     }
     let row: Option<(i64,)> = sqlx::query_as(sql::EMPLOYED_OVER)
-        .bind(user_id)
+        .bind(actor.user_id)
         .bind(company_id)
         .bind(first)
         .bind(last)
@@ -173,7 +173,7 @@ pub struct WriteAccess {
 /// then decided in the reference's order, first failure wins.
 pub async fn writable(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     mission_id: i64,
     for_user: i64,
     start: i64,
@@ -183,7 +183,7 @@ pub async fn writable(
     let last = date_text(date_of(end.unwrap_or(start).max(start)));
     let context: Option<WriteContext> = sqlx::query_as(sql::WRITE_CONTEXT)
         .bind(mission_id)
-        .bind(actor)
+        .bind(actor.user_id)
         .bind(for_user)
         .bind(first)
         .bind(last)
@@ -193,12 +193,12 @@ pub async fn writable(
     // 1–2. The mission exists, and the actor is an admin, its submitter or a participant.
     let context = context.ok_or_else(forbidden)?;
     let mission = context.mission;
-    scope::require(mission.company_id)?;
+    actor.scope.require(mission.company_id)?;
     let actor_is_admin = context.actor_is_admin == 1;
-    if !(actor_is_admin || mission.submitter_id == actor || context.actor_participates == 1) {
+    if !(actor_is_admin || mission.submitter_id == actor.user_id || context.actor_participates == 1) {
         return Err(forbidden());
     }
-    let side = if for_user == actor { "EMPLOYEE" } else { "ADMIN" };
+    let side = if for_user == actor.user_id { "EMPLOYEE" } else { "ADMIN" };
     // 3. The worker is employed over the period, 3bis. and still today.
     if context.employed_over_period == 0 {
         return Err(
@@ -211,9 +211,9 @@ pub async fn writable(
             .with("reason", format!("USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_{side}")));
     }
     // 4. Team mode: a non-admin acts for someone else only as the mission's submitter.
-    if for_user != actor && !actor_is_admin {
+    if for_user != actor.user_id && !actor_is_admin {
         let allowed =
-            mission.submitter_id == actor && (context.allow_team_mode == 1 || context.worker_participates == 1);
+            mission.submitter_id == actor.user_id && (context.allow_team_mode == 1 || context.worker_participates == 1);
         if !allowed {
             return Err(AppError::authorization(
                 "Actor is not authorized to perform the operation for this user",
@@ -252,7 +252,7 @@ pub async fn writable(
 }
 
 /// `createMission`: an accepted employment in the company today.
-pub async fn can_create(conn: &mut AnyConnection, actor: i64, company_id: i64) -> AppResult<()> {
+pub async fn can_create(conn: &mut AnyConnection, actor: Actor, company_id: i64) -> AppResult<()> {
     let today = date_text(today());
     if employed_over(conn, actor, company_id, &today, &today).await? {
         Ok(())

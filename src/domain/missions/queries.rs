@@ -6,6 +6,7 @@ use base64::Engine;
 use crate::db::{Backend, Db, PerBackend};
 use crate::domain::activities::rules::OPEN;
 use crate::domain::activities::store::ActivityRow;
+use crate::domain::auth::Actor;
 use crate::domain::companies::{date_text, today};
 use crate::errors::{AppError, AppResult};
 
@@ -59,22 +60,22 @@ fn page_size(first: Option<i32>, cap: i64) -> AppResult<i64> {
 }
 
 /// Which companies' data a viewer sees of a user: everything of themselves, otherwise only what
-/// belongs to companies they administer today. `None` = no restriction. A request confined to
-/// one company (an employment token's) sees that company's data only, of the user too.
-pub async fn scope(db: &Db, viewer: i64, user_id: i64, field: &str) -> AppResult<Option<Vec<i64>>> {
-    let confined = crate::domain::auth::scope::current();
-    if viewer == user_id {
+/// belongs to companies they administer today. `None` = no restriction. A viewer confined to one
+/// company (an employment token's) sees that company's data only, of the user too.
+pub async fn scope(db: &Db, viewer: Actor, user_id: i64, field: &str) -> AppResult<Option<Vec<i64>>> {
+    let confined = viewer.scope.company();
+    if viewer.user_id == user_id {
         return Ok(confined.map(|company| vec![company]));
     }
     let rows: Vec<(i64,)> = sqlx::query_as(
         "SELECT company_id FROM employments WHERE user_id = $1 AND validation_status = 'approved' AND dismissed_at IS NULL
            AND has_admin_rights = 1 AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2)",
     )
-    .bind(viewer)
+    .bind(viewer.user_id)
     .bind(date_text(today()))
     .fetch_all(db.exec())
     .await?;
-    let rows = crate::domain::auth::scope::keep(rows, |r| r.0);
+    let rows = viewer.scope.keep(rows, |r| r.0);
     if rows.is_empty() {
         return Err(AppError::authorization(format!(
             "Forbidden access to field '{field}' of user object. The field is only accessible to the user himself or company admins."
@@ -415,7 +416,7 @@ fn mission_page(mut rows: Vec<PageRow>, limit: i64, viewer: i64) -> AppResult<Pa
 #[allow(clippy::too_many_arguments)]
 pub async fn user_missions(
     db: &Db,
-    viewer: i64,
+    viewer: Actor,
     user_id: i64,
     from: Option<i64>,
     until: Option<i64>,
@@ -435,7 +436,7 @@ pub async fn user_missions(
     let window = Window::new(user_id, from, until, after, limit)?
         .with_scope(companies)
         .prepared(!include_deleted);
-    read_page(db, sql, &window, limit, viewer).await
+    read_page(db, sql, &window, limit, viewer.user_id).await
 }
 
 /// `Company.missions` (admins): the company's missions, newest first.
@@ -504,7 +505,7 @@ impl PageBinds for DeletedPage {
 /// rows, for prefetching what the selection asks below them).
 pub async fn user_activities(
     db: &Db,
-    viewer: i64,
+    viewer: Actor,
     user_id: i64,
     from: Option<i64>,
     until: Option<i64>,

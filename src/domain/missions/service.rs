@@ -6,6 +6,7 @@
 use crate::db::{Db, now};
 use crate::domain::activities::log::{self, ActivityEdit, NewActivity};
 use crate::domain::activities::service::worker_of;
+use crate::domain::auth::Actor;
 use crate::domain::expenditures::{self, ExpenditureRow, NewExpenditure};
 use crate::domain::kinds::{LocationEntryType, ValidationJustification};
 use crate::domain::notifications;
@@ -39,17 +40,17 @@ pub struct MissionInput {
 }
 
 /// `createMission`: a mission of a company the actor works for.
-pub async fn create(db: &Db, actor: i64, input: MissionInput) -> AppResult<MissionView> {
+pub async fn create(db: &Db, actor: Actor, input: MissionInput) -> AppResult<MissionView> {
     let id = workers::write(db, vec![], move |conn| {
         Box::pin(async move { create_in(conn, actor, &input).await })
     })
     .await?;
-    store::load_one(db, id, actor).await
+    store::load_one(db, id, actor.user_id).await
 }
 
 /// `createMission` inside the caller's write transaction (the sandbox's demo data records its
 /// missions this way, many in one transaction); returns the new mission's id.
-pub async fn create_in(conn: &mut sqlx::AnyConnection, actor: i64, input: &MissionInput) -> AppResult<i64> {
+pub async fn create_in(conn: &mut sqlx::AnyConnection, actor: Actor, input: &MissionInput) -> AppResult<i64> {
     let name = input.name.as_deref().map(mission_name).transpose()?;
     permissions::can_create(conn, actor, input.company_id).await?;
     let vehicle = vehicles::resolve(
@@ -61,7 +62,7 @@ pub async fn create_in(conn: &mut sqlx::AnyConnection, actor: i64, input: &Missi
     .await?;
     let new = store::NewMission {
         company_id: input.company_id,
-        submitter_id: actor,
+        submitter_id: actor.user_id,
         name: name.as_deref(),
         context: input.context.as_ref(),
         vehicle_id: vehicle.map(|v| v.id),
@@ -72,13 +73,13 @@ pub async fn create_in(conn: &mut sqlx::AnyConnection, actor: i64, input: &Missi
 }
 
 /// `endMission`, for the actor or `worker`.
-pub async fn end(db: &Db, actor: i64, mission: i64, end_time: i64, worker: Option<i64>) -> AppResult<MissionView> {
-    let worker = worker.unwrap_or(actor);
+pub async fn end(db: &Db, actor: Actor, mission: i64, end_time: i64, worker: Option<i64>) -> AppResult<MissionView> {
+    let worker = worker.unwrap_or(actor.user_id);
     workers::write(db, vec![worker], move |conn| {
         Box::pin(async move { validation::end_mission(conn, actor, mission, end_time, Some(worker)).await })
     })
     .await?;
-    store::load_one(db, mission, actor).await
+    store::load_one(db, mission, actor.user_id).await
 }
 
 /// One correction sent with `validateMission`.
@@ -104,12 +105,12 @@ pub struct Validation {
 }
 
 /// `validateMission`: the corrections, then the validation, in one transaction.
-pub async fn validate(db: &Db, actor: i64, validation: Validation) -> AppResult<MissionView> {
+pub async fn validate(db: &Db, actor: Actor, validation: Validation) -> AppResult<MissionView> {
     // Every worker the corrections touch is locked, with the validated ones.
     let mut touched = validation.users.clone();
     for correction in &validation.corrections {
         match correction {
-            Correction::Log(new) => touched.push(new.user_id.unwrap_or(actor)),
+            Correction::Log(new) => touched.push(new.user_id.unwrap_or(actor.user_id)),
             Correction::Edit(edit) => touched.extend(worker_of(db, edit.activity_id).await?),
             Correction::Cancel { activity_id, .. } => touched.extend(worker_of(db, *activity_id).await?),
         }
@@ -119,7 +120,12 @@ pub async fn validate(db: &Db, actor: i64, validation: Validation) -> AppResult<
         touched.extend(expenditures::worker_of(&mut conn, *id).await?);
     }
     drop(conn);
-    touched.extend(validation.expenditures.iter().map(|e| e.user_id.unwrap_or(actor)));
+    touched.extend(
+        validation
+            .expenditures
+            .iter()
+            .map(|e| e.user_id.unwrap_or(actor.user_id)),
+    );
     let mission = validation.mission;
     workers::write(db, touched, move |conn| {
         Box::pin(async move {
@@ -155,14 +161,14 @@ pub async fn validate(db: &Db, actor: i64, validation: Validation) -> AppResult<
         })
     })
     .await?;
-    store::load_one(db, mission, actor).await
+    store::load_one(db, mission, actor.user_id).await
 }
 
 /// One correction of `validateMission`: a mission-level write check only (an admin corrects
 /// activities that someone else recorded).
 async fn correct(
     conn: &mut sqlx::AnyConnection,
-    actor: i64,
+    actor: Actor,
     mission_id: i64,
     correction: &Correction,
 ) -> AppResult<()> {
@@ -201,8 +207,8 @@ async fn ensure_in_mission(conn: &mut sqlx::AnyConnection, activity_id: i64, mis
 }
 
 /// `logExpenditure`.
-pub async fn log_expenditure(db: &Db, actor: i64, new: NewExpenditure) -> AppResult<ExpenditureRow> {
-    let worker = new.user_id.unwrap_or(actor);
+pub async fn log_expenditure(db: &Db, actor: Actor, new: NewExpenditure) -> AppResult<ExpenditureRow> {
+    let worker = new.user_id.unwrap_or(actor.user_id);
     workers::write(db, vec![worker], move |conn| {
         Box::pin(async move { expenditures::log(conn, actor, &new).await })
     })
@@ -210,7 +216,7 @@ pub async fn log_expenditure(db: &Db, actor: i64, new: NewExpenditure) -> AppRes
 }
 
 /// `cancelExpenditure`.
-pub async fn cancel_expenditure(db: &Db, actor: i64, id: i64) -> AppResult<()> {
+pub async fn cancel_expenditure(db: &Db, actor: Actor, id: i64) -> AppResult<()> {
     let mut conn = db.pool.acquire().await?;
     let worker = expenditures::worker_of(&mut conn, id).await?;
     drop(conn);
@@ -222,13 +228,13 @@ pub async fn cancel_expenditure(db: &Db, actor: i64, id: i64) -> AppResult<()> {
 }
 
 /// `logComment`.
-pub async fn log_comment(db: &Db, actor: i64, mission: i64, text: &str) -> AppResult<CommentRow> {
+pub async fn log_comment(db: &Db, actor: Actor, mission: i64, text: &str) -> AppResult<CommentRow> {
     let mut conn = db.pool.acquire().await?;
     comments::log(&mut conn, actor, mission, text).await
 }
 
 /// `cancelComment`.
-pub async fn cancel_comment(db: &Db, actor: i64, comment: i64) -> AppResult<()> {
+pub async fn cancel_comment(db: &Db, actor: Actor, comment: i64) -> AppResult<()> {
     let mut conn = db.pool.acquire().await?;
     comments::cancel(&mut conn, actor, comment).await
 }
@@ -243,8 +249,8 @@ pub struct LocationInput {
 }
 
 /// `logLocation`.
-pub async fn log_location(db: &Db, actor: i64, input: LocationInput) -> AppResult<LocationRow> {
-    workers::write(db, vec![actor], move |conn| {
+pub async fn log_location(db: &Db, actor: Actor, input: LocationInput) -> AppResult<LocationRow> {
+    workers::write(db, vec![actor.user_id], move |conn| {
         Box::pin(async move {
             locations::log(
                 conn,
@@ -262,19 +268,19 @@ pub async fn log_location(db: &Db, actor: i64, input: LocationInput) -> AppResul
 }
 
 /// `registerKilometerAtLocation`.
-pub async fn register_kilometer(db: &Db, actor: i64, location: i64, km: i64) -> AppResult<()> {
-    workers::write(db, vec![actor], move |conn| {
+pub async fn register_kilometer(db: &Db, actor: Actor, location: i64, km: i64) -> AppResult<()> {
+    workers::write(db, vec![actor.user_id], move |conn| {
         Box::pin(async move { locations::register_kilometer(conn, actor, location, km).await })
     })
     .await
 }
 
 /// `changeMissionName`.
-pub async fn rename(db: &Db, actor: i64, mission: i64, name: &str) -> AppResult<MissionView> {
+pub async fn rename(db: &Db, actor: Actor, mission: i64, name: &str) -> AppResult<MissionView> {
     let name = mission_name(name)?;
-    workers::write(db, vec![actor], move |conn| {
+    workers::write(db, vec![actor.user_id], move |conn| {
         Box::pin(async move {
-            permissions::writable(conn, actor, mission, actor, now(), None).await?;
+            permissions::writable(conn, actor, mission, actor.user_id, now(), None).await?;
             sqlx::query("UPDATE missions SET name = $2 WHERE id = $1")
                 .bind(mission)
                 .bind(&name)
@@ -284,11 +290,11 @@ pub async fn rename(db: &Db, actor: i64, mission: i64, name: &str) -> AppResult<
         })
     })
     .await?;
-    store::load_one(db, mission, actor).await
+    store::load_one(db, mission, actor.user_id).await
 }
 
 /// `cancelMission`: every activity and expenditure of the worker in the mission is cancelled.
-pub async fn cancel(db: &Db, actor: i64, mission: i64, worker: i64) -> AppResult<MissionView> {
+pub async fn cancel(db: &Db, actor: Actor, mission: i64, worker: i64) -> AppResult<MissionView> {
     workers::write(db, vec![worker], move |conn| {
         Box::pin(async move {
             let span: (Option<i64>, Option<i64>) = sqlx::query_as(
@@ -324,7 +330,7 @@ pub async fn cancel(db: &Db, actor: i64, mission: i64, worker: i64) -> AppResult
             .bind(mission)
             .bind(worker)
             .bind(now())
-            .bind(actor)
+            .bind(actor.user_id)
             .execute(&mut *conn)
             .await?;
             // An admin's cancellation recomputes the admin checks of those days (reference §1.8).
@@ -339,14 +345,14 @@ pub async fn cancel(db: &Db, actor: i64, mission: i64, worker: i64) -> AppResult
         })
     })
     .await?;
-    store::load_one(db, mission, actor).await
+    store::load_one(db, mission, actor.user_id).await
 }
 
 /// `updateMissionVehicle`: by id or registration number (a new registration creates the
 /// company's vehicle).
 pub async fn change_vehicle(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     mission: i64,
     vehicle_id: Option<i32>,
     registration: Option<String>,
@@ -356,9 +362,9 @@ pub async fn change_vehicle(
             "Either vehicleId or vehicleRegistrationNumber should be set",
         ));
     }
-    workers::write(db, vec![actor], move |conn| {
+    workers::write(db, vec![actor.user_id], move |conn| {
         Box::pin(async move {
-            let access = permissions::writable(conn, actor, mission, actor, now(), None).await?;
+            let access = permissions::writable(conn, actor, mission, actor.user_id, now(), None).await?;
             let vehicle = vehicles::resolve(conn, access.mission.company_id, vehicle_id, registration.as_deref())
                 .await?
                 .ok_or_else(|| {

@@ -7,6 +7,7 @@ use sqlx::AnyConnection;
 use crate::db::{is_unique_violation, now};
 use crate::domain::activities::rules::{not_in_future, to_minute};
 use crate::domain::activities::store::add_version;
+use crate::domain::auth::Actor;
 use crate::domain::kinds::ValidationJustification;
 use crate::errors::{AppError, AppResult, Code};
 
@@ -48,7 +49,7 @@ crate::statements! {
 /// `endMission`: closes the worker's running activity at `end` and records the end.
 pub async fn end_mission(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     mission_id: i64,
     end: i64,
     user_id: Option<i64>,
@@ -56,7 +57,7 @@ pub async fn end_mission(
     let received = now();
     let end = to_minute(end);
     not_in_future(end, received, "End")?;
-    let for_user = user_id.unwrap_or(actor);
+    let for_user = user_id.unwrap_or(actor.user_id);
     permissions::writable(conn, actor, mission_id, for_user, end, None).await?;
     let existing: Option<MissionEnd> = sqlx::query_as(
         "SELECT e.end_time, u.id AS submitter_id, u.first_name, u.last_name
@@ -101,10 +102,10 @@ pub async fn end_mission(
             .bind(id)
             .bind(end)
             .bind(received)
-            .bind(actor)
+            .bind(actor.user_id)
             .execute(&mut *conn)
             .await?;
-        add_version(conn, id, actor, None, None).await?;
+        add_version(conn, id, actor.user_id, None, None).await?;
         crate::domain::activities::spans::refresh(conn, for_user, mission_id).await?;
     }
     let inserted = sqlx::query(
@@ -112,7 +113,7 @@ pub async fn end_mission(
     )
     .bind(mission_id)
     .bind(for_user)
-    .bind(actor)
+    .bind(actor.user_id)
     .bind(received)
     .bind(end)
     .execute(&mut *conn)
@@ -153,7 +154,7 @@ const ADMIN_ALONE_AFTER_SECONDS: i64 = 10 * 24 * 3600;
 /// `validateMission` for `users` (already locked by the caller), after the bulk corrections.
 pub async fn validate(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     mission_id: i64,
     users: &[i64],
     justification: Option<ValidationJustification>,
@@ -164,7 +165,7 @@ pub async fn validate(
     if users.is_empty() {
         return Err(AppError::invalid_inputs("usersIds must name at least one user"));
     }
-    if !is_admin && users.iter().any(|u| *u != actor) {
+    if !is_admin && users.iter().any(|u| *u != actor.user_id) {
         return Err(AppError::authorization(
             "A worker validates a mission only for themselves",
         ));
@@ -212,7 +213,7 @@ pub async fn validate(
             .with("reason", "MISSING_JUSTIFICATION_FOR_ADMIN_VALIDATION")
             .with("userId", *user));
         }
-        if is_admin && *user != actor && mission.submitter_id != actor {
+        if is_admin && *user != actor.user_id && mission.submitter_id != actor.user_id {
             let (by_user,): (i64,) = sqlx::query_as(
                 "SELECT COUNT(*) FROM mission_validations WHERE mission_id = $1 AND user_id = $2 AND is_admin = 0",
             )
@@ -235,7 +236,7 @@ pub async fn validate(
         )
         .bind(mission_id)
         .bind(*user)
-        .bind(actor)
+        .bind(actor.user_id)
         .bind(i64::from(is_admin))
         .fetch_one(&mut *conn)
         .await?;
@@ -246,7 +247,7 @@ pub async fn validate(
                  VALUES ($1, $2, $3, $4, 0, $5, $6, $7)",
             )
             .bind(mission_id)
-            .bind(actor)
+            .bind(actor.user_id)
             .bind(*user)
             .bind(i64::from(is_admin))
             .bind(justification.map(|j| j.as_str()))
@@ -275,7 +276,7 @@ pub async fn validate(
             )
             .bind(mission_id)
             .bind(*user)
-            .bind(actor)
+            .bind(actor.user_id)
             .bind(received)
             .bind(last_end.0.unwrap_or(received))
             .execute(&mut *conn)

@@ -8,6 +8,7 @@
 use sqlx::AnyConnection;
 
 use crate::domain::activities::log::{self, NewActivity};
+use crate::domain::auth::Actor;
 use crate::domain::expenditures::{self, NewExpenditure};
 use crate::domain::kinds::{ExpenditureType, LocationEntryType};
 use crate::domain::missions::locations;
@@ -60,6 +61,8 @@ pub struct Recorded {
 /// Records the day inside the caller's write transaction, in which `day.worker` is locked.
 pub async fn record(conn: &mut AnyConnection, day: &Day) -> AppResult<Recorded> {
     let worker = day.worker;
+    // The sandbox acts as the worker, with no employment token: unconfined.
+    let actor = Actor::unconfined(worker);
     let created = |t: i64| day.backdated.then_some(t);
     let input = MissionInput {
         company_id: day.company_id,
@@ -70,7 +73,7 @@ pub async fn record(conn: &mut AnyConnection, day: &Day) -> AppResult<Recorded> 
         vehicle_id: None,
         vehicle_registration_number: day.vehicle.clone(),
     };
-    let mission_id = create_in(conn, worker, &input).await?;
+    let mission_id = create_in(conn, actor, &input).await?;
     if let Some(places) = &day.places {
         let km = places.kilometers.map(|(start, _)| start);
         locate(
@@ -99,7 +102,7 @@ pub async fn record(conn: &mut AnyConnection, day: &Day) -> AppResult<Recorded> 
                     context: None,
                     creation_time: created(at),
                 };
-                log::log(conn, worker, &new, true).await?;
+                log::log(conn, actor, &new, true).await?;
                 activities += 1;
                 at = end;
             }
@@ -114,12 +117,12 @@ pub async fn record(conn: &mut AnyConnection, day: &Day) -> AppResult<Recorded> 
             spending_date: date_of(day.start),
             creation_time: created(at),
         };
-        expenditures::log(conn, worker, &new).await?;
+        expenditures::log(conn, actor, &new).await?;
     }
     if let Some(text) = &day.comment {
-        comments::log(conn, worker, mission_id, text).await?;
+        comments::log(conn, actor, mission_id, text).await?;
     }
-    validation::end_mission(conn, worker, mission_id, at, Some(worker)).await?;
+    validation::end_mission(conn, actor, mission_id, at, Some(worker)).await?;
     if let Some(places) = &day.places {
         let km = places.kilometers.map(|(_, end)| end);
         locate(
@@ -133,7 +136,7 @@ pub async fn record(conn: &mut AnyConnection, day: &Day) -> AppResult<Recorded> 
         .await?;
     }
     if day.validate {
-        validation::validate(conn, worker, mission_id, &[worker], None, created(at)).await?;
+        validation::validate(conn, actor, mission_id, &[worker], None, created(at)).await?;
     }
     Ok(Recorded {
         mission_id,
@@ -154,6 +157,15 @@ async fn locate(
 ) -> AppResult<()> {
     // A typed-in address, checked as `logLocation` checks `manualAddress`.
     let address = locations::address(Some(name.to_string()), None, None)?;
-    locations::log(conn, worker, mission_id, kind, address, kilometers, false).await?;
+    locations::log(
+        conn,
+        Actor::unconfined(worker),
+        mission_id,
+        kind,
+        address,
+        kilometers,
+        false,
+    )
+    .await?;
     Ok(())
 }

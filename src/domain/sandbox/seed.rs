@@ -11,6 +11,7 @@ use sqlx::AnyConnection;
 
 use crate::config::Environment;
 use crate::db::{Db, is_unique_violation, now};
+use crate::domain::auth::Actor;
 use crate::domain::auth::password;
 use crate::domain::companies::employments::{self, NewEmployment};
 use crate::domain::companies::rules::Period;
@@ -28,7 +29,7 @@ use super::{DEMO_EMAIL_DOMAIN, DEMO_TIME_ZONE, sql};
 #[derive(Clone, Copy, Debug)]
 pub enum Seeder {
     /// A company admin calling the API: they must be an admin of the company today.
-    Admin(i64),
+    Admin(Actor),
     /// The operator's command: the company's longest-standing current admin validates.
     Operator,
 }
@@ -167,7 +168,7 @@ fn local(date: NaiveDate, minute: i64) -> AppResult<i64> {
         .ok_or_else(|| AppError::internal(format!("{naive} does not exist in {DEMO_TIME_ZONE}")))
 }
 
-async fn the_admin(db: &Db, company_id: i64, seeder: Seeder) -> AppResult<i64> {
+async fn the_admin(db: &Db, company_id: i64, seeder: Seeder) -> AppResult<Actor> {
     match seeder {
         Seeder::Admin(actor) => {
             permissions::require_admin(db, actor, company_id).await?;
@@ -182,7 +183,7 @@ async fn the_admin(db: &Db, company_id: i64, seeder: Seeder) -> AppResult<i64> {
                 .bind(date_text(today()))
                 .fetch_optional(db.exec())
                 .await?;
-            admin.map(|(id,)| id).ok_or_else(|| {
+            admin.map(|(id,)| Actor::unconfined(id)).ok_or_else(|| {
                 AppError::invalid_resource(format!(
                     "company {company_id} has no current admin to validate the demo data"
                 ))
@@ -209,7 +210,8 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
                 .with("reason", "SANDBOX_ONLY"),
         );
     }
-    let admin = the_admin(db, company_id, seeder).await?;
+    let admin_actor = the_admin(db, company_id, seeder).await?;
+    let admin = admin_actor.user_id;
     {
         let mut conn = db.pool.acquire().await?;
         if let Some(at) = seeded_at(&mut conn, company_id).await? {
@@ -320,7 +322,7 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
         report.comments += recorded.comments;
         report.worker_validations += usize::from(planned.validated_by_worker);
         if let Some((breach, day)) = plan::breach_day(planned) {
-            comments::log(&mut tx, admin, recorded.mission_id, admin_comment(breach)).await?;
+            comments::log(&mut tx, admin_actor, recorded.mission_id, admin_comment(breach)).await?;
             report.comments += 1;
             report.breaches.push(SeededBreach {
                 user_id: worker,
@@ -331,7 +333,7 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
         if planned.validated_by_admin {
             // The admin validates the next morning, as the validation's creation time says.
             let at = recorded.end + 12 * 3600;
-            validation::validate(&mut tx, admin, recorded.mission_id, &[worker], None, Some(at)).await?;
+            validation::validate(&mut tx, admin_actor, recorded.mission_id, &[worker], None, Some(at)).await?;
             report.admin_validations += 1;
         }
     }

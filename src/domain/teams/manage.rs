@@ -10,6 +10,7 @@
 use sqlx::AnyConnection;
 
 use crate::db::{Db, WriteTx, id_list, is_unique_violation, now};
+use crate::domain::auth::Actor;
 use crate::domain::auth::tokens;
 use crate::domain::companies::permissions;
 use crate::errors::{AppError, AppResult};
@@ -96,7 +97,7 @@ fn check_name(name: &str) -> AppResult<String> {
     Ok(name.to_string())
 }
 
-async fn require_admin(conn: &mut AnyConnection, actor: i64, company_id: i64) -> AppResult<()> {
+async fn require_admin(conn: &mut AnyConnection, actor: Actor, company_id: i64) -> AppResult<()> {
     if permissions::is_admin_on(conn, actor, company_id).await? {
         Ok(())
     } else {
@@ -105,7 +106,7 @@ async fn require_admin(conn: &mut AnyConnection, actor: i64, company_id: i64) ->
 }
 
 /// `teams.createTeam`: answers the company's id.
-pub async fn create(db: &Db, actor: i64, company_id: i64, input: TeamInput) -> AppResult<i64> {
+pub async fn create(db: &Db, actor: Actor, company_id: i64, input: TeamInput) -> AppResult<i64> {
     let name = check_name(&input.name)?;
     // Random identifiers can collide; a collision spoils the transaction on PostgreSQL, so each
     // attempt has its own.
@@ -142,7 +143,7 @@ pub async fn create(db: &Db, actor: i64, company_id: i64, input: TeamInput) -> A
 
 /// The team, for an admin of its company today; an unknown team looks the same as another
 /// company's (AUTHORIZATION_ERROR), so ids cannot be probed.
-async fn for_admin(tx: &mut WriteTx, actor: i64, team_id: i64) -> AppResult<TeamRow> {
+async fn for_admin(tx: &mut WriteTx, actor: Actor, team_id: i64) -> AppResult<TeamRow> {
     let team = sqlx::query_as::<_, TeamRow>(super::sql::FIND)
         .bind(team_id)
         .fetch_optional(&mut **tx)
@@ -154,7 +155,7 @@ async fn for_admin(tx: &mut WriteTx, actor: i64, team_id: i64) -> AppResult<Team
 
 /// `teams.updateTeam`: replaces the team's name, admins, vehicles and members; answers the
 /// company's id.
-pub async fn update(db: &Db, actor: i64, team_id: i64, input: TeamInput) -> AppResult<i64> {
+pub async fn update(db: &Db, actor: Actor, team_id: i64, input: TeamInput) -> AppResult<i64> {
     let name = check_name(&input.name)?;
     let mut tx = db.begin_write().await?;
     let team = for_admin(&mut tx, actor, team_id).await?;
@@ -172,7 +173,7 @@ pub async fn update(db: &Db, actor: i64, team_id: i64, input: TeamInput) -> AppR
 
 /// `teams.deleteTeam`: its workers leave it (they stay employed), then it goes; answers the
 /// company's id.
-pub async fn delete(db: &Db, actor: i64, team_id: i64) -> AppResult<i64> {
+pub async fn delete(db: &Db, actor: Actor, team_id: i64) -> AppResult<i64> {
     let mut tx = db.begin_write().await?;
     let team = for_admin(&mut tx, actor, team_id).await?;
     sqlx::query(sql::DETACH_MEMBERS).bind(team_id).execute(&mut *tx).await?;
@@ -189,7 +190,7 @@ async fn admin_ids(conn: &mut AnyConnection, team_id: i64) -> AppResult<Vec<i64>
 
 /// Sets the admins, vehicles, known addresses and members of a team, replacing the previous ones, and tells the
 /// admins what changed for them.
-async fn replace(db: &Db, tx: &mut WriteTx, actor: i64, team: &TeamRow, input: &TeamInput) -> AppResult<()> {
+async fn replace(db: &Db, tx: &mut WriteTx, actor: Actor, team: &TeamRow, input: &TeamInput) -> AppResult<()> {
     let before = admin_ids(tx, team.id).await?;
     sqlx::query(sql::CLEAR_ADMINS).bind(team.id).execute(&mut **tx).await?;
     sqlx::query(db.sql(sql::ADD_ADMINS))
@@ -238,7 +239,7 @@ async fn replace(db: &Db, tx: &mut WriteTx, actor: i64, team: &TeamRow, input: &
 /// sandbox outbox.
 async fn notify_admins(
     conn: &mut AnyConnection,
-    actor: i64,
+    actor: Actor,
     team: &TeamRow,
     before: &[i64],
     after: &[i64],
@@ -255,7 +256,7 @@ async fn notify_admins(
         .await?;
     let team_name = &team.name;
     let mut messages: Vec<(i64, String, String)> = Vec::new();
-    for &user in added.iter().filter(|&&u| u != actor) {
+    for &user in added.iter().filter(|&&u| u != actor.user_id) {
         messages.push((
             user,
             format!("You now manage the team {team_name}"),
@@ -263,7 +264,7 @@ async fn notify_admins(
         ));
     }
     if !added.is_empty() {
-        for &user in stayed.iter().filter(|&&u| u != actor) {
+        for &user in stayed.iter().filter(|&&u| u != actor.user_id) {
             messages.push((
                 user,
                 format!("A colleague now manages the team {team_name} with you"),
@@ -271,7 +272,7 @@ async fn notify_admins(
             ));
         }
     }
-    for &user in removed.iter().filter(|&&u| u != actor) {
+    for &user in removed.iter().filter(|&&u| u != actor.user_id) {
         messages.push((
             user,
             format!("You no longer manage the team {team_name}"),
@@ -321,7 +322,7 @@ pub enum Moved {
 /// changes. Answers the company's id.
 pub async fn change_employee_team(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     company_id: i64,
     moved: Moved,
     team_id: Option<i64>,

@@ -13,6 +13,7 @@ pub use manage::{
 };
 
 use crate::db::Db;
+use crate::domain::auth::Actor;
 use crate::domain::companies::permissions;
 use crate::domain::missions::vehicles::VehicleRow;
 use crate::errors::{AppError, AppResult};
@@ -64,7 +65,7 @@ pub async fn find(db: &Db, id: i64) -> AppResult<Option<TeamRow>> {
 
 /// `Company.teams`: readable by whoever reads the company's people (an employment covering
 /// today, a pending invitation included), as `Company.users`.
-pub async fn of_company(db: &Db, actor: i64, company_id: i64) -> AppResult<Vec<TeamRow>> {
+pub async fn of_company(db: &Db, actor: Actor, company_id: i64) -> AppResult<Vec<TeamRow>> {
     if !permissions::is_employed(db, actor, company_id).await? {
         return Err(AppError::authorization("Forbidden access"));
     }

@@ -1,7 +1,7 @@
 //! Creating and reading accounts.
 
 use crate::db::{Db, is_unique_violation, now};
-use crate::domain::auth::{password, tokens};
+use crate::domain::auth::{Actor, Scope, password, tokens};
 use crate::errors::{AppError, AppResult};
 
 /// A user as stored.
@@ -149,8 +149,9 @@ pub fn check_password(given: &str) -> AppResult<()> {
 /// Creates an account. The e-mail is already normalised by the `Email` scalar; a second account
 /// with the same e-mail is refused by the database's unique key, even under concurrent sign-ups.
 /// The confirmation e-mail is queued with the account, unless an invitation sent to the same
-/// address was redeemed with it (that proved the address already).
-pub async fn create(db: &Db, new: NewUser, public_url: &str) -> AppResult<i64> {
+/// address was redeemed with it (that proved the address already). `scope` is how far the
+/// request that creates it reaches: it bounds the invitation it may redeem.
+pub async fn create(db: &Db, new: NewUser, scope: Scope, public_url: &str) -> AppResult<i64> {
     let first_name = required_name(&new.first_name, "firstName")?;
     let last_name = required_name(&new.last_name, "lastName")?;
     let timezone_name = timezone(new.timezone_name)?;
@@ -177,7 +178,7 @@ pub async fn create(db: &Db, new: NewUser, public_url: &str) -> AppResult<i64> {
         match inserted {
             Ok(_) => {
                 if let Some(token) = &new.invite_token {
-                    crate::domain::companies::invitations::redeem(&mut tx, id, token).await?;
+                    crate::domain::companies::invitations::redeem(&mut tx, id, scope, token).await?;
                 }
                 let (confirmed,): (Option<i64>,) = sqlx::query_as("SELECT email_confirmed_at FROM users WHERE id = $1")
                     .bind(id)
@@ -271,8 +272,8 @@ pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
 /// an accepted employment. The reference's `self_or_have_common_company` also counts the
 /// target's pending employments; Roadlog does not, so that a company cannot read an account by
 /// attaching an employment to its id before the user accepted anything.
-pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
-    if viewer == target {
+pub async fn can_read(db: &Db, viewer: Actor, target: i64) -> AppResult<bool> {
+    if viewer.user_id == target {
         return Ok(true);
     }
     let today = chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string();
@@ -283,14 +284,12 @@ pub async fn can_read(db: &Db, viewer: i64, target: i64) -> AppResult<bool> {
            AND mine.start_date <= $3 AND (mine.end_date IS NULL OR mine.end_date >= $3)
            AND theirs.user_id = $2 AND theirs.validation_status = 'approved' AND theirs.dismissed_at IS NULL",
     )
-    .bind(viewer)
+    .bind(viewer.user_id)
     .bind(target)
     .bind(today)
     .fetch_all(db.exec())
     .await?;
-    Ok(rows
-        .iter()
-        .any(|(company,)| crate::domain::auth::scope::allows(*company)))
+    Ok(rows.iter().any(|(company,)| viewer.scope.allows(*company)))
 }
 
 /// Users with an employment in the company overlapping `[from, to]` (dates as stored): any that

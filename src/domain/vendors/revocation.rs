@@ -7,7 +7,8 @@
 //! so it is effective at once on every instance.
 
 use crate::db::{Db, now};
-use crate::domain::auth::scope::{self, Scope};
+use crate::domain::auth::Actor;
+use crate::domain::auth::Scope;
 use crate::domain::companies::permissions;
 use crate::errors::{AppError, AppResult};
 
@@ -59,12 +60,12 @@ fn admin_needed() -> AppError {
 }
 
 /// `dismissEmploymentToken`: the employment's own user withdraws the client's access to it.
-pub async fn dismiss_employment_token(db: &Db, actor: i64, client_id: i64, employment_id: i64) -> AppResult<()> {
+pub async fn dismiss_employment_token(db: &Db, actor: Actor, client_id: i64, employment_id: i64) -> AppResult<()> {
     let mut conn = db.pool.acquire().await?;
     let employment = crate::domain::companies::employments::find(&mut conn, employment_id).await?;
     let own = employment
         .as_ref()
-        .is_some_and(|e| e.user_id == Some(actor) && scope::allows(e.company_id));
+        .is_some_and(|e| e.user_id == Some(actor.user_id) && actor.scope.allows(e.company_id));
     if !own {
         return Err(AppError::authorization("Forbidden access"));
     }
@@ -72,7 +73,7 @@ pub async fn dismiss_employment_token(db: &Db, actor: i64, client_id: i64, emplo
         .bind(client_id)
         .bind(employment_id)
         .bind(now())
-        .bind(actor)
+        .bind(actor.user_id)
         .execute(&mut *conn)
         .await?;
     if done.rows_affected() == 0 {
@@ -88,7 +89,7 @@ pub async fn dismiss_employment_token(db: &Db, actor: i64, client_id: i64, emplo
 /// still linked.
 pub async fn dismiss_company_token(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     client_id: i64,
     company_id: i64,
 ) -> AppResult<Vec<AuthorizedClient>> {
@@ -99,7 +100,7 @@ pub async fn dismiss_company_token(
         .bind(client_id)
         .bind(company_id)
         .bind(now())
-        .bind(actor)
+        .bind(actor.user_id)
         .execute(db.exec())
         .await?;
     if done.rows_affected() == 0 {
@@ -113,7 +114,7 @@ pub async fn dismiss_company_token(
 /// when it is linked already); answers the clients linked.
 pub async fn generate_company_token(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     client_id: i64,
     company_id: i64,
 ) -> AppResult<Vec<AuthorizedClient>> {

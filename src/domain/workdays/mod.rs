@@ -16,6 +16,7 @@ use chrono_tz::Tz;
 
 use crate::db::{Db, id_list, now};
 use crate::domain::activities::rules::OPEN;
+use crate::domain::auth::Actor;
 use crate::domain::companies::permissions;
 use crate::domain::kinds::{ActivityType, ExpenditureType};
 use crate::domain::regulation::time::{self, day_start, local_date};
@@ -133,7 +134,7 @@ fn page_size(first: Option<i32>, cap: i64) -> AppResult<i64> {
 /// administer today (AUTHORIZATION_ERROR when none).
 pub async fn of_user(
     db: &Db,
-    viewer: i64,
+    viewer: Actor,
     user_id: i64,
     from: Option<NaiveDate>,
     until: Option<NaiveDate>,
@@ -170,7 +171,7 @@ pub async fn of_user(
 #[allow(clippy::too_many_arguments)]
 pub async fn of_company(
     db: &Db,
-    viewer: i64,
+    viewer: Actor,
     company_id: i64,
     from: Option<NaiveDate>,
     until: Option<NaiveDate>,

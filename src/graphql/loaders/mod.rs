@@ -22,15 +22,14 @@ pub const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(2
 pub type CachedLoader<T> = DataLoader<T, HashMapCache>;
 
 /// Spawns a loader's batch as part of the request: inside its span (logged and counted as the
-/// request's), its company scope (an employment token's) and on its connection, which a bare
-/// `tokio::spawn` would all drop.
+/// request's) and on its connection, which a bare `tokio::spawn` would both drop.
 pub fn spawn<F>(future: F) -> tokio::task::JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
     use tracing::Instrument;
-    crate::domain::auth::scope::spawn(crate::db::request::carry(future.in_current_span()))
+    tokio::spawn(crate::db::request::carry(future.in_current_span()))
 }
 
 /// A loader of [`Loaders`]: where the request keeps it, and how it is made.

@@ -78,7 +78,7 @@ impl ActivitiesResolver for Api {
         vehicle_id: Option<i32>,
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Mission>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let input = MissionInput {
             company_id: company_id.into(),
             name,
@@ -103,7 +103,7 @@ impl ActivitiesResolver for Api {
         r#type: ActivityTypeEnum,
         user_id: Option<i32>,
     ) -> async_graphql::Result<Option<Activity>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let new = NewActivity {
             mission_id: mission_id.into(),
             user_id: user_id.map(i64::from),
@@ -127,7 +127,7 @@ impl ActivitiesResolver for Api {
         remove_end_time: Option<bool>,
         start_time: Option<TimeStamp>,
     ) -> async_graphql::Result<Option<Activity>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let edit = ActivityEdit {
             activity_id: activity_id.into(),
             start: start_time.map(|t| t.0),
@@ -148,7 +148,7 @@ impl ActivitiesResolver for Api {
         context: Option<GenericScalar>,
         _creation_time: Option<TimeStamp>,
     ) -> async_graphql::Result<Option<Void>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         activities::cancel_activity(&self.db, actor, activity_id.into(), context.map(|c| c.0)).await?;
         done()
     }
@@ -162,7 +162,7 @@ impl ActivitiesResolver for Api {
         _past_registration_justification: Option<String>,
         user_id: Option<i32>,
     ) -> async_graphql::Result<Option<Mission>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let worker = user_id.map(i64::from);
         Ok(Some(
             missions::end(&self.db, actor, mission_id.into(), end_time.0, worker)
@@ -182,7 +182,7 @@ impl ActivitiesResolver for Api {
         mission_id: i32,
         users_ids: Vec<Option<i32>>,
     ) -> async_graphql::Result<Option<Mission>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let validation = Validation {
             mission: mission_id.into(),
             users: users_ids.into_iter().flatten().map(i64::from).collect(),
@@ -221,7 +221,7 @@ impl ActivitiesResolver for Api {
         r#type: ExpenditureTypeEnum,
         user_id: Option<i32>,
     ) -> async_graphql::Result<Option<Expenditure>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let new = NewExpenditure {
             mission_id: mission_id.into(),
             user_id: user_id.map(i64::from),
@@ -235,7 +235,7 @@ impl ActivitiesResolver for Api {
     }
 
     async fn cancel_expenditure(&self, ctx: &Context<'_>, expenditure_id: i32) -> async_graphql::Result<Option<Void>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         missions::cancel_expenditure(&self.db, actor, expenditure_id.into()).await?;
         done()
     }
@@ -246,7 +246,7 @@ impl ActivitiesResolver for Api {
         mission_id: i32,
         text: String,
     ) -> async_graphql::Result<Option<Comment>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         Ok(Some(
             missions::log_comment(&self.db, actor, mission_id.into(), &text)
                 .await?
@@ -255,7 +255,7 @@ impl ActivitiesResolver for Api {
     }
 
     async fn cancel_comment(&self, ctx: &Context<'_>, comment_id: i32) -> async_graphql::Result<Option<Void>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         missions::cancel_comment(&self.db, actor, comment_id.into()).await?;
         done()
     }
@@ -272,7 +272,7 @@ impl ActivitiesResolver for Api {
         override_existing: Option<bool>,
         r#type: LocationEntryTypeEnum,
     ) -> async_graphql::Result<Option<LocationEntry>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let input = LocationInput {
             mission: mission_id.into(),
             kind: r#type,
@@ -289,7 +289,7 @@ impl ActivitiesResolver for Api {
         kilometer_reading: i32,
         mission_location_id: i32,
     ) -> async_graphql::Result<Option<Void>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         missions::register_kilometer(&self.db, actor, mission_location_id.into(), kilometer_reading.into()).await?;
         done()
     }
@@ -305,7 +305,7 @@ impl ActivitiesResolver for Api {
         user_id: Option<i32>,
     ) -> async_graphql::Result<Option<Vec<Option<Mission>>>> {
         use crate::domain::missions::holidays::{self, HolidayInput};
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let input = HolidayInput {
             company_id: company_id.into(),
             start: start_time.0,
@@ -324,13 +324,13 @@ impl ActivitiesResolver for Api {
         activity_id: i32,
         text: String,
     ) -> async_graphql::Result<Option<Activity>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let row = crate::domain::activities::disputes::dispute(&self.db, actor, activity_id.into(), &text).await?;
         Ok(Some(row.to_graphql()))
     }
 
     async fn cancel_dispute(&self, ctx: &Context<'_>, activity_id: i32) -> async_graphql::Result<Option<Activity>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let row = crate::domain::activities::disputes::cancel(&self.db, actor, activity_id.into()).await?;
         Ok(Some(row.to_graphql()))
     }
@@ -341,7 +341,7 @@ impl ActivitiesResolver for Api {
         mission_id: i32,
         name: String,
     ) -> async_graphql::Result<Option<Mission>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         Ok(Some(
             missions::rename(&self.db, actor, mission_id.into(), &name)
                 .await?
@@ -355,7 +355,7 @@ impl ActivitiesResolver for Api {
         mission_id: i32,
         user_id: i32,
     ) -> async_graphql::Result<Option<Mission>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         Ok(Some(
             missions::cancel(&self.db, actor, mission_id.into(), user_id.into())
                 .await?
@@ -370,7 +370,7 @@ impl ActivitiesResolver for Api {
         vehicle_id: Option<i32>,
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Vehicle>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         Ok(Some(
             missions::change_vehicle(
                 &self.db,

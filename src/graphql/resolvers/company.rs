@@ -28,7 +28,7 @@ impl CompanyResolver for Api {
         to_date: Option<Date>,
     ) -> async_graphql::Result<Option<crate::graphql::contract::RegulatoryAlertsSummary>> {
         use crate::domain::alerts::recap::{self, RecapQuery};
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         // The day details cost a line per worker and day, names and other companies: read them
         // only when the document asks for them.
         let look = ctx.look_ahead();
@@ -58,7 +58,7 @@ impl CompanyResolver for Api {
         user_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
         use crate::domain::workdays::{self, Flavor};
-        let viewer = caller(ctx).user_id()?;
+        let viewer = caller(ctx).actor()?;
         let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let page = workdays::of_company(
             &self.db,
@@ -86,7 +86,7 @@ impl CompanyResolver for Api {
     ) -> async_graphql::Result<
         Option<Vec<Option<crate::graphql::contract::CompanyAdminRegulationComputationsByUserAndDay>>>,
     > {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let rows = crate::domain::alerts::recap::admin_days(
             &self.db,
@@ -122,7 +122,7 @@ impl CompanyResolver for Api {
         from_date: Option<Date>,
         to_date: Option<Date>,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         if !permissions::is_employed(&self.db, actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
@@ -131,7 +131,12 @@ impl CompanyResolver for Api {
         // Accepted employments only: until a user accepts, the company sees only what it typed
         // in the invitation (Employment.userId and .email), never the account.
         let users = accounts::of_company(&self.db, parent.id.into(), &from, &to, true).await?;
-        Ok(Some(users.into_iter().map(|u| Some(user_seen_by(u, actor))).collect()))
+        Ok(Some(
+            users
+                .into_iter()
+                .map(|u| Some(user_seen_by(u, actor.user_id)))
+                .collect(),
+        ))
     }
 
     async fn current_users(
@@ -139,13 +144,18 @@ impl CompanyResolver for Api {
         ctx: &Context<'_>,
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         if !permissions::is_employed(&self.db, actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
         let today = date_text(today());
         let users = accounts::of_company(&self.db, parent.id.into(), &today, &today, true).await?;
-        Ok(Some(users.into_iter().map(|u| Some(user_seen_by(u, actor))).collect()))
+        Ok(Some(
+            users
+                .into_iter()
+                .map(|u| Some(user_seen_by(u, actor.user_id)))
+                .collect(),
+        ))
     }
 
     async fn missions_deleted(
@@ -155,13 +165,18 @@ impl CompanyResolver for Api {
         first: Option<i32>,
         after: Option<String>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("missionsDeleted").into());
         }
-        let page =
-            crate::domain::missions::queries::company_deleted_missions(&self.db, actor, parent.id.into(), first, after)
-                .await?;
+        let page = crate::domain::missions::queries::company_deleted_missions(
+            &self.db,
+            actor.user_id,
+            parent.id.into(),
+            first,
+            after,
+        )
+        .await?;
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
         crate::graphql::loaders::missions::prefetch_missions(
             ctx,
@@ -183,13 +198,13 @@ impl CompanyResolver for Api {
         first: Option<i32>,
         only_ended_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("missions").into());
         }
         let page = crate::domain::missions::queries::company_missions(
             &self.db,
-            actor,
+            actor.user_id,
             parent.id.into(),
             from_time.map(|t| t.0),
             until_time.map(|t| t.0),
@@ -214,7 +229,7 @@ impl CompanyResolver for Api {
         ctx: &Context<'_>,
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         if !permissions::has_any_employment(&self.db, actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
@@ -227,7 +242,7 @@ impl CompanyResolver for Api {
         ctx: &Context<'_>,
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::CompanyKnownAddress>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let rows = crate::domain::companies::known_addresses::of_company(&self.db, actor, parent.id.into()).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
@@ -248,12 +263,17 @@ impl CompanyResolver for Api {
         ctx: &Context<'_>,
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("currentAdmins").into());
         }
         let users = crate::domain::companies::staff::current_admins(&self.db, parent.id.into()).await?;
-        Ok(Some(users.into_iter().map(|u| Some(user_seen_by(u, actor))).collect()))
+        Ok(Some(
+            users
+                .into_iter()
+                .map(|u| Some(user_seen_by(u, actor.user_id)))
+                .collect(),
+        ))
     }
 
     async fn employments(
@@ -262,7 +282,7 @@ impl CompanyResolver for Api {
         parent: &Company,
         latest_per_user: Option<bool>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("employments").into());
         }
@@ -281,7 +301,7 @@ impl CompanyResolver for Api {
     }
 
     async fn teams(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Vec<Option<Team>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let teams = crate::domain::teams::of_company(&self.db, actor, parent.id.into()).await?;
         Ok(Some(teams.iter().map(|t| Some(t.to_graphql())).collect()))
     }

@@ -29,7 +29,7 @@ impl EmploymentsResolver for Api {
         is_primary: Option<bool>,
         team_id: Option<i32>,
     ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let target = match (user_id, mail) {
             (Some(user_id), None) => Target::User(user_id.into()),
             (None, Some(mail)) => Target::Email(mail.0),
@@ -52,7 +52,7 @@ impl EmploymentsResolver for Api {
         ctx: &Context<'_>,
         employment_id: i32,
     ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         Ok(Some(
             employments::answer(&self.db, actor, employment_id.into(), true)
                 .await?
@@ -65,7 +65,7 @@ impl EmploymentsResolver for Api {
         ctx: &Context<'_>,
         employment_id: i32,
     ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         Ok(Some(
             employments::answer(&self.db, actor, employment_id.into(), false)
                 .await?
@@ -79,7 +79,7 @@ impl EmploymentsResolver for Api {
         employment_id: i32,
         end_date: Option<Date>,
     ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let row = employments::terminate(&self.db, actor, employment_id.into(), end_date.map(|d| d.0)).await?;
         Ok(Some(row.to_graphql()))
     }
@@ -89,7 +89,7 @@ impl EmploymentsResolver for Api {
         ctx: &Context<'_>,
         employments: Vec<Option<TerminateEmploymentInput>>,
     ) -> async_graphql::Result<Option<Vec<Option<TerminateEmploymentResult>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let items = employments
             .into_iter()
             .enumerate()
@@ -120,7 +120,7 @@ impl EmploymentsResolver for Api {
         ctx: &Context<'_>,
         employment_ids: Vec<Option<i32>>,
     ) -> async_graphql::Result<Option<SendInvitationsReminders>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let ids = employment_ids
             .into_iter()
             .enumerate()
@@ -137,7 +137,7 @@ impl EmploymentsResolver for Api {
     }
 
     async fn cancel_employment(&self, ctx: &Context<'_>, employment_id: i32) -> async_graphql::Result<Option<Void>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         employments::cancel(&self.db, actor, employment_id.into()).await?;
         Ok(Some(Void { success: true }))
     }
@@ -148,7 +148,7 @@ impl EmploymentsResolver for Api {
         employment_id: i32,
         has_admin_rights: bool,
     ) -> async_graphql::Result<Option<Company>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let company_id = employments::change_role(&self.db, actor, employment_id.into(), has_admin_rights).await?;
         Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
     }
@@ -160,7 +160,7 @@ impl EmploymentsResolver for Api {
         mails: Option<Vec<Option<Email>>>,
         user_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let mut targets: Vec<Target> = Vec::new();
         targets.extend(mails.into_iter().flatten().flatten().map(|m| Target::Email(m.0)));
         targets.extend(user_ids.into_iter().flatten().flatten().map(|u| Target::User(u.into())));
@@ -174,7 +174,7 @@ impl EmploymentsResolver for Api {
         business_type: String,
         employment_id: i32,
     ) -> async_graphql::Result<Option<Company>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let company_id =
             crate::domain::companies::business::change_employee(&self.db, actor, employment_id.into(), &business_type)
                 .await?;
@@ -187,7 +187,7 @@ impl EmploymentsResolver for Api {
         employment_id: i32,
         hide_email: bool,
     ) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let row = employments::hide_email(&self.db, actor, employment_id.into(), hide_email).await?;
         Ok(Some(row.to_graphql()))
     }
@@ -201,7 +201,7 @@ impl EmploymentsResolver for Api {
         user_id: Option<i32>,
     ) -> async_graphql::Result<Option<Company>> {
         use crate::domain::teams::{self, Moved};
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let moved = match (user_id, employment_id) {
             (Some(user_id), None) => Moved::User(user_id.into()),
             (None, Some(employment_id)) => Moved::Employment(employment_id.into()),

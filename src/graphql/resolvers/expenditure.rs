@@ -11,9 +11,9 @@ use crate::graphql::{Api, caller};
 #[async_trait::async_trait]
 impl ExpenditureResolver for Api {
     async fn mission(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<Mission>> {
-        let viewer = caller(ctx).user_id()?;
+        let viewer = caller(ctx).actor()?;
         Ok(Some(
-            store::load_one(&self.db, parent.mission_id.into(), viewer)
+            store::load_one(&self.db, parent.mission_id.into(), viewer.user_id)
                 .await?
                 .to_graphql(),
         ))

@@ -34,7 +34,7 @@ impl LocationsResolver for Api {
         manual_address: Option<String>,
         alias: Option<String>,
     ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let address = match (manual_address, geo_api_data) {
             (None, None) | (Some(_), Some(_)) => {
                 return Err(crate::errors::AppError::invalid_inputs(
@@ -54,7 +54,7 @@ impl LocationsResolver for Api {
         company_known_address_id: i32,
         alias: Option<String>,
     ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let row = known_addresses::edit(&self.db, actor, company_known_address_id.into(), alias.as_deref()).await?;
         Ok(Some(row.to_graphql()))
     }
@@ -64,7 +64,7 @@ impl LocationsResolver for Api {
         ctx: &Context<'_>,
         company_known_address_id: i32,
     ) -> async_graphql::Result<Option<Void>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         known_addresses::terminate(&self.db, actor, company_known_address_id.into()).await?;
         Ok(Some(Void { success: true }))
     }

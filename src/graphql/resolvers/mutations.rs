@@ -21,7 +21,7 @@ impl MutationsResolver for Api {
         eu_driving_time_checks: Option<bool>,
         new_legal_name: Option<String>,
     ) -> async_graphql::Result<Option<Company>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         // Every argument is checked before anything is written (the permission first).
         permissions::require_admin(&self.db, actor, company_id.into()).await?;
         if let Some(name) = new_business_type.as_deref().filter(|n| !n.is_empty()) {

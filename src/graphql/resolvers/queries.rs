@@ -26,19 +26,19 @@ impl QueriesResolver for Api {
     }
 
     async fn user(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<User>> {
-        let viewer = caller(ctx).user_id()?;
+        let viewer = caller(ctx).actor()?;
         // An unknown id and a forbidden one give the same answer: ids must not be probed.
         if !accounts::can_read(&self.db, viewer, id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
         match accounts::find(&self.db, id.into()).await? {
-            Some(row) => Ok(Some(user_seen_by(row, viewer))),
+            Some(row) => Ok(Some(user_seen_by(row, viewer.user_id))),
             None => Err(AppError::authorization("Forbidden access").into()),
         }
     }
 
     async fn company(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Company>> {
-        let viewer = caller(ctx).user_id()?;
+        let viewer = caller(ctx).actor()?;
         // Current employees and pending invitees read the company; an unknown id looks the same
         // as a forbidden one.
         match company::find_for_employee(&self.db, viewer, id.into()).await? {
@@ -48,12 +48,12 @@ impl QueriesResolver for Api {
     }
 
     async fn mission(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Mission>> {
-        let viewer = caller(ctx).user_id()?;
+        let viewer = caller(ctx).actor()?;
         let mut conn = self.db.pool.acquire().await?;
         missions::permissions::readable(&mut conn, viewer, id.into()).await?;
         drop(conn);
         Ok(Some(
-            missions::store::load_one(&self.db, id.into(), viewer)
+            missions::store::load_one(&self.db, id.into(), viewer.user_id)
                 .await?
                 .to_graphql(),
         ))

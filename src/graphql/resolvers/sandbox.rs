@@ -18,7 +18,7 @@ fn id(n: i64) -> i32 {
 
 /// Seeds the company on behalf of the caller, who must be one of its admins.
 pub(super) async fn seed(api: &Api, ctx: &Context<'_>, company_id: i32) -> async_graphql::Result<SandboxSeedOutput> {
-    let actor = caller(ctx).user_id()?;
+    let actor = caller(ctx).actor()?;
     let report = sandbox::seed(&api.db, api.environment, company_id.into(), Seeder::Admin(actor)).await?;
     Ok(output(report))
 }

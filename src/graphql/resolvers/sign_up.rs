@@ -51,7 +51,8 @@ impl SignUpResolver for Api {
                 .map(|data| data.lang)
                 .unwrap_or_default(),
         };
-        let user_id = accounts::create(&self.db, new, &self.public_url).await?;
+        let scope = caller(ctx).scope();
+        let user_id = accounts::create(&self.db, new, scope, &self.public_url).await?;
         Ok(Some(sessions::open(&self.db, self.environment, user_id).await?.into()))
     }
 
@@ -63,7 +64,7 @@ impl SignUpResolver for Api {
         phone_number: Option<String>,
         legal_name: Option<String>,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let new = company::NewCompany {
             usual_name: &usual_name,
             legal_name: legal_name.as_deref(),
@@ -80,7 +81,7 @@ impl SignUpResolver for Api {
     }
 
     async fn redeem_invite(&self, ctx: &Context<'_>, token: String) -> async_graphql::Result<Option<Employment>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         Ok(Some(
             invitations::redeem_by(&self.db, actor, &token).await?.to_graphql(),
         ))

@@ -44,7 +44,7 @@ impl TeamsResolver for Api {
         user_ids: Option<Vec<Option<i32>>>,
         vehicle_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Company>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let input = TeamInput {
             name,
             user_ids: ids(user_ids),
@@ -57,7 +57,7 @@ impl TeamsResolver for Api {
     }
 
     async fn delete_team(&self, ctx: &Context<'_>, team_id: i32) -> async_graphql::Result<Option<Company>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let company_id = teams::delete(&self.db, actor, team_id.into()).await?;
         company_of(self, company_id).await
     }
@@ -72,7 +72,7 @@ impl TeamsResolver for Api {
         user_ids: Option<Vec<Option<i32>>>,
         vehicle_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Company>> {
-        let actor = caller(ctx).user_id()?;
+        let actor = caller(ctx).actor()?;
         let input = TeamInput {
             name,
             user_ids: ids(user_ids),

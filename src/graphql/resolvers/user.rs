@@ -84,7 +84,7 @@ impl UserResolver for Api {
         first: Option<i32>,
         after: Option<String>,
     ) -> async_graphql::Result<Option<ActivityConnection>> {
-        let viewer = caller(ctx).user_id()?;
+        let viewer = caller(ctx).actor()?;
         let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
         let page =
             missions::queries::user_activities(&self.db, viewer, parent.id.into(), from, until, first, after).await?;
@@ -106,7 +106,7 @@ impl UserResolver for Api {
         after: Option<String>,
         include_deleted_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
-        let viewer = caller(ctx).user_id()?;
+        let viewer = caller(ctx).actor()?;
         let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
         let page = missions::queries::user_missions(
             &self.db,
@@ -134,7 +134,7 @@ impl UserResolver for Api {
         after: Option<String>,
     ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
         use crate::domain::workdays::{self, Flavor};
-        let viewer = caller(ctx).user_id()?;
+        let viewer = caller(ctx).actor()?;
         let page = workdays::of_user(
             &self.db,
             viewer,
@@ -176,7 +176,7 @@ impl UserResolver for Api {
         ctx: &Context<'_>,
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
-        let me = self_only(ctx, parent, "currentEmployments")?;
+        let me = self_actor(ctx, parent, "currentEmployments")?;
         let rows = employments::current_of_user(&self.db, me).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
@@ -189,7 +189,7 @@ impl UserResolver for Api {
         until_date: Option<Date>,
         include_pending: Option<bool>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
-        let me = self_only(ctx, parent, "employments")?;
+        let me = self_actor(ctx, parent, "employments")?;
         let rows = employments::of_user(
             &self.db,
             me,
@@ -207,7 +207,7 @@ impl UserResolver for Api {
         parent: &User,
         company_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<Vec<Option<Company>>>> {
-        let me = self_only(ctx, parent, "adminedCompanies")?;
+        let me = self_actor(ctx, parent, "adminedCompanies")?;
         let wanted: Option<Vec<i64>> = company_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let rows = company::admined_by(&self.db, me).await?;
         Ok(Some(

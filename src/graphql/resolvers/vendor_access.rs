@@ -33,7 +33,7 @@ pub async fn dismiss_employment_token(
     client_id: i32,
     employment_id: i32,
 ) -> async_graphql::Result<Option<Void>> {
-    let actor = caller(ctx).user_id()?;
+    let actor = caller(ctx).actor()?;
     revocation::dismiss_employment_token(&api.db, actor, client_id.into(), employment_id.into()).await?;
     Ok(Some(Void { success: true }))
 }
@@ -44,7 +44,7 @@ pub async fn dismiss_company_token(
     client_id: i32,
     company_id: i32,
 ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
-    let actor = caller(ctx).user_id()?;
+    let actor = caller(ctx).actor()?;
     let rows = revocation::dismiss_company_token(&api.db, actor, client_id.into(), company_id.into()).await?;
     Ok(clients(rows))
 }
@@ -55,7 +55,7 @@ pub async fn generate_company_token(
     client_id: i32,
     company_id: i32,
 ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
-    let actor = caller(ctx).user_id()?;
+    let actor = caller(ctx).actor()?;
     let rows = revocation::generate_company_token(&api.db, actor, client_id.into(), company_id.into()).await?;
     Ok(clients(rows))
 }
@@ -94,7 +94,7 @@ pub async fn authorized_clients(
     ctx: &Context<'_>,
     parent: &Company,
 ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
-    let actor = caller(ctx).user_id()?;
+    let actor = caller(ctx).actor()?;
     if !permissions::is_admin(&api.db, actor, parent.id.into()).await? {
         return Err(permissions::admin_only_field("authorizedClients").into());
     }
@@ -110,7 +110,7 @@ pub async fn vendor_actions(
     client_id: Option<i32>,
     first: Option<i32>,
 ) -> async_graphql::Result<Option<Vec<Option<VendorAction>>>> {
-    let actor = caller(ctx).user_id()?;
+    let actor = caller(ctx).actor()?;
     if !permissions::is_admin(&api.db, actor, parent.id.into()).await? {
         return Err(permissions::admin_only_field("vendorActions").into());
     }

@@ -5,13 +5,14 @@ use sqlx::AnyConnection;
 
 use super::{EmploymentRow, find, forbidden};
 use crate::db::{Backend, Db, PerBackend, now};
+use crate::domain::auth::Actor;
 use crate::domain::companies::{date_text, permissions, today};
 use crate::errors::{AppError, AppResult};
 
 /// Loads an employment for an admin action: AUTHORIZATION_ERROR unless the actor is an admin of
 /// its company today (an unknown id looks the same).
 /// Reads on `conn`, so that a caller in a transaction checks and writes on one snapshot.
-pub(super) async fn for_admin(conn: &mut AnyConnection, actor: i64, employment_id: i64) -> AppResult<EmploymentRow> {
+pub(super) async fn for_admin(conn: &mut AnyConnection, actor: Actor, employment_id: i64) -> AppResult<EmploymentRow> {
     let row = find(conn, employment_id).await?.ok_or_else(forbidden)?;
     if !permissions::is_admin_on(conn, actor, row.company_id).await? {
         return Err(forbidden());
@@ -31,10 +32,10 @@ fn state_error(row: &EmploymentRow) -> AppError {
 }
 
 /// `validateEmployment` / `rejectEmployment`: the employment's own user answers a pending one.
-pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> AppResult<EmploymentRow> {
+pub async fn answer(db: &Db, actor: Actor, employment_id: i64, accept: bool) -> AppResult<EmploymentRow> {
     let mut conn = db.begin_write().await?;
     let row = find(&mut conn, employment_id).await?.ok_or_else(forbidden)?;
-    if row.user_id != Some(actor) || !crate::domain::auth::scope::allows(row.company_id) {
+    if row.user_id != Some(actor.user_id) || !actor.scope.allows(row.company_id) {
         return Err(forbidden());
     }
     let (status, time) = if accept {
@@ -47,7 +48,7 @@ pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> Ap
          WHERE id = $1 AND user_id = $2 AND validation_status = 'pending' AND dismissed_at IS NULL",
     )
     .bind(employment_id)
-    .bind(actor)
+    .bind(actor.user_id)
     .bind(status)
     .bind(time)
     .execute(&mut *conn)
@@ -66,7 +67,7 @@ pub async fn answer(db: &Db, actor: i64, employment_id: i64, accept: bool) -> Ap
 }
 
 /// `cancelEmployment`: an admin withdraws a pending employment (its invitation stops working).
-pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
+pub async fn cancel(db: &Db, actor: Actor, employment_id: i64) -> AppResult<()> {
     let mut conn = db.pool.acquire().await?;
     let row = for_admin(&mut conn, actor, employment_id).await?;
     let done = sqlx::query(
@@ -76,7 +77,7 @@ pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
     )
     .bind(employment_id)
     .bind(now())
-    .bind(actor)
+    .bind(actor.user_id)
     .execute(&mut *conn)
     .await?;
     if done.rows_affected() != 1 {
@@ -94,14 +95,14 @@ pub async fn cancel(db: &Db, actor: i64, employment_id: i64) -> AppResult<()> {
 /// company id. The permission check and the write share one transaction, after the company's
 /// admin lock: two admins removing each other's rights at once are served one after the other,
 /// and the second is refused, so the company keeps an admin.
-pub async fn change_role(db: &Db, actor: i64, employment_id: i64, has_admin_rights: bool) -> AppResult<i64> {
+pub async fn change_role(db: &Db, actor: Actor, employment_id: i64, has_admin_rights: bool) -> AppResult<i64> {
     let mut tx = db.begin_write().await?;
     let Some(company_id) = find(&mut tx, employment_id).await?.map(|row| row.company_id) else {
         return Err(forbidden());
     };
     lock_admins(&mut tx, company_id).await?;
     let row = for_admin(&mut tx, actor, employment_id).await?;
-    if row.user_id == Some(actor) {
+    if row.user_id == Some(actor.user_id) {
         return Err(
             AppError::authorization("An admin cannot change their own role").with("reason", "USER_SELF_CHANGE_ROLE")
         );
@@ -139,17 +140,17 @@ async fn lock_admins(conn: &mut AnyConnection, company_id: i64) -> AppResult<()>
 
 /// `updateHideEmail`: the employee hides (or shows again) their e-mail from the company; only
 /// the employment's own user may (AUTHORIZATION_ERROR otherwise, an unknown id alike).
-pub async fn hide_email(db: &Db, actor: i64, employment_id: i64, hide: bool) -> AppResult<EmploymentRow> {
+pub async fn hide_email(db: &Db, actor: Actor, employment_id: i64, hide: bool) -> AppResult<EmploymentRow> {
     let mut conn = db.pool.acquire().await?;
     let in_scope = find(&mut conn, employment_id)
         .await?
-        .is_some_and(|row| crate::domain::auth::scope::allows(row.company_id));
+        .is_some_and(|row| actor.scope.allows(row.company_id));
     if !in_scope {
         return Err(forbidden());
     }
     let done = sqlx::query(super::sql::HIDE_EMAIL)
         .bind(employment_id)
-        .bind(actor)
+        .bind(actor.user_id)
         .bind(i64::from(hide))
         .execute(&mut *conn)
         .await?;

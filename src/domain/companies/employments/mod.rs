@@ -14,6 +14,7 @@ use chrono::NaiveDate;
 use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult, Code};
 
 use super::rules::{self, Held, Period};
@@ -244,34 +245,34 @@ pub async fn of_company(db: &Db, company_id: i64, latest_per_user: bool) -> AppR
         .collect())
 }
 
-/// The user's employments covering today, pending invitations included (only the request's
-/// company's when it is confined to one).
-pub async fn current_of_user(db: &Db, user_id: i64) -> AppResult<Vec<EmploymentRow>> {
+/// The actor's employments covering today, pending invitations included (only the company of
+/// their scope's when they are confined to one).
+pub async fn current_of_user(db: &Db, actor: Actor) -> AppResult<Vec<EmploymentRow>> {
     let rows = sqlx::query_as::<_, EmploymentRow>(sql::CURRENT_OF_USER)
-        .bind(user_id)
+        .bind(actor.user_id)
         .bind(date_text(today()))
         .fetch_all(db.exec())
         .await?;
-    Ok(crate::domain::auth::scope::keep(rows, |e| e.company_id))
+    Ok(actor.scope.keep(rows, |e| e.company_id))
 }
 
-/// The user's accepted (and optionally pending) employments overlapping a period (only the
-/// request's company's when it is confined to one).
+/// The actor's accepted (and optionally pending) employments overlapping a period (only the
+/// company of their scope's when they are confined to one).
 pub async fn of_user(
     db: &Db,
-    user_id: i64,
+    actor: Actor,
     from: Option<NaiveDate>,
     until: Option<NaiveDate>,
     include_pending: bool,
 ) -> AppResult<Vec<EmploymentRow>> {
     let rows = sqlx::query_as::<_, EmploymentRow>(sql::OF_USER)
-        .bind(user_id)
+        .bind(actor.user_id)
         .bind(from.map(date_text).unwrap_or_else(|| "0000-01-01".into()))
         .bind(until.map(date_text).unwrap_or_else(|| "9999-12-31".into()))
         .bind(if include_pending { "pending" } else { "approved" })
         .fetch_all(db.exec())
         .await?;
-    Ok(crate::domain::auth::scope::keep(rows, |e| e.company_id))
+    Ok(actor.scope.keep(rows, |e| e.company_id))
 }
 
 /// Maps a rules error of one item of a batch so that the client knows which item failed.

@@ -8,6 +8,7 @@ use sqlx::AnyConnection;
 
 use super::{EmploymentRow, find, forbidden};
 use crate::db::Db;
+use crate::domain::auth::Actor;
 use crate::domain::companies::{date_text, permissions, today};
 use crate::errors::{AppError, AppResult};
 
@@ -73,11 +74,11 @@ impl Refusal {
 /// employment cannot both succeed.
 async fn end_one(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     row: &EmploymentRow,
     end: Option<NaiveDate>,
 ) -> AppResult<Result<EmploymentRow, Refusal>> {
-    if row.user_id == Some(actor) {
+    if row.user_id == Some(actor.user_id) {
         return Ok(Err(Refusal::OwnEmployment));
     }
     if !row.is_acknowledged() || row.end_date.is_some() {
@@ -142,7 +143,7 @@ async fn tell_employee(conn: &mut AnyConnection, row: &EmploymentRow, end: Naive
 }
 
 /// `terminateEmployment`: an admin ends an accepted employment of someone else.
-pub async fn terminate(db: &Db, actor: i64, employment_id: i64, end: Option<NaiveDate>) -> AppResult<EmploymentRow> {
+pub async fn terminate(db: &Db, actor: Actor, employment_id: i64, end: Option<NaiveDate>) -> AppResult<EmploymentRow> {
     let row = {
         let mut conn = db.pool.acquire().await?;
         super::lifecycle::for_admin(&mut conn, actor, employment_id).await?
@@ -163,7 +164,7 @@ pub struct Ended {
 /// `batchTerminateEmployments`: the actor must administer the company of every listed
 /// employment that exists (AUTHORIZATION_ERROR otherwise, before anything changes); then each item
 /// is applied on its own and answered in order.
-pub async fn terminate_batch(db: &Db, actor: i64, items: &[(i64, Option<NaiveDate>)]) -> AppResult<Vec<Ended>> {
+pub async fn terminate_batch(db: &Db, actor: Actor, items: &[(i64, Option<NaiveDate>)]) -> AppResult<Vec<Ended>> {
     if items.len() > MAX_BATCH {
         return Err(AppError::invalid_inputs(format!(
             "A batch may end at most {MAX_BATCH} employments (received {})",
