@@ -413,7 +413,7 @@ async fn connect(url: &str) -> anyhow::Result<Database> {
 enum Dress {
     /// Roadlog's listener only, around warp's service.
     Listener,
-    /// The listener and the middleware (`Observe`), logging as Roadlog does.
+    /// The listener and the middleware (`middleware::around`), logging as Roadlog does.
     Observe,
     /// Everything Roadlog puts around its routes: listener, middleware, CORS, compression.
     Full,
@@ -430,13 +430,16 @@ where
     use roadlog::http::listener::{self, ConnectionLimits, ListenerState};
     use roadlog::http::{compression, cors, middleware};
     let _logs = roadlog::telemetry::logging::init(roadlog::telemetry::logging::LogFormat::Human);
-    fn observe<S>(service: S) -> middleware::Observe<S> {
-        middleware::Observe::new(
-            service,
-            Arc::new(roadlog::telemetry::Metrics::new()),
-            Duration::from_secs(defaults::BODY_TIMEOUT_SECS),
-            Arc::new(Vec::new()),
-        )
+    // Roadlog's middleware with the defaults, around services of different types.
+    macro_rules! observe {
+        ($service:expr) => {
+            middleware::around(
+                $service,
+                Arc::new(roadlog::telemetry::Metrics::new()),
+                Duration::from_secs(defaults::BODY_TIMEOUT_SECS),
+                Arc::new(Vec::new()),
+            )
+        };
     }
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let limits = ConnectionLimits::new(
@@ -463,10 +466,10 @@ where
     }
     match dress {
         Dress::Listener => serve!(warp::service(routes)),
-        Dress::Observe => serve!(observe(warp::service(routes))),
+        Dress::Observe => serve!(observe!(warp::service(routes))),
         Dress::Full => {
             let cors = cors::Cors::new(warp::service(routes), cors::CorsPolicy::new(&[]));
-            serve!(compression::compress(observe(cors)))
+            serve!(compression::compress(observe!(cors)))
         }
     }
     Ok(())

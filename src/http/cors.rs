@@ -9,24 +9,46 @@
 //! An unlisted origin gets no `Access-Control-*` header at all: its preflight goes to the routes
 //! like any `OPTIONS` request (a 405 with `Allow`, or the route's own answer), so the browser
 //! refuses the call.
+//!
+//! The headers are written by tower-http's `CorsLayer`, configured to this policy. The layer
+//! alone would answer every `OPTIONS` request itself (200, whatever the origin, with the allowed
+//! methods and headers) and show an unlisted origin the exposed headers; so only the requests of
+//! a granted origin that are not a bare `OPTIONS` go through it, the others straight to the
+//! routes.
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
-use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use futures::TryFutureExt;
+use futures::future::{Either, MapOk};
+use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, header};
+use tower::util::Oneshot;
+use tower::{Layer, ServiceExt};
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
 /// Methods a page may use across origins.
-const ALLOW_METHODS: &str = "GET, HEAD, POST";
+const ALLOW_METHODS: [Method; 3] = [Method::GET, Method::HEAD, Method::POST];
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 /// Request headers a page may send beyond the safelisted ones (`Content-Type: application/json`
 /// is not safelisted; `If-None-Match` revalidates the contract files).
-const ALLOW_HEADERS: &str = "authorization, content-type, if-none-match, x-request-id";
+const ALLOW_HEADERS: [HeaderName; 4] = [
+    header::AUTHORIZATION,
+    header::CONTENT_TYPE,
+    header::IF_NONE_MATCH,
+    REQUEST_ID,
+];
 /// Response headers a page may read beyond the safelisted ones.
-const EXPOSE_HEADERS: &str = "content-disposition, etag, retry-after, www-authenticate, x-request-id";
+const EXPOSE_HEADERS: [HeaderName; 5] = [
+    header::CONTENT_DISPOSITION,
+    header::ETAG,
+    header::RETRY_AFTER,
+    header::WWW_AUTHENTICATE,
+    REQUEST_ID,
+];
 /// How long a browser may keep a preflight's answer (Chromium keeps at most two hours).
-const MAX_AGE_SECS: &str = "600";
+const MAX_AGE: Duration = Duration::from_secs(600);
 
 /// The origins granted, from the settings.
 #[derive(Clone, Debug, Default)]
@@ -52,96 +74,96 @@ impl CorsPolicy {
         !self.any && self.origins.is_empty()
     }
 
-    /// The `Access-Control-Allow-Origin` value for a request's `Origin`, or `None`: no grant.
-    fn grant(&self, origin: Option<&HeaderValue>) -> Option<HeaderValue> {
-        let origin = origin?;
-        if self.any {
-            return Some(HeaderValue::from_static("*"));
-        }
-        self.origins.iter().find(|allowed| *allowed == origin).cloned()
+    /// Whether a request's `Origin` is granted.
+    fn grants(&self, origin: Option<&HeaderValue>) -> bool {
+        origin.is_some_and(|origin| self.any || self.origins.contains(origin))
+    }
+
+    /// The layer writing this policy's headers (credentials are off by the layer's default).
+    fn layer(&self) -> CorsLayer {
+        let origins = if self.any {
+            AllowOrigin::any()
+        } else {
+            AllowOrigin::list(self.origins.clone())
+        };
+        CorsLayer::new()
+            .allow_origin(origins)
+            .allow_methods(ALLOW_METHODS)
+            .allow_headers(ALLOW_HEADERS)
+            .expose_headers(EXPOSE_HEADERS)
+            .max_age(MAX_AGE)
     }
 }
 
 /// Wraps the routes.
 #[derive(Clone)]
 pub struct Cors<S> {
-    inner: S,
+    routes: S,
+    granted: tower_http::cors::Cors<S>,
     policy: Arc<CorsPolicy>,
 }
 
-impl<S> Cors<S> {
-    pub fn new(inner: S, policy: CorsPolicy) -> Cors<S> {
+impl<S: Clone> Cors<S> {
+    pub fn new(routes: S, policy: CorsPolicy) -> Cors<S> {
         Cors {
-            inner,
+            granted: policy.layer().layer(routes.clone()),
+            routes,
             policy: Arc::new(policy),
         }
     }
 }
 
+type Finish<RB> = fn(Response<RB>) -> Response<RB>;
+
+fn unchanged<RB>(response: Response<RB>) -> Response<RB> {
+    response
+}
+
+/// A preflight's answer has no content.
+fn no_content<RB>(mut response: Response<RB>) -> Response<RB> {
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    response
+}
+
+/// The answer depends on the origin, granted or not: caches keep one per origin.
+fn vary_origin<RB>(mut response: Response<RB>) -> Response<RB> {
+    response
+        .headers_mut()
+        .append(header::VARY, HeaderValue::from_static("origin"));
+    response
+}
+
 impl<S, B, RB> tower::Service<Request<B>> for Cors<S>
 where
-    S: tower::Service<Request<B>, Response = Response<RB>, Error = Infallible> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    B: Send + 'static,
-    RB: Default + Send + 'static,
+    S: tower::Service<Request<B>, Response = Response<RB>, Error = Infallible> + Clone,
+    RB: Default,
 {
     type Response = Response<RB>;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Response<RB>, Infallible>> + Send>>;
+    type Future = Either<
+        MapOk<Oneshot<S, Request<B>>, Finish<RB>>,
+        MapOk<Oneshot<tower_http::cors::Cors<S>, Request<B>>, Finish<RB>>,
+    >;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Each call takes a clone of the service it goes to and waits for that one to be ready.
+        Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        // The service that was made ready is the one to call (tower's contract).
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        if self.policy.is_off() {
-            return Box::pin(inner.call(request));
+        let policy = &self.policy;
+        let is_options = request.method() == Method::OPTIONS;
+        let preflight = is_options && request.headers().contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+        if policy.grants(request.headers().get(header::ORIGIN)) && (preflight || !is_options) {
+            let finish: Finish<RB> = if preflight { no_content } else { unchanged };
+            return Either::Right(self.granted.clone().oneshot(request).map_ok(finish));
         }
-        let grant = self.policy.grant(request.headers().get(header::ORIGIN));
-        // The answer depends on the origin, unless every origin gets the same.
-        let vary_origin = !self.policy.any;
-        let preflight = request.method() == Method::OPTIONS
-            && request.headers().contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
-        if let (true, Some(origin)) = (preflight, &grant) {
-            let mut response = Response::new(RB::default());
-            *response.status_mut() = StatusCode::NO_CONTENT;
-            let headers = response.headers_mut();
-            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
-            headers.insert(
-                header::ACCESS_CONTROL_ALLOW_METHODS,
-                HeaderValue::from_static(ALLOW_METHODS),
-            );
-            headers.insert(
-                header::ACCESS_CONTROL_ALLOW_HEADERS,
-                HeaderValue::from_static(ALLOW_HEADERS),
-            );
-            headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static(MAX_AGE_SECS));
-            if vary_origin {
-                headers.append(
-                    header::VARY,
-                    HeaderValue::from_static("origin, access-control-request-method, access-control-request-headers"),
-                );
-            }
-            return Box::pin(std::future::ready(Ok(response)));
-        }
-        Box::pin(async move {
-            let mut response = inner.call(request).await?;
-            let headers = response.headers_mut();
-            if let Some(origin) = grant {
-                headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-                headers.insert(
-                    header::ACCESS_CONTROL_EXPOSE_HEADERS,
-                    HeaderValue::from_static(EXPOSE_HEADERS),
-                );
-            }
-            if vary_origin {
-                headers.append(header::VARY, HeaderValue::from_static("origin"));
-            }
-            Ok(response)
-        })
+        let finish: Finish<RB> = if policy.any || policy.is_off() {
+            unchanged
+        } else {
+            vary_origin
+        };
+        Either::Left(self.routes.clone().oneshot(request).map_ok(finish))
     }
 }
 
@@ -178,12 +200,12 @@ mod tests {
         let policy = CorsPolicy::new(&["https://a.example".to_string()]);
         let a = HeaderValue::from_static("https://a.example");
         let b = HeaderValue::from_static("https://b.example");
-        assert_eq!(policy.grant(Some(&a)), Some(a.clone()));
-        assert_eq!(policy.grant(Some(&b)), None);
-        assert_eq!(policy.grant(None), None);
+        assert!(policy.grants(Some(&a)));
+        assert!(!policy.grants(Some(&b)));
+        assert!(!policy.grants(None));
         assert!(CorsPolicy::new(&[]).is_off());
         let any = CorsPolicy::new(&["*".to_string()]);
-        assert_eq!(any.grant(Some(&b)), Some(HeaderValue::from_static("*")));
-        assert_eq!(any.grant(None), None);
+        assert!(any.grants(Some(&b)));
+        assert!(!any.grants(None));
     }
 }

@@ -1,9 +1,16 @@
 //! What every request goes through before its route: a request id, a tracing span, one access
-//! line, the metrics, the headers every answer carries, and a panic turned into a 500.
+//! line, the metrics, the headers every answer carries, and a panic turned into a 500
+//! ([`around`]).
 //!
-//! Why a tower service around warp's: warp filters cannot see the final status of a response
+//! The request id, the `X-Content-Type-Options` header and the panic guard are tower-http's
+//! layers. What no layer does is [`Observe`]: the span that carries the request id into every log
+//! line of the request, the access line and the metrics (all three need the route's name, the
+//! final status and the time taken), the client's address and the body's deadline for the routes.
+//!
+//! Why tower services around warp's: warp filters cannot see the final status of a response
 //! produced by another filter, nor catch a panic; a service around the whole router sees both.
 
+use std::any::Any;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::IpAddr;
@@ -13,37 +20,88 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures::FutureExt;
+use bytes::Bytes;
 use http::{HeaderValue, Request, Response, header};
+use http_body_util::Full;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
 use tracing::Instrument;
 
 use crate::telemetry::Metrics;
 
-/// The id of one request: the client's `X-Request-Id` when it is a sane token, a new one
-/// otherwise. Echoed in the `X-Request-Id` response header and in every log line of the request.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestId(pub String);
+/// The body of every answer once through [`around`] (the panic guard's).
+pub type Body = tower_http::body::UnsyncBoxBody<Bytes, tower_http::BoxError>;
+
+/// Wraps the routes in the middleware: outermost the request id (a client's `X-Request-Id` when
+/// it is a sane token, a new one otherwise; echoed in the answer), then the `nosniff` header,
+/// then [`Observe`], then the panic guard.
+pub fn around<S, B, RB>(
+    routes: S,
+    metrics: Arc<Metrics>,
+    body_timeout: Duration,
+    trusted_proxies: Arc<Vec<ipnet::IpNet>>,
+) -> impl tower::Service<Request<B>, Response = Response<Body>, Error = Infallible, Future = impl Send>
++ Clone
++ Send
++ 'static
+where
+    S: tower::Service<Request<B>, Response = Response<RB>, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    B: Send + 'static,
+    RB: http_body::Body<Data = Bytes> + Send + 'static,
+    RB::Error: Into<tower_http::BoxError>,
+{
+    ServiceBuilder::new()
+        .map_request(drop_unsafe_id::<B>)
+        .layer(SetRequestIdLayer::x_request_id(NewRequestId))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer_fn(move |inner| Observe {
+            inner,
+            metrics: metrics.clone(),
+            body_timeout,
+            trusted_proxies: trusted_proxies.clone(),
+        })
+        .layer(CatchPanicLayer::custom(answer_panic))
+        .service(routes)
+}
 
 const REQUEST_ID: &str = "x-request-id";
 
-impl RequestId {
-    /// Keeps a client's id only when it is 1 to 64 characters of `[A-Za-z0-9._:-]`, so that a
-    /// header cannot inject text into logs.
-    fn from_header(value: Option<&HeaderValue>) -> RequestId {
-        let given = value.and_then(|v| v.to_str().ok()).filter(|v| {
-            (1..=64).contains(&v.len())
-                && v.bytes()
+/// A client's `X-Request-Id` is kept only when it is one header of 1 to 64 characters of
+/// `[A-Za-z0-9._:-]`, so that a header cannot inject text into logs; otherwise it is removed,
+/// and the request gets a new id.
+fn drop_unsafe_id<B>(mut request: Request<B>) -> Request<B> {
+    let mut given = request.headers().get_all(REQUEST_ID).iter();
+    let sane = match (given.next(), given.next()) {
+        (None, _) => return request,
+        (Some(value), None) => {
+            (1..=64).contains(&value.len())
+                && value
+                    .as_bytes()
+                    .iter()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
-        });
-        match given {
-            Some(id) => RequestId(id.to_string()),
-            None => RequestId::new(),
         }
+        (Some(_), Some(_)) => false,
+    };
+    if !sane {
+        request.headers_mut().remove(REQUEST_ID);
     }
+    request
+}
 
-    /// A new id: a random prefix drawn once per process (so instances sharing a database do not
-    /// collide) and a counter.
-    fn new() -> RequestId {
+/// A new request id: a random prefix drawn once per process (so instances sharing a database do
+/// not collide) and a counter.
+#[derive(Clone, Copy, Debug)]
+struct NewRequestId;
+
+impl MakeRequestId for NewRequestId {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
         static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let prefix = PREFIX.get_or_init(|| {
@@ -51,8 +109,27 @@ impl RequestId {
             getrandom::fill(&mut bytes).expect("the system has a random source");
             bytes.iter().map(|b| format!("{b:02x}")).collect()
         });
-        RequestId(format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed)))
+        let id = format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        HeaderValue::try_from(id).ok().map(RequestId::new)
     }
+}
+
+/// The answer to a request whose handler panicked: a 500 with the API's error body; the panic's
+/// message is logged (in the request's span), never sent.
+fn answer_panic(panic: Box<dyn Any + Send + 'static>) -> Response<Full<Bytes>> {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(panic = %what, "a handler panicked");
+    let body = serde_json::json!({ "error": "Internal error", "error_code": "INTERNAL_ERROR" }).to_string();
+    let mut response = Response::new(Full::from(body));
+    *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
 }
 
 /// The client's address: the connection's peer, or, when the peer is a trusted proxy, the
@@ -108,29 +185,14 @@ fn route_label(path: &str) -> &'static str {
         .unwrap_or("other")
 }
 
-/// Wraps the router.
+/// The span, access line and metrics of a request, and what the routes read from its
+/// extensions (the client's address, the body's deadline).
 #[derive(Clone)]
 pub struct Observe<S> {
     inner: S,
     metrics: Arc<Metrics>,
     body_timeout: Duration,
     trusted_proxies: Arc<Vec<ipnet::IpNet>>,
-}
-
-impl<S> Observe<S> {
-    pub fn new(
-        inner: S,
-        metrics: Arc<Metrics>,
-        body_timeout: Duration,
-        trusted_proxies: Arc<Vec<ipnet::IpNet>>,
-    ) -> Observe<S> {
-        Observe {
-            inner,
-            metrics,
-            body_timeout,
-            trusted_proxies,
-        }
-    }
 }
 
 /// Counts a request in flight until the answer (or the cancelled future) is dropped.
@@ -154,7 +216,7 @@ where
     S: tower::Service<Request<B>, Response = Response<RB>, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,
     B: Send + 'static,
-    RB: From<String> + Send + 'static,
+    RB: Send + 'static,
 {
     type Response = Response<RB>;
     type Error = Infallible;
@@ -165,15 +227,27 @@ where
     }
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
-        let id = RequestId::from_header(request.headers().get(REQUEST_ID));
         let route = route_label(request.uri().path());
+        // An unknown route is named by its path: no query string and, as `http` parses it, only
+        // visible ASCII; the filter keeps it so whatever parses the request.
+        let shown: std::borrow::Cow<'static, str> = match route {
+            "other" => request
+                .uri()
+                .path()
+                .chars()
+                .filter(char::is_ascii_graphic)
+                .take(200)
+                .collect::<String>()
+                .into(),
+            known => known.into(),
+        };
         let method = request.method().clone();
-        let span = tracing::info_span!("request", request_id = %id.0, %method, route);
-        if route == "other" {
-            let path: String = request.uri().path().chars().take(200).collect();
-            span.record("route", path.as_str());
-        }
-        request.extensions_mut().insert(id.clone());
+        let id = request
+            .extensions()
+            .get::<RequestId>()
+            .and_then(|id| id.header_value().to_str().ok())
+            .unwrap_or_default();
+        let span = tracing::info_span!("request", request_id = %id, %method, route = &*shown);
         let peer = request
             .extensions()
             .get::<super::listener::PeerAddr>()
@@ -191,27 +265,10 @@ where
         let work = async move {
             let started = Instant::now();
             let in_flight = InFlight::new(metrics.clone());
-            let answer = std::panic::AssertUnwindSafe(inner.call(request)).catch_unwind().await;
-            let mut response = match answer {
-                Ok(Ok(response)) => response,
-                Err(panic) => {
-                    let what = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_default();
-                    tracing::error!(panic = %what, "a handler panicked");
-                    internal_error()
-                }
-            };
+            let Ok(response) = inner.call(request).await;
             drop(in_flight);
             let latency = started.elapsed();
             let status = response.status();
-            let headers = response.headers_mut();
-            if let Ok(value) = HeaderValue::from_str(&id.0) {
-                headers.insert(REQUEST_ID, value);
-            }
-            headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
             metrics
                 .requests
                 .with_label_values(&[route, method.as_str(), status.as_str()])
@@ -232,29 +289,72 @@ where
     }
 }
 
-fn internal_error<RB: From<String>>() -> Response<RB> {
-    let body = serde_json::json!({ "error": "Internal error", "error_code": "INTERNAL_ERROR" }).to_string();
-    let mut response = Response::new(RB::from(body));
-    *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn client_ids_are_kept_only_when_sane() {
-        let keep = HeaderValue::from_static("abc-123_x.y:z");
-        assert_eq!(RequestId::from_header(Some(&keep)).0, "abc-123_x.y:z");
-        let injected = HeaderValue::from_static("a b\"c");
-        assert_ne!(RequestId::from_header(Some(&injected)).0, "a b\"c");
-        let long = HeaderValue::from_str(&"a".repeat(65)).unwrap();
-        assert!(RequestId::from_header(Some(&long)).0.len() < 65);
-        assert_ne!(RequestId::new(), RequestId::new());
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    /// A request to the middleware around a route answering `ok`, or panicking on `/panic`.
+    async fn answer(ids: &[&str], path: &str) -> Response<Body> {
+        let routes = tower::service_fn(|request: Request<String>| async move {
+            assert!(request.extensions().get::<super::super::body::BodyDeadline>().is_some());
+            if request.uri().path() == "/panic" {
+                panic!("the handler broke");
+            }
+            Ok::<_, Infallible>(Response::new(Full::from("ok")))
+        });
+        let service = around(
+            routes,
+            Arc::new(Metrics::new()),
+            Duration::from_secs(5),
+            Arc::new(Vec::new()),
+        );
+        let mut request = Request::builder().uri(path);
+        for id in ids {
+            request = request.header(REQUEST_ID, *id);
+        }
+        service.oneshot(request.body(String::new()).unwrap()).await.unwrap()
+    }
+
+    fn id_of(response: &Response<Body>) -> String {
+        response.headers()[REQUEST_ID].to_str().unwrap().to_string()
+    }
+
+    #[tokio::test]
+    async fn client_ids_are_kept_only_when_sane() {
+        let kept = answer(&["abc-123_x.y:z"], "/").await;
+        assert_eq!(id_of(&kept), "abc-123_x.y:z");
+        assert_eq!(kept.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        let long = "a".repeat(65);
+        for refused in [&["a b\"c"][..], &[long.as_str()], &["one", "two"], &[""], &["a\tb"]] {
+            let id = id_of(&answer(refused, "/").await);
+            assert!(!refused.contains(&id.as_str()), "{refused:?} kept");
+            let (prefix, count) = id.split_once('-').unwrap();
+            assert!(
+                prefix.len() == 12 && prefix.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{id}"
+            );
+            assert!(count.parse::<u64>().is_ok(), "{id}");
+        }
+        assert_ne!(id_of(&answer(&[], "/").await), id_of(&answer(&[], "/").await));
+    }
+
+    #[tokio::test]
+    async fn a_panic_is_answered_500_with_the_apis_error_body() {
+        let response = answer(&["before-the-panic"], "/panic").await;
+        assert_eq!(response.status(), http::StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(id_of(&response), "before-the-panic");
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        assert_eq!(response.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["error_code"], "INTERNAL_ERROR");
+        assert!(
+            !body.to_string().contains("broke"),
+            "the panic's message is not sent: {body}"
+        );
     }
 
     #[test]

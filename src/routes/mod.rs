@@ -66,7 +66,7 @@ pub fn service(
     let body_timeout = api.body_timeout;
     let proxies = Arc::new(api.trusted_proxies.clone());
     let cors = cors::CorsPolicy::new(&api.cors_origins);
-    compression::compress(middleware::Observe::new(
+    compression::compress(middleware::around(
         cors::Cors::new(warp::service(routes(api, schema)), cors),
         metrics,
         body_timeout,
@@ -79,7 +79,7 @@ pub fn metrics_service(
     api: Arc<Api>,
 ) -> impl tower::Service<
     http::Request<hyper::body::Incoming>,
-    Response = warp::reply::Response,
+    Response = http::Response<middleware::Body>,
     Error = Infallible,
     Future = impl Send,
 > + Clone
@@ -96,5 +96,5 @@ pub fn metrics_service(
         })
         .recover(fallback::recover)
         .unify();
-    middleware::Observe::new(warp::service(route), metrics, body_timeout, Arc::new(Vec::new()))
+    middleware::around(warp::service(route), metrics, body_timeout, Arc::new(Vec::new()))
 }
