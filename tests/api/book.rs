@@ -84,7 +84,7 @@ pub fn read(path: &Path, text: &str) -> Page {
             Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. }) => {
                 page.links.push((line_of(range.start), dest_url.to_string()));
             }
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) if lang.as_ref() == "sh" => {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) if &*lang == "sh" => {
                 shell = Some((line_of(range.start), String::new()));
             }
             Event::End(TagEnd::CodeBlock) => {
@@ -131,7 +131,7 @@ pub fn link_problems(page: &Page, pages: &mut HashMap<PathBuf, Page>) -> Vec<Str
         if link.contains("://") || link.starts_with("mailto:") {
             continue;
         }
-        let (file, anchor) = link.split_once('#').unwrap_or((link, ""));
+        let (file, anchor) = link.split_once('#').unwrap_or((link.as_str(), ""));
         if file.is_empty() {
             if !page.ids.contains(anchor) {
                 problems.push(format!("{at}: no heading `{anchor}` in this page (its ids: {:?})", page.ids));
@@ -242,7 +242,8 @@ tests! {
     }
 
     fn summary_lists_every_page() {
-        let summary = &all_pages()[&Path::new(BOOK).join("SUMMARY.md")];
+        let pages = all_pages();
+        let summary = &pages[&Path::new(BOOK).join("SUMMARY.md")];
         report("pages missing from the summary", unlisted(summary, &book_files()));
     }
 

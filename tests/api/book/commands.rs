@@ -131,10 +131,9 @@ fn cargo(args: &[&str]) -> Vec<String> {
         return problems;
     }
     let (mut package, mut test) = (None, None);
-    let mut words = own.iter();
-    while let Some(word) = words.next() {
+    for (at, word) in own.iter().enumerate() {
         if CARGO_VALUED.contains(word) {
-            let value = words.next().copied().unwrap_or("");
+            let value = own.get(at + 1).copied().unwrap_or("");
             match *word {
                 "-p" | "--package" => package = Some(value),
                 "--test" => test = Some(value),
