@@ -67,7 +67,10 @@ pub fn read(path: &Path, text: &str) -> Page {
     let text = expand_includes(path, text);
     let line_of = |offset: usize| text[..offset].matches('\n').count() + 1;
     let options = Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH;
-    let mut page = Page { path: path.to_path_buf(), ..Page::default() };
+    let mut page = Page {
+        path: path.to_path_buf(),
+        ..Page::default()
+    };
     let mut counts: HashMap<String, usize> = HashMap::new();
     let mut heading: Option<String> = None;
     let mut shell: Option<(usize, String)> = None;
@@ -78,7 +81,8 @@ pub fn read(path: &Path, text: &str) -> Page {
                 let id = heading_id(&heading.take().unwrap_or_default());
                 // A second heading of the same id gets `-1`, a third `-2`, as mdBook numbers them.
                 let seen = counts.entry(id.clone()).or_insert(0);
-                page.ids.insert(if *seen == 0 { id.clone() } else { format!("{id}-{seen}") });
+                page.ids
+                    .insert(if *seen == 0 { id.clone() } else { format!("{id}-{seen}") });
                 *seen += 1;
             }
             Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. }) => {
@@ -134,7 +138,10 @@ pub fn link_problems(page: &Page, pages: &mut HashMap<PathBuf, Page>) -> Vec<Str
         let (file, anchor) = link.split_once('#').unwrap_or((link.as_str(), ""));
         if file.is_empty() {
             if !page.ids.contains(anchor) {
-                problems.push(format!("{at}: no heading `{anchor}` in this page (its ids: {:?})", page.ids));
+                problems.push(format!(
+                    "{at}: no heading `{anchor}` in this page (its ids: {:?})",
+                    page.ids
+                ));
             }
             continue;
         }
@@ -145,7 +152,10 @@ pub fn link_problems(page: &Page, pages: &mut HashMap<PathBuf, Page>) -> Vec<Str
         }
         // The book's HTML holds only the book: a link out of docs/src is broken there.
         if in_book && !target.starts_with(BOOK) {
-            problems.push(format!("{at}: {} is outside the book (write the path as code)", target.display()));
+            problems.push(format!(
+                "{at}: {} is outside the book (write the path as code)",
+                target.display()
+            ));
             continue;
         }
         if anchor.is_empty() {

@@ -13,10 +13,22 @@ use super::root;
 const OUTSIDE_TOOLS: &[&str] = &["curl", "docker", "git", "mdbook"];
 
 /// Cargo's subcommands that a page may show.
-const CARGO_SUBCOMMANDS: &[&str] = &["build", "run", "test", "package", "install", "fuzz", "insta", "clippy", "fmt"];
+const CARGO_SUBCOMMANDS: &[&str] = &[
+    "build", "run", "test", "package", "install", "fuzz", "insta", "clippy", "fmt",
+];
 
 /// Cargo options that take a value (the next word).
-const CARGO_VALUED: &[&str] = &["-p", "--package", "--test", "--bin", "--features", "--profile", "-j", "--version", "--root"];
+const CARGO_VALUED: &[&str] = &[
+    "-p",
+    "--package",
+    "--test",
+    "--bin",
+    "--features",
+    "--profile",
+    "-j",
+    "--version",
+    "--root",
+];
 
 /// The problems of one `sh` block.
 pub fn problems(block: &str) -> Vec<String> {
@@ -27,7 +39,9 @@ pub fn problems(block: &str) -> Vec<String> {
             .map(|w| w.as_str())
             .skip_while(|w| w.contains('=') && !w.starts_with('-'))
             .collect();
-        let Some((program, args)) = words.split_first() else { continue };
+        let Some((program, args)) = words.split_first() else {
+            continue;
+        };
         match *program {
             "cargo" => problems.extend(cargo(args)),
             "roadlog" => problems.extend(roadlog(args)),
@@ -38,7 +52,9 @@ pub fn problems(block: &str) -> Vec<String> {
             }
             script if script.contains('/') => {
                 let path = root().join(script);
-                let executable = path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+                let executable = path
+                    .metadata()
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
                 if !executable {
                     problems.push(format!("`{script}` is no executable file of the repository"));
                 }
@@ -101,7 +117,12 @@ fn simple_commands(text: &str) -> Vec<Vec<String>> {
     // `[--json]` on a page means "optional": the brackets are not part of the word.
     commands
         .into_iter()
-        .map(|c| c.into_iter().map(|w| w.trim_matches(['[', ']']).to_string()).filter(|w| !w.is_empty()).collect())
+        .map(|c| {
+            c.into_iter()
+                .map(|w| w.trim_matches(['[', ']']).to_string())
+                .filter(|w| !w.is_empty())
+                .collect()
+        })
         .filter(|c: &Vec<String>| !c.is_empty())
         .collect()
 }
@@ -113,7 +134,9 @@ fn cargo(args: &[&str]) -> Vec<String> {
         return vec!["`cargo` without a subcommand".into()];
     };
     if !CARGO_SUBCOMMANDS.contains(sub) {
-        return vec![format!("`cargo {sub}` is not a cargo subcommand the pages may show (CARGO_SUBCOMMANDS)")];
+        return vec![format!(
+            "`cargo {sub}` is not a cargo subcommand the pages may show (CARGO_SUBCOMMANDS)"
+        )];
     }
     let (own, after) = match rest.iter().position(|a| *a == "--") {
         Some(at) => (&rest[..at], &rest[at + 1..]),
@@ -183,7 +206,10 @@ fn roadlog(args: &[&str]) -> Vec<String> {
                 path.push(arg.to_string());
                 help = self::help(&path);
             } else {
-                problems.push(format!("`roadlog {}` has no subcommand or argument `{arg}`", path.join(" ")));
+                problems.push(format!(
+                    "`roadlog {}` has no subcommand or argument `{arg}`",
+                    path.join(" ")
+                ));
             }
         }
     }
@@ -226,7 +252,11 @@ fn help(path: &[String]) -> Help {
     let flags = text
         .split("--")
         .skip(1)
-        .map(|rest| rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>())
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect::<String>()
+        })
         .filter(|flag| !flag.is_empty())
         .collect();
     let help = Help { subcommands, flags };
@@ -243,9 +273,22 @@ struct Workspace {
 fn workspace() -> Workspace {
     let manifest = |dir: &str| std::fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap();
     let root_manifest = manifest(".");
-    let members = root_manifest.split("members = [").nth(1).unwrap().split(']').next().unwrap();
-    let mut workspace = Workspace { packages: BTreeSet::new(), tests: BTreeSet::new() };
-    for member in members.split(',').map(|m| m.trim().trim_matches('"')).filter(|m| !m.is_empty()) {
+    let members = root_manifest
+        .split("members = [")
+        .nth(1)
+        .unwrap()
+        .split(']')
+        .next()
+        .unwrap();
+    let mut workspace = Workspace {
+        packages: BTreeSet::new(),
+        tests: BTreeSet::new(),
+    };
+    for member in members
+        .split(',')
+        .map(|m| m.trim().trim_matches('"'))
+        .filter(|m| !m.is_empty())
+    {
         let text = manifest(member);
         // Each `[package]` and `[[test]]` table's `name`.
         for (header, table) in text.split("\n[").skip(1).filter_map(|t| t.split_once('\n')) {
@@ -267,7 +310,9 @@ fn workspace() -> Workspace {
             for entry in entries {
                 let path = entry.unwrap().path();
                 if path.extension().is_some_and(|e| e == "rs") {
-                    workspace.tests.insert(path.file_stem().unwrap().to_string_lossy().into_owned());
+                    workspace
+                        .tests
+                        .insert(path.file_stem().unwrap().to_string_lossy().into_owned());
                 }
             }
         }
