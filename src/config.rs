@@ -432,7 +432,7 @@ pub struct Settings {
           num_args = 0..=1, default_missing_value = "true", require_equals = true)]
     pub console: bool,
     /// Card keys of the C1B export kept generated ahead of need (one per employee at a first
-    /// export; ~15 ms of one core each), refilled in the background one key at a time. 0 turns
+    /// export, each slow to generate), refilled in the background one key at a time. 0 turns
     /// the pool off: first exports then generate their keys on the spot.
     #[arg(long, env = "ROADLOG_CARD_KEY_POOL", default_value_t = defaults::CARD_KEY_POOL)]
     pub card_key_pool: usize,

@@ -13,7 +13,7 @@ use roadlog::config::{
 };
 
 /// The allocator: mimalloc rather than the C library's. A request allocates and frees thousands
-/// of small blocks (README, "Benchmark": what it changed).
+/// of small blocks (`bench/README.md`: what it changes).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -1,5 +1,5 @@
 //! The cases: what each sends, to which server, what it is compared with and what it must reach
-//! (issue targets, README "Benchmark"). Read cases are one fixed request each; the write cases
+//! (the goals, `bench/README.md`). Read cases are one fixed request each; the write cases
 //! build their requests in Lua so that every write is a distinct, valid activity of one of the 32
 //! writers (each wrk thread owns half of them, each write a new minute of its writer's mission).
 

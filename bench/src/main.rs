@@ -1,4 +1,4 @@
-//! The load benchmark (README, "Benchmark"). In one run: the floor (bare warp + async-graphql,
+//! The load benchmark (`bench/README.md`). In one run: the floor (bare warp + async-graphql,
 //! no database) and Roadlog on SQLite and on PostgreSQL, each database seeded through Roadlog's
 //! own services; every case driven by wrk in interleaved rounds; a table of req/s, p50, p99,
 //! errors and the ratio to the floor, the servers' peak memory, and the same as JSON.

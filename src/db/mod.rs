@@ -148,7 +148,7 @@ impl Db {
                         sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await?;
                         // Under WAL, NORMAL syncs at checkpoints instead of every commit: a
                         // crash of the process loses nothing (the WAL is in the OS's hands), a
-                        // power loss may drop the last commits. README says so; FULL on demand.
+                        // power loss may drop the last commits. The book says so; FULL on demand.
                         let pragma = match synchronous {
                             SqliteSynchronous::Normal => "PRAGMA synchronous = NORMAL",
                             SqliteSynchronous::Full => "PRAGMA synchronous = FULL",

@@ -119,8 +119,8 @@ macro_rules! per_backend {
         ::const_format::concatcp!($column, " IN (SELECT value FROM json_each($", stringify!($param), "))")
     };
     // `= ANY(ARRAY(…))`, not `IN (SELECT …)`: PostgreSQL plans the latter as a hash join over
-    // a scan of the whole table (it cannot see the list's size in a generic plan: 16 ms for 50
-    // missions among 46,000 activities), the former as one index lookup per id (0.3 ms).
+    // a scan of the whole table (it cannot see the list's size in a generic plan), the former as
+    // one index lookup per id (`bench/README.md`, "Id lists on PostgreSQL", has the figures).
     (@postgres [$column:literal in $param:literal]) => {
         ::const_format::concatcp!(
             $column,

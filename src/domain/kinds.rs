@@ -65,7 +65,7 @@ text_enum!(
 );
 
 text_enum!(
-    /// Kind of a notification of a user (reference §10).
+    /// Kind of a notification of a user, spelled as the reference service stores it.
     NotificationType {
         MissionChangesWarning => "mission_changes_warning",
         NewMissionByAdmin => "new_mission_by_admin",

@@ -14,8 +14,8 @@ crate::statements! {
     /// UPDATE`: the workers' locks exclude each other all the same, but not the key-share locks
     /// that foreign keys take on the row. With `FOR UPDATE`, the operator's rebuild (which
     /// locks the admin too, a worker of the company) and the admin's validation of another
-    /// worker (locked, then inserting rows that name the admin) waited on each other: a
-    /// deadlock, PostgreSQL aborting one after a second.
+    /// worker (locked, then inserting rows that name the admin) would wait on each other: a
+    /// deadlock, which PostgreSQL ends by aborting one of them.
     pub const LOCK: PerBackend = PerBackend {
         sqlite: "SELECT id FROM users WHERE id = $1",
         postgres: "SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE",
@@ -23,7 +23,7 @@ crate::statements! {
 }
 
 /// Locks one worker for the rest of the transaction; false when there is no such user. On
-/// PostgreSQL it is a row lock (`FOR UPDATE`); on SQLite the write transaction already holds
+/// PostgreSQL it is a row lock (`FOR NO KEY UPDATE`); on SQLite the write transaction already holds
 /// the database's single write lock (`BEGIN IMMEDIATE`), so only the existence is checked.
 pub async fn lock(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
     let sql = Backend::of(conn).sql(LOCK);

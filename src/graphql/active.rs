@@ -5,7 +5,7 @@
 //! (`signUp.redeemInvite`, which confirms the address it was sent to). Only production's
 //! mutations run on a schema with this extension (`build_executors`: queries never need it, and
 //! any extension slows every field); the sandbox does not install it: integrators' test
-//! accounts act at once (README says so).
+//! accounts act at once (the book says so: `docs/src/clients/account-pages.md`).
 //!
 //! The refusal is the field's: `null` in `data` at its place and an error with its path, like a
 //! resolver's. The extension cannot add errors itself, so it hands them to the HTTP layer through

@@ -3,8 +3,9 @@
 //!
 //! Why SHA-256 and not a password hash: the secret is 256 random bits the service generated, so
 //! no dictionary or brute force applies, and a slow hash would only make every token request
-//! cost an argon2 run (tens of milliseconds and 19 MiB each). Secrets registered before this
-//! change hold an argon2id hash, replaced by the SHA-256 one on their next successful use.
+//! cost an argon2 run (19 MiB of memory and a share of a core each). Secrets registered by
+//! earlier versions hold an argon2id hash, replaced by the SHA-256 one on their next successful
+//! use.
 
 use serde::Serialize;
 

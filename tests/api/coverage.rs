@@ -1,7 +1,7 @@
 //! How much of the reference service's public API Roadlog serves: the schema the server builds is
 //! compared with the reference's printed schema (`tests/reference/mobilic-schema-public.graphql`),
-//! field by field of every object type, outside the groups left out on purpose (see README,
-//! "Coverage of the reference API"). The figure is printed; the test fails when it drops below
+//! field by field of every object type, outside the groups left out on purpose (see
+//! `docs/src/clients/reference-api.md`). The figure is printed; the test fails when it drops below
 //! what has been reached (the ratchet constants, raised as fields are added), and when a field
 //! both serve differs in a way that would break software written against the reference: a missing
 //! argument, an argument a reference request could not fill, an extra argument that is required,

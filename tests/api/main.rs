@@ -10,6 +10,7 @@ mod account_browser;
 mod account_pages;
 mod accounts;
 mod auto_validation;
+mod book;
 mod break_last_mission;
 mod businesses;
 mod companies;

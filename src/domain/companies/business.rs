@@ -1,5 +1,6 @@
-//! The business of a company and of its employments (reference §1.2 and §8): read, changed by a
-//! company admin, and the one the regulatory checks use for a worker.
+//! The business of a company and of its employments (the transport and business type that set
+//! the thresholds of the regulatory checks): read, changed by a company admin, and the one the
+//! checks use for a worker.
 
 use sqlx::AnyConnection;
 

@@ -1,4 +1,4 @@
-//! Known addresses (reference §4): a company's address book. Admins create, rename (alias) and
+//! Known addresses, as the reference service has them: a company's address book. Admins create, rename (alias) and
 //! terminate them; anyone with an employment in the company (ever, neither rejected nor
 //! cancelled) reads them; logLocation(companyKnownAddressId) copies one into a mission; teams
 //! list the ones they use.

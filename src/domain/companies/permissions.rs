@@ -1,6 +1,8 @@
-//! Who may read or manage a company (reference §3.3): the predicates every resolver asks before
-//! it touches company data. Unknown ids and forbidden ones give the same answer, so ids cannot be
-//! probed. An actor confined to one company (an employment token's [`Scope`](crate::domain::auth::Scope)) sees no other.
+//! Who may read or manage a company: its admins today manage it, whoever it employs today
+//! (a pending invitation included) reads it, as in the reference service. These are the
+//! predicates every resolver asks before it touches company data. Unknown ids and forbidden ones
+//! give the same answer, so ids cannot be probed. An actor confined to one company (an
+//! employment token's [`Scope`](crate::domain::auth::Scope)) sees no other.
 
 use sqlx::AnyConnection;
 

@@ -1,6 +1,6 @@
-//! Card keys generated ahead of need. An RSA-1024 card key costs ~15 ms of one core, and a
-//! company's first export needs one per employee: 1,000 employees took 15.9 s, nearly all of it
-//! key generation. A background task ([`keep_filled`]) keeps `tachograph_card_key_pool` at its
+//! Card keys generated ahead of need. Generating an RSA-1024 card key is slow, and a company's
+//! first export needs one per employee, so generating them would be most of that export's time
+//! (`bench/README.md`, "The C1B export", has the figures). A background task ([`keep_filled`]) keeps `tachograph_card_key_pool` at its
 //! configured size, one key at a time on one blocking thread (the other core keeps serving
 //! requests); an export [`take`]s what it needs and generates only what the pool lacks.
 //!

@@ -1,4 +1,4 @@
-//! Notifications of a user (reference §10): an admin validated a mission the user never touched
+//! Notifications of a user, as the reference service writes them: an admin validated a mission the user never touched
 //! (`new_mission_by_admin`), an admin changed the user's time before validating it
 //! (`mission_changes_warning`), the user's time was validated automatically
 //! (`mission_auto_validation`). Each is written in the transaction of the action that causes it

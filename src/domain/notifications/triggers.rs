@@ -1,4 +1,4 @@
-//! When notifications are written (reference §10), in the transaction of what causes them:
+//! When notifications are written (the reference service's triggers), in the transaction of what causes them:
 //!
 //! - an admin's manual validation (`validateMission`) of a worker who is admin of no company:
 //!   `new_mission_by_admin` when the worker never acted on the mission (no validation of his own,

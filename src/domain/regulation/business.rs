@@ -1,4 +1,4 @@
-//! Businesses (reference §1.2): a transport type (goods `TRM`, passengers `TRV`) and a business
+//! Businesses, as the reference service has them: a transport type (goods `TRM`, passengers `TRV`) and a business
 //! type, which set the thresholds of the checks. Rows of the `businesses` table have the ids
 //! below; the API names them by their member names (`LONG_DISTANCE`, …), the database also keeps
 //! the reference's French labels.

@@ -1,4 +1,4 @@
-//! The catalogue of checks (reference §1.3, table `regulation_check`): type, label, rule, unit,
+//! The catalogue of checks (the reference service's table `regulation_check`): type, label, rule, unit,
 //! dates of application, variables and descriptions with their legal sources, word for word.
 //! The reference keeps them as database rows; Roadlog keeps them here, with the same ids, and
 //! stores alerts by check type.

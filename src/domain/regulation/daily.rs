@@ -1,4 +1,4 @@
-//! The daily checks (reference §1.6, `app/domain/regulations_per_day.py`): minimum daily rest,
+//! The daily checks, computed as the reference service computes them: minimum daily rest,
 //! maximum work per day (with its night-work and amplitude variants) and enough break (minimum
 //! breaks and maximum uninterrupted work), with the same `extra` keys, number types and
 //! sanction codes, and an explanation of each failure.

@@ -1,4 +1,4 @@
-//! The regulation engine (issue 15): the working-time checks of the reference service — daily
+//! The regulation engine: the working-time checks of the reference service — daily
 //! rest, maximum work per day, breaks, weekly rest, weekly work — with its thresholds per
 //! business, its day and week boundaries in the worker's time zone, its `extra` values and
 //! quirks, and an explanation of every alert in English and French; and, opt-in per company, the

@@ -1,4 +1,4 @@
-//! The weekly checks (reference §1.7, `app/domain/regulations_per_week.py`): weekly rest (at
+//! The weekly checks, computed as the reference service computes them: weekly rest (at
 //! most 6 worked days and a rest of 34 h inside the calendar week) and the maximum work of a
 //! calendar week, per business.
 

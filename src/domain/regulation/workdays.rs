@@ -1,5 +1,5 @@
-//! A worker's activities grouped by local day ("work days", reference §1.5,
-//! `app/domain/work_days.py`), with the per-day figures the checks read.
+//! A worker's activities grouped by local day ("work days", cut as the reference service cuts
+//! them), with the per-day figures the checks read.
 
 use chrono::NaiveDate;
 

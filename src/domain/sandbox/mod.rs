@@ -3,7 +3,7 @@
 //! workers and by an admin), including days that break the working-time rules, so that the
 //! mission history, the regulatory alerts and the C1B export have something to show at once.
 //!
-//! What an integrator can rely on (README, "Sandbox on day one"):
+//! What an integrator can rely on (`docs/src/clients/sandbox.md`):
 //! - **sandbox only**: production refuses with AUTHORIZATION_ERROR (the CLI refuses too);
 //! - **once per company**: a second seed is refused with INVALID_RESOURCE
 //!   (`reason: SANDBOX_ALREADY_SEEDED`) and changes nothing. Demo data is a fixture: a second

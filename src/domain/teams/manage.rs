@@ -1,4 +1,4 @@
-//! Changing teams (reference §3): `teams.createTeam / updateTeam / deleteTeam` and
+//! Changing teams, by the reference service's rules: `teams.createTeam / updateTeam / deleteTeam` and
 //! `employments.changeEmployeeTeam`, company admins only, each in one write transaction; and the
 //! team rules other employment changes apply (a new employment's team, an accepted invitation's
 //! team, an admin losing admin rights).

@@ -1,4 +1,4 @@
-//! Teams (reference §3): a company's groups of workers, with the company admins who manage each
+//! Teams, as the reference service has them: a company's groups of workers, with the company admins who manage each
 //! one and the vehicles it uses. A worker belongs to a team through an employment
 //! (`employments.team_id`). Teams group, they do not restrict: every company admin still reads
 //! every worker of the company; the only server-side filter is `regulatoryAlertsRecap(teamId)`.

@@ -1,7 +1,7 @@
 //! Login throttling that slows guessing without locking people out, shared by the API login and
 //! the OAuth login page (one counter, whatever door is used).
 //!
-//! The policy, with its numbers (README states it too):
+//! The policy, with its numbers (`docs/src/reference/limits.md` states it too):
 //! * from one address, an account takes at most [`PAIR_FAILURES`] wrong passwords in
 //!   [`PAIR_WINDOW`] seconds; then that address is refused for that account until the oldest
 //!   failure leaves the window;

@@ -1,5 +1,5 @@
 //! Days of work (`User.workDays`, `Company.workDays`): each worker's recorded time cut into local
-//! days, with the day's times, durations by type, expenditures and missions (reference §2).
+//! days, with the day's times, durations by type, expenditures and missions, as the reference service computes them.
 //!
 //! A page is read from the most recent day backwards: the activities overlapping a window of
 //! days are loaded and summarised, and the window grows (four times longer each round) until it

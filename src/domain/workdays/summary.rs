@@ -1,5 +1,5 @@
 //! The pure part of the days of work: a worker's activities cut into local days, and the figures
-//! of each day, as `User.workDays` and `Company.workDays` compute them (reference §2.1, §2.2).
+//! of each day, as `User.workDays` and `Company.workDays` compute them in the reference service.
 //! The two differ on purpose, as in the reference: the user's view measures the service over
 //! activities other than `off` and has no `lastActivityStartTime`; the company's measures it
 //! from the first start to the last end of any activity and drops days without service.

@@ -21,7 +21,7 @@ use async_graphql::parser::types::ExecutableDocument;
 pub use model::SchemaModel;
 pub use scan::Position;
 
-/// The limits of one document; README's "Limits and protections" lists them.
+/// The limits of one document; the book lists them (`docs/src/reference/limits.md`).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Longest document, in bytes.

@@ -6,9 +6,9 @@
 //! letters into something else, so each text announces the part that holds all of its letters, or, when none
 //! does, the part that holds most of them. Only codes 161–255 of a part are used beyond ASCII: that is Annex 1C's
 //! range (Annex 1B allows only 192–255, which leaves out e.g. Cyrillic А–П and Polish Ł, Ż; the readers decode
-//! the whole range, and `docs/c1b.md` records this deviation). Code 160 (no-break space) is never written: a
-//! space is written instead. The tables are the standard's mappings of codes 161–255; `0` marks a code the part
-//! leaves undefined.
+//! the whole range, and `docs/src/reference/c1b.md` records this deviation). Code 160 (no-break space) is never
+//! written: a space is written instead. The tables are the standard's mappings of codes 161–255; `0` marks a code
+//! the part leaves undefined.
 
 /// The 95 characters of codes 161–255 of one part (`0`: undefined).
 type Table = [u16; 95];

@@ -6,7 +6,8 @@
 //! at card removal, and every use the file records is closed (the last vehicle record ends, the activity data
 //! ends with a withdrawal), so it holds 19 zero bytes: no open session. Naming the last vehicle here would claim
 //! the card still inserted in a vehicle whose use the file shows ended. One strict reader (tachop) rejects a zero
-//! sessionOpenTime although the format mandates it; `docs/c1b.md` lists this among the known reader behaviours.
+//! sessionOpenTime although the format mandates it; `docs/src/reference/c1b.md` lists this among the known reader
+//! behaviours.
 
 use super::primitives::put_time_real;
 

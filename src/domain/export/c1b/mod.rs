@@ -11,7 +11,7 @@
 //!   against one table of the format reference.
 //! * The files it produces are honest: a self-issued, clearly non-official certificate chain, a card number and an
 //!   issuing authority that cannot be mistaken for an official card (see `keys.rs` and `input.rs`).
-//! * `docs/c1b.md` maps recorded data to the format field by field and lists the known reader behaviours.
+//! * `docs/src/reference/c1b.md` maps recorded data to the format field by field and lists the known reader behaviours.
 
 mod activity_word;
 mod certificate;
