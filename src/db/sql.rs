@@ -19,23 +19,6 @@ pub struct PerBackend {
 /// inserted by [`per_backend!`](crate::per_backend) as `{FRAGMENT}`.
 pub type Fragment = PerBackend;
 
-/// Opens a statement that returns its rows as one row: a JSON array with an array per row,
-/// for reads of many small rows in a loop (a month's rebuild reads 84,000 activities). sqlx's
-/// SQLite driver hands every row from its own thread to the caller's task, a thread wake-up per
-/// row; one row per statement makes the read one hand-over. Spelled
-/// `per_backend!({ROWS_AS_JSON}, "t.a, t.b", {ROWS_FROM}, "SELECT a, b FROM …", ") t")`; the
-/// rows' order is not kept (sort them after parsing). No row gives `[]`.
-pub const ROWS_AS_JSON: Fragment = PerBackend {
-    sqlite: "SELECT json_group_array(json_array(",
-    postgres: "SELECT CAST(COALESCE(json_agg(json_build_array(",
-};
-
-/// Closes the column list opened by [`ROWS_AS_JSON`]; the subquery of the rows follows.
-pub const ROWS_FROM: Fragment = PerBackend {
-    sqlite: ")) FROM (",
-    postgres: ")), CAST('[]' AS json)) AS TEXT) FROM (",
-};
-
 /// The `user_id` column of a query's rows as one text, the ids joined with commas (no row gives
 /// null): one value where a row per id would be a hand-over each on SQLite. Read back with
 /// [`joined_ids`](super::joined_ids).

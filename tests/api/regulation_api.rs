@@ -32,43 +32,58 @@ fn weekly_total(recap: &Value) -> i64 {
         .sum()
 }
 
-/// Every summary bucket (migration 0053) holds exactly its workers' rows, each row in the
-/// bucket of `user_id % 16`.
-async fn buckets_hold_their_rows(app: &TestApp) {
-    type Key = (i64, String, String, i64);
+/// The recap's month rows (`company_alert_months`, migration 0059) are the alerts summarised:
+/// for each company in which the worker has an employment that was not rejected, a row per
+/// worker, side, month, check and flags, with how many alerts and on which days (bit d-1: day d).
+async fn month_rows_summarise_the_alerts(app: &TestApp) {
+    type Key = (i64, String, String, i64, String, i64, i64, i64);
     let pool = &app.server.db.pool;
-    let rows: Vec<(i64, String, String, i64, i64, String)> = sqlx::query_as(
-        "SELECT company_id, submitter_type, month, CAST(bucket AS BIGINT), user_id, summary \
-         FROM company_alert_month_summaries",
+    let alerts: Vec<(i64, String, String, String, i64, i64, i64)> = sqlx::query_as(
+        "SELECT user_id, submitter_type, day, check_type, night_work, not_enough_break, \
+         too_much_uninterrupted_work_time FROM regulatory_alerts",
     )
     .fetch_all(pool)
     .await
     .unwrap();
-    let mut expected: BTreeMap<Key, Vec<String>> = BTreeMap::new();
-    for (company, side, month, bucket, user, summary) in rows {
-        assert_eq!(bucket, user % 16, "{summary}");
-        expected
-            .entry((company, side, month, bucket))
-            .or_default()
-            .push(summary);
-    }
-    let buckets: Vec<(i64, String, String, i64, String)> = sqlx::query_as(
-        "SELECT company_id, submitter_type, month, CAST(bucket AS BIGINT), summaries FROM company_alert_month_buckets",
+    let employments: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT DISTINCT company_id, user_id FROM employments WHERE user_id IS NOT NULL AND validation_status <> 'rejected'",
     )
     .fetch_all(pool)
     .await
     .unwrap();
-    let mut found: BTreeMap<Key, Vec<String>> = BTreeMap::new();
-    for (company, side, month, bucket, text) in buckets.into_iter().filter(|b| !b.4.is_empty()) {
-        found.insert(
-            (company, side, month, bucket),
-            text.split('|').map(String::from).collect(),
-        );
+    let mut expected: BTreeMap<Key, (i64, i64)> = BTreeMap::new();
+    for (user, side, day, check, night, few, long) in alerts {
+        let bit = 1_i64 << (day[8..].parse::<i64>().unwrap() - 1);
+        for &(company, _) in employments.iter().filter(|e| e.1 == user) {
+            let key = (
+                company,
+                side.clone(),
+                day[..7].to_string(),
+                user,
+                check.clone(),
+                night,
+                few,
+                long,
+            );
+            let (count, days) = expected.entry(key).or_default();
+            *count += 1;
+            *days |= bit;
+        }
     }
-    for lines in expected.values_mut().chain(found.values_mut()) {
-        lines.sort();
-    }
-    assert!(!expected.is_empty(), "some summaries");
+    let rows: Vec<(i64, String, String, i64, String, i64, i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT company_id, submitter_type, month, user_id, check_type, night_work, not_enough_break, \
+         too_much_uninterrupted_work_time, alerts, days FROM company_alert_months",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let found: BTreeMap<Key, (i64, i64)> = rows
+        .into_iter()
+        .map(|(company, side, month, user, check, night, few, long, count, days)| {
+            ((company, side, month, user, check, night, few, long), (count, days))
+        })
+        .collect();
+    assert!(!expected.is_empty(), "some alerts");
     assert_eq!(found, expected);
 }
 
@@ -319,11 +334,11 @@ on_both_backends! {
         let period = both(json!({ "c": c.id, "m": last_month, "f": date(days[0]), "t": date(days[4] + 86_400) })).await;
         let expected: Vec<String> = [days[0], days[1], days[2], days[4]].iter().map(|d| date(*d)).collect();
         assert_eq!(alerted_days(&period), expected, "{period}");
-        buckets_hold_their_rows(app).await;
+        month_rows_summarise_the_alerts(app).await;
     }
 
     async fn every_company_of_the_worker_reads_their_alerts(app) {
-        // The recap reads month summaries kept per company (migration 0052): a company the
+        // The recap reads month rows kept per company (migration 0059): a company the
         // worker joins gets the alerts computed before, hired directly or by an e-mailed
         // invitation; every company follows the computations after; a worker who left is no
         // longer counted though their summaries stay.
@@ -399,16 +414,14 @@ on_both_backends! {
             .unwrap();
         assert_eq!(counted(app, &other_admin, other, &period, None).await, own_only);
         assert_eq!(counted(app, &c.admin, c.id, &period, None).await, after, "the first company still counts them");
-        buckets_hold_their_rows(app).await;
+        month_rows_summarise_the_alerts(app).await;
     }
 
-    async fn concurrent_computations_keep_every_bucket_whole(app) {
-        // A company's month summaries are also kept in 16 buckets of workers (migration 0053),
-        // which computations of different workers share: each transaction writes the buckets
-        // it changed once, last, locked in key order. The admin's validations of 20 workers and
-        // the operator's rebuild of the month (16 workers per transaction) run at once: none
-        // fails (no two transactions wait on each other in a cycle), every bucket holds exactly
-        // its workers' rows, and the recap counts what the alerts do.
+    async fn concurrent_computations_keep_the_month_rows_whole(app) {
+        // The admin's validations of 20 workers and the operator's rebuild of the month (16
+        // workers per transaction) run at once: none fails (each transaction writes only the
+        // month rows of the workers it locked), the month rows summarise the alerts, and the
+        // recap counts what the alerts do.
         let c = company(app).await;
         let d = day(12);
         let mut workers = vec![];
@@ -443,7 +456,7 @@ on_both_backends! {
         }
         let output = rebuild.await.unwrap();
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-        buckets_hold_their_rows(app).await;
+        month_rows_summarise_the_alerts(app).await;
         let period = json!({ "m": month_of(&date(d)), "f": date(d), "t": date(d + 86_400) });
         let all = counted(app, &c.admin, c.id, &period, None).await;
         let one = counted(app, &c.admin, c.id, &period, Some(workers[0].id)).await;

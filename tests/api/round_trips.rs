@@ -131,3 +131,69 @@ on_both_backends! {
         assert_eq!(count, 1, "the token's lookup only");
     }
 }
+
+/// The statements of one recap of `month` by `admin`, with or without its day details.
+async fn recap_statements(
+    app: &TestApp,
+    admin: &TestUser,
+    company: i64,
+    month: &str,
+    details: bool,
+    id: &str,
+) -> usize {
+    let fields = if details {
+        "days dayDetails { day userName otherCompanyRelation }"
+    } else {
+        "days"
+    };
+    let query = format!(
+        "query($c: Int!, $m: ShortMonth!) {{ company(id: $c) {{ regulatoryAlertsRecap(month: $m) {{ \
+         totalNbAlerts totalNbAlertsPreviousMonth dailyAlerts {{ alertsType nbAlerts {fields} }} }} }} }}"
+    );
+    let request_id = format!("recap-{id}-{details}-{}-{:?}", std::process::id(), app.backend);
+    let (body, statements) = counted(app, admin, &query, json!({ "c": company, "m": month }), &request_id).await;
+    let recap = &body["data"]["company"]["regulatoryAlertsRecap"];
+    assert!(recap["totalNbAlerts"].as_i64().unwrap() > 0, "{body}");
+    statements
+}
+
+on_both_backends! {
+    async fn a_recap_takes_as_many_statements_for_one_worker_as_for_four(app) {
+        // Besides the token's and the company's reads, a recap reads its head and its lines
+        // (without day details), or its head, its lines, the workers' names and their other
+        // companies (with them), however many workers are alerted.
+        use crate::regulation::{company, date, day, mission, validate};
+        statements::install();
+        let c = company(app).await;
+        let d = day(12);
+        let month = date(d)[..7].to_string();
+        let alert = |worker: TestUser| {
+            let c = &c;
+            async move {
+                let long = mission(app, &worker, c.id, &[("drive", d + 5 * 3600, d + 18 * 3600)]).await;
+                validate(app, &worker, long, &worker).await;
+                validate(app, &c.admin, long, &worker).await;
+            }
+        };
+        alert(c.worker.clone()).await;
+        let one = (
+            recap_statements(app, &c.admin, c.id, &month, false, "one").await,
+            recap_statements(app, &c.admin, c.id, &month, true, "one").await,
+        );
+        for i in 0..3 {
+            let worker = app.new_user(&format!("driver{i}@example.com")).await;
+            app.hire(&c.admin, c.id, &worker).await;
+            sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+                .execute(&app.server.db.pool)
+                .await
+                .unwrap();
+            alert(worker).await;
+        }
+        let four = (
+            recap_statements(app, &c.admin, c.id, &month, false, "four").await,
+            recap_statements(app, &c.admin, c.id, &month, true, "four").await,
+        );
+        assert_eq!(one, four, "the statements of a recap do not grow with its workers");
+        assert_eq!(four, (4, 6), "token, company, head, lines (names, other companies)");
+    }
+}

@@ -1,4 +1,4 @@
-//! `User.hadEnoughBreakLastMission` (reference §1.10): whether the mission the user last validated
+//! `User.hadEnoughBreakLastMission`: whether the mission the user last validated
 //! himself passed the break check of his own (`employee`) computations.
 
 use crate::db::Db;

@@ -15,49 +15,34 @@ use crate::errors::AppResult;
 
 pub mod sql {
     use crate::db::PerBackend;
-    use crate::db::sql::{ROWS_AS_JSON, ROWS_FROM};
 
     crate::statements! {
         pub const ZONE: &str = "SELECT timezone_name FROM users WHERE id = $1";
         /// The zones of the workers `$1`.
         pub const ZONES: PerBackend = crate::per_backend!("SELECT id, timezone_name FROM users WHERE ", ["id" in 1]);
         /// `$1` worker, `$2`/`$3` the instants the missions must overlap. Missions the worker
-        /// validated himself (any company). One row: the activities as a JSON array of
-        /// `[id, mission, type, start, end]` (a month's rebuild reads some 84,000 activities).
-        pub const EMPLOYEE_ACTIVITIES: PerBackend = crate::per_backend!(
-            {ROWS_AS_JSON},
-            "t.id, t.mission_id, t.type, t.start_time, t.end_time",
-            {ROWS_FROM},
-            "SELECT a.id, a.mission_id, a.type, a.start_time, a.end_time \
+        /// validated himself (any company): their activities' id, mission, type, start and end.
+        pub const EMPLOYEE_ACTIVITIES: &str = "SELECT a.id, a.mission_id, a.type, a.start_time, a.end_time \
              FROM activities a \
              WHERE a.user_id = $1 AND a.dismissed_at IS NULL AND a.type <> 'off' \
                AND a.mission_id IN (SELECT s.mission_id FROM mission_spans s \
                                     WHERE s.user_id = $1 AND s.start_time < $3 AND s.end_time > $2) \
                AND EXISTS (SELECT 1 FROM mission_validations v \
-                           WHERE v.mission_id = a.mission_id AND v.user_id = $1 AND v.submitter_id = $1)) t"
-        );
+                           WHERE v.mission_id = a.mission_id AND v.user_id = $1 AND v.submitter_id = $1)";
         /// The same for missions an admin validated for the worker (or for everyone).
-        pub const ADMIN_ACTIVITIES: PerBackend = crate::per_backend!(
-            {ROWS_AS_JSON},
-            "t.id, t.mission_id, t.type, t.start_time, t.end_time",
-            {ROWS_FROM},
-            "SELECT a.id, a.mission_id, a.type, a.start_time, a.end_time \
+        pub const ADMIN_ACTIVITIES: &str = "SELECT a.id, a.mission_id, a.type, a.start_time, a.end_time \
              FROM activities a \
              WHERE a.user_id = $1 AND a.dismissed_at IS NULL AND a.type <> 'off' \
                AND a.mission_id IN (SELECT s.mission_id FROM mission_spans s \
                                     WHERE s.user_id = $1 AND s.start_time < $3 AND s.end_time > $2) \
                AND EXISTS (SELECT 1 FROM mission_validations v \
                            WHERE v.mission_id = a.mission_id AND v.is_admin = 1 \
-                             AND (v.user_id = $1 OR v.user_id IS NULL))) t"
-        );
+                             AND (v.user_id = $1 OR v.user_id IS NULL))";
         /// For the rebuild: the activities of the workers `$1` in the missions whose span
         /// overlaps `$2`–`$3` (the widest window of the workers: each is narrowed afterwards), with
         /// that span and whether the worker (`by_self`) or an admin (`by_admin`) validated the
-        /// mission, as one row: both sides of a few workers in one statement.
+        /// mission: both sides of a few workers in one statement.
         pub const ACTIVITIES_OF_WORKERS: PerBackend = crate::per_backend!(
-            {ROWS_AS_JSON},
-            "t.user_id, t.span_start, t.span_end, t.id, t.mission_id, t.type, t.start_time, t.end_time, t.by_self, t.by_admin",
-            {ROWS_FROM},
             // The validations are looked up once per mission, not once per activity.
             "WITH s AS MATERIALIZED (SELECT s.user_id, s.mission_id, s.start_time, s.end_time, \
                CASE WHEN EXISTS (SELECT 1 FROM mission_validations v WHERE v.mission_id = s.mission_id \
@@ -71,7 +56,7 @@ pub mod sql {
                a.mission_id AS mission_id, a.type AS type, a.start_time AS start_time, a.end_time AS end_time, \
                s.by_self AS by_self, s.by_admin AS by_admin \
              FROM s JOIN activities a ON a.mission_id = s.mission_id AND a.user_id = s.user_id \
-             WHERE a.dismissed_at IS NULL AND a.type <> 'off') t"
+             WHERE a.dismissed_at IS NULL AND a.type <> 'off'"
         );
     }
 }
@@ -100,7 +85,7 @@ pub async fn zones(conn: &mut AnyConnection, users: &[i64]) -> AppResult<BTreeMa
         .collect())
 }
 
-/// An activity as the statements give it: `[id, mission, type, start, end]`.
+/// An activity as the statements give it: id, mission, type, start, end.
 type Row = (i64, i64, String, i64, Option<i64>);
 
 /// The instants a computation of the local date `day` reads missions in, wherever the period
@@ -130,7 +115,7 @@ fn into_missions(rows: impl IntoIterator<Item = Row>) -> Vec<Mission> {
             end,
         });
     }
-    // The JSON arrays keep no order.
+    // The statements give the activities in no particular order.
     by_mission
         .into_iter()
         .map(|(id, mut activities)| {
@@ -156,14 +141,13 @@ pub async fn missions_of_workers(
         return Ok(BTreeMap::new());
     };
     let users: Vec<i64> = zones.keys().copied().collect();
-    let (rows,): (String,) = sqlx::query_as(Backend::of(conn).sql(sql::ACTIVITIES_OF_WORKERS))
+    type Wide = (i64, i64, i64, i64, i64, String, i64, Option<i64>, i64, i64);
+    let rows: Vec<Wide> = sqlx::query_as(Backend::of(conn).sql(sql::ACTIVITIES_OF_WORKERS))
         .bind(crate::db::id_list(&users))
         .bind(widest.0)
         .bind(widest.1)
-        .fetch_one(&mut *conn)
+        .fetch_all(&mut *conn)
         .await?;
-    type Wide = (i64, i64, i64, i64, i64, String, i64, Option<i64>, i64, i64);
-    let rows: Vec<Wide> = super::json_rows(&rows)?;
     let mut sides: BTreeMap<(i64, SubmitterType), Vec<Row>> = BTreeMap::new();
     for (user, span_start, span_end, id, mission, kind, start, end, by_self, by_admin) in rows {
         // The worker's own window, as `missions` reads it.
@@ -203,12 +187,11 @@ pub async fn missions(
         SubmitterType::Admin => sql::ADMIN_ACTIVITIES,
     };
     let (lower, upper) = window(tz, from, until);
-    let (rows,): (String,) = sqlx::query_as(Backend::of(conn).sql(statement))
+    let rows: Vec<Row> = sqlx::query_as(statement)
         .bind(user_id)
         .bind(lower)
         .bind(upper)
-        .fetch_one(&mut *conn)
+        .fetch_all(&mut *conn)
         .await?;
-    let rows: Vec<Row> = super::json_rows(&rows)?;
     Ok(into_missions(rows))
 }

@@ -1,4 +1,4 @@
-//! When alerts are computed (reference §1.8): when a mission is validated (by the worker: the
+//! When alerts are computed: when a mission is validated (by the worker: the
 //! `employee` computation; by an admin: the `admin` one), when an admin cancels a worker's
 //! mission, and when the operator rebuilds a company's period. Each recomputation runs in the
 //! transaction of what triggered it, with the worker locked.
@@ -70,11 +70,9 @@ impl Rules {
     }
 }
 
-/// Recomputes the worker's `from..=to` for `submitter` (with the day before, and whole weeks);
-/// the summary buckets it changes are added to `touched`, for the caller to write last.
+/// Recomputes the worker's `from..=to` for `submitter` (with the day before, and whole weeks).
 pub async fn recompute(
     conn: &mut AnyConnection,
-    touched: &mut store::Touched,
     user_id: i64,
     submitter: SubmitterType,
     rules: Rules,
@@ -95,7 +93,7 @@ pub async fn recompute(
         now: now(),
         eu_driving_checks: rules.eu_driving_checks,
     });
-    store::save(conn, touched, user_id, submitter, business, &computation).await?;
+    store::save(conn, user_id, submitter, business, &computation).await?;
     Ok(Written {
         computed_days: computation.computed.len(),
         alerts: computation.alerts.len(),
@@ -116,7 +114,6 @@ pub async fn after_validation(
     users: &[i64],
     by_admin: bool,
 ) -> AppResult<()> {
-    let mut touched = store::Touched::default();
     for user in users {
         let (start, end, running): (Option<i64>, Option<i64>, i64) = sqlx::query_as(sql::SPAN)
             .bind(mission_id)
@@ -161,9 +158,9 @@ pub async fn after_validation(
             }
         }
         let rules = Rules::of(conn, *user, company_id).await?;
-        recompute(conn, &mut touched, *user, submitter, rules, from, to).await?;
+        recompute(conn, *user, submitter, rules, from, to).await?;
     }
-    touched.write(conn).await
+    Ok(())
 }
 
 /// After a company admin cancelled `worker`'s time in a mission of `company_id` that ran from
@@ -179,9 +176,8 @@ pub async fn after_cancel(
     let from = time::local_date(tz, start);
     let to = end.map(|e| time::local_date(tz, e)).unwrap_or_else(today);
     let rules = Rules::of(conn, worker, company_id).await?;
-    let mut touched = store::Touched::default();
-    recompute(conn, &mut touched, worker, SubmitterType::Admin, rules, from, to).await?;
-    touched.write(conn).await
+    recompute(conn, worker, SubmitterType::Admin, rules, from, to).await?;
+    Ok(())
 }
 
 /// Longest period the operator rebuilds at once.
@@ -195,10 +191,10 @@ pub struct RebuildReport {
     pub alerts: usize,
 }
 
-/// Workers recomputed per transaction by the rebuild: a commit per worker was 200 commits (200
-/// WAL syncs on PostgreSQL) for a 200-employee company; a few workers per transaction keep each
-/// transaction short (the workers' locks, and SQLite's single writer, are held for tens of
-/// milliseconds, not for the whole rebuild).
+/// Workers recomputed per transaction by the rebuild: a commit per worker would be a log sync
+/// per worker; a few workers per transaction keep each transaction short (the workers' locks,
+/// and SQLite's single writer, are held for a few workers' computations, not for the whole
+/// rebuild).
 pub const REBUILD_WORKERS_PER_TRANSACTION: usize = 16;
 
 /// Recomputes both submitter types for every worker of the company over `from..=to`, a few
@@ -234,13 +230,12 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
         let mut locked = chunk.to_vec();
         crate::domain::workers::lock_all(&mut tx, &mut locked).await?;
         // What the chunk's computations read, in a few statements for all its workers and both
-        // sides (a statement per worker and side was 2,000 round trips for a 233-worker month).
+        // sides rather than a few per worker and side.
         let eu_driving_checks = eu_checks(&mut tx, company_id).await?;
         let zones = load::zones(&mut tx, chunk).await?;
         let businesses = business::for_workers(&mut tx, chunk, company_id).await?;
         let mut missions = load::missions_of_workers(&mut tx, &zones, load_from, load_until).await?;
         let mut stored = store::existing(&mut tx, chunk, days, weeks).await?;
-        let mut touched = store::Touched::default();
         let mut jobs = Vec::with_capacity(chunk.len() * 2);
         for &user in chunk {
             for submitter in [SubmitterType::Employee, SubmitterType::Admin] {
@@ -257,19 +252,9 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
             let old = stored.remove(&(job.user, job.submitter)).unwrap_or_default();
             report.computed_days += computation.computed.len();
             report.alerts += computation.alerts.len();
-            store::apply(
-                &mut tx,
-                &mut touched,
-                job.user,
-                job.submitter,
-                job.business,
-                &computation,
-                prepared,
-                old,
-            )
-            .await?;
+            let whose = (job.user, job.submitter, job.business);
+            store::apply(&mut tx, whose, &computation, prepared, old).await?;
         }
-        touched.write(&mut tx).await?;
         report.workers += chunk.len();
         tx.commit().await?;
     }

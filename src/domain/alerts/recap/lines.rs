@@ -1,0 +1,192 @@
+//! The lines a recap's groups are made of: the period's admin alerts of the company's current
+//! workers counted per day, check and flags. With the day details, one line per worker too,
+//! read from the alerts; without them, added up from the workers' month rows (a row per worker,
+//! month, check and flags), a few per worker where the alerts are one per worker and day.
+
+use std::collections::BTreeMap;
+
+use chrono::{Datelike, NaiveDate};
+
+use crate::db::Db;
+use crate::domain::companies::{date_text, parse_date};
+use crate::errors::AppResult;
+
+use super::sql;
+
+/// A day's alerts of one check and flags (of one worker with the day details; `user_id` 0
+/// without them).
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq)]
+pub(super) struct AlertLine {
+    pub day: String,
+    pub check_type: String,
+    pub user_id: i64,
+    pub night_work: i64,
+    pub not_enough_break: i64,
+    pub too_much_uninterrupted_work_time: i64,
+    /// How many alerts the line stands for.
+    pub alerts: i64,
+}
+
+/// A worker's alerts of a month, check and flags: on which days (bit d-1: day d).
+#[derive(sqlx::FromRow, Debug)]
+struct MonthRow {
+    month: String,
+    check_type: String,
+    night_work: i64,
+    not_enough_break: i64,
+    too_much_uninterrupted_work_time: i64,
+    days: i64,
+}
+
+/// The parameters of [`sql::WORKERS`]: the company, today and the JSON list of the workers the
+/// recap is confined to (none: all).
+pub(super) struct Workers<'a> {
+    pub company_id: i64,
+    pub today: &'a str,
+    pub confined: Option<&'a str>,
+}
+
+/// The workers' admin alerts dated in `[from, to)`, a line per day, worker, check and flags,
+/// in order of day and worker.
+pub(super) async fn per_worker(
+    db: &Db,
+    workers: &Workers<'_>,
+    (from, to): (NaiveDate, NaiveDate),
+) -> AppResult<Vec<AlertLine>> {
+    Ok(sqlx::query_as(db.sql(sql::ALERTS_BY_DAY_AND_USER))
+        .bind(workers.company_id)
+        .bind(workers.today)
+        .bind(workers.confined)
+        .bind(date_text(from))
+        .bind(date_text(to))
+        .fetch_all(db.exec())
+        .await?)
+}
+
+/// The workers' admin alerts dated in `[from, to)`, a line per day, check and flags, in order of
+/// day: their month rows added up.
+pub(super) async fn per_day(
+    db: &Db,
+    workers: &Workers<'_>,
+    (from, to): (NaiveDate, NaiveDate),
+) -> AppResult<Vec<AlertLine>> {
+    let last = to.pred_opt().unwrap_or(to);
+    let rows: Vec<MonthRow> = sqlx::query_as(db.sql(sql::MONTHS))
+        .bind(workers.company_id)
+        .bind(workers.today)
+        .bind(workers.confined)
+        .bind(month_text(from))
+        .bind(month_text(last))
+        .fetch_all(db.exec())
+        .await?;
+    Ok(added_up(rows, (from, to)))
+}
+
+pub(super) fn month_text(day: NaiveDate) -> String {
+    day.format("%Y-%m").to_string()
+}
+
+/// The month rows added up per month, check and flags, then counted per day of `[from, to)`.
+fn added_up(rows: Vec<MonthRow>, (from, to): (NaiveDate, NaiveDate)) -> Vec<AlertLine> {
+    // How many workers were alerted on each day of the month (index d-1: day d).
+    let mut counted: BTreeMap<(String, String, [i64; 3]), [i64; 31]> = BTreeMap::new();
+    for row in rows {
+        let flags = [
+            row.night_work,
+            row.not_enough_break,
+            row.too_much_uninterrupted_work_time,
+        ];
+        let counts = counted.entry((row.month, row.check_type, flags)).or_insert([0; 31]);
+        for (bit, count) in counts.iter_mut().enumerate() {
+            *count += (row.days >> bit) & 1;
+        }
+    }
+    let mut lines = vec![];
+    for ((month, check_type, flags), counts) in counted {
+        let Some(first) = parse_date(&format!("{month}-01")) else {
+            continue;
+        };
+        for (day, alerts) in first.iter_days().zip(counts) {
+            if alerts == 0 || day < from || day >= to || day.month() != first.month() {
+                continue;
+            }
+            lines.push(AlertLine {
+                day: date_text(day),
+                check_type: check_type.clone(),
+                user_id: 0,
+                night_work: flags[0],
+                not_enough_break: flags[1],
+                too_much_uninterrupted_work_time: flags[2],
+                alerts,
+            });
+        }
+    }
+    lines.sort_by(|a, b| a.day.cmp(&b.day));
+    lines
+}
+
+/// The lines' alerts, counted as the recap counts them: an `enoughBreak` alert with both halves
+/// failed counts twice.
+pub(super) fn total(lines: &[AlertLine]) -> i64 {
+    lines
+        .iter()
+        .map(|l| l.alerts * (1 + i64::from(l.not_enough_break == 1 && l.too_much_uninterrupted_work_time == 1)))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(month: &str, check_type: &str, flags: [i64; 3], days: i64) -> MonthRow {
+        MonthRow {
+            month: month.to_string(),
+            check_type: check_type.to_string(),
+            night_work: flags[0],
+            not_enough_break: flags[1],
+            too_much_uninterrupted_work_time: flags[2],
+            days,
+        }
+    }
+
+    #[test]
+    fn month_rows_are_added_up_per_day_check_and_flags() {
+        // Three workers' September: both halves failed on days 1 and 2 for the first, on days 2
+        // and 31 (September has none) for the second; one half on day 1 for the first; and an
+        // August row, outside the period.
+        let both = [0, 1, 1];
+        let rows = vec![
+            row("2026-09", "enoughBreak", both, 0b11),
+            row("2026-09", "enoughBreak", [0, 1, 0], 0b1),
+            row("2026-09", "enoughBreak", both, 0b10 + (1 << 30)),
+            row("2026-08", "enoughBreak", both, 0b100),
+        ];
+        let september = NaiveDate::from_ymd_opt(2026, 9, 1).unwrap();
+        let lines = added_up(rows, (september, NaiveDate::from_ymd_opt(2026, 10, 1).unwrap()));
+        let per_day: Vec<(&str, i64, i64)> = lines
+            .iter()
+            .map(|l| (l.day.as_str(), l.too_much_uninterrupted_work_time, l.alerts))
+            .collect();
+        assert_eq!(
+            per_day,
+            [("2026-09-01", 0, 1), ("2026-09-01", 1, 1), ("2026-09-02", 1, 2)],
+            "September has no day 31: its bit is not a day"
+        );
+        // Both halves failed count twice.
+        assert_eq!(total(&lines), 2 * 3 + 1);
+    }
+
+    #[test]
+    fn only_the_days_of_the_period_are_counted() {
+        let rows = vec![
+            row("2026-08", "maximumWorkDayTime", [1, 0, 0], (1 << 30) | 1),
+            row("2026-09", "maximumWorkDayTime", [1, 0, 0], 0b111),
+        ];
+        let from = NaiveDate::from_ymd_opt(2026, 8, 31).unwrap();
+        let lines = added_up(rows, (from, NaiveDate::from_ymd_opt(2026, 9, 3).unwrap()));
+        let days: Vec<&str> = lines.iter().map(|l| l.day.as_str()).collect();
+        assert_eq!(days, ["2026-08-31", "2026-09-01", "2026-09-02"]);
+        assert!(lines.iter().all(|l| l.night_work == 1 && l.alerts == 1));
+        assert!(added_up(vec![], (from, from)).is_empty());
+    }
+}

@@ -1,0 +1,72 @@
+//! The recap's statements: its head (permission, workers, settings, the previous month's total)
+//! and its lines, each reading the company's current workers itself (`w`).
+
+use crate::db::PerBackend;
+use crate::db::sql::Fragment;
+use crate::domain::companies::permissions::sql::admin_on;
+
+/// Opens a statement with `w`: the company's (`$1`) workers on `$2` (today), an approved, not
+/// dismissed employment covering the day, only those of the JSON list `$3` when it is not null.
+/// A worker with two such employments is in it twice: the statements only ask whether a worker
+/// is in it.
+pub const WORKERS: Fragment = crate::per_backend!(
+    "WITH w AS (SELECT user_id FROM employments WHERE company_id = $1 AND user_id IS NOT NULL \
+     AND validation_status = 'approved' AND dismissed_at IS NULL AND start_date <= $2 \
+     AND (end_date IS NULL OR end_date >= $2) AND (CAST($3 AS TEXT) IS NULL OR ",
+    ["user_id" in 3],
+    ")) "
+);
+
+/// "is one of the workers `w`", after a column. On PostgreSQL an array, so that a table indexed
+/// by worker is read by one index lookup per worker (an `IN (SELECT …)` is planned as a join
+/// over a scan of the whole table).
+pub const IN_WORKERS: Fragment = PerBackend {
+    sqlite: " IN (SELECT user_id FROM w)",
+    postgres: " = ANY(ARRAY(SELECT user_id FROM w))",
+};
+
+/// An employment of user `$4` in company `$1` covering `$2` (today), with admin rights.
+const ADMIN_OF_ACTOR: &str = admin_on!("$1", "$2", "$4");
+
+crate::statements! {
+    /// The recap's head: a row only when user `$4` is an admin of company `$1` on `$2` (today),
+    /// with how many workers it has that day ([`WORKERS`], `$3`), whether any admin computation
+    /// of theirs is dated in `[$5, $6)`, the company's SIREN and whether it opted in to the EU
+    /// checks, and their admin alerts of month `$7` (`YYYY-MM`; null: none) counted as the recap
+    /// counts them (an `enoughBreak` alert with both halves failed counts twice).
+    pub const RECAP: PerBackend = crate::per_backend!(
+        {WORKERS},
+        "SELECT (SELECT COUNT(*) FROM w) AS workers, \
+           (SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations r WHERE r.submitter_type = 'admin' \
+              AND r.day >= $5 AND r.day < $6 AND r.user_id",
+        {IN_WORKERS},
+        " LIMIT 1) x) AS computed, c.siren, c.eu_driving_checks, \
+           (SELECT CAST(COALESCE(SUM(m.alerts * (1 + m.not_enough_break * m.too_much_uninterrupted_work_time)), 0) AS BIGINT) \
+            FROM company_alert_months m WHERE m.company_id = $1 AND m.submitter_type = 'admin' AND m.month = $7 \
+              AND m.user_id",
+        {IN_WORKERS},
+        ") AS previous_total FROM companies c WHERE c.id = $1 AND EXISTS (",
+        ADMIN_OF_ACTOR,
+        ")"
+    );
+    /// The admin month rows of the workers ([`WORKERS`]) from month `$4` to `$5` (`YYYY-MM`):
+    /// the recap's counts when it gives no day details.
+    pub const MONTHS: PerBackend = crate::per_backend!(
+        {WORKERS},
+        "SELECT m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time, m.days \
+         FROM company_alert_months m WHERE m.company_id = $1 AND m.submitter_type = 'admin' \
+           AND m.month >= $4 AND m.month <= $5 AND m.user_id",
+        {IN_WORKERS}
+    );
+    /// The admin alerts of the workers ([`WORKERS`]) dated in `[$4, $5)`, per day, check, worker
+    /// and flags: the recap's lines when it gives the day details (one per worker and day).
+    pub const ALERTS_BY_DAY_AND_USER: PerBackend = crate::per_backend!(
+        {WORKERS},
+        "SELECT a.day, a.check_type, a.user_id, a.night_work, a.not_enough_break, \
+           a.too_much_uninterrupted_work_time, CAST(COUNT(*) AS BIGINT) AS alerts \
+         FROM regulatory_alerts a WHERE a.submitter_type = 'admin' AND a.day >= $4 AND a.day < $5 AND a.user_id",
+        {IN_WORKERS},
+        " GROUP BY a.day, a.check_type, a.user_id, a.night_work, a.not_enough_break, \
+           a.too_much_uninterrupted_work_time ORDER BY a.day, a.user_id"
+    );
+}
