@@ -2,7 +2,7 @@
 -- flags, holding how many of the month's days the worker was alerted on and which (`days`, a bit
 -- set: bit d-1 for day d). They replace the texts of `company_alert_month_summaries` (0052) and
 -- their 16 buckets per company and month (`company_alert_month_buckets`, 0053), which the service
--- parsed back. Kept in lock-step with ../sqlite/0058_company_alert_months.sql.
+-- parsed back. Kept in lock-step with ../sqlite/0059_company_alert_months.sql.
 --
 -- A worker's rows are the same in every company: a copy for each company in which the worker has
 -- an employment that was not rejected, whatever its dates (the recap keeps its current workers'
