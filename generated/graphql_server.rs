@@ -676,7 +676,7 @@ impl SignUp {
         invite_token: Option<String>,
         #[graphql(
             name = "timezoneName",
-            desc = "IANA time zone name of the user, e.g. `Europe/Paris`. Optional; defaults to `Europe/Paris`."
+            desc = "IANA time zone name of the user, e.g. `Europe/Paris`, spelt as the time zone database spells it. Optional; defaults to `Europe/Paris`. An unknown name (misspelt, in another case, or a fixed offset such as `+03`) is INVALID_INPUTS with `field: timezoneName`, and nothing is stored."
         )]
         timezone_name: Option<String>,
     ) -> async_graphql::Result<Option<UserTokens>> {

@@ -227,7 +227,7 @@ pub struct ThirdPartyEmployee {
     ///Whether the employee is an admin of the company.
     #[graphql(name = "hasAdminRights", default_with = "Some(false)")]
     pub has_admin_rights: Option<bool>,
-    ///The employee's time zone (IANA name).
+    ///The employee's time zone: an IANA name, spelt as the time zone database spells it (`Europe/Paris` when omitted or blank). An unknown name is INVALID_INPUTS with `field: timezoneName` and the employee's `index`, and nothing is stored.
     #[graphql(
         name = "timezoneName",
         default_with = "Some(\"Europe/Paris\".to_string())"
