@@ -229,7 +229,7 @@ pub async fn other_company(db: &Db, count: usize) -> Result<Vec<(String, i64)>> 
         siren: "987654321",
         phone_number: None,
     };
-    let (company_id, _) = company::sign_up(db, admin, new).await?;
+    let (company_id, _) = company::sign_up(db, Actor::unconfined(admin), new).await?;
     let mut workers = Vec::with_capacity(count);
     for i in 0..count {
         let worker = hire(
@@ -240,7 +240,12 @@ pub async fn other_company(db: &Db, count: usize) -> Result<Vec<(String, i64)>> 
             format!("Other {i}"),
         )
         .await?;
-        let mission = missions::create(db, worker, mission_input(company_id, "Ailleurs".into(), false)).await?;
+        let mission = missions::create(
+            db,
+            Actor::unconfined(worker),
+            mission_input(company_id, "Ailleurs".into(), false),
+        )
+        .await?;
         workers.push((token(db, worker).await?, mission.row.id));
     }
     Ok(workers)
