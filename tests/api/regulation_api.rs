@@ -37,6 +37,8 @@ fn weekly_total(recap: &Value) -> i64 {
 /// worker, side, month, check and flags, with how many alerts and on which days (bit d-1: day d).
 async fn month_rows_summarise_the_alerts(app: &TestApp) {
     type Key = (i64, String, String, i64, String, i64, i64, i64);
+    // A stored row: company, side, month, worker, check, the three flags, alerts, days.
+    type MonthRow = (i64, String, String, i64, String, i64, i64, i64, i64, i64);
     let pool = &app.server.db.pool;
     let alerts: Vec<(i64, String, String, String, i64, i64, i64)> = sqlx::query_as(
         "SELECT user_id, submitter_type, day, check_type, night_work, not_enough_break, \
@@ -70,7 +72,7 @@ async fn month_rows_summarise_the_alerts(app: &TestApp) {
             *days |= bit;
         }
     }
-    let rows: Vec<(i64, String, String, i64, String, i64, i64, i64, i64, i64)> = sqlx::query_as(
+    let rows: Vec<MonthRow> = sqlx::query_as(
         "SELECT company_id, submitter_type, month, user_id, check_type, night_work, not_enough_break, \
          too_much_uninterrupted_work_time, alerts, days FROM company_alert_months",
     )
