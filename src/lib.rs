@@ -2,6 +2,7 @@
 //! managed by their companies, and opened to third-party software through a GraphQL API and
 //! OAuth 2.0, compatible with the reference service's third-party API.
 
+pub mod app;
 pub mod config;
 pub mod db;
 pub mod domain;

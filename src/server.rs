@@ -9,9 +9,10 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use crate::app::App;
 use crate::config::{DatabaseArgs, Settings, describe_database};
 use crate::db::Db;
-use crate::graphql::{Api, build_executors};
+use crate::graphql::build_executors;
 use crate::http::listener::{self, ConnectionLimits, ListenerState};
 use crate::mail::sender::{MailEvent, Sender, Transport};
 use crate::telemetry::Metrics;
@@ -53,7 +54,7 @@ pub struct RunningServer {
     pub db: Db,
     pub metrics: Arc<Metrics>,
     /// The services behind the routes.
-    pub api: Arc<Api>,
+    pub app: Arc<App>,
     stop: watch::Sender<bool>,
     connections: watch::Receiver<usize>,
     accepting: watch::Receiver<bool>,
@@ -181,7 +182,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let csrf_key = crate::domain::auth::csrf_key::CsrfKey::load(&db)
         .await
         .map_err(|error| anyhow::anyhow!("the CSRF key cannot be read or stored: {error:?}"))?;
-    let api = Arc::new(Api {
+    let app = Arc::new(App {
         db: db.clone(),
         environment: settings.environment(),
         // Without a configured public URL, the address actually bound (the port may be 0 in the settings).
@@ -212,8 +213,8 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let sender = Sender::new(db.clone(), transport);
     let mail_events = sender.events_sender();
     let mailer = sender.spawn(stopped.clone());
-    let schema = build_executors(api.clone());
-    let service = crate::routes::service(api.clone(), schema);
+    let schema = build_executors(app.clone());
+    let service = crate::routes::service(app.clone(), schema);
     let limits = ConnectionLimits::new(
         connection_cap(settings.max_connections),
         Duration::from_secs(settings.header_read_timeout),
@@ -225,7 +226,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     if settings.card_key_pool > 0 {
         tasks.push(tokio::spawn(crate::domain::export::key_pool::keep_filled(
             db.clone(),
-            api.key_sealer.clone(),
+            app.key_sealer.clone(),
             settings.card_key_pool,
             stopped.clone(),
         )));
@@ -239,7 +240,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         let _ = rx.wait_for(|stop| *stop).await;
     };
     if let Some(metrics_listener) = metrics_listener {
-        let service = crate::routes::metrics_service(api.clone());
+        let service = crate::routes::metrics_service(app.clone());
         let stopped = stopped.clone();
         tasks.push(tokio::spawn(async move {
             listener::serve(
@@ -288,7 +289,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         metrics_addr,
         db,
         metrics,
-        api,
+        app,
         stop,
         connections,
         accepting,

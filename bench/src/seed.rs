@@ -69,7 +69,11 @@ pub struct Fixture {
 
 /// An account with a confirmed address (no confirmation e-mail queued: nobody reads it).
 async fn user(db: &Db, email: String, first: &str, last: String) -> Result<i64> {
-    let password_hash = roadlog::domain::auth::password::hash(PASSWORD.to_string()).await?;
+    let password_hash = roadlog::domain::auth::password::hash(
+        PASSWORD.to_string(),
+        &roadlog::domain::auth::password::Hashing::queued(),
+    )
+    .await?;
     let mut tx = db.begin_write().await?;
     let account = accounts::HashedAccount {
         email: &email,

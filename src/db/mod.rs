@@ -60,6 +60,8 @@ pub struct Db {
     writer_turn: Arc<Semaphore>,
     /// How many requests may hold a connection of their own ([`request`]).
     request_gate: request::Gate,
+    /// The connection of the request this `Db` was made for ([`Db::for_request`]), if any.
+    request: Option<Arc<request::Shared>>,
 }
 
 /// A write transaction (see [`Db::begin_write`]): used as the connection it runs on, and ended
@@ -165,6 +167,7 @@ impl Db {
             backend,
             writer_turn: Arc::new(Semaphore::new(1)),
             request_gate: request::Gate::for_pool(size),
+            request: None,
         })
     }
 
@@ -186,7 +189,7 @@ impl Db {
     pub async fn readiness(&self) -> Result<i64, String> {
         let known = self.migrator().iter().count() as i64;
         let applied: Result<(i64,), _> = sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations WHERE success")
-            .fetch_one(self.exec())
+            .fetch_one(self)
             .await;
         match applied {
             Ok((applied,)) if applied >= known => Ok(applied),
@@ -203,10 +206,10 @@ impl Db {
     pub async fn claim_environment(&self, environment: Environment) -> anyhow::Result<()> {
         sqlx::query("INSERT INTO environment (id, name) VALUES (1, $1) ON CONFLICT (id) DO NOTHING")
             .bind(environment.as_str())
-            .execute(self.exec())
+            .execute(self)
             .await?;
         let (stored,): (String,) = sqlx::query_as("SELECT name FROM environment WHERE id = 1")
-            .fetch_one(self.exec())
+            .fetch_one(self)
             .await?;
         if stored != environment.as_str() {
             anyhow::bail!(
@@ -252,7 +255,7 @@ impl Db {
 
     /// Whether the database answers (for `GET /health`).
     pub async fn ping(&self) -> bool {
-        sqlx::query("SELECT 1").execute(self.exec()).await.is_ok()
+        sqlx::query("SELECT 1").execute(self).await.is_ok()
     }
 }
 

@@ -1,6 +1,8 @@
-//! One connection per request: the statements a GraphQL request runs through [`Db`] (its
+//! One connection per request: the statements a GraphQL request runs through its [`Db`] (its
 //! caller, its resolvers, its loaders) share one pooled connection, taken at the first statement
-//! and given back when the request ends.
+//! and given back when the request ends. The request's `Db` is a value ([`Db::for_request`]),
+//! placed in the request's data and handed to what runs for it; a `Db` made otherwise runs each
+//! statement on a connection of the pool.
 //!
 //! Why: a statement run on the pool takes a connection and gives it back, and sqlx pings every
 //! connection it gets back before it can be taken again — a second round trip per statement (on
@@ -21,19 +23,14 @@ use futures::{StreamExt, TryStreamExt};
 use sqlx::Either;
 use sqlx::any::{AnyQueryResult, AnyRow};
 use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyPool, Error, Execute, Executor};
+use sqlx::{Any, Error, Execute, Executor};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
 use super::Db;
 
-tokio::task_local! {
-    static REQUEST: Arc<Shared>;
-}
-
 /// The connection of one request, taken at its first statement.
 #[derive(Debug)]
-struct Shared {
-    pool: AnyPool,
+pub(super) struct Shared {
     gate: Arc<Semaphore>,
     slot: Mutex<Slot>,
 }
@@ -58,57 +55,33 @@ impl Gate {
 }
 
 impl Db {
-    /// Where a statement runs: the current request's connection when this task runs one of
-    /// this database's requests ([`Db::within_request`]), else a connection of the pool.
-    pub fn exec(&self) -> &Db {
-        self
-    }
-
-    /// Runs `future` as one request: its statements through this `Db` share one connection.
-    ///
-    /// Not an `async fn`: its state would hold `future` twice (the argument, and the scope that
-    /// wraps it), and a request's future is moved whole by every layer above it (warp's boxed
-    /// filters, the middleware): with the GraphQL request's tens of kilobytes, those copies
-    /// cost a `{ __typename }` more than its parsing.
-    pub fn within_request<F: Future>(&self, future: F) -> impl Future<Output = F::Output> + use<F> {
-        let shared = Arc::new(Shared {
-            pool: self.pool.clone(),
+    /// This database for one request: the statements run through the returned `Db` (and its
+    /// clones) share one connection, taken at the first of them and given back when the last
+    /// clone is dropped.
+    pub fn for_request(&self) -> Db {
+        let shared = Shared {
             gate: self.request_gate.0.clone(),
             slot: Mutex::new(Slot::default()),
-        });
-        REQUEST.scope(shared, future)
-    }
-}
-
-/// Carries the current request's connection into a task spawned for it (a loader's batch).
-pub fn carry<F: Future>(future: F) -> impl Future<Output = F::Output> {
-    let shared = REQUEST.try_with(Arc::clone).ok();
-    async move {
-        match shared {
-            Some(shared) => REQUEST.scope(shared, future).await,
-            None => future.await,
+        };
+        Db {
+            request: Some(Arc::new(shared)),
+            ..self.clone()
         }
     }
 }
 
-/// The request's connection, if this task runs for a request of this pool's.
-fn current(db: &Db) -> Option<Arc<Shared>> {
-    // Another database's statements (a test's second server, a tool) keep to their pool.
-    REQUEST
-        .try_with(Arc::clone)
-        .ok()
-        .filter(|shared| Arc::ptr_eq(&shared.gate, &db.request_gate.0))
-}
-
 impl Shared {
     /// The connection, taken from the pool the first time (after a place at the gate).
-    async fn lock(&self) -> Result<tokio::sync::MappedMutexGuard<'_, PoolConnection<Any>>, Error> {
+    async fn lock(
+        &self,
+        pool: &sqlx::AnyPool,
+    ) -> Result<tokio::sync::MappedMutexGuard<'_, PoolConnection<Any>>, Error> {
         let mut slot = self.slot.lock().await;
         if slot.connection.is_none() {
             if slot.permit.is_none() {
                 slot.permit = Some(self.gate.clone().acquire_owned().await.map_err(|_| Error::PoolClosed)?);
             }
-            slot.connection = Some(self.pool.acquire().await?);
+            slot.connection = Some(pool.acquire().await?);
         }
         tokio::sync::MutexGuard::try_map(slot, |slot| slot.connection.as_mut()).map_err(|_| Error::PoolClosed)
     }
@@ -122,13 +95,13 @@ impl<'c> Executor<'c> for &'c Db {
         'c: 'e,
         E: 'q + Execute<'q, Any>,
     {
-        let Some(shared) = current(self) else {
+        let Some(shared) = &self.request else {
             return self.pool.fetch_many(query);
         };
         // Collected under the lock, so that no other statement of the request waits on a stream
         // its caller has not finished reading.
         futures::stream::once(async move {
-            let steps: Vec<_> = match shared.lock().await {
+            let steps: Vec<_> = match shared.lock(&self.pool).await {
                 Ok(mut conn) => (&mut **conn).fetch_many(query).collect().await,
                 Err(error) => vec![Err(error)],
             };
@@ -143,11 +116,11 @@ impl<'c> Executor<'c> for &'c Db {
         'c: 'e,
         E: 'q + Execute<'q, Any>,
     {
-        let Some(shared) = current(self) else {
+        let Some(shared) = &self.request else {
             return self.pool.fetch_all(query);
         };
         Box::pin(async move {
-            let mut conn = shared.lock().await?;
+            let mut conn = shared.lock(&self.pool).await?;
             (&mut **conn).fetch(query).try_collect().await
         })
     }
@@ -157,11 +130,11 @@ impl<'c> Executor<'c> for &'c Db {
         'c: 'e,
         E: 'q + Execute<'q, Any>,
     {
-        let Some(shared) = current(self) else {
+        let Some(shared) = &self.request else {
             return self.pool.fetch_optional(query);
         };
         Box::pin(async move {
-            let mut conn = shared.lock().await?;
+            let mut conn = shared.lock(&self.pool).await?;
             (&mut **conn).fetch_optional(query).await
         })
     }
@@ -171,11 +144,11 @@ impl<'c> Executor<'c> for &'c Db {
         'c: 'e,
         E: 'q + Execute<'q, Any>,
     {
-        let Some(shared) = current(self) else {
+        let Some(shared) = &self.request else {
             return self.pool.execute(query);
         };
         Box::pin(async move {
-            let mut conn = shared.lock().await?;
+            let mut conn = shared.lock(&self.pool).await?;
             (&mut **conn).execute(query).await
         })
     }

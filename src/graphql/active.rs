@@ -110,7 +110,7 @@ impl Extension for ActiveAccountExtension {
             // Anonymous or rejected: the resolver answers AUTHENTICATION_ERROR itself.
             return next.run(ctx, info).await;
         };
-        let refusal = match confirmation::is_confirmed(&self.db, *user_id).await {
+        let refusal = match confirmation::is_confirmed(data.map_or(&self.db, |d| &d.db), *user_id).await {
             Ok(true) => return next.run(ctx, info).await,
             Ok(false) => AppError::authorization(confirmation::NOT_ACTIVE),
             Err(error) => error,

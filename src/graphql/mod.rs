@@ -2,7 +2,6 @@
 //! hand-written resolvers, and the schema assembled with its limits.
 
 mod active;
-mod api;
 pub mod convert;
 pub mod convert_regulation;
 pub mod convert_workdays;
@@ -14,8 +13,7 @@ mod resolvers;
 pub mod scalars;
 
 pub use active::Refusals;
-pub use api::{Api, ClientAddress, bearer, caller};
-pub use request_data::RequestData;
+pub use request_data::{ClientAddress, RequestData, bearer, caller, hashing};
 
 /// Types, resolver traits and async-graphql wrappers generated from the SDL by `build.rs`.
 #[allow(clippy::all, missing_docs, unused_imports)]
@@ -24,6 +22,8 @@ pub mod contract {
 }
 
 use std::sync::{Arc, LazyLock};
+
+use crate::app::App;
 
 /// The published contract, as served and as the code was generated from.
 pub const SDL: &str = include_str!("../../schema/roadlog.graphql");
@@ -40,14 +40,14 @@ pub const MAX_COMPLEXITY: usize = guard::Limits::DEFAULT.cost;
 /// async-graphql routes every field of every object through the extensions when a schema has
 /// any (a boxed future, a context and a resolve record per field, list items included): about a
 /// tenth of the allocations of a 50-mission page. Queries never need one, so they run on this.
-pub fn build_schema(api: Arc<Api>) -> contract::ContractSchema {
-    builder(api).finish()
+pub fn build_schema(app: Arc<App>) -> contract::ContractSchema {
+    builder(app).finish()
 }
 
 fn builder(
-    api: Arc<Api>,
+    app: Arc<App>,
 ) -> async_graphql::SchemaBuilder<contract::Queries, contract::Mutations, async_graphql::EmptySubscription> {
-    contract::schema_builder(contract::Resolvers::from_impl(api))
+    contract::schema_builder(contract::Resolvers::from_impl(app))
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(guard::Limits::DEFAULT.nesting)
@@ -72,12 +72,12 @@ impl<E> Executors<E> {
 }
 
 /// The public endpoint's schemas.
-pub fn build_executors(api: Arc<Api>) -> Executors<contract::ContractSchema> {
-    let production = api.environment == crate::config::Environment::Production;
-    let db = api.db.clone();
-    let queries = build_schema(api.clone());
+pub fn build_executors(app: Arc<App>) -> Executors<contract::ContractSchema> {
+    let production = app.environment == crate::config::Environment::Production;
+    let db = app.db.clone();
+    let queries = build_schema(app.clone());
     let mutations = if production {
-        builder(api).extension(active::ActiveAccount { db }).finish()
+        builder(app).extension(active::ActiveAccount { db }).finish()
     } else {
         queries.clone()
     };

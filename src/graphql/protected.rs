@@ -5,7 +5,8 @@
 
 use std::sync::{Arc, LazyLock};
 
-use super::{Api, Executors, contract, guard};
+use super::{Executors, contract, guard};
+use crate::app::App;
 
 /// Types, resolver traits and async-graphql wrappers generated from the vendors' SDL by `build.rs`.
 #[allow(clippy::all, missing_docs, unused_imports)]
@@ -24,9 +25,9 @@ pub type ProtectedSchema = contract_protected::ContractSchema;
 
 /// The executable vendors' schema, with the limits of the public one and no extension. The
 /// shared types resolve through the public schema's resolvers, which it holds in its data as well.
-pub fn build_schema(api: Arc<Api>) -> ProtectedSchema {
-    contract_protected::schema_builder(contract_protected::Resolvers::from_impl(api.clone()))
-        .data(contract::Resolvers::from_impl(api))
+pub fn build_schema(app: Arc<App>) -> ProtectedSchema {
+    contract_protected::schema_builder(contract_protected::Resolvers::from_impl(app.clone()))
+        .data(contract::Resolvers::from_impl(app))
         .limit_depth(super::MAX_DEPTH)
         .limit_complexity(super::MAX_COMPLEXITY)
         .limit_recursive_depth(guard::Limits::DEFAULT.nesting)
@@ -36,8 +37,8 @@ pub fn build_schema(api: Arc<Api>) -> ProtectedSchema {
 
 /// The vendors' endpoint's schemas: a vendor acts as no user account, so its mutations need no
 /// active-account check and run on the same schema as its queries.
-pub fn build_executors(api: Arc<Api>) -> Executors<ProtectedSchema> {
-    let schema = build_schema(api);
+pub fn build_executors(app: Arc<App>) -> Executors<ProtectedSchema> {
+    let schema = build_schema(app);
     Executors {
         queries: schema.clone(),
         mutations: schema,

@@ -1,9 +1,9 @@
 //! `POST /companies/generate_tachograph_files`, `POST /users/generate_tachograph_file` (a worker's
 //! own file) and `GET /api/tachograph/root-public-key`.
 
+use crate::app::App;
 use crate::domain::auth::Actor;
 use crate::domain::companies::{company, permissions, today};
-use crate::graphql::Api;
 use crate::http::contract::{
     GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest,
     GenerateTachographFilesResponse, TachographRootPublicKeyResponse, types,
@@ -31,7 +31,7 @@ fn internal() -> types::ApiError {
 /// checked before): 404 for an ill-formed period (with details per field), 403 unless the
 /// caller administers every company today, else the ZIP archive.
 pub async fn generate(
-    api: &Api,
+    app: &App,
     actor: Actor,
     request: GenerateTachographFilesRequest,
 ) -> GenerateTachographFilesResponse {
@@ -47,7 +47,7 @@ pub async fn generate(
     };
     let mut company_name = None;
     for company_id in &parsed.company_ids {
-        match permissions::is_admin(&api.db, actor, *company_id).await {
+        match permissions::is_admin(&app.db, actor, *company_id).await {
             Ok(true) => {}
             Ok(false) => {
                 return GenerateTachographFilesResponse::Forbidden(error(
@@ -61,7 +61,7 @@ pub async fn generate(
             }
         }
         if company_name.is_none() {
-            company_name = company::find(&api.db, *company_id)
+            company_name = company::find(&app.db, *company_id)
                 .await
                 .ok()
                 .flatten()
@@ -72,23 +72,23 @@ pub async fn generate(
     // Everything that can fail before the first byte is read now: a failure here is still a 500
     // with a body.
     let prepared = match archive::prepare(
-        &api.db,
-        &api.key_sealer,
+        &app.db,
+        &app.key_sealer,
         parsed,
         company_name.as_deref().unwrap_or_default(),
-        api.environment.as_str(),
+        app.environment.as_str(),
     )
     .await
     {
         Ok(prepared) => prepared,
         Err(error) => {
             tracing::error!(?error, "C1B export failed");
-            api.metrics.export_finished("error", started.elapsed().as_secs_f64());
+            app.metrics.export_finished("error", started.elapsed().as_secs_f64());
             return GenerateTachographFilesResponse::InternalServerError(internal());
         }
     };
     let (writer, failure, chunks) = streamed::channel();
-    let (db, sealer, metrics) = (api.db.clone(), api.key_sealer.clone(), api.metrics.clone());
+    let (db, sealer, metrics) = (app.db.clone(), app.key_sealer.clone(), app.metrics.clone());
     let employees = prepared.employees();
     // The archive is written while the response is sent: the status and headers leave now.
     tokio::spawn(
@@ -121,7 +121,7 @@ pub async fn generate(
 /// The worker's own file (401 and the body's shape are checked before): 404 for an ill-formed
 /// period, else the C1B file, named in `Content-Disposition`.
 pub async fn generate_personal(
-    api: &Api,
+    app: &App,
     actor: Actor,
     request: GenerateTachographFileRequest,
 ) -> GenerateTachographFileResponse {
@@ -140,8 +140,8 @@ pub async fn generate_personal(
     };
     let started = std::time::Instant::now();
     let file = archive::personal(
-        &api.db,
-        &api.key_sealer,
+        &app.db,
+        &app.key_sealer,
         actor,
         period.min_date,
         period.max_date,
@@ -150,7 +150,7 @@ pub async fn generate_personal(
     .await;
     match file {
         Ok((name, bytes)) => {
-            api.metrics.export_finished("ok", started.elapsed().as_secs_f64());
+            app.metrics.export_finished("ok", started.elapsed().as_secs_f64());
             GenerateTachographFileResponse::Ok {
                 body: bytes.into(),
                 content_disposition: format!("attachment; filename={name}"),
@@ -158,7 +158,7 @@ pub async fn generate_personal(
         }
         Err(error) => {
             tracing::error!(?error, "personal C1B export failed");
-            api.metrics.export_finished("error", started.elapsed().as_secs_f64());
+            app.metrics.export_finished("error", started.elapsed().as_secs_f64());
             GenerateTachographFileResponse::InternalServerError(internal())
         }
     }
@@ -166,8 +166,8 @@ pub async fn generate_personal(
 
 /// The environment's root public key in the 144-byte `EC_PK.bin` layout, so that anyone can
 /// verify signed files.
-pub async fn root_public_key(api: &Api) -> TachographRootPublicKeyResponse {
-    match keys_store::root(&api.db, &api.key_sealer).await {
+pub async fn root_public_key(app: &App) -> TachographRootPublicKeyResponse {
+    match keys_store::root(&app.db, &app.key_sealer).await {
         Ok(root) => TachographRootPublicKeyResponse::Ok(c1b::root_public_key_ec_pk(&root).to_vec().into()),
         Err(error) => {
             error.log_if_internal();

@@ -68,7 +68,7 @@ pub async fn latest(db: &Db, recipient: Option<&str>, limit: i64) -> AppResult<V
     )
     .bind(recipient)
     .bind(limit)
-    .fetch_all(db.exec())
+    .fetch_all(db)
     .await?;
     Ok(rows)
 }
@@ -95,14 +95,14 @@ pub async fn latest_of_companies(
 ) -> AppResult<Vec<OutboxEntry>> {
     let own: Option<(String,)> = sqlx::query_as("SELECT email FROM users WHERE id = $1")
         .bind(viewer)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     let own = own.map(|(email,)| email).unwrap_or_default();
     let mut entries = sqlx::query_as::<_, OutboxEntry>(db.sql(LATEST_OF_COMPANIES))
         .bind(crate::db::id_list(companies))
         .bind(recipient)
         .bind(limit)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     for entry in &mut entries {
         if own.is_empty() || !entry.to.eq_ignore_ascii_case(&own) {
@@ -176,7 +176,7 @@ fn token_prefix(word: &str) -> Option<&str> {
 pub async fn backlog(db: &Db) -> Result<i64, sqlx::Error> {
     let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM emails WHERE sent_at IS NULL AND attempts < $1")
         .bind(MAX_ATTEMPTS)
-        .fetch_one(db.exec())
+        .fetch_one(db)
         .await?;
     Ok(count)
 }
@@ -209,7 +209,7 @@ pub async fn claim(db: &Db, sender: &str, limit: i64, lease_secs: i64) -> Result
     .bind(limit)
     .bind(MAX_ATTEMPTS)
     .bind(at)
-    .fetch_all(db.exec())
+    .fetch_all(db)
     .await
 }
 
@@ -222,7 +222,7 @@ pub async fn mark_sent(db: &Db, sender: &str, id: i64) -> Result<(), sqlx::Error
     .bind(id)
     .bind(sender)
     .bind(now())
-    .execute(db.exec())
+    .execute(db)
     .await?;
     Ok(())
 }
@@ -235,7 +235,7 @@ pub async fn mark_failed(db: &Db, sender: &str, id: i64, error: &str) -> Result<
     .bind(id)
     .bind(sender)
     .bind(error)
-    .execute(db.exec())
+    .execute(db)
     .await?;
     Ok(())
 }
@@ -250,7 +250,7 @@ pub async fn release(db: &Db, sender: &str, ids: &[i64]) -> Result<(), sqlx::Err
         )
         .bind(id)
         .bind(sender)
-        .execute(db.exec())
+        .execute(db)
         .await?;
     }
     Ok(())

@@ -10,9 +10,9 @@ use oxide_auth_async::endpoint::OwnerSolicitor;
 use oxide_auth_async::endpoint::authorization::AuthorizationFlow;
 use warp::http::StatusCode;
 
+use crate::app::App;
 use crate::db::Db;
 use crate::domain::users::{browser_sessions, sessions};
-use crate::graphql::Api;
 use crate::http::contract::{
     AuthorizeRequest, AuthorizeResponse, AuthorizeSubmitForm, AuthorizeSubmitRequest, AuthorizeSubmitResponse,
 };
@@ -133,7 +133,7 @@ fn query_pairs(parameters: [(&str, &Vec<String>); 6]) -> Vec<(String, String)> {
 }
 
 /// `GET /oauth/authorize`: the login or consent page, or a redirect.
-pub async fn serve_get(api: &Api, request: AuthorizeRequest) -> AuthorizeResponse {
+pub async fn serve_get(app: &App, request: AuthorizeRequest) -> AuthorizeResponse {
     let query = query_pairs([
         ("client_id", &request.client_id),
         ("response_type", &request.response_type),
@@ -142,7 +142,7 @@ pub async fn serve_get(api: &Api, request: AuthorizeRequest) -> AuthorizeRespons
         ("code_challenge", &request.code_challenge),
         ("code_challenge_method", &request.code_challenge_method),
     ]);
-    let page = serve(api, query, &request.headers, request.client_ip, None).await;
+    let page = serve(app, query, &request.headers, request.client_ip, None).await;
     match (page.status.as_u16(), page.location) {
         (200, _) => AuthorizeResponse::Ok {
             body: page.body,
@@ -161,7 +161,7 @@ pub async fn serve_get(api: &Api, request: AuthorizeRequest) -> AuthorizeRespons
 }
 
 /// `POST /oauth/authorize`: the login or consent form.
-pub async fn serve_post(api: &Api, request: AuthorizeSubmitRequest) -> AuthorizeSubmitResponse {
+pub async fn serve_post(app: &App, request: AuthorizeSubmitRequest) -> AuthorizeSubmitResponse {
     let query = query_pairs([
         ("client_id", &request.client_id),
         ("response_type", &request.response_type),
@@ -170,7 +170,7 @@ pub async fn serve_post(api: &Api, request: AuthorizeSubmitRequest) -> Authorize
         ("code_challenge", &request.code_challenge),
         ("code_challenge_method", &request.code_challenge_method),
     ]);
-    let page = serve(api, query, &request.headers, request.client_ip, Some(&request.body)).await;
+    let page = serve(app, query, &request.headers, request.client_ip, Some(&request.body)).await;
     let (body, set_cookie) = (page.body, page.set_cookie);
     match (page.status.as_u16(), page.location) {
         (200, _) => AuthorizeSubmitResponse::Ok { body, set_cookie },
@@ -190,13 +190,13 @@ pub async fn serve_post(api: &Api, request: AuthorizeSubmitRequest) -> Authorize
 /// Serves the authorization endpoint (GET shows a page, POST submits the login or the consent
 /// `form`).
 async fn serve(
-    api: &Api,
+    app: &App,
     query: Vec<(String, String)>,
     headers: &warp::http::HeaderMap,
     client_ip: Option<std::net::IpAddr>,
     form: Option<&AuthorizeSubmitForm>,
 ) -> Page {
-    let db = &api.db;
+    let db = &app.db;
     let lang = language(headers);
     let t = pages::texts(lang);
     if let Some(name) = repeated(&query) {
@@ -204,7 +204,7 @@ async fn serve(
     }
     let jar = cookies::read(headers);
     let mut set_cookies: Vec<String> = Vec::new();
-    let browser = match csrf::browser(&jar, api.environment, SESSION_SECONDS, &mut set_cookies) {
+    let browser = match csrf::browser(&jar, app.environment, SESSION_SECONDS, &mut set_cookies) {
         Ok(browser) => browser,
         Err(error) => {
             error.log_if_internal();
@@ -233,7 +233,7 @@ async fn serve(
         // A field sent twice counts once, its last value (as a browser's form never does).
         let field = |values: &Vec<String>| values.last().cloned();
         let token = field(&form.csrf_token).unwrap_or_default();
-        if !csrf::passes(&api.csrf_key, &api.public_url, headers, &jar, &token) {
+        if !csrf::passes(&app.csrf_key, &app.public_url, headers, &jar, &token) {
             return html_error(lang, StatusCode::FORBIDDEN, t.form_expired);
         }
         match field(&form.action).as_deref() {
@@ -244,20 +244,16 @@ async fn serve(
                 let password = field(&form.password).unwrap_or_default();
                 // One password check at a time per core, as for the API: a page that cannot get
                 // its turn soon says so instead of queueing without end.
-                let Ok(permit) = crate::domain::auth::password::permit().await else {
+                let Ok(hashing) = crate::domain::auth::password::Hashing::permit().await else {
                     return html_error(lang, StatusCode::SERVICE_UNAVAILABLE, t.busy);
                 };
-                let checked = crate::domain::auth::password::under_permit(
-                    permit,
-                    sessions::verify_credentials(db, &email, password, &address),
-                )
-                .await;
+                let checked = sessions::verify_credentials(db, &email, password, &address, &hashing).await;
                 match checked {
                     Ok(user_id) => match browser_sessions::open(db, user_id, SESSION_SECONDS).await {
                         Ok(token) => {
                             user = session_user(db, Some(&token)).await;
                             session = Some(token.clone());
-                            set_cookies.push(cookies::set(cookies::SESSION, token, SESSION_SECONDS, api.environment));
+                            set_cookies.push(cookies::set(cookies::SESSION, token, SESSION_SECONDS, app.environment));
                         }
                         Err(error) => {
                             error.log_if_internal();
@@ -310,7 +306,7 @@ async fn serve(
         )
         .await;
     }
-    let csrf = api.csrf_key.token(&browser, session.as_deref());
+    let csrf = app.csrf_key.token(&browser, session.as_deref());
     let solicitor = Solicitor {
         db: db.clone(),
         user,

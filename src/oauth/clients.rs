@@ -123,13 +123,13 @@ pub fn secret_hash(secret: &str) -> String {
 /// replaced by the SHA-256 form once the secret matches it.
 pub async fn secret_matches(db: &Db, client_id: i64, secret: &str, stored: &str) -> AppResult<bool> {
     if stored.starts_with("$argon2") {
-        let matches = password::verify(secret.to_string(), stored.to_string()).await?;
+        let matches = password::verify(secret.to_string(), stored.to_string(), &password::Hashing::queued()).await?;
         if matches {
             sqlx::query("UPDATE oauth_clients SET secret_hash = $1 WHERE id = $2 AND secret_hash = $3")
                 .bind(secret_hash(secret))
                 .bind(client_id)
                 .bind(stored)
-                .execute(db.exec())
+                .execute(db)
                 .await?;
         }
         return Ok(matches);
@@ -152,10 +152,10 @@ pub struct Listed {
 pub async fn list(db: &Db) -> AppResult<Vec<Listed>> {
     let clients: Vec<(i64, String, i64, Option<i64>)> =
         sqlx::query_as("SELECT id, name, created_at, revoked_at FROM oauth_clients ORDER BY created_at, id")
-            .fetch_all(db.exec())
+            .fetch_all(db)
             .await?;
     let uris: Vec<(i64, String)> = sqlx::query_as("SELECT client_id, uri FROM oauth_client_redirect_uris ORDER BY uri")
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(clients
         .into_iter()
@@ -197,7 +197,7 @@ pub async fn name(db: &Db, client_id: &str) -> AppResult<Option<String>> {
     };
     let row: Option<(String,)> = sqlx::query_as("SELECT name FROM oauth_clients WHERE id = $1")
         .bind(id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(row.map(|(name,)| name))
 }

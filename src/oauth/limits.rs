@@ -7,8 +7,8 @@
 //! Only bounded text is stored: a `client_id` that cannot be a registered client's (see
 //! [`client_id`]) is refused before any lookup and counted against its address alone.
 
+use crate::app::App;
 use crate::domain::auth::attempts::{self, Budget};
-use crate::graphql::Api;
 
 /// Failures for one client from one address in the window before that address is refused for
 /// that client.
@@ -42,10 +42,10 @@ pub fn budgets(client: Option<i64>, address: &str) -> Vec<Budget> {
 /// Counts a failed client authentication. A failure to count does not change the answer (the
 /// client failed either way); it is logged here and counted in
 /// `roadlog_rate_limit_record_failures_total{limit="client_authentication"}`.
-pub async fn record_failure(api: &Api, budgets: &[Budget]) {
-    if let Err(error) = attempts::record(&api.db, budgets).await {
+pub async fn record_failure(app: &App, budgets: &[Budget]) {
+    if let Err(error) = attempts::record(&app.db, budgets).await {
         tracing::error!(cause = %error.chain(), "a failed client authentication could not be counted");
-        api.metrics.record_failed("client_authentication");
+        app.metrics.record_failed("client_authentication");
     }
 }
 

@@ -85,14 +85,14 @@ impl DbRegistrar {
         let active: Option<(i64,)> =
             sqlx::query_as("SELECT id FROM oauth_clients WHERE id = $1 AND revoked_at IS NULL")
                 .bind(id)
-                .fetch_optional(self.db.exec())
+                .fetch_optional(&self.db)
                 .await?;
         if active.is_none() {
             return Ok(None);
         }
         let uris: Vec<(String,)> = sqlx::query_as("SELECT uri FROM oauth_client_redirect_uris WHERE client_id = $1")
             .bind(id)
-            .fetch_all(self.db.exec())
+            .fetch_all(&self.db)
             .await?;
         Ok(Some(uris.into_iter().map(|u| u.0).collect()))
     }
@@ -145,7 +145,7 @@ impl oxide_auth_async::primitives::Registrar for DbRegistrar {
         let stored: Option<(String,)> =
             sqlx::query_as("SELECT secret_hash FROM oauth_clients WHERE id = $1 AND revoked_at IS NULL")
                 .bind(id)
-                .fetch_optional(self.db.exec())
+                .fetch_optional(&self.db)
                 .await
                 .map_err(|error| {
                     keep(&self.state, error);
@@ -210,7 +210,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         .bind(created)
         .bind(expires)
         .bind(i64::from(given))
-        .execute(self.db.exec())
+        .execute(&self.db)
         .await
         .map_err(|error| keep(&self.state, error))?;
         Ok(code)
@@ -226,7 +226,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
              WHERE code_hash = $1",
         )
         .bind(&hash)
-        .fetch_optional(self.db.exec())
+        .fetch_optional(&self.db)
         .await
         .map_err(|error| keep(&self.state, error))?;
         let Some((client_id, user_id, redirect_uri, challenge, expires_at, used_at)) = row else {
@@ -235,7 +235,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
         };
         if used_at.is_some() {
             self.state.lock().map_err(|_| ())?.code_refused = true;
-            revoke_token_of_spent_code(self.db.exec(), &hash, at)
+            revoke_token_of_spent_code(&self.db, &hash, at)
                 .await
                 .map_err(|error| keep(&self.state, error))?;
             return Ok(None);
@@ -267,7 +267,7 @@ impl oxide_auth_async::primitives::Authorizer for DbAuthorizer {
             sqlx::query("UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL")
                 .bind(&hash)
                 .bind(at)
-                .execute(self.db.exec())
+                .execute(&self.db)
                 .await
                 .map_err(|error| keep(&self.state, error))?;
             return Ok(None);
@@ -325,7 +325,7 @@ async fn exchange_code(
     if spent.rows_affected() != 1 {
         // The transaction rolls back; the replay revokes the token the first exchange got.
         drop(tx);
-        revoke_token_of_spent_code(db.exec(), code_hash, at).await?;
+        revoke_token_of_spent_code(db, code_hash, at).await?;
         return Ok(None);
     }
     let (token, id) = crate::domain::auth::oauth_tokens::issue_on(&mut tx, client_id, user_id, lifetime).await?;

@@ -4,9 +4,9 @@
 use oxide_auth::primitives::registrar::RegistrarError;
 use oxide_auth_async::primitives::Registrar;
 
+use crate::app::App;
 use crate::db::now;
 use crate::domain::auth::tokens;
-use crate::graphql::Api;
 use crate::http::contract::{RevokeTokenRequest, RevokeTokenResponse, types};
 
 use super::limits;
@@ -31,17 +31,17 @@ fn revoke_pairs(form: &types::RevokeRequest) -> Vec<(String, String)> {
 /// Revokes an access token of the authenticated client. An unknown or already revoked token is
 /// answered 200 as RFC 7009 §2.2 says (nothing to tell an attacker); a token of another client
 /// is refused with `unauthorized_client`.
-pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenResponse {
-    let form = match ClientForm::read(api, revoke_pairs(&request.body), &request.headers, request.client_ip).await {
+pub async fn serve(app: &App, request: RevokeTokenRequest) -> RevokeTokenResponse {
+    let form = match ClientForm::read(app, revoke_pairs(&request.body), &request.headers, request.client_ip).await {
         Ok(form) => form,
         Err(refusal) => return refusal.into(),
     };
     let (client_id, secret) = form.credentials();
     let state = SharedState::default();
     let registrar = DbRegistrar {
-        db: api.db.clone(),
+        db: app.db.clone(),
         state: state.clone(),
-        limiter: api.client_limiter.clone(),
+        limiter: app.client_limiter.clone(),
     };
     match registrar.check(&client_id, secret.as_deref().map(str::as_bytes)).await {
         Ok(()) => {}
@@ -57,7 +57,7 @@ pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenRespons
                 return over_rate(seconds).into();
             }
             if failed {
-                limits::record_failure(api, &form.budgets).await;
+                limits::record_failure(app, &form.budgets).await;
             }
             return RevokeTokenResponse::Unauthorized {
                 body: oauth_error(types::OAuthErrorError::InvalidClient, "client authentication failed"),
@@ -74,7 +74,7 @@ pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenRespons
     };
     let owner: Result<Option<(i64,)>, _> = sqlx::query_as("SELECT client_id FROM oauth_tokens WHERE token_hash = $1")
         .bind(tokens::hash(token))
-        .fetch_optional(api.db.exec())
+        .fetch_optional(&app.db)
         .await;
     match owner {
         Ok(Some((owner,))) if owner.to_string() != client_id => RevokeTokenResponse::BadRequest(oauth_error(
@@ -86,7 +86,7 @@ pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenRespons
                 sqlx::query("UPDATE oauth_tokens SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL")
                     .bind(tokens::hash(token))
                     .bind(now())
-                    .execute(api.db.exec())
+                    .execute(&app.db)
                     .await;
             match revoked {
                 Ok(_) => RevokeTokenResponse::Ok,
@@ -105,8 +105,8 @@ pub async fn serve(api: &Api, request: RevokeTokenRequest) -> RevokeTokenRespons
 }
 
 /// The authorization server's metadata, for client libraries that discover it.
-pub fn metadata(api: &Api) -> types::AuthorizationServerMetadata {
-    let base = &api.public_url;
+pub fn metadata(app: &App) -> types::AuthorizationServerMetadata {
+    let base = &app.public_url;
     let strings = |values: &[&str]| values.iter().map(|v| v.to_string()).collect::<Vec<_>>();
     types::AuthorizationServerMetadata {
         issuer: base.to_string(),

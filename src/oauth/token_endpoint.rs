@@ -17,8 +17,8 @@ use oxide_auth_async::endpoint::access_token::AccessTokenFlow;
 use serde_json::Value;
 use warp::http::{StatusCode, header};
 
+use crate::app::App;
 use crate::errors::AppError;
-use crate::graphql::Api;
 use crate::http::contract::{FromRequestError, RevokeTokenResponse, TokenRequest, TokenResponse, types};
 
 use crate::domain::auth::attempts::{self, Budget};
@@ -222,7 +222,7 @@ impl ClientForm {
     /// address (429); a `client_id` that cannot name a client is refused (401) before any lookup.
     /// The request rate of a client is checked once it has authenticated (`DbRegistrar`).
     pub async fn read(
-        api: &Api,
+        app: &App,
         pairs: Vec<(String, String)>,
         headers: &warp::http::HeaderMap,
         client_ip: Option<std::net::IpAddr>,
@@ -238,7 +238,7 @@ impl ClientForm {
         let address = client_ip.map(|ip| ip.to_string()).unwrap_or_default();
         let client = limits::client_id(&client_id);
         let budgets = limits::budgets(client, &address);
-        match attempts::retry_after(&api.db, &budgets).await {
+        match attempts::retry_after(&app.db, &budgets).await {
             Ok(Some(seconds)) => {
                 return Err(Refusal::TooManyRequests(
                     oauth_error(
@@ -257,7 +257,7 @@ impl ClientForm {
             }
         }
         if client.is_none() && !client_id.is_empty() {
-            limits::record_failure(api, &budgets).await;
+            limits::record_failure(app, &budgets).await;
             return Err(Refusal::Unauthorized {
                 body: oauth_error(types::OAuthErrorError::InvalidClient, "client authentication failed"),
                 basic_used: basic.is_some(),
@@ -300,8 +300,8 @@ pub fn database_failed(state: &SharedState, what: &str) -> Refusal {
 }
 
 /// Serves the token endpoint (the form arrives validated against `TokenRequest`).
-pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
-    let form = match ClientForm::read(api, token_pairs(&request.body), &request.headers, request.client_ip).await {
+pub async fn serve(app: &App, request: TokenRequest) -> TokenResponse {
+    let form = match ClientForm::read(app, token_pairs(&request.body), &request.headers, request.client_ip).await {
         Ok(form) => form,
         Err(refusal) => return refusal.into(),
     };
@@ -315,7 +315,7 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
         let stored: Result<Option<(String, i64)>, _> =
             sqlx::query_as("SELECT redirect_uri, redirect_uri_given FROM oauth_codes WHERE code_hash = $1")
                 .bind(crate::domain::auth::tokens::hash(&code))
-                .fetch_optional(api.db.exec())
+                .fetch_optional(&app.db)
                 .await;
         match stored {
             Ok(Some((uri, 0))) => body.push(("redirect_uri".to_string(), uri)),
@@ -342,18 +342,18 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
     });
     let endpoint = FlowEndpoint {
         registrar: DbRegistrar {
-            db: api.db.clone(),
+            db: app.db.clone(),
             state: state.clone(),
-            limiter: api.client_limiter.clone(),
+            limiter: app.client_limiter.clone(),
         },
         authorizer: DbAuthorizer {
-            db: api.db.clone(),
+            db: app.db.clone(),
             state: state.clone(),
         },
         issuer: Some(DbIssuer {
-            db: api.db.clone(),
+            db: app.db.clone(),
             state: state.clone(),
-            lifetime: api.oauth_token_lifetime,
+            lifetime: app.oauth_token_lifetime,
         }),
         solicitor: None,
         state: state.clone(),
@@ -378,7 +378,7 @@ pub async fn serve(api: &Api, request: TokenRequest) -> TokenResponse {
         .map(|s| (s.client_failed, s.client_over_rate))
         .unwrap_or((false, None));
     if client_failed {
-        limits::record_failure(api, &budgets).await;
+        limits::record_failure(app, &budgets).await;
     }
     if let Some(seconds) = over {
         return over_rate(seconds).into();

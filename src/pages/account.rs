@@ -150,14 +150,10 @@ pub async fn signup_submit(visit: &mut Visit) -> Result<Answer, Answer> {
         lang: visit.lang,
     };
     // One password hash at a time per core, as for the logins.
-    let Ok(permit) = password::permit().await else {
+    let Ok(hashing) = password::Hashing::permit().await else {
         return Err(visit.problem(StatusCode::SERVICE_UNAVAILABLE, t.busy));
     };
-    let created = password::under_permit(
-        permit,
-        accounts::create(&visit.api.db, new, Scope::Unconfined, &visit.api.public_url),
-    )
-    .await;
+    let created = accounts::create(&visit.app.db, new, Scope::Unconfined, &visit.app.public_url, &hashing).await;
     let user_id = match created {
         Ok(user_id) => user_id,
         Err(error) if error.code == Code::InvalidInputs => {
@@ -208,7 +204,7 @@ pub async fn confirm_resend(visit: &mut Visit) -> Result<Answer, Answer> {
     // Each request sends mail: counted per client address.
     visit.limit(&[format!("confirm-resend:{}", visit.address())]).await?;
     let t = visit.t;
-    match confirmation::resend(&visit.api.db, &token, visit.lang, &visit.api.public_url).await {
+    match confirmation::resend(&visit.app.db, &token, visit.lang, &visit.app.public_url).await {
         Ok(confirmation::Resent::Sent) => Ok(visit.message(
             StatusCode::OK,
             t.check_inbox_title,
@@ -235,7 +231,7 @@ pub async fn confirm_resend(visit: &mut Visit) -> Result<Answer, Answer> {
 pub async fn confirm(visit: &mut Visit) -> Result<Answer, Answer> {
     let t = visit.t;
     let token = confirmation_token(visit)?;
-    match confirmation::confirm(&visit.api.db, &token).await {
+    match confirmation::confirm(&visit.app.db, &token).await {
         Ok(confirmation::Outcome::Confirmed) => {
             Ok(visit.message(StatusCode::OK, t.confirmed_title, vec![t.confirmed_body.into()], false))
         }
@@ -295,7 +291,7 @@ pub async fn reset_submit(visit: &mut Visit) -> Result<Answer, Answer> {
     visit
         .limit(&[format!("reset:{email}"), format!("reset-from:{}", visit.address())])
         .await?;
-    if let Err(error) = password_reset::request(&visit.api.db, &email, visit.lang, &visit.api.public_url).await {
+    if let Err(error) = password_reset::request(&visit.app.db, &email, visit.lang, &visit.app.public_url).await {
         error.log_if_internal();
         return Err(visit.problem(StatusCode::INTERNAL_SERVER_ERROR, t.retry));
     }
@@ -332,7 +328,7 @@ async fn reset_token(visit: &Visit) -> Result<String, Answer> {
         Ok(_) => return Err(link_problem(visit, LinkState::Unknown)),
         Err(()) => return Err(visit.problem(StatusCode::BAD_REQUEST, visit.t.bad_request)),
     };
-    match password_reset::state(&visit.api.db, &token).await {
+    match password_reset::state(&visit.app.db, &token).await {
         Ok(LinkState::Valid(_)) => Ok(token),
         Ok(state) => Err(link_problem(visit, state)),
         Err(error) => {
@@ -383,10 +379,10 @@ pub async fn new_password_submit(visit: &mut Visit) -> Result<Answer, Answer> {
             Some(t.passwords_differ),
         );
     }
-    let Ok(permit) = password::permit().await else {
+    let Ok(hashing) = password::Hashing::permit().await else {
         return Err(visit.problem(StatusCode::SERVICE_UNAVAILABLE, t.busy));
     };
-    let done = password::under_permit(permit, password_reset::complete(&visit.api.db, &token, given)).await;
+    let done = password_reset::complete(&visit.app.db, &token, given, &hashing).await;
     let user_id = match done {
         Ok(user_id) => user_id,
         Err(password_reset::Refused::Link(state)) => return Err(link_problem(visit, state)),
@@ -399,7 +395,7 @@ pub async fn new_password_submit(visit: &mut Visit) -> Result<Answer, Answer> {
         }
     };
     let applications = match oauth_tokens::authorized_clients(
-        &visit.api.db,
+        &visit.app.db,
         Actor {
             user_id,
             scope: Scope::Unconfined,

@@ -41,7 +41,7 @@ async fn invitation(visit: &Visit) -> Result<(String, InvitationView), Answer> {
         Ok(_) => return Err(state_page(visit, &InvitationState::Unknown)),
         Err(()) => return Err(visit.problem(StatusCode::BAD_REQUEST, t.bad_request)),
     };
-    match invitations::lookup(&visit.api.db, &token).await {
+    match invitations::lookup(&visit.app.db, &token).await {
         Ok(InvitationState::Open(view)) => Ok((token, view)),
         Ok(state) => Err(state_page(visit, &state)),
         Err(error) => {
@@ -118,14 +118,10 @@ pub async fn submit(visit: &mut Visit) -> Result<Answer, Answer> {
             let email = normalize_email(visit.field("email")).unwrap_or_default();
             let given = visit.field("password").to_string();
             let address = visit.address();
-            let Ok(permit) = password::permit().await else {
+            let Ok(hashing) = password::Hashing::permit().await else {
                 return Err(visit.problem(StatusCode::SERVICE_UNAVAILABLE, t.busy));
             };
-            let checked = password::under_permit(
-                permit,
-                sessions::verify_credentials(&visit.api.db, &email, given, &address),
-            )
-            .await;
+            let checked = sessions::verify_credentials(&visit.app.db, &email, given, &address, &hashing).await;
             match checked {
                 Ok(user_id) => {
                     visit.log_in(user_id).await?;
@@ -168,7 +164,7 @@ pub async fn submit(visit: &mut Visit) -> Result<Answer, Answer> {
                 )
                 .await;
             };
-            let db = &visit.api.db;
+            let db = &visit.app.db;
             let done = if action == "accept" {
                 invitations::redeem_by(db, Actor::unconfined(user_id), &token)
                     .await

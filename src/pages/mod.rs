@@ -29,9 +29,9 @@ use askama::Template;
 use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
+use crate::app::App;
 use crate::domain::auth::attempts::{self, Budget};
 use crate::domain::users::browser_sessions;
-use crate::graphql::Api;
 use crate::i18n::Lang;
 use crate::oauth::{cookies, csrf};
 
@@ -57,7 +57,7 @@ const CONTENT_SECURITY_POLICY: &str =
 
 /// One request to a page, read once.
 pub(crate) struct Visit {
-    pub api: Arc<Api>,
+    pub app: Arc<App>,
     pub lang: Lang,
     pub t: &'static Texts,
     /// The query's pairs (a key given twice makes the request ill-formed, see [`Visit::query`]).
@@ -101,7 +101,7 @@ impl Visit {
     pub fn csrf(&mut self) -> Result<String, Answer> {
         let browser = csrf::browser(
             &self.jar,
-            self.api.environment,
+            self.app.environment,
             crate::oauth::authorize::SESSION_SECONDS,
             &mut self.set_cookie,
         )
@@ -115,7 +115,7 @@ impl Visit {
             self.jar.insert(0, (cookies::CSRF.to_string(), browser.clone()));
         }
         Ok(self
-            .api
+            .app
             .csrf_key
             .token(&browser, cookies::get(&self.jar, cookies::SESSION)))
     }
@@ -123,11 +123,11 @@ impl Visit {
     /// `Err` with the 403 page unless the form's token is this browser's and session's, and
     /// the request's `Origin`, if any, is ours.
     pub fn check_csrf(&self) -> Result<(), Answer> {
-        let key = &self.api.csrf_key;
+        let key = &self.app.csrf_key;
         if self.origin_ok
             && crate::oauth::csrf::passes(
                 key,
-                &self.api.public_url,
+                &self.app.public_url,
                 &HeaderMap::new(),
                 &self.jar,
                 self.field("csrf_token"),
@@ -142,7 +142,7 @@ impl Visit {
     /// The user of the browser session, with a display name.
     pub async fn session_user(&self) -> Option<(i64, String)> {
         let token = cookies::get(&self.jar, cookies::SESSION)?;
-        match browser_sessions::user(&self.api.db, token).await {
+        match browser_sessions::user(&self.app.db, token).await {
             Ok(user) => user,
             Err(error) => {
                 error.log_if_internal();
@@ -154,13 +154,13 @@ impl Visit {
     /// Opens a browser session for the user (the cookie goes with the answer).
     pub async fn log_in(&mut self, user_id: i64) -> Result<(), Answer> {
         let seconds = crate::oauth::authorize::SESSION_SECONDS;
-        match browser_sessions::open(&self.api.db, user_id, seconds).await {
+        match browser_sessions::open(&self.app.db, user_id, seconds).await {
             Ok(token) => {
                 // The rest of this request sees the new session too.
                 self.jar.retain(|(name, _)| name != cookies::SESSION);
                 self.jar.insert(0, (cookies::SESSION.to_string(), token.clone()));
                 self.set_cookie
-                    .push(cookies::set(cookies::SESSION, token, seconds, self.api.environment));
+                    .push(cookies::set(cookies::SESSION, token, seconds, self.app.environment));
                 Ok(())
             }
             Err(error) => {
@@ -184,7 +184,7 @@ impl Visit {
 
     /// [`Visit::limit`] with each subject's own budget.
     pub async fn limit_budgets(&self, budgets: &[Budget]) -> Result<(), Answer> {
-        let db = &self.api.db;
+        let db = &self.app.db;
         match attempts::retry_after(db, budgets).await {
             Ok(Some(seconds)) => {
                 let minutes = ((seconds + 59) / 60).to_string();
@@ -199,7 +199,7 @@ impl Visit {
         }
         if let Err(error) = attempts::record(db, budgets).await {
             error.log_if_internal();
-            self.api.metrics.record_failed("page");
+            self.app.metrics.record_failed("page");
             return Err(self.problem(StatusCode::SERVICE_UNAVAILABLE, self.t.retry));
         }
         Ok(())
@@ -319,8 +319,8 @@ pub(crate) fn encode(value: &str) -> String {
 
 /// The page's routes. A request to one of [`PATHS`] with another method gets a 405 page with
 /// `Allow`; any other path is left to the other routes.
-pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
-    let get_api = api.clone();
+pub fn routes(app: Arc<App>) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
+    let get_api = app.clone();
     // The path first: for any other path these routes reject as "not found", never as "method
     // not allowed" (which warp would rank first among the rejections of every route).
     let ours = || {
@@ -342,17 +342,17 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
                   query: String,
                   headers: HeaderMap,
                   ip: Option<crate::http::middleware::ClientIp>| {
-                let api = get_api.clone();
+                let app = get_api.clone();
                 async move {
                     if !PATHS.contains(&path.as_str()) {
                         return Err(warp::reject::not_found());
                     }
-                    let visit = Visit::new(api, &query, &headers, ip.map(|ip| ip.0), Vec::new());
+                    let visit = Visit::new(app, &query, &headers, ip.map(|ip| ip.0), Vec::new());
                     Ok::<_, warp::Rejection>(dispatch(visit, path.as_str(), Method::GET).await)
                 }
             },
         );
-    let post_api = api;
+    let post_api = app;
     let post = ours()
         .and(warp::post())
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
@@ -366,10 +366,10 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
                   headers: HeaderMap,
                   ip: Option<crate::http::middleware::ClientIp>,
                   body: bytes::Bytes| {
-                let api = post_api.clone();
+                let app = post_api.clone();
                 async move {
                     let form: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
-                    let visit = Visit::new(api, &query, &headers, ip.map(|ip| ip.0), form);
+                    let visit = Visit::new(app, &query, &headers, ip.map(|ip| ip.0), form);
                     Ok::<_, warp::Rejection>(dispatch(visit, path.as_str(), Method::POST).await)
                 }
             },
@@ -397,7 +397,7 @@ pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Respons
 
 impl Visit {
     fn new(
-        api: Arc<Api>,
+        app: Arc<App>,
         query: &str,
         headers: &HeaderMap,
         client_ip: Option<IpAddr>,
@@ -410,10 +410,10 @@ impl Visit {
             query: url::form_urlencoded::parse(query.as_bytes()).into_owned().collect(),
             form,
             jar: cookies::read(headers),
-            origin_ok: csrf::origin_allowed(&api.public_url, headers),
+            origin_ok: csrf::origin_allowed(&app.public_url, headers),
             client_ip,
             set_cookie: Vec::new(),
-            api,
+            app,
         }
     }
 }

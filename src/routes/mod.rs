@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use warp::Filter;
 
-use crate::graphql::Api;
+use crate::app::App;
 use crate::graphql::Executors;
 use crate::graphql::contract::ContractSchema;
 
@@ -21,15 +21,15 @@ use crate::http::{allow, compression, console, contract, cors, fallback, graphql
 
 /// Every route of the service.
 pub fn routes(
-    api: Arc<Api>,
+    app: Arc<App>,
     schema: Executors<ContractSchema>,
 ) -> impl Filter<Extract = (impl warp::Reply,), Error = Infallible> + Clone {
-    let rest = contract::routes(Arc::new(RestHandlers { api: api.clone() }));
-    let api_pages = api.clone();
-    let protected = graphql::protected_routes(api.clone(), crate::graphql::protected::build_executors(api.clone()));
+    let rest = contract::routes(Arc::new(RestHandlers { app: app.clone() }));
+    let app_pages = app.clone();
+    let protected = graphql::protected_routes(app.clone(), crate::graphql::protected::build_executors(app.clone()));
     // The console first: it takes `GET /api/graphql` from browsers asking for HTML.
-    console::routes(api.clone())
-        .or(graphql::routes(api, schema))
+    console::routes(app.clone())
+        .or(graphql::routes(app, schema))
         .unify()
         .or(protected)
         .unify()
@@ -37,7 +37,7 @@ pub fn routes(
         .unify()
         .or(published::routes())
         .unify()
-        .or(crate::pages::routes(api_pages))
+        .or(crate::pages::routes(app_pages))
         .unify()
         .or(allow::method_not_allowed())
         .unify()
@@ -48,7 +48,7 @@ pub fn routes(
 /// The service the listener runs: the routes behind the CORS policy, inside the middleware,
 /// their answers compressed as the client accepts.
 pub fn service(
-    api: Arc<Api>,
+    app: Arc<App>,
     schema: Executors<ContractSchema>,
 ) -> impl tower::Service<
     http::Request<hyper::body::Incoming>,
@@ -62,12 +62,12 @@ pub fn service(
 > + Clone
 + Send
 + 'static {
-    let metrics = api.metrics.clone();
-    let body_timeout = api.body_timeout;
-    let proxies = Arc::new(api.trusted_proxies.clone());
-    let cors = cors::CorsPolicy::new(&api.cors_origins);
+    let metrics = app.metrics.clone();
+    let body_timeout = app.body_timeout;
+    let proxies = Arc::new(app.trusted_proxies.clone());
+    let cors = cors::CorsPolicy::new(&app.cors_origins);
     compression::compress(middleware::around(
-        cors::Cors::new(warp::service(routes(api, schema)), cors),
+        cors::Cors::new(warp::service(routes(app, schema)), cors),
         metrics,
         body_timeout,
         proxies,
@@ -76,7 +76,7 @@ pub fn service(
 
 /// The service of `--metrics-bind`: `GET /metrics` only.
 pub fn metrics_service(
-    api: Arc<Api>,
+    app: Arc<App>,
 ) -> impl tower::Service<
     http::Request<hyper::body::Incoming>,
     Response = http::Response<middleware::Body>,
@@ -85,14 +85,14 @@ pub fn metrics_service(
 > + Clone
 + Send
 + 'static {
-    let metrics = api.metrics.clone();
-    let body_timeout = api.body_timeout;
+    let metrics = app.metrics.clone();
+    let body_timeout = app.body_timeout;
     let route = warp::path("metrics")
         .and(warp::path::end())
         .and(warp::get())
         .then(move || {
-            let api = api.clone();
-            async move { rest::metrics_text(&api).await }
+            let app = app.clone();
+            async move { rest::metrics_text(&app).await }
         })
         .recover(fallback::recover)
         .unify();

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
+use crate::app::App;
 use crate::config::Environment;
 use crate::domain::auth::{self, Caller, Scope};
 use crate::domain::companies::company;
 use crate::domain::vendors::audit;
 use crate::domain::vendors::employment_tokens::Grant;
-use crate::graphql::Api;
 use crate::mail::outbox;
 
 use crate::http::contract::{
@@ -24,7 +24,7 @@ use crate::http::contract::{
 
 /// Implements the generated REST handler trait.
 pub struct RestHandlers {
-    pub api: Arc<Api>,
+    pub app: Arc<App>,
 }
 
 /// Why a request of an operation that requires a bearer token has no caller.
@@ -64,10 +64,10 @@ impl Actor {
     }
 
     /// Records the operation in the vendors' audit trail when software made it for an employee.
-    async fn audit(&self, api: &Api, operation: &str) {
+    async fn audit(&self, app: &App, operation: &str) {
         if let Some(grant) = &self.employment {
             let credential = audit::Credential::EmploymentToken(grant.link_id);
-            audit::record_or_log(&api.db, grant.client_id, grant.company_id, credential, operation).await;
+            audit::record_or_log(&app.db, grant.client_id, grant.company_id, credential, operation).await;
         }
     }
 }
@@ -142,15 +142,15 @@ impl RestApi for RestHandlers {
         _token: Option<&str>,
         headers: &warp::http::HeaderMap,
     ) -> Result<Self::BearerAuth, types::ApiError> {
-        if operation == BearerAuthOperation::SandboxOutbox && self.api.environment != Environment::Sandbox {
+        if operation == BearerAuthOperation::SandboxOutbox && self.app.environment != Environment::Sandbox {
             return Ok(Err(NoCaller::NotServedHere));
         }
         let credentials = crate::http::credentials::read(headers);
-        match Caller::resolve(&self.api.db, &credentials).await {
+        match Caller::resolve(&self.app.db, &credentials).await {
             Ok(caller) => match caller.user_id() {
                 Ok(user_id) => {
                     // The exports are the vendor's door here (the sandbox outbox has no 429).
-                    if let (Some(grant), Some(limiter)) = (caller.employment(), &self.api.vendor_limiter)
+                    if let (Some(grant), Some(limiter)) = (caller.employment(), &self.app.vendor_limiter)
                         && operation != BearerAuthOperation::SandboxOutbox
                         && let Err(seconds) = limiter.check_id(grant.client_id)
                     {
@@ -171,27 +171,27 @@ impl RestApi for RestHandlers {
     }
 
     async fn token(&self, request: TokenRequest) -> TokenResponse {
-        crate::oauth::token_endpoint::serve(&self.api, request).await
+        crate::oauth::token_endpoint::serve(&self.app, request).await
     }
 
     async fn revoke_token(&self, request: RevokeTokenRequest) -> RevokeTokenResponse {
-        crate::oauth::revoke::serve(&self.api, request).await
+        crate::oauth::revoke::serve(&self.app, request).await
     }
 
     async fn authorize(&self, request: AuthorizeRequest) -> AuthorizeResponse {
-        crate::oauth::authorize::serve_get(&self.api, request).await
+        crate::oauth::authorize::serve_get(&self.app, request).await
     }
 
     async fn authorize_submit(&self, request: AuthorizeSubmitRequest) -> AuthorizeSubmitResponse {
-        crate::oauth::authorize::serve_post(&self.api, request).await
+        crate::oauth::authorize::serve_post(&self.app, request).await
     }
 
     async fn sync_employee(&self, request: SyncEmployeeRequest) -> SyncEmployeeResponse {
-        super::sync_employee::serve_get(&self.api, request).await
+        super::sync_employee::serve_get(&self.app, request).await
     }
 
     async fn sync_employee_submit(&self, request: SyncEmployeeSubmitRequest) -> SyncEmployeeSubmitResponse {
-        super::sync_employee::serve_post(&self.api, request).await
+        super::sync_employee::serve_post(&self.app, request).await
     }
 
     async fn generate_tachograph_files(
@@ -215,9 +215,9 @@ impl RestApi for RestHandlers {
             }
         };
         actor
-            .audit(&self.api, "POST /companies/generate_tachograph_files")
+            .audit(&self.app, "POST /companies/generate_tachograph_files")
             .await;
-        crate::http::export::generate(&self.api, actor.acting(), request).await
+        crate::http::export::generate(&self.app, actor.acting(), request).await
     }
 
     async fn generate_tachograph_file(
@@ -240,24 +240,24 @@ impl RestApi for RestHandlers {
                 ));
             }
         };
-        actor.audit(&self.api, "POST /users/generate_tachograph_file").await;
-        crate::http::export::generate_personal(&self.api, actor.acting(), request).await
+        actor.audit(&self.app, "POST /users/generate_tachograph_file").await;
+        crate::http::export::generate_personal(&self.app, actor.acting(), request).await
     }
 
     async fn tachograph_root_public_key(
         &self,
         _request: TachographRootPublicKeyRequest,
     ) -> TachographRootPublicKeyResponse {
-        crate::http::export::root_public_key(&self.api).await
+        crate::http::export::root_public_key(&self.app).await
     }
 
     async fn health(&self, _request: HealthRequest) -> HealthResponse {
         let environment = environment(
-            self.api.environment,
+            self.app.environment,
             types::HealthEnvironment::Sandbox,
             types::HealthEnvironment::Production,
         );
-        if self.api.db.ping().await {
+        if self.app.db.ping().await {
             HealthResponse::Ok(types::Health {
                 status: types::HealthStatus::Ok,
                 environment,
@@ -268,11 +268,11 @@ impl RestApi for RestHandlers {
     }
 
     async fn ready(&self, _request: ReadyRequest) -> ReadyResponse {
-        match self.api.db.readiness().await {
+        match self.app.db.readiness().await {
             Ok(migrations) => ReadyResponse::Ok(types::Readiness {
                 status: types::ReadinessStatus::Ready,
                 environment: environment(
-                    self.api.environment,
+                    self.app.environment,
                     types::ReadinessEnvironment::Sandbox,
                     types::ReadinessEnvironment::Production,
                 ),
@@ -283,10 +283,10 @@ impl RestApi for RestHandlers {
     }
 
     async fn metrics(&self, _request: MetricsRequest) -> MetricsResponse {
-        if !self.api.metrics_public {
+        if !self.app.metrics_public {
             return MetricsResponse::NotFound(api_error("Metrics are served on another address", "NOT_FOUND"));
         }
-        MetricsResponse::Ok(metrics_body(&self.api).await)
+        MetricsResponse::Ok(metrics_body(&self.app).await)
     }
 
     async fn sandbox_outbox(
@@ -295,7 +295,7 @@ impl RestApi for RestHandlers {
         request: SandboxOutboxRequest,
     ) -> SandboxOutboxResponse {
         // Sandbox e-mails reach no real mailbox; production ones must never be readable here.
-        if self.api.environment != Environment::Sandbox {
+        if self.app.environment != Environment::Sandbox {
             return SandboxOutboxResponse::NotFound(api_error(
                 "The outbox is only readable in the sandbox environment",
                 "NOT_FOUND",
@@ -305,7 +305,7 @@ impl RestApi for RestHandlers {
         let Ok(actor) = bearer_auth else {
             return unavailable();
         };
-        let Ok(admined) = company::admined_by(&self.api.db, actor.acting()).await else {
+        let Ok(admined) = company::admined_by(&self.app.db, actor.acting()).await else {
             return unavailable();
         };
         let mut companies: Vec<i64> = admined.iter().map(|c| c.id).collect();
@@ -325,7 +325,7 @@ impl RestApi for RestHandlers {
             ));
         }
         let to = request.to.map(|t| t.trim().to_lowercase());
-        match outbox::latest_of_companies(&self.api.db, &companies, to.as_deref(), actor.user_id, 100).await {
+        match outbox::latest_of_companies(&self.app.db, &companies, to.as_deref(), actor.user_id, 100).await {
             Ok(entries) => SandboxOutboxResponse::Ok(
                 entries
                     .into_iter()
@@ -350,7 +350,7 @@ impl RestApi for RestHandlers {
         &self,
         _request: AuthorizationServerMetadataRequest,
     ) -> AuthorizationServerMetadataResponse {
-        AuthorizationServerMetadataResponse::Ok(crate::oauth::revoke::metadata(&self.api))
+        AuthorizationServerMetadataResponse::Ok(crate::oauth::revoke::metadata(&self.app))
     }
 }
 
@@ -362,17 +362,17 @@ fn environment<T>(environment: Environment, sandbox: T, production: T) -> T {
 }
 
 /// The metrics in the Prometheus text format, with the gauges that describe the database read now.
-async fn metrics_body(api: &Api) -> String {
-    let metrics = &api.metrics;
-    metrics.db_connections.set(i64::from(api.db.pool.size()));
-    metrics.db_idle_connections.set(api.db.pool.num_idle() as i64);
-    if let Ok(backlog) = outbox::backlog(&api.db).await {
+async fn metrics_body(app: &App) -> String {
+    let metrics = &app.metrics;
+    metrics.db_connections.set(i64::from(app.db.pool.size()));
+    metrics.db_idle_connections.set(app.db.pool.num_idle() as i64);
+    if let Ok(backlog) = outbox::backlog(&app.db).await {
         metrics.outbox_backlog.set(backlog);
     }
     metrics.render()
 }
 
 /// The metrics response, as `GET /metrics` documents it (also served on `--metrics-bind`).
-pub(super) async fn metrics_text(api: &Api) -> warp::reply::Response {
-    contract::MetricsResponse::Ok(metrics_body(api).await).into_response()
+pub(super) async fn metrics_text(app: &App) -> warp::reply::Response {
+    contract::MetricsResponse::Ok(metrics_body(app).await).into_response()
 }

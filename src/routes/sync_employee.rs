@@ -6,10 +6,10 @@
 use askama::Template;
 use warp::http::StatusCode;
 
+use crate::app::App;
 use crate::domain::auth::password;
 use crate::domain::vendors::acceptance::{self, Credentials, Invitation, Lookup};
 use crate::errors::AppError;
-use crate::graphql::Api;
 use crate::http::contract::{
     SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse,
 };
@@ -128,14 +128,14 @@ fn action_url(token: &str) -> String {
 
 /// The CSRF token of the page's form ([`crate::oauth::csrf`]), the browser's cookie set with
 /// the answer when it had none.
-fn csrf(api: &Api, headers: &warp::http::HeaderMap, set_cookie: &mut Vec<String>) -> Result<String, AppError> {
+fn csrf(app: &App, headers: &warp::http::HeaderMap, set_cookie: &mut Vec<String>) -> Result<String, AppError> {
     let jar = cookies::read(headers);
-    let browser = csrf::browser(&jar, api.environment, CSRF_SECONDS, set_cookie)?;
-    Ok(api.csrf_key.token(&browser, cookies::get(&jar, cookies::SESSION)))
+    let browser = csrf::browser(&jar, app.environment, CSRF_SECONDS, set_cookie)?;
+    Ok(app.csrf_key.token(&browser, cookies::get(&jar, cookies::SESSION)))
 }
 
 fn form_page(
-    api: &Api,
+    app: &App,
     headers: &warp::http::HeaderMap,
     token: &str,
     invitation: &Invitation,
@@ -143,7 +143,7 @@ fn form_page(
     error: Option<&str>,
 ) -> Page {
     let mut set_cookie = Vec::new();
-    let Ok(csrf) = csrf(api, headers, &mut set_cookie) else {
+    let Ok(csrf) = csrf(app, headers, &mut set_cookie) else {
         return Page::retry();
     };
     let action = action_url(token);
@@ -167,7 +167,7 @@ fn form_page(
 }
 
 /// `GET /sync_employee`.
-pub async fn serve_get(api: &Api, request: SyncEmployeeRequest) -> SyncEmployeeResponse {
+pub async fn serve_get(app: &App, request: SyncEmployeeRequest) -> SyncEmployeeResponse {
     if request.token.len() != 1 {
         return SyncEmployeeResponse::BadRequest(outcome(
             "Incomplete link",
@@ -175,7 +175,7 @@ pub async fn serve_get(api: &Api, request: SyncEmployeeRequest) -> SyncEmployeeR
         ));
     }
     let token = token(&request.token);
-    let page = match acceptance::lookup(&api.db, token).await {
+    let page = match acceptance::lookup(&app.db, token).await {
         Err(error) => {
             error.log_if_internal();
             Page::retry()
@@ -183,7 +183,7 @@ pub async fn serve_get(api: &Api, request: SyncEmployeeRequest) -> SyncEmployeeR
         Ok(lookup) => match closed(&lookup) {
             Some(page) => page,
             None => match &lookup {
-                Lookup::Open(invitation) => form_page(api, &request.headers, token, invitation, StatusCode::OK, None),
+                Lookup::Open(invitation) => form_page(app, &request.headers, token, invitation, StatusCode::OK, None),
                 _ => Page::retry(),
             },
         },
@@ -201,8 +201,8 @@ pub async fn serve_get(api: &Api, request: SyncEmployeeRequest) -> SyncEmployeeR
 }
 
 /// `POST /sync_employee`.
-pub async fn serve_post(api: &Api, request: SyncEmployeeSubmitRequest) -> SyncEmployeeSubmitResponse {
-    let page = submit(api, &request).await;
+pub async fn serve_post(app: &App, request: SyncEmployeeSubmitRequest) -> SyncEmployeeSubmitResponse {
+    let page = submit(app, &request).await;
     let (body, set_cookie) = (page.body, page.set_cookie);
     match page.status.as_u16() {
         200 => SyncEmployeeSubmitResponse::Ok { body, set_cookie },
@@ -218,14 +218,14 @@ pub async fn serve_post(api: &Api, request: SyncEmployeeSubmitRequest) -> SyncEm
     }
 }
 
-async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
+async fn submit(app: &App, request: &SyncEmployeeSubmitRequest) -> Page {
     // A field sent twice counts once, its last value (as a browser's form never does).
     let field = |values: &Vec<String>| values.last().cloned().unwrap_or_default();
     let form = &request.body;
     let jar = cookies::read(&request.headers);
     if !crate::oauth::csrf::passes(
-        &api.csrf_key,
-        &api.public_url,
+        &app.csrf_key,
+        &app.public_url,
         &request.headers,
         &jar,
         &field(&form.csrf_token),
@@ -237,7 +237,7 @@ async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
         );
     }
     let token = token(&request.token);
-    let invitation = match acceptance::lookup(&api.db, token).await {
+    let invitation = match acceptance::lookup(&app.db, token).await {
         Err(error) => {
             error.log_if_internal();
             return Page::retry();
@@ -246,9 +246,9 @@ async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
         Ok(lookup) => return closed(&lookup).unwrap_or_else(Page::retry),
     };
     let again =
-        |status: StatusCode, message: &str| form_page(api, &request.headers, token, &invitation, status, Some(message));
+        |status: StatusCode, message: &str| form_page(app, &request.headers, token, &invitation, status, Some(message));
     match field(&form.action).as_str() {
-        "decline" => match acceptance::decline(&api.db, &invitation).await {
+        "decline" => match acceptance::decline(&app.db, &invitation).await {
             Ok(()) => Page::plain(
                 StatusCode::OK,
                 "Request declined",
@@ -273,13 +273,13 @@ async fn submit(api: &Api, request: &SyncEmployeeSubmitRequest) -> Page {
                 Credentials::NewPassword { password: given }
             };
             // One password hash at a time per core, as for the API and the login page.
-            let Ok(permit) = password::permit().await else {
+            let Ok(hashing) = password::Hashing::permit().await else {
                 return again(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "The service is busy. Retry in a moment.",
                 );
             };
-            match password::under_permit(permit, acceptance::accept(&api.db, &invitation, credentials)).await {
+            match acceptance::accept(&app.db, &invitation, credentials, &hashing).await {
                 Ok(_) => Page::plain(
                     StatusCode::OK,
                     "Request accepted",

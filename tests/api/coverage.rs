@@ -126,7 +126,7 @@ fn left_out(type_name: &str, field: &str) -> bool {
 tests! {
 async fn the_reference_api_is_covered_at_least_as_far_as_reached() {
     let app = TestApp::spawn(Backend::Sqlite).await;
-    let served = roadlog::graphql::build_schema(app.server.api.clone()).sdl();
+    let served = roadlog::graphql::build_schema(app.server.app.clone()).sdl();
     app.cleanup().await;
     let reference = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/mobilic-schema-public.graphql"),

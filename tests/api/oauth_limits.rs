@@ -112,7 +112,7 @@ for_both_backends! {
 
     async fn made_up_client_ids_cost_nothing_durable(backend) {
         let app = behind_proxy(backend, |_| {}).await;
-        let limiter = app.server.api.client_limiter.clone().expect("a client rate by default");
+        let limiter = app.server.app.client_limiter.clone().expect("a client rate by default");
         let flood = 300;
         // Distinct 30 KB ids from distinct addresses, on both endpoints: each a 401, counted
         // against its address only.

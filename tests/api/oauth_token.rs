@@ -318,7 +318,7 @@ on_both_backends! {
     async fn client_secrets_hashed_with_argon2_move_to_sha256_on_use(app) {
         let client = client(app, "Legacy").await;
         let id: i64 = client.id.parse().unwrap();
-        let argon2 = roadlog::domain::auth::password::hash(client.secret.clone()).await.unwrap();
+        let argon2 = roadlog::domain::auth::password::hash(client.secret.clone(), &roadlog::domain::auth::password::Hashing::queued()).await.unwrap();
         sqlx::query("UPDATE oauth_clients SET secret_hash = $1 WHERE id = $2").bind(&argon2).bind(id).execute(&app.server.db.pool).await.unwrap();
         // A wrong secret changes nothing.
         let wrong = Client { id: client.id.clone(), secret: "rl_cs_wrong".into() };

@@ -27,7 +27,7 @@ pub mod sql {
 pub async fn had_enough_break(db: &Db, user_id: i64) -> AppResult<bool> {
     let last: Option<(Option<i64>, Option<i64>, String)> = sqlx::query_as(sql::LAST_VALIDATED)
         .bind(user_id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     let Some((Some(start), Some(end), zone)) = last else {
         return Ok(true);
@@ -40,7 +40,7 @@ pub async fn had_enough_break(db: &Db, user_id: i64) -> AppResult<bool> {
         .bind(user_id)
         .bind(date_text(local_date(tz, start)))
         .bind(date_text(local_date(tz, end)))
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(alert.is_none())
 }

@@ -110,7 +110,7 @@ pub async fn may_read(db: &Db, actor: Actor, user_id: i64) -> AppResult<()> {
         .bind(actor.user_id)
         .bind(user_id)
         .bind(date_text(today()))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     if rows.iter().any(|(company,)| actor.scope.allows(*company)) {
         Ok(())
@@ -135,7 +135,7 @@ pub async fn computations(
         .bind(submitter.map(|s| s.as_str()))
         .bind(from.map(date_text))
         .bind(to.map(date_text))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     match scope.company() {
         None => Ok(rows),
@@ -154,7 +154,7 @@ async fn computed_from_company_only(
 ) -> AppResult<Vec<ComputationRow>> {
     let (zone,): (String,) = sqlx::query_as(load::sql::ZONE)
         .bind(user_id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?
         .unwrap_or_else(|| ("Europe/Paris".to_string(),));
     let tz = crate::domain::regulation::time::zone(&zone);
@@ -177,7 +177,7 @@ async fn computed_from_company_only(
         .bind(company_id)
         .bind(lower)
         .bind(upper)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(windows
         .into_iter()
@@ -192,21 +192,18 @@ pub async fn alerts_of(db: &Db, computation: &ComputationRow) -> AppResult<Vec<A
         .bind(computation.user_id)
         .bind(&computation.day)
         .bind(&computation.submitter_type)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }
 
 /// One alert.
 pub async fn alert(db: &Db, id: i64) -> AppResult<Option<AlertRow>> {
-    Ok(sqlx::query_as(sql::ALERT).bind(id).fetch_optional(db.exec()).await?)
+    Ok(sqlx::query_as(sql::ALERT).bind(id).fetch_optional(db).await?)
 }
 
 /// Whether the EU driving-time checks (Roadlog extension) concern the worker: an accepted
 /// employment in a company that opted in.
 pub async fn eu_worker(db: &Db, user_id: i64) -> AppResult<bool> {
-    let row: Option<(i64,)> = sqlx::query_as(sql::EU_WORKER)
-        .bind(user_id)
-        .fetch_optional(db.exec())
-        .await?;
+    let row: Option<(i64,)> = sqlx::query_as(sql::EU_WORKER).bind(user_id).fetch_optional(db).await?;
     Ok(row.is_some())
 }

@@ -210,7 +210,7 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
     }
     let (exists,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM companies WHERE id = $1")
         .bind(company_id)
-        .fetch_one(db.exec())
+        .fetch_one(db)
         .await?;
     if exists == 0 {
         return Err(AppError::invalid_resource(format!("no company {company_id}")));
@@ -219,7 +219,7 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
         .bind(company_id)
         .bind(date_text(from))
         .bind(date_text(to))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     let workers: Vec<i64> = workers.into_iter().map(|(user,)| user).collect();
     let mut report = RebuildReport::default();

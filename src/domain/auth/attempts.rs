@@ -47,7 +47,7 @@ pub async fn retry_after(db: &Db, budgets: &[Budget]) -> AppResult<Option<i64>> 
             sqlx::query_as("SELECT COUNT(*), MIN(at) FROM auth_failures WHERE subject = $1 AND at > $2")
                 .bind(checked(&budget.subject)?)
                 .bind(at - WINDOW_SECONDS)
-                .fetch_one(db.exec())
+                .fetch_one(db)
                 .await?;
         if count >= budget.max {
             return Ok(Some(
@@ -65,12 +65,12 @@ pub async fn record(db: &Db, budgets: &[Budget]) -> AppResult<()> {
         sqlx::query("INSERT INTO auth_failures (subject, at) VALUES ($1, $2)")
             .bind(checked(&budget.subject)?)
             .bind(at)
-            .execute(db.exec())
+            .execute(db)
             .await?;
     }
     sqlx::query("DELETE FROM auth_failures WHERE at < $1")
         .bind(at - WINDOW_SECONDS)
-        .execute(db.exec())
+        .execute(db)
         .await?;
     Ok(())
 }

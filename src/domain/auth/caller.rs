@@ -154,7 +154,7 @@ impl Caller {
         // both tables.
         let row: Option<LoginToken> = sqlx::query_as(sql::LOGIN_TOKEN)
             .bind(tokens::hash(token))
-            .fetch_optional(db.exec())
+            .fetch_optional(db)
             .await?;
         Ok(row.map(|row| match row {
             LoginToken {
@@ -177,7 +177,7 @@ impl Caller {
         let row: Option<UserRow> = sqlx::query_as(sql::OAUTH_TOKEN)
             .bind(tokens::hash(token))
             .bind(now())
-            .fetch_optional(db.exec())
+            .fetch_optional(db)
             .await?;
         Ok(match row {
             Some(account) => Caller::User {

@@ -51,7 +51,7 @@ pub async fn authorized_clients(db: &Db, actor: Actor) -> AppResult<Vec<(i64, St
     .bind(actor.user_id)
     .bind(now())
     .bind(actor.scope.client())
-    .fetch_all(db.exec())
+    .fetch_all(db)
     .await?;
     Ok(rows)
 }
@@ -69,7 +69,7 @@ pub async fn revoke_for_user(db: &Db, actor: Actor, client_id: i64) -> AppResult
     .bind(actor.user_id)
     .bind(client_id)
     .bind(now())
-    .execute(db.exec())
+    .execute(db)
     .await?;
     Ok(done.rows_affected() > 0)
 }

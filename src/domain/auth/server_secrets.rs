@@ -18,11 +18,11 @@ pub async fn get_or_create(db: &Db, name: &str) -> AppResult<[u8; 32]> {
     .bind(name)
     .bind(base64::engine::general_purpose::STANDARD.encode(fresh))
     .bind(now())
-    .execute(db.exec())
+    .execute(db)
     .await?;
     let (stored,): (String,) = sqlx::query_as("SELECT secret FROM server_secrets WHERE name = $1")
         .bind(name)
-        .fetch_one(db.exec())
+        .fetch_one(db)
         .await?;
     base64::engine::general_purpose::STANDARD
         .decode(stored.trim())

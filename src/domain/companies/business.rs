@@ -47,7 +47,7 @@ fn from_row(row: Option<(Option<i64>,)>) -> Option<BusinessType> {
 pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Option<BusinessType>> {
     let row: Option<(Option<i64>,)> = sqlx::query_as("SELECT business_id FROM companies WHERE id = $1")
         .bind(company_id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(from_row(row))
 }
@@ -56,7 +56,7 @@ pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Option<BusinessTy
 pub async fn of_employment(db: &Db, employment_id: i64) -> AppResult<Option<BusinessType>> {
     let row: Option<(Option<i64>,)> = sqlx::query_as("SELECT business_id FROM employments WHERE id = $1")
         .bind(employment_id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(from_row(row))
 }
@@ -135,7 +135,7 @@ pub async fn set_eu_driving_checks(db: &Db, actor: Actor, company_id: i64, on: b
     sqlx::query("UPDATE companies SET eu_driving_checks = $2 WHERE id = $1")
         .bind(company_id)
         .bind(i64::from(on))
-        .execute(db.exec())
+        .execute(db)
         .await?;
     Ok(())
 }

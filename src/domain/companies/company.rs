@@ -133,7 +133,7 @@ pub async fn insert(conn: &mut AnyConnection, company: NewCompany<'_>) -> AppRes
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<CompanyRow>> {
     Ok(sqlx::query_as::<_, CompanyRow>(sql::FIND)
         .bind(id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?)
 }
 
@@ -148,7 +148,7 @@ pub async fn find_for_employee(db: &Db, actor: Actor, id: i64) -> AppResult<Opti
         .bind(actor.user_id)
         .bind(id)
         .bind(super::date_text(super::today()))
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?)
 }
 
@@ -194,7 +194,7 @@ pub async fn admined_by(db: &Db, actor: Actor) -> AppResult<Vec<CompanyRow>> {
     let rows = sqlx::query_as::<_, CompanyRow>(sql::ADMINED_BY)
         .bind(actor.user_id)
         .bind(super::date_text(super::today()))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(actor.scope.keep(rows, |c| c.id))
 }

@@ -186,7 +186,7 @@ pub async fn lookup(db: &Db, token: &str) -> AppResult<InvitationState> {
          FROM employments e JOIN companies c ON c.id = e.company_id WHERE e.invite_token_hash = $1",
     )
     .bind(tokens::hash(token.trim()))
-    .fetch_optional(db.exec())
+    .fetch_optional(db)
     .await?;
     let Some((company_name, admin, start_date, email, status, dismissed_at, expires_at, user_id)) = row else {
         return Ok(InvitationState::Unknown);

@@ -97,7 +97,7 @@ pub async fn of_company(db: &Db, actor: Actor, company_id: i64) -> AppResult<Vec
     }
     Ok(sqlx::query_as::<_, KnownAddressRow>(sql::OF_COMPANY)
         .bind(company_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }
 
@@ -105,7 +105,7 @@ pub async fn of_company(db: &Db, actor: Actor, company_id: i64) -> AppResult<Vec
 pub async fn of_team(db: &Db, team_id: i64) -> AppResult<Vec<KnownAddressRow>> {
     Ok(sqlx::query_as::<_, KnownAddressRow>(sql::OF_TEAM)
         .bind(team_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }
 

@@ -45,7 +45,7 @@ pub mod sql {
 /// Admin of the company today: an accepted, not dismissed employment covering today, with admin
 /// rights.
 pub async fn is_admin(db: &Db, actor: Actor, company_id: i64) -> AppResult<bool> {
-    admin_check(db.exec(), actor, company_id).await
+    admin_check(db, actor, company_id).await
 }
 
 /// [`is_admin`] on a given connection (inside a transaction).
@@ -79,7 +79,7 @@ pub async fn is_employed(db: &Db, actor: Actor, company_id: i64) -> AppResult<bo
         .bind(actor.user_id)
         .bind(company_id)
         .bind(date_text(today()))
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(row.is_some())
 }
@@ -114,7 +114,7 @@ pub async fn has_any_employment(db: &Db, actor: Actor, company_id: i64) -> AppRe
     )
     .bind(actor.user_id)
     .bind(company_id)
-    .fetch_optional(db.exec())
+    .fetch_optional(db)
     .await?;
     Ok(row.is_some())
 }

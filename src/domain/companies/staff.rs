@@ -24,7 +24,7 @@ async fn current_ids(db: &Db, company_id: i64, admins_only: bool) -> AppResult<V
         .bind(company_id)
         .bind(date_text(today()))
         .bind(i64::from(admins_only))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
 }

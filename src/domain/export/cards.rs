@@ -66,7 +66,7 @@ pub async fn settle(db: &Db, wanted: &[(i64, NaiveDate, NaiveDate)], now: i64) -
     let mut stored: HashMap<i64, CardDates> = HashMap::new();
     let rows: Vec<(i64, String, String)> = sqlx::query_as(db.sql(sql::CARDS_OF))
         .bind(id_list(&users))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     for (user, issue, expiry) in rows {
         let dates = parse_date(&issue)

@@ -113,7 +113,7 @@ pub async fn employees(
     if !only.is_empty() {
         query = query.bind(id_list(only));
     }
-    Ok(query.fetch_all(db.exec()).await?)
+    Ok(query.fetch_all(db).await?)
 }
 
 /// The companies where the actor has an accepted employment over the period (only the company of
@@ -124,7 +124,7 @@ pub async fn companies_of(db: &Db, actor: Actor, min: NaiveDate, max: NaiveDate)
         .bind(actor.user_id)
         .bind(crate::domain::companies::date_text(min))
         .bind(crate::domain::companies::date_text(max))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(actor.scope.keep(rows, |r| r.0).into_iter().map(|r| r.0).collect())
 }
@@ -132,10 +132,7 @@ pub async fn companies_of(db: &Db, actor: Actor, min: NaiveDate, max: NaiveDate)
 /// The user as an employee of no company (their own export with no employment over the period).
 pub async fn unemployed(db: &Db, user_id: i64) -> AppResult<Employee> {
     let (id, first_name, last_name, birth_date, created): (i64, String, String, Option<String>, i64) =
-        sqlx::query_as(sql::UNEMPLOYED)
-            .bind(user_id)
-            .fetch_one(db.exec())
-            .await?;
+        sqlx::query_as(sql::UNEMPLOYED).bind(user_id).fetch_one(db).await?;
     Ok(Employee {
         id,
         first_name,
@@ -224,13 +221,13 @@ pub async fn chunk(
     }
 
     let activities = bind_window!(sqlx::query_as::<_, ActivityData>(db.sql(sql::ACTIVITIES)))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
 
     let mut versions: HashMap<i64, Vec<VersionData>> = HashMap::new();
     if employee_version {
         for v in bind_window!(sqlx::query_as::<_, VersionData>(db.sql(sql::VERSIONS)))
-            .fetch_all(db.exec())
+            .fetch_all(db)
             .await?
         {
             versions.entry(v.activity_id).or_default().push(v);
@@ -238,7 +235,7 @@ pub async fn chunk(
     }
 
     let missions: HashMap<i64, MissionData> = bind_window!(sqlx::query_as::<_, MissionData>(db.sql(sql::MISSIONS)))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?
         .into_iter()
         .map(|m| (m.id, m))

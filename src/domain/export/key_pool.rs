@@ -46,7 +46,7 @@ crate::statements! {
 
 /// Keys in the pool now.
 pub async fn size(db: &Db) -> AppResult<usize> {
-    let (count,): (i64,) = sqlx::query_as(COUNT).fetch_one(db.exec()).await?;
+    let (count,): (i64,) = sqlx::query_as(COUNT).fetch_one(db).await?;
     Ok(usize::try_from(count).unwrap_or(0))
 }
 

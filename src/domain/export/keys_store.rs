@@ -18,7 +18,7 @@ use super::sealing::Sealer;
 async fn stored(db: &Db, sealer: &Sealer, kind: &str) -> AppResult<Option<Vec<u8>>> {
     let row: Option<(Vec<u8>,)> = sqlx::query_as("SELECT key_bytes FROM tachograph_keys WHERE kind = $1")
         .bind(kind)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     row.map(|r| sealer.open(kind, &r.0)).transpose()
 }
@@ -31,7 +31,7 @@ async fn store(db: &Db, sealer: &Sealer, kind: &str, bytes: Vec<u8>) -> AppResul
     .bind(kind)
     .bind(bytes)
     .bind(now())
-    .execute(db.exec())
+    .execute(db)
     .await?;
     Ok(())
 }
@@ -118,7 +118,7 @@ async fn read_card_keys(db: &Db, sealer: &Sealer, user_ids: &[i64]) -> AppResult
     let mut keys = HashMap::new();
     for chunk in user_ids.chunks(500) {
         let query = sqlx::query_as::<_, (i64, Vec<u8>)>(db.sql(CARD_KEYS_OF)).bind(crate::db::id_list(chunk));
-        for (user_id, bytes) in query.fetch_all(db.exec()).await? {
+        for (user_id, bytes) in query.fetch_all(db).await? {
             let bytes = sealer.open(&format!("card:{user_id}"), &bytes)?;
             keys.insert(
                 user_id,
@@ -134,7 +134,7 @@ async fn read_card_keys(db: &Db, sealer: &Sealer, user_ids: &[i64]) -> AppResult
 pub async fn seal_stored_keys(db: &Db, sealer: &Sealer) -> AppResult<usize> {
     if !sealer.is_configured() {
         let root: Option<(Vec<u8>,)> = sqlx::query_as("SELECT key_bytes FROM tachograph_keys WHERE kind = 'root'")
-            .fetch_optional(db.exec())
+            .fetch_optional(db)
             .await?;
         if root.is_some_and(|(bytes,)| Sealer::is_sealed(&bytes)) {
             return Err(AppError::internal(

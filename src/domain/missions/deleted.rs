@@ -43,7 +43,7 @@ pub fn title_case(text: &str) -> String {
 pub async fn deleted_by(db: &Db, mission_id: i64) -> AppResult<String> {
     let row: Option<(Option<String>, Option<String>)> = sqlx::query_as(sql::LAST_DISMISSAL_AUTHOR)
         .bind(mission_id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(match row {
         Some((Some(first), Some(last))) => title_case(&format!("{first} {last}")),
@@ -53,10 +53,7 @@ pub async fn deleted_by(db: &Db, mission_id: i64) -> AppResult<String> {
 
 /// `Mission.isHoliday`.
 pub async fn is_holiday(db: &Db, mission_id: i64) -> AppResult<bool> {
-    let row: Option<(i64,)> = sqlx::query_as(sql::HAS_OFF)
-        .bind(mission_id)
-        .fetch_optional(db.exec())
-        .await?;
+    let row: Option<(i64,)> = sqlx::query_as(sql::HAS_OFF).bind(mission_id).fetch_optional(db).await?;
     Ok(row.is_some())
 }
 

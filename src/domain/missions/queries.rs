@@ -73,7 +73,7 @@ pub async fn scope(db: &Db, viewer: Actor, user_id: i64, field: &str) -> AppResu
     )
     .bind(viewer.user_id)
     .bind(date_text(today()))
-    .fetch_all(db.exec())
+    .fetch_all(db)
     .await?;
     let rows = viewer.scope.keep(rows, |r| r.0);
     if rows.is_empty() {
@@ -371,15 +371,12 @@ async fn read_page(
     viewer: i64,
 ) -> AppResult<Page<Option<MissionView>>> {
     if db.backend == Backend::Sqlite {
-        let rows = binds
-            .bind(db, sqlx::query_as::<_, PageRow>(sql))
-            .fetch_all(db.exec())
-            .await?;
+        let rows = binds.bind(db, sqlx::query_as::<_, PageRow>(sql)).fetch_all(db).await?;
         return mission_page(rows, limit, viewer);
     }
     let mut keys = binds
         .bind(db, sqlx::query_as::<_, (i64, i64)>(sql))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     let has_next_page = keys.len() as i64 > limit;
     keys.truncate(limit as usize);
@@ -518,7 +515,7 @@ pub async fn user_activities(
     let query = Window::new(user_id, from, until, after, limit)?
         .with_scope(companies)
         .bind(db, sqlx::query_as::<_, ActivityRow>(sql));
-    let mut rows = query.fetch_all(db.exec()).await?;
+    let mut rows = query.fetch_all(db).await?;
     let has_next_page = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let items = rows

@@ -153,7 +153,7 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
     }
     let rows = sqlx::query_as::<_, ViewRow>(db.sql(sql::VIEWS_OF))
         .bind(crate::db::id_list(ids))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     rows.into_iter()
         .map(|row| row.into_view(viewer).map(|view| (view.row.id, view)))

@@ -115,7 +115,7 @@ pub async fn resolve(
 pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Vec<VehicleRow>> {
     Ok(sqlx::query_as::<_, VehicleRow>(sql::OF_COMPANY)
         .bind(company_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }
 
@@ -123,7 +123,7 @@ pub async fn of_company(db: &Db, company_id: i64) -> AppResult<Vec<VehicleRow>> 
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<VehicleRow>> {
     Ok(sqlx::query_as::<_, VehicleRow>(sql::FIND)
         .bind(id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?)
 }
 

@@ -103,7 +103,7 @@ pub async fn of_user(db: &Db, actor: Actor) -> AppResult<Vec<NotificationRow>> {
         None => query,
         Some(company) => query.bind(company),
     };
-    Ok(query.fetch_all(db.exec()).await?)
+    Ok(query.fetch_all(db).await?)
 }
 
 /// `markNotificationsAsRead`: every id must be one of the actor's notifications, within the

@@ -181,7 +181,7 @@ async fn the_admin(db: &Db, company_id: i64, seeder: Seeder) -> AppResult<Actor>
             let admin: Option<(i64,)> = sqlx::query_as(sql::FIRST_ADMIN)
                 .bind(company_id)
                 .bind(date_text(today()))
-                .fetch_optional(db.exec())
+                .fetch_optional(db)
                 .await?;
             admin.map(|(id,)| Actor::unconfined(id)).ok_or_else(|| {
                 AppError::invalid_resource(format!(
@@ -228,7 +228,7 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
     let mut accounts = Vec::with_capacity(PERSONAS.len());
     for persona in &PERSONAS {
         let password = new_password()?;
-        let hash = password::hash(password.clone()).await?;
+        let hash = password::hash(password.clone(), &password::Hashing::queued()).await?;
         accounts.push((persona, demo_email(persona, company_id), password, hash));
     }
 
@@ -343,7 +343,7 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
     let ids: Vec<i64> = report.workers.iter().map(|w| w.id).collect();
     let (alerts,): (i64,) = sqlx::query_as(db.sql(sql::ALERTS))
         .bind(crate::db::id_list(&ids))
-        .fetch_one(db.exec())
+        .fetch_one(db)
         .await?;
     report.alerts = alerts;
     Ok(report)

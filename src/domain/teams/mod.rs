@@ -59,7 +59,7 @@ pub mod sql {
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<TeamRow>> {
     Ok(sqlx::query_as::<_, TeamRow>(sql::FIND)
         .bind(id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?)
 }
 
@@ -71,7 +71,7 @@ pub async fn of_company(db: &Db, actor: Actor, company_id: i64) -> AppResult<Vec
     }
     Ok(sqlx::query_as::<_, TeamRow>(sql::OF_COMPANY)
         .bind(company_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }
 
@@ -84,7 +84,7 @@ pub async fn of_employment(db: &Db, team_id: Option<i64>) -> AppResult<Option<Te
 }
 
 async fn user_ids(db: &Db, statement: &'static str, team_id: i64) -> AppResult<Vec<i64>> {
-    let rows: Vec<(i64,)> = sqlx::query_as(statement).bind(team_id).fetch_all(db.exec()).await?;
+    let rows: Vec<(i64,)> = sqlx::query_as(statement).bind(team_id).fetch_all(db).await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
 }
 
@@ -104,7 +104,7 @@ pub async fn admin_ids(db: &Db, team_id: i64) -> AppResult<Vec<i64>> {
 pub async fn vehicles(db: &Db, team_id: i64) -> AppResult<Vec<VehicleRow>> {
     Ok(sqlx::query_as::<_, VehicleRow>(sql::VEHICLES)
         .bind(team_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }
 
@@ -115,7 +115,7 @@ pub async fn current_workers(db: &Db, company_id: i64, team_id: i64) -> AppResul
         .bind(company_id)
         .bind(crate::domain::companies::date_text(crate::domain::companies::today()))
         .bind(team_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
 }

@@ -101,7 +101,7 @@ pub async fn state(db: &Db, purpose: Purpose, token: &str) -> AppResult<LinkStat
     )
     .bind(tokens::hash(token.trim()))
     .bind(purpose.as_str())
-    .fetch_optional(db.exec())
+    .fetch_optional(db)
     .await?;
     Ok(match row {
         None => LinkState::Unknown,

@@ -151,12 +151,18 @@ pub fn check_password(given: &str) -> AppResult<()> {
 /// The confirmation e-mail is queued with the account, unless an invitation sent to the same
 /// address was redeemed with it (that proved the address already). `scope` is how far the
 /// request that creates it reaches: it bounds the invitation it may redeem.
-pub async fn create(db: &Db, new: NewUser, scope: Scope, public_url: &str) -> AppResult<i64> {
+pub async fn create(
+    db: &Db,
+    new: NewUser,
+    scope: Scope,
+    public_url: &str,
+    hashing: &password::Hashing,
+) -> AppResult<i64> {
     let first_name = required_name(&new.first_name, "firstName")?;
     let last_name = required_name(&new.last_name, "lastName")?;
     let timezone_name = timezone(new.timezone_name)?;
     check_password(&new.password)?;
-    let password_hash = password::hash(new.password).await?;
+    let password_hash = password::hash(new.password, hashing).await?;
     // Random identifiers can collide; try again with another one in that rare case.
     for _ in 0..5 {
         let id = tokens::random_in(100_000_000, 999_999_999)?;
@@ -254,7 +260,7 @@ pub async fn insert_hashed(conn: &mut sqlx::AnyConnection, account: &HashedAccou
 async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
     let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
         .bind(email)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(row.is_some())
 }
@@ -263,7 +269,7 @@ async fn email_taken(db: &Db, email: &str) -> AppResult<bool> {
 pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
     Ok(sqlx::query_as::<_, UserRow>(sql::FIND)
         .bind(id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?)
 }
 
@@ -287,7 +293,7 @@ pub async fn can_read(db: &Db, viewer: Actor, target: i64) -> AppResult<bool> {
     .bind(viewer.user_id)
     .bind(target)
     .bind(today)
-    .fetch_all(db.exec())
+    .fetch_all(db)
     .await?;
     Ok(rows.iter().any(|(company,)| viewer.scope.allows(*company)))
 }
@@ -306,7 +312,7 @@ pub async fn of_company(
         .bind(from)
         .bind(to)
         .bind(if accepted_only { "approved" } else { "pending" })
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }
 
@@ -317,6 +323,6 @@ pub async fn find_many(db: &Db, ids: &[i64]) -> AppResult<Vec<UserRow>> {
     }
     Ok(sqlx::query_as::<_, UserRow>(db.sql(sql::FIND_MANY))
         .bind(crate::db::id_list(ids))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }

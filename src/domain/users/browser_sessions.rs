@@ -15,7 +15,7 @@ pub async fn open(db: &Db, user_id: i64, seconds: i64) -> AppResult<String> {
         .bind(user_id)
         .bind(created)
         .bind(created + seconds)
-        .execute(db.exec())
+        .execute(db)
         .await?;
     Ok(token)
 }
@@ -28,7 +28,7 @@ pub async fn user(db: &Db, token: &str) -> AppResult<Option<(i64, String)>> {
     )
     .bind(tokens::hash(token))
     .bind(now())
-    .fetch_optional(db.exec())
+    .fetch_optional(db)
     .await?;
     Ok(row.map(|(id, first, last)| (id, format!("{first} {last}"))))
 }

@@ -84,7 +84,7 @@ pub async fn resend(db: &Db, token: &str, lang: Lang, public_url: &str) -> AppRe
          WHERE t.token_hash = $1 AND t.purpose = 'confirm_email'",
     )
     .bind(crate::domain::auth::tokens::hash(token.trim()))
-    .fetch_optional(db.exec())
+    .fetch_optional(db)
     .await?;
     let Some((user_id, email, name, confirmed)) = row else {
         return Ok(Resent::Unknown);
@@ -112,7 +112,7 @@ pub async fn mark_confirmed(conn: &mut AnyConnection, user_id: i64) -> AppResult
 pub async fn is_confirmed(db: &Db, user_id: i64) -> AppResult<bool> {
     let row: Option<(Option<i64>,)> = sqlx::query_as("SELECT email_confirmed_at FROM users WHERE id = $1")
         .bind(user_id)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(matches!(row, Some((Some(_),))))
 }

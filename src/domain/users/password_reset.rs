@@ -67,13 +67,13 @@ impl From<sqlx::Error> for Refused {
 /// Sets the new password through a reset link and revokes the account's sessions, in one
 /// transaction; answers the account's id. The argon2id hash is computed before the transaction
 /// (it takes a while and needs no lock).
-pub async fn complete(db: &Db, token: &str, new_password: String) -> Result<i64, Refused> {
+pub async fn complete(db: &Db, token: &str, new_password: String, hashing: &password::Hashing) -> Result<i64, Refused> {
     match state(db, token).await? {
         LinkState::Valid(_) => {}
         other => return Err(Refused::Link(other)),
     }
     super::accounts::check_password(&new_password)?;
-    let hashed = password::hash(new_password).await?;
+    let hashed = password::hash(new_password, hashing).await?;
     let mut tx = db.begin_write().await?;
     let Some(user_id) = account_tokens::spend(&mut tx, Purpose::ResetPassword, token).await? else {
         drop(tx);

@@ -88,24 +88,33 @@ pub async fn login(
     email: &str,
     given_password: String,
     address: &str,
+    hashing: &password::Hashing,
 ) -> AppResult<TokenPair> {
-    let user_id = verify_credentials(db, email, given_password, address).await?;
+    let user_id = verify_credentials(db, email, given_password, address, hashing).await?;
     open(db, environment, user_id).await
 }
 
 /// Checks an e-mail and password from a client address under the login throttle (see
 /// [`super::throttle`]) and answers the user; used by the API login and the OAuth login page
 /// alike. An unknown e-mail costs the same hash and gets the same answer as a wrong password.
-pub async fn verify_credentials(db: &Db, email: &str, given_password: String, address: &str) -> AppResult<i64> {
+pub async fn verify_credentials(
+    db: &Db,
+    email: &str,
+    given_password: String,
+    address: &str,
+    hashing: &password::Hashing,
+) -> AppResult<i64> {
     throttle::check(db, email, address).await?;
     let account: Option<(i64, String)> = sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
         .bind(email)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     let matched = match account {
-        Some((user_id, stored_hash)) => password::verify(given_password, stored_hash).await?.then_some(user_id),
+        Some((user_id, stored_hash)) => password::verify(given_password, stored_hash, hashing)
+            .await?
+            .then_some(user_id),
         None => {
-            password::verify_against_nothing(given_password).await;
+            password::verify_against_nothing(given_password, hashing).await;
             None
         }
     };
@@ -150,7 +159,7 @@ pub async fn refresh(db: &Db, environment: Environment, refresh_token: Option<&s
         "SELECT session_id, used_at, expires_at FROM auth_tokens WHERE token_hash = $1 AND kind = 'refresh'",
     )
     .bind(&hash)
-    .fetch_optional(db.exec())
+    .fetch_optional(db)
     .await?;
     match known {
         Some((session_id, Some(_), _)) => {
@@ -167,7 +176,7 @@ async fn revoke_session(db: &Db, session_id: i64) -> AppResult<()> {
     sqlx::query("UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL")
         .bind(session_id)
         .bind(now())
-        .execute(db.exec())
+        .execute(db)
         .await?;
     Ok(())
 }
@@ -184,7 +193,7 @@ pub async fn logout(db: &Db, token: Option<&str>) -> AppResult<()> {
          WHERE t.token_hash = $1 AND s.revoked_at IS NULL",
     )
     .bind(tokens::hash(token))
-    .fetch_optional(db.exec())
+    .fetch_optional(db)
     .await?;
     match row {
         Some((session_id, _)) => revoke_session(db, session_id).await,

@@ -44,7 +44,7 @@ pub async fn check(db: &Db, email: &str, address: &str) -> AppResult<()> {
             .bind(email)
             .bind(address)
             .bind(at - PAIR_WINDOW)
-            .fetch_one(db.exec())
+            .fetch_one(db)
             .await?;
     if pair >= PAIR_FAILURES {
         return Err(throttled(oldest.unwrap_or(at) + PAIR_WINDOW - at));
@@ -53,7 +53,7 @@ pub async fn check(db: &Db, email: &str, address: &str) -> AppResult<()> {
         sqlx::query_as("SELECT COUNT(*), MIN(at) FROM login_failures WHERE email = $1 AND at > $2")
             .bind(email)
             .bind(at - ACCOUNT_WINDOW)
-            .fetch_one(db.exec())
+            .fetch_one(db)
             .await?;
     if account >= ACCOUNT_FAILURES {
         let known: Option<(i64,)> = sqlx::query_as(
@@ -62,7 +62,7 @@ pub async fn check(db: &Db, email: &str, address: &str) -> AppResult<()> {
         .bind(email)
         .bind(address)
         .bind(at - KNOWN_FOR)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
         if known.is_none() {
             return Err(throttled(oldest.unwrap_or(at) + ACCOUNT_WINDOW - at));
@@ -79,18 +79,18 @@ pub async fn failed(db: &Db, email: &str, address: &str) -> AppResult<AppError> 
         .bind(email)
         .bind(address)
         .bind(at)
-        .execute(db.exec())
+        .execute(db)
         .await?;
     sqlx::query("DELETE FROM login_failures WHERE at < $1")
         .bind(at - ACCOUNT_WINDOW.max(PAIR_WINDOW))
-        .execute(db.exec())
+        .execute(db)
         .await?;
     let (tries,): (i64,) =
         sqlx::query_as("SELECT COUNT(*) FROM login_failures WHERE email = $1 AND address = $2 AND at > $3")
             .bind(email)
             .bind(address)
             .bind(at - PAIR_WINDOW)
-            .fetch_one(db.exec())
+            .fetch_one(db)
             .await?;
     Ok(AppError::authentication("Wrong email/password combination")
         .with("reason", "BAD_PASSWORD")
@@ -109,12 +109,12 @@ pub async fn succeeded(db: &Db, email: &str, address: &str) -> AppResult<()> {
     .bind(email)
     .bind(address)
     .bind(at)
-    .execute(db.exec())
+    .execute(db)
     .await?;
     sqlx::query("DELETE FROM login_failures WHERE email = $1 AND address = $2")
         .bind(email)
         .bind(address)
-        .execute(db.exec())
+        .execute(db)
         .await?;
     Ok(())
 }

@@ -71,7 +71,7 @@ pub async fn lookup(db: &Db, token: &str) -> AppResult<Lookup> {
          WHERE l.invitation_hash = $1 AND l.dismissed_at IS NULL",
     )
     .bind(tokens::hash(token))
-    .fetch_optional(db.exec())
+    .fetch_optional(db)
     .await?;
     let Some((
         link_id,
@@ -101,7 +101,7 @@ pub async fn lookup(db: &Db, token: &str) -> AppResult<Lookup> {
     }
     let account: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
         .bind(&email)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(Lookup::Open(Invitation {
         link_id,
@@ -131,10 +131,15 @@ fn link_gone() -> AppError {
 }
 
 /// Accepts the invitation: answers the user id.
-pub async fn accept(db: &Db, invitation: &Invitation, credentials: Credentials) -> AppResult<i64> {
+pub async fn accept(
+    db: &Db,
+    invitation: &Invitation,
+    credentials: Credentials,
+    hashing: &password::Hashing,
+) -> AppResult<i64> {
     let user_id = match credentials {
         Credentials::SignIn { password, address } => {
-            sessions::verify_credentials(db, &invitation.email, password, &address).await?
+            sessions::verify_credentials(db, &invitation.email, password, &address, hashing).await?
         }
         Credentials::NewPassword { password } => {
             let length = password.chars().count();
@@ -146,7 +151,7 @@ pub async fn accept(db: &Db, invitation: &Invitation, credentials: Credentials) 
                 ))
                 .with("field", "password"));
             }
-            let hash = password::hash(password).await?;
+            let hash = password::hash(password, hashing).await?;
             let mut tx = db.begin_write().await?;
             // An account created since the page was shown: the employee signs in instead. The
             // unique key on the e-mail stays the guard against a concurrent sign-up.

@@ -94,7 +94,7 @@ pub async fn list(db: &Db, client: Option<&str>) -> AppResult<Vec<Listed>> {
          WHERE CAST($1 AS BIGINT) IS NULL OR client_id = $1 ORDER BY id",
     )
     .bind(filter)
-    .fetch_all(db.exec())
+    .fetch_all(db)
     .await?;
     Ok(rows
         .into_iter()
@@ -158,7 +158,7 @@ pub async fn authenticate(db: &Db, environment: Environment, client: &str, key: 
          WHERE k.client_id = $1 AND k.revoked_at IS NULL AND c.revoked_at IS NULL",
     )
     .bind(client_id)
-    .fetch_all(db.exec())
+    .fetch_all(db)
     .await?;
     // Every key is compared, whichever matches: the time taken does not tell which one did.
     let mut found = None;
@@ -180,7 +180,7 @@ pub async fn authenticate(db: &Db, environment: Environment, client: &str, key: 
         .bind(key_id)
         .bind(at)
         .bind(at - LAST_USE_RESOLUTION_SECONDS)
-        .execute(db.exec())
+        .execute(db)
         .await?;
     }
     Ok(Some(Vendor {

@@ -73,7 +73,7 @@ pub async fn record(
         .bind(link)
         .bind(operation)
         .bind(now())
-        .execute(db.exec())
+        .execute(db)
         .await?;
     Ok(())
 }
@@ -97,7 +97,7 @@ pub async fn actions(db: &Db, company_id: i64, client_id: Option<i64>, first: i6
             .bind(first)
             .bind(client),
     };
-    let rows = query.fetch_all(db.exec()).await?;
+    let rows = query.fetch_all(db).await?;
     Ok(rows
         .into_iter()
         .map(

@@ -105,7 +105,7 @@ pub async fn resolve(db: &Db, client: &str, token: &str) -> AppResult<Result<Gra
     let token_hash = tokens::hash(token);
     let row: Option<ResolveRow> = sqlx::query_as(sql::RESOLVE)
         .bind(&token_hash)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     let Some((
         link_id,
@@ -142,7 +142,7 @@ pub async fn resolve(db: &Db, client: &str, token: &str) -> AppResult<Result<Gra
             .bind(link_id)
             .bind(at)
             .bind(at - LAST_USE_RESOLUTION_SECONDS)
-            .execute(db.exec())
+            .execute(db)
             .await?;
     }
     Ok(Ok(Grant {
@@ -173,7 +173,7 @@ pub async fn rotate(db: &Db, grant: &Grant) -> AppResult<Option<Rotated>> {
         .bind(&grant.token_hash)
         .bind(&hash)
         .bind(at)
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     Ok(row.map(|(expires_at,)| Rotated {
         access_token: token,
@@ -204,7 +204,7 @@ pub async fn set_lifetime(db: &Db, client: &str, seconds: Option<i64>) -> AppRes
     let done = sqlx::query(sql::SET_LIFETIME)
         .bind(client_id)
         .bind(seconds)
-        .execute(db.exec())
+        .execute(db)
         .await?;
     Ok(done.rows_affected() == 1)
 }

@@ -101,7 +101,7 @@ pub async fn dismiss_company_token(
         .bind(company_id)
         .bind(now())
         .bind(actor.user_id)
-        .execute(db.exec())
+        .execute(db)
         .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::invalid_inputs("This software is not linked to the company")
@@ -145,7 +145,7 @@ pub async fn authorized_clients(db: &Db, company_id: i64) -> AppResult<Vec<Autho
     let rows: Vec<(i64, String, i64, Option<i64>, i64)> = sqlx::query_as(sql::AUTHORIZED)
         .bind(company_id)
         .bind(now())
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(rows
         .into_iter()
@@ -168,7 +168,7 @@ pub async fn authorized_clients(db: &Db, company_id: i64) -> AppResult<Vec<Autho
 pub async fn clients_of_employment(db: &Db, scope: Scope, employment_id: i64) -> AppResult<Vec<(i64, String)>> {
     let rows: Vec<(i64, String)> = sqlx::query_as(sql::OF_EMPLOYMENT)
         .bind(employment_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(rows.into_iter().filter(|(id, _)| scope.allows_client(*id)).collect())
 }

@@ -143,10 +143,7 @@ pub async fn of_user(
 ) -> AppResult<Page> {
     let filter = crate::domain::missions::queries::scope(db, viewer, user_id, "workDays").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
-    let zone: Option<(String,)> = sqlx::query_as(sql::TIMEZONE)
-        .bind(user_id)
-        .fetch_optional(db.exec())
-        .await?;
+    let zone: Option<(String,)> = sqlx::query_as(sql::TIMEZONE).bind(user_id).fetch_optional(db).await?;
     let tz = time::zone(zone.as_ref().map_or("Europe/Paris", |z| z.0.as_str()));
     let mut until = until.unwrap_or_else(|| local_date(tz, now()));
     if let Some(cursor) = after {
@@ -229,7 +226,7 @@ async fn read(db: &Db, request: Request) -> AppResult<Page> {
         .bind(request.owner)
         .bind(filtered)
         .bind(&list)
-        .fetch_one(db.exec())
+        .fetch_one(db)
         .await?;
     let empty = Page {
         days: vec![],
@@ -262,7 +259,7 @@ async fn read(db: &Db, request: Request) -> AppResult<Page> {
             .bind(lo)
             .bind(filtered)
             .bind(&list)
-            .fetch_all(db.exec())
+            .fetch_all(db)
             .await?;
         let spans: Vec<summary::Span> = rows
             .into_iter()
@@ -313,11 +310,11 @@ async fn details(db: &Db, days: &[Day]) -> AppResult<Details> {
     let list = id_list(&missions);
     let names: Vec<(i64, Option<String>)> = sqlx::query_as(db.sql(sql::MISSION_NAMES))
         .bind(&list)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     let rows: Vec<(i64, i64, String, String)> = sqlx::query_as(db.sql(sql::EXPENDITURES))
         .bind(&list)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     let mut expenditures: HashMap<(i64, i64, String), Vec<String>> = HashMap::new();
     for (user, mission, date, kind) in rows {

@@ -35,7 +35,7 @@ where
 {
     let rows = sqlx::query_as::<_, T>(db.sql(statement))
         .bind(crate::db::id_list(ids))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     let mut map: HashMap<i64, Vec<T>> = HashMap::new();
     for row in rows {

@@ -22,14 +22,15 @@ pub const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(2
 pub type CachedLoader<T> = DataLoader<T, HashMapCache>;
 
 /// Spawns a loader's batch as part of the request: inside its span (logged and counted as the
-/// request's) and on its connection, which a bare `tokio::spawn` would both drop.
+/// request's), which a bare `tokio::spawn` would drop. Its statements run on the request's
+/// connection through the loader's own `Db`, the request's.
 pub fn spawn<F>(future: F) -> tokio::task::JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
     use tracing::Instrument;
-    tokio::spawn(crate::db::request::carry(future.in_current_span()))
+    tokio::spawn(future.in_current_span())
 }
 
 /// A loader of [`Loaders`]: where the request keeps it, and how it is made.

@@ -3,12 +3,13 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::kinds::NotificationType as Kind;
 use crate::domain::notifications::{self, NotificationRow};
+use crate::graphql::caller;
 use crate::graphql::contract::{AccountResolver, Notification, NotificationType};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::scalars::{JSONString, TimeStamp};
-use crate::graphql::{Api, caller};
 
 impl ToGraphql for NotificationRow {
     type Output = Notification;
@@ -34,7 +35,7 @@ pub fn list(rows: &[NotificationRow]) -> Option<Vec<Option<Notification>>> {
 }
 
 #[async_trait::async_trait]
-impl AccountResolver for Api {
+impl AccountResolver for App {
     async fn mark_notifications_as_read(
         &self,
         ctx: &Context<'_>,
@@ -42,7 +43,7 @@ impl AccountResolver for Api {
     ) -> async_graphql::Result<Option<Vec<Option<Notification>>>> {
         let actor = caller(ctx).actor()?;
         let ids: Vec<i64> = notification_ids.into_iter().flatten().map(i64::from).collect();
-        let rows = notifications::mark_read(&self.db, actor, &ids).await?;
+        let rows = notifications::mark_read(self.db(ctx), actor, &ids).await?;
         Ok(list(&rows))
     }
 }

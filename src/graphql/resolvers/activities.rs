@@ -3,12 +3,14 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::activities::log::{ActivityEdit, NewActivity};
 use crate::domain::activities::service as activities;
 use crate::domain::expenditures::NewExpenditure;
 use crate::domain::missions::locations;
 use crate::domain::missions::service::{self as missions, Correction, LocationInput, MissionInput, Validation};
 use crate::errors::AppError;
+use crate::graphql::caller;
 use crate::graphql::contract::{
     ActivitiesResolver, Activity, BulkActivityItem, BulkExpenditureItem, Comment, Expenditure, LocationEntry, Mission,
     Vehicle, Void,
@@ -18,7 +20,6 @@ use crate::graphql::scalars::{
     ActivityTypeEnum, Date, ExpenditureTypeEnum, GenericScalar, LocationEntryTypeEnum, OverValidationJustificationEnum,
     TimeStamp,
 };
-use crate::graphql::{Api, caller};
 
 /// One `activityItems` entry of `validateMission`: exactly one of `log`, `edit`, `cancel`.
 fn correction(item: BulkActivityItem) -> Result<Correction, AppError> {
@@ -66,7 +67,7 @@ fn done() -> async_graphql::Result<Option<Void>> {
 }
 
 #[async_trait::async_trait]
-impl ActivitiesResolver for Api {
+impl ActivitiesResolver for App {
     async fn create_mission(
         &self,
         ctx: &Context<'_>,
@@ -88,7 +89,7 @@ impl ActivitiesResolver for Api {
             vehicle_id,
             vehicle_registration_number,
         };
-        Ok(Some(missions::create(&self.db, actor, input).await?.to_graphql()))
+        Ok(Some(missions::create(self.db(ctx), actor, input).await?.to_graphql()))
     }
 
     async fn log_activity(
@@ -114,7 +115,9 @@ impl ActivitiesResolver for Api {
             context: context.map(|c| c.0),
             creation_time: creation_time.map(|t| t.0),
         };
-        Ok(Some(activities::log_activity(&self.db, actor, new).await?.to_graphql()))
+        Ok(Some(
+            activities::log_activity(self.db(ctx), actor, new).await?.to_graphql(),
+        ))
     }
 
     async fn edit_activity(
@@ -137,7 +140,7 @@ impl ActivitiesResolver for Api {
             creation_time: creation_time.map(|t| t.0),
         };
         Ok(Some(
-            activities::edit_activity(&self.db, actor, edit).await?.to_graphql(),
+            activities::edit_activity(self.db(ctx), actor, edit).await?.to_graphql(),
         ))
     }
 
@@ -149,7 +152,7 @@ impl ActivitiesResolver for Api {
         _creation_time: Option<TimeStamp>,
     ) -> async_graphql::Result<Option<Void>> {
         let actor = caller(ctx).actor()?;
-        activities::cancel_activity(&self.db, actor, activity_id.into(), context.map(|c| c.0)).await?;
+        activities::cancel_activity(self.db(ctx), actor, activity_id.into(), context.map(|c| c.0)).await?;
         done()
     }
 
@@ -165,7 +168,7 @@ impl ActivitiesResolver for Api {
         let actor = caller(ctx).actor()?;
         let worker = user_id.map(i64::from);
         Ok(Some(
-            missions::end(&self.db, actor, mission_id.into(), end_time.0, worker)
+            missions::end(self.db(ctx), actor, mission_id.into(), end_time.0, worker)
                 .await?
                 .to_graphql(),
         ))
@@ -208,7 +211,7 @@ impl ActivitiesResolver for Api {
             creation_time: creation_time.map(|t| t.0),
         };
         Ok(Some(
-            missions::validate(&self.db, actor, validation).await?.to_graphql(),
+            missions::validate(self.db(ctx), actor, validation).await?.to_graphql(),
         ))
     }
 
@@ -230,13 +233,13 @@ impl ActivitiesResolver for Api {
             creation_time: creation_time.map(|t| t.0),
         };
         Ok(Some(
-            missions::log_expenditure(&self.db, actor, new).await?.to_graphql(),
+            missions::log_expenditure(self.db(ctx), actor, new).await?.to_graphql(),
         ))
     }
 
     async fn cancel_expenditure(&self, ctx: &Context<'_>, expenditure_id: i32) -> async_graphql::Result<Option<Void>> {
         let actor = caller(ctx).actor()?;
-        missions::cancel_expenditure(&self.db, actor, expenditure_id.into()).await?;
+        missions::cancel_expenditure(self.db(ctx), actor, expenditure_id.into()).await?;
         done()
     }
 
@@ -248,7 +251,7 @@ impl ActivitiesResolver for Api {
     ) -> async_graphql::Result<Option<Comment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            missions::log_comment(&self.db, actor, mission_id.into(), &text)
+            missions::log_comment(self.db(ctx), actor, mission_id.into(), &text)
                 .await?
                 .to_graphql(),
         ))
@@ -256,7 +259,7 @@ impl ActivitiesResolver for Api {
 
     async fn cancel_comment(&self, ctx: &Context<'_>, comment_id: i32) -> async_graphql::Result<Option<Void>> {
         let actor = caller(ctx).actor()?;
-        missions::cancel_comment(&self.db, actor, comment_id.into()).await?;
+        missions::cancel_comment(self.db(ctx), actor, comment_id.into()).await?;
         done()
     }
 
@@ -280,7 +283,9 @@ impl ActivitiesResolver for Api {
             kilometer_reading,
             override_existing: override_existing.unwrap_or(false),
         };
-        Ok(Some(missions::log_location(&self.db, actor, input).await?.to_graphql()))
+        Ok(Some(
+            missions::log_location(self.db(ctx), actor, input).await?.to_graphql(),
+        ))
     }
 
     async fn register_kilometer_at_location(
@@ -290,7 +295,13 @@ impl ActivitiesResolver for Api {
         mission_location_id: i32,
     ) -> async_graphql::Result<Option<Void>> {
         let actor = caller(ctx).actor()?;
-        missions::register_kilometer(&self.db, actor, mission_location_id.into(), kilometer_reading.into()).await?;
+        missions::register_kilometer(
+            self.db(ctx),
+            actor,
+            mission_location_id.into(),
+            kilometer_reading.into(),
+        )
+        .await?;
         done()
     }
 
@@ -314,7 +325,7 @@ impl ActivitiesResolver for Api {
             comment,
             user_id: user_id.map(i64::from),
         };
-        let views = holidays::log_holiday(&self.db, actor, input).await?;
+        let views = holidays::log_holiday(self.db(ctx), actor, input).await?;
         Ok(Some(views.iter().map(|view| Some(view.to_graphql())).collect()))
     }
 
@@ -325,13 +336,13 @@ impl ActivitiesResolver for Api {
         text: String,
     ) -> async_graphql::Result<Option<Activity>> {
         let actor = caller(ctx).actor()?;
-        let row = crate::domain::activities::disputes::dispute(&self.db, actor, activity_id.into(), &text).await?;
+        let row = crate::domain::activities::disputes::dispute(self.db(ctx), actor, activity_id.into(), &text).await?;
         Ok(Some(row.to_graphql()))
     }
 
     async fn cancel_dispute(&self, ctx: &Context<'_>, activity_id: i32) -> async_graphql::Result<Option<Activity>> {
         let actor = caller(ctx).actor()?;
-        let row = crate::domain::activities::disputes::cancel(&self.db, actor, activity_id.into()).await?;
+        let row = crate::domain::activities::disputes::cancel(self.db(ctx), actor, activity_id.into()).await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -343,7 +354,7 @@ impl ActivitiesResolver for Api {
     ) -> async_graphql::Result<Option<Mission>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            missions::rename(&self.db, actor, mission_id.into(), &name)
+            missions::rename(self.db(ctx), actor, mission_id.into(), &name)
                 .await?
                 .to_graphql(),
         ))
@@ -357,7 +368,7 @@ impl ActivitiesResolver for Api {
     ) -> async_graphql::Result<Option<Mission>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            missions::cancel(&self.db, actor, mission_id.into(), user_id.into())
+            missions::cancel(self.db(ctx), actor, mission_id.into(), user_id.into())
                 .await?
                 .to_graphql(),
         ))
@@ -373,7 +384,7 @@ impl ActivitiesResolver for Api {
         let actor = caller(ctx).actor()?;
         Ok(Some(
             missions::change_vehicle(
-                &self.db,
+                self.db(ctx),
                 actor,
                 mission_id.into(),
                 vehicle_id,

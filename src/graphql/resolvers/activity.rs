@@ -2,14 +2,14 @@
 
 use async_graphql::Context;
 
-use crate::graphql::Api;
+use crate::app::App;
 use crate::graphql::contract::{Activity, ActivityResolver, ActivityVersion, Mission, User};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::loaders::missions::{self as loaders, MissionsById, VersionsByActivity};
 use crate::graphql::loaders::users::load_user;
 
 #[async_trait::async_trait]
-impl ActivityResolver for Api {
+impl ActivityResolver for App {
     async fn mission(&self, ctx: &Context<'_>, parent: &Activity) -> async_graphql::Result<Option<Mission>> {
         Ok(loaders::load::<MissionsById, _>(ctx, parent.mission_id.into()).await?)
     }

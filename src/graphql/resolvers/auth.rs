@@ -2,15 +2,16 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::errors::AppError;
 use crate::graphql::contract::{AuthResolver, LoginOutput, UserTokens, Void};
 use crate::graphql::scalars::Email;
-use crate::graphql::{Api, bearer, caller};
+use crate::graphql::{bearer, caller, hashing};
 
 use crate::domain::users::sessions::{self};
 
 #[async_trait::async_trait]
-impl AuthResolver for Api {
+impl AuthResolver for App {
     async fn login(
         &self,
         ctx: &Context<'_>,
@@ -21,7 +22,15 @@ impl AuthResolver for Api {
             .and_then(|data| data.client)
             .map(|a| a.0.to_string())
             .unwrap_or_default();
-        let pair = sessions::login(&self.db, self.environment, &email.0, password, &address).await?;
+        let pair = sessions::login(
+            self.db(ctx),
+            self.environment,
+            &email.0,
+            password,
+            &address,
+            &hashing(ctx),
+        )
+        .await?;
         Ok(Some(LoginOutput {
             access_token: Some(pair.access_token),
             refresh_token: Some(pair.refresh_token),
@@ -32,18 +41,20 @@ impl AuthResolver for Api {
 
     async fn refresh(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<UserTokens>> {
         Ok(Some(
-            sessions::refresh(&self.db, self.environment, bearer(ctx)).await?.into(),
+            sessions::refresh(self.db(ctx), self.environment, bearer(ctx))
+                .await?
+                .into(),
         ))
     }
 
     async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>> {
-        sessions::logout(&self.db, bearer(ctx)).await?;
+        sessions::logout(self.db(ctx), bearer(ctx)).await?;
         Ok(Some(Void { success: true }))
     }
 
     async fn revoke_authorized_client(&self, ctx: &Context<'_>, client_id: i32) -> async_graphql::Result<Option<Void>> {
         let me = caller(ctx).actor()?;
-        if !crate::domain::auth::oauth_tokens::revoke_for_user(&self.db, me, client_id.into()).await? {
+        if !crate::domain::auth::oauth_tokens::revoke_for_user(self.db(ctx), me, client_id.into()).await? {
             return Err(AppError::invalid_resource("This application holds no authorization of the user").into());
         }
         Ok(Some(Void { success: true }))

@@ -3,20 +3,21 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::users::accounts;
 use crate::errors::AppError;
+use crate::graphql::caller;
 use crate::graphql::contract::{
     Business, Company, CompanyResolver, CompanySettings, Employment, MissionConnection, Team, User, Vehicle,
 };
 use crate::graphql::scalars::{Date, TimeStamp};
-use crate::graphql::{Api, caller};
 
 use crate::domain::companies::employments::{self};
 use crate::domain::companies::{company, date_text, permissions, today};
 use crate::graphql::convert::{ToGraphql, user_seen_by};
 
 #[async_trait::async_trait]
-impl CompanyResolver for Api {
+impl CompanyResolver for App {
     async fn regulatory_alerts_recap(
         &self,
         ctx: &Context<'_>,
@@ -43,7 +44,7 @@ impl CompanyResolver for Api {
             to: to_date.map(|d| d.0),
             with_details,
         };
-        let summary = recap::recap(&self.db, actor, query).await?;
+        let summary = recap::recap(self.db(ctx), actor, query).await?;
         Ok(Some((&summary).into()))
     }
 
@@ -61,7 +62,7 @@ impl CompanyResolver for Api {
         let viewer = caller(ctx).actor()?;
         let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let page = workdays::of_company(
-            &self.db,
+            self.db(ctx),
             viewer,
             parent.id.into(),
             from_date.map(|d| d.0),
@@ -89,7 +90,7 @@ impl CompanyResolver for Api {
         let actor = caller(ctx).actor()?;
         let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let rows = crate::domain::alerts::recap::admin_days(
-            &self.db,
+            self.db(ctx),
             actor,
             parent.id.into(),
             from_date.map(|d| d.0),
@@ -100,16 +101,16 @@ impl CompanyResolver for Api {
         Ok(Some(rows.iter().map(|r| Some(r.into())).collect()))
     }
 
-    async fn business(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Business>> {
+    async fn business(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Business>> {
         Ok(
-            crate::domain::companies::business::of_company(&self.db, parent.id.into())
+            crate::domain::companies::business::of_company(self.db(ctx), parent.id.into())
                 .await?
                 .map(Business::from),
         )
     }
 
-    async fn settings(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<CompanySettings>> {
-        Ok(company::find(&self.db, parent.id.into())
+    async fn settings(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<CompanySettings>> {
+        Ok(company::find(self.db(ctx), parent.id.into())
             .await?
             .as_ref()
             .map(CompanySettings::from))
@@ -123,14 +124,14 @@ impl CompanyResolver for Api {
         to_date: Option<Date>,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         let actor = caller(ctx).actor()?;
-        if !permissions::is_employed(&self.db, actor, parent.id.into()).await? {
+        if !permissions::is_employed(self.db(ctx), actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
         let from = from_date.map(|d| date_text(d.0)).unwrap_or_else(|| "0000-01-01".into());
         let to = to_date.map(|d| date_text(d.0)).unwrap_or_else(|| "9999-12-31".into());
         // Accepted employments only: until a user accepts, the company sees only what it typed
         // in the invitation (Employment.userId and .email), never the account.
-        let users = accounts::of_company(&self.db, parent.id.into(), &from, &to, true).await?;
+        let users = accounts::of_company(self.db(ctx), parent.id.into(), &from, &to, true).await?;
         Ok(Some(
             users
                 .into_iter()
@@ -145,11 +146,11 @@ impl CompanyResolver for Api {
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         let actor = caller(ctx).actor()?;
-        if !permissions::is_employed(&self.db, actor, parent.id.into()).await? {
+        if !permissions::is_employed(self.db(ctx), actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
         let today = date_text(today());
-        let users = accounts::of_company(&self.db, parent.id.into(), &today, &today, true).await?;
+        let users = accounts::of_company(self.db(ctx), parent.id.into(), &today, &today, true).await?;
         Ok(Some(
             users
                 .into_iter()
@@ -166,11 +167,11 @@ impl CompanyResolver for Api {
         after: Option<String>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let actor = caller(ctx).actor()?;
-        if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
+        if !permissions::is_admin(self.db(ctx), actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("missionsDeleted").into());
         }
         let page = crate::domain::missions::queries::company_deleted_missions(
-            &self.db,
+            self.db(ctx),
             actor.user_id,
             parent.id.into(),
             first,
@@ -180,7 +181,7 @@ impl CompanyResolver for Api {
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
         crate::graphql::loaders::missions::prefetch_missions(
             ctx,
-            &self.db,
+            self.db(ctx),
             &views,
             ctx.look_ahead().field("edges").field("node"),
         )
@@ -199,11 +200,11 @@ impl CompanyResolver for Api {
         only_ended_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let actor = caller(ctx).actor()?;
-        if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
+        if !permissions::is_admin(self.db(ctx), actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("missions").into());
         }
         let page = crate::domain::missions::queries::company_missions(
-            &self.db,
+            self.db(ctx),
             actor.user_id,
             parent.id.into(),
             from_time.map(|t| t.0),
@@ -216,7 +217,7 @@ impl CompanyResolver for Api {
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
         crate::graphql::loaders::missions::prefetch_missions(
             ctx,
-            &self.db,
+            self.db(ctx),
             &views,
             ctx.look_ahead().field("edges").field("node"),
         )
@@ -230,10 +231,10 @@ impl CompanyResolver for Api {
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
         let actor = caller(ctx).actor()?;
-        if !permissions::has_any_employment(&self.db, actor, parent.id.into()).await? {
+        if !permissions::has_any_employment(self.db(ctx), actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
-        let vehicles = crate::domain::missions::vehicles::of_company(&self.db, parent.id.into()).await?;
+        let vehicles = crate::domain::missions::vehicles::of_company(self.db(ctx), parent.id.into()).await?;
         Ok(Some(vehicles.iter().map(|v| Some(v.to_graphql())).collect()))
     }
 
@@ -243,18 +244,18 @@ impl CompanyResolver for Api {
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::CompanyKnownAddress>>>> {
         let actor = caller(ctx).actor()?;
-        let rows = crate::domain::companies::known_addresses::of_company(&self.db, actor, parent.id.into()).await?;
+        let rows = crate::domain::companies::known_addresses::of_company(self.db(ctx), actor, parent.id.into()).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
-    async fn nb_workers(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<i32>> {
-        let n = crate::domain::companies::staff::nb_workers(&self.db, parent.id.into()).await?;
+    async fn nb_workers(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<i32>> {
+        let n = crate::domain::companies::staff::nb_workers(self.db(ctx), parent.id.into()).await?;
         Ok(Some(n.min(i64::from(i32::MAX)) as i32))
     }
 
-    async fn has_no_active_admins(&self, _ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<bool>> {
+    async fn has_no_active_admins(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<bool>> {
         Ok(Some(
-            crate::domain::companies::staff::has_no_active_admins(&self.db, parent.id.into()).await?,
+            crate::domain::companies::staff::has_no_active_admins(self.db(ctx), parent.id.into()).await?,
         ))
     }
 
@@ -264,10 +265,10 @@ impl CompanyResolver for Api {
         parent: &Company,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         let actor = caller(ctx).actor()?;
-        if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
+        if !permissions::is_admin(self.db(ctx), actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("currentAdmins").into());
         }
-        let users = crate::domain::companies::staff::current_admins(&self.db, parent.id.into()).await?;
+        let users = crate::domain::companies::staff::current_admins(self.db(ctx), parent.id.into()).await?;
         Ok(Some(
             users
                 .into_iter()
@@ -283,10 +284,10 @@ impl CompanyResolver for Api {
         latest_per_user: Option<bool>,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
         let actor = caller(ctx).actor()?;
-        if !permissions::is_admin(&self.db, actor, parent.id.into()).await? {
+        if !permissions::is_admin(self.db(ctx), actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("employments").into());
         }
-        let rows = employments::of_company(&self.db, parent.id.into(), latest_per_user.unwrap_or(false)).await?;
+        let rows = employments::of_company(self.db(ctx), parent.id.into(), latest_per_user.unwrap_or(false)).await?;
         // The people of the list, loaded in one query when the selection asks for them.
         let selection = ctx.look_ahead();
         let mut users = std::collections::HashSet::new();
@@ -296,13 +297,13 @@ impl CompanyResolver for Api {
         if selection.field("submitter").exists() {
             users.extend(rows.iter().filter_map(|r| r.submitter_id));
         }
-        crate::graphql::loaders::missions::feed_users(ctx, &self.db, users).await?;
+        crate::graphql::loaders::missions::feed_users(ctx, self.db(ctx), users).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
     async fn teams(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Vec<Option<Team>>>> {
         let actor = caller(ctx).actor()?;
-        let teams = crate::domain::teams::of_company(&self.db, actor, parent.id.into()).await?;
+        let teams = crate::domain::teams::of_company(self.db(ctx), actor, parent.id.into()).await?;
         Ok(Some(teams.iter().map(|t| Some(t.to_graphql())).collect()))
     }
 

@@ -2,13 +2,14 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::companies::business;
+use crate::graphql::caller;
 use crate::graphql::contract::{Business, Company, Employment, EmploymentResolver, Team, User};
 use crate::graphql::convert::ToGraphql;
-use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
-impl EmploymentResolver for Api {
+impl EmploymentResolver for App {
     async fn company(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Company>> {
         Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
     }
@@ -40,14 +41,14 @@ impl EmploymentResolver for Api {
         }
     }
 
-    async fn business(&self, _ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Business>> {
-        Ok(business::of_employment(&self.db, parent.id.into())
+    async fn business(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Business>> {
+        Ok(business::of_employment(self.db(ctx), parent.id.into())
             .await?
             .map(Business::from))
     }
 
-    async fn team(&self, _ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Team>> {
-        let team = crate::domain::teams::of_employment(&self.db, parent.team_id.map(i64::from)).await?;
+    async fn team(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Team>> {
+        let team = crate::domain::teams::of_employment(self.db(ctx), parent.team_id.map(i64::from)).await?;
         Ok(team.map(|t| t.to_graphql()))
     }
 

@@ -2,13 +2,14 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::errors::AppError;
+use crate::graphql::caller;
 use crate::graphql::contract::{
     Company, Employment, EmploymentsResolver, SendInvitationsReminders, TerminateEmploymentInput,
     TerminateEmploymentResult, Void,
 };
 use crate::graphql::scalars::{Date, Email};
-use crate::graphql::{Api, caller};
 
 use crate::domain::companies::company;
 use crate::domain::companies::employments::{self, Target};
@@ -16,7 +17,7 @@ use crate::domain::companies::service::{self, EmploymentInput};
 use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
-impl EmploymentsResolver for Api {
+impl EmploymentsResolver for App {
     async fn create_employment(
         &self,
         ctx: &Context<'_>,
@@ -43,7 +44,7 @@ impl EmploymentsResolver for Api {
             is_primary,
             team_id: team_id.map(i64::from),
         };
-        let row = service::create(&self.db, actor, target, input, &self.public_url).await?;
+        let row = service::create(self.db(ctx), actor, target, input, &self.public_url).await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -54,7 +55,7 @@ impl EmploymentsResolver for Api {
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            employments::answer(&self.db, actor, employment_id.into(), true)
+            employments::answer(self.db(ctx), actor, employment_id.into(), true)
                 .await?
                 .to_graphql(),
         ))
@@ -67,7 +68,7 @@ impl EmploymentsResolver for Api {
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            employments::answer(&self.db, actor, employment_id.into(), false)
+            employments::answer(self.db(ctx), actor, employment_id.into(), false)
                 .await?
                 .to_graphql(),
         ))
@@ -80,7 +81,7 @@ impl EmploymentsResolver for Api {
         end_date: Option<Date>,
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
-        let row = employments::terminate(&self.db, actor, employment_id.into(), end_date.map(|d| d.0)).await?;
+        let row = employments::terminate(self.db(ctx), actor, employment_id.into(), end_date.map(|d| d.0)).await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -100,7 +101,7 @@ impl EmploymentsResolver for Api {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let outcomes = employments::terminate_batch(&self.db, actor, &items).await?;
+        let outcomes = employments::terminate_batch(self.db(ctx), actor, &items).await?;
         Ok(Some(
             outcomes
                 .into_iter()
@@ -129,7 +130,7 @@ impl EmploymentsResolver for Api {
                     .ok_or_else(|| AppError::invalid_inputs("An employment id is null").with("itemIndex", index as i64))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let sent = crate::domain::companies::reminders::send(&self.db, actor, &ids, &self.public_url).await?;
+        let sent = crate::domain::companies::reminders::send(self.db(ctx), actor, &ids, &self.public_url).await?;
         Ok(Some(SendInvitationsReminders {
             success: Some(true),
             sent_to_employment_ids: Some(sent.into_iter().map(|id| Some(id as i32)).collect()),
@@ -138,7 +139,7 @@ impl EmploymentsResolver for Api {
 
     async fn cancel_employment(&self, ctx: &Context<'_>, employment_id: i32) -> async_graphql::Result<Option<Void>> {
         let actor = caller(ctx).actor()?;
-        employments::cancel(&self.db, actor, employment_id.into()).await?;
+        employments::cancel(self.db(ctx), actor, employment_id.into()).await?;
         Ok(Some(Void { success: true }))
     }
 
@@ -149,8 +150,11 @@ impl EmploymentsResolver for Api {
         has_admin_rights: bool,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let company_id = employments::change_role(&self.db, actor, employment_id.into(), has_admin_rights).await?;
-        Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
+        let company_id = employments::change_role(self.db(ctx), actor, employment_id.into(), has_admin_rights).await?;
+        Ok(company::find(self.db(ctx), company_id)
+            .await?
+            .as_ref()
+            .map(Company::from))
     }
 
     async fn batch_create_worker_employments(
@@ -164,7 +168,7 @@ impl EmploymentsResolver for Api {
         let mut targets: Vec<Target> = Vec::new();
         targets.extend(mails.into_iter().flatten().flatten().map(|m| Target::Email(m.0)));
         targets.extend(user_ids.into_iter().flatten().flatten().map(|u| Target::User(u.into())));
-        let rows = service::create_batch(&self.db, actor, company_id.into(), targets, &self.public_url).await?;
+        let rows = service::create_batch(self.db(ctx), actor, company_id.into(), targets, &self.public_url).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
@@ -175,10 +179,17 @@ impl EmploymentsResolver for Api {
         employment_id: i32,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let company_id =
-            crate::domain::companies::business::change_employee(&self.db, actor, employment_id.into(), &business_type)
-                .await?;
-        Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
+        let company_id = crate::domain::companies::business::change_employee(
+            self.db(ctx),
+            actor,
+            employment_id.into(),
+            &business_type,
+        )
+        .await?;
+        Ok(company::find(self.db(ctx), company_id)
+            .await?
+            .as_ref()
+            .map(Company::from))
     }
 
     async fn update_hide_email(
@@ -188,7 +199,7 @@ impl EmploymentsResolver for Api {
         hide_email: bool,
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
-        let row = employments::hide_email(&self.db, actor, employment_id.into(), hide_email).await?;
+        let row = employments::hide_email(self.db(ctx), actor, employment_id.into(), hide_email).await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -212,7 +223,10 @@ impl EmploymentsResolver for Api {
             }
         };
         let company_id =
-            teams::change_employee_team(&self.db, actor, company_id.into(), moved, team_id.map(i64::from)).await?;
-        Ok(company::find(&self.db, company_id).await?.as_ref().map(Company::from))
+            teams::change_employee_team(self.db(ctx), actor, company_id.into(), moved, team_id.map(i64::from)).await?;
+        Ok(company::find(self.db(ctx), company_id)
+            .await?
+            .as_ref()
+            .map(Company::from))
     }
 }

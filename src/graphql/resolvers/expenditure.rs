@@ -2,18 +2,19 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::missions::store;
+use crate::graphql::caller;
 use crate::graphql::contract::{Expenditure, ExpenditureResolver, Mission, User};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::loaders::users::load_user;
-use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
-impl ExpenditureResolver for Api {
+impl ExpenditureResolver for App {
     async fn mission(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<Mission>> {
         let viewer = caller(ctx).actor()?;
         Ok(Some(
-            store::load_one(&self.db, parent.mission_id.into(), viewer.user_id)
+            store::load_one(self.db(ctx), parent.mission_id.into(), viewer.user_id)
                 .await?
                 .to_graphql(),
         ))

@@ -3,12 +3,13 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::companies::known_addresses::{self, KnownAddressRow};
 use crate::domain::missions::locations;
+use crate::graphql::caller;
 use crate::graphql::contract::{CompanyKnownAddress, LocationsResolver, Void};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::scalars::GenericScalar;
-use crate::graphql::{Api, caller};
 
 impl ToGraphql for KnownAddressRow {
     type Output = CompanyKnownAddress;
@@ -25,7 +26,7 @@ impl ToGraphql for KnownAddressRow {
 }
 
 #[async_trait::async_trait]
-impl LocationsResolver for Api {
+impl LocationsResolver for App {
     async fn create_known_address(
         &self,
         ctx: &Context<'_>,
@@ -44,7 +45,7 @@ impl LocationsResolver for Api {
             }
             (manual, geo) => locations::address(manual, geo.map(|g| g.0), None)?,
         };
-        let row = known_addresses::create(&self.db, actor, company_id.into(), address, alias.as_deref()).await?;
+        let row = known_addresses::create(self.db(ctx), actor, company_id.into(), address, alias.as_deref()).await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -55,7 +56,7 @@ impl LocationsResolver for Api {
         alias: Option<String>,
     ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
         let actor = caller(ctx).actor()?;
-        let row = known_addresses::edit(&self.db, actor, company_known_address_id.into(), alias.as_deref()).await?;
+        let row = known_addresses::edit(self.db(ctx), actor, company_known_address_id.into(), alias.as_deref()).await?;
         Ok(Some(row.to_graphql()))
     }
 
@@ -65,7 +66,7 @@ impl LocationsResolver for Api {
         company_known_address_id: i32,
     ) -> async_graphql::Result<Option<Void>> {
         let actor = caller(ctx).actor()?;
-        known_addresses::terminate(&self.db, actor, company_known_address_id.into()).await?;
+        known_addresses::terminate(self.db(ctx), actor, company_known_address_id.into()).await?;
         Ok(Some(Void { success: true }))
     }
 }

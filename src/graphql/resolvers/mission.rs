@@ -2,7 +2,7 @@
 
 use async_graphql::Context;
 
-use crate::graphql::Api;
+use crate::app::App;
 use crate::graphql::contract::{
     Activity, Comment, Company, Expenditure, LocationEntry, Mission, MissionResolver, MissionValidation, User, Vehicle,
 };
@@ -15,7 +15,7 @@ use crate::graphql::loaders::missions::{
 };
 
 #[async_trait::async_trait]
-impl MissionResolver for Api {
+impl MissionResolver for App {
     async fn company(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<Company>> {
         Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
     }
@@ -32,18 +32,18 @@ impl MissionResolver for Api {
         Ok(load_user(ctx, parent.submitter_id.into()).await?)
     }
 
-    async fn deleted_by(&self, _ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<String>> {
+    async fn deleted_by(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<String>> {
         if parent.deleted_at.is_none() {
             return Ok(None);
         }
         Ok(Some(
-            crate::domain::missions::deleted::deleted_by(&self.db, parent.id.into()).await?,
+            crate::domain::missions::deleted::deleted_by(self.db(ctx), parent.id.into()).await?,
         ))
     }
 
-    async fn is_holiday(&self, _ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<bool>> {
+    async fn is_holiday(&self, ctx: &Context<'_>, parent: &Mission) -> async_graphql::Result<Option<bool>> {
         Ok(Some(
-            crate::domain::missions::deleted::is_holiday(&self.db, parent.id.into()).await?,
+            crate::domain::missions::deleted::is_holiday(self.db(ctx), parent.id.into()).await?,
         ))
     }
 

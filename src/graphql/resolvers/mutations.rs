@@ -3,12 +3,13 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::companies::{business, company, details, permissions};
+use crate::graphql::caller;
 use crate::graphql::contract::{Company, MutationsResolver};
-use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
-impl MutationsResolver for Api {
+impl MutationsResolver for App {
     async fn update_company_details(
         &self,
         ctx: &Context<'_>,
@@ -23,7 +24,7 @@ impl MutationsResolver for Api {
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
         // Every argument is checked before anything is written (the permission first).
-        permissions::require_admin(&self.db, actor, company_id.into()).await?;
+        permissions::require_admin(self.db(ctx), actor, company_id.into()).await?;
         if let Some(name) = new_business_type.as_deref().filter(|n| !n.is_empty()) {
             business::parse_name(name, "newBusinessType")?;
         }
@@ -33,19 +34,19 @@ impl MutationsResolver for Api {
             nb_workers: new_nb_workers.map(i64::from),
             legal_name: new_legal_name.as_deref(),
         };
-        details::update(&self.db, actor, company_id.into(), details).await?;
+        details::update(self.db(ctx), actor, company_id.into(), details).await?;
         if let Some(on) = eu_driving_time_checks {
-            business::set_eu_driving_checks(&self.db, actor, company_id.into(), on).await?;
+            business::set_eu_driving_checks(self.db(ctx), actor, company_id.into(), on).await?;
         }
         business::update_company(
-            &self.db,
+            self.db(ctx),
             actor,
             company_id.into(),
             new_business_type.as_deref(),
             apply_business_type_to_employees.unwrap_or(false),
         )
         .await?;
-        Ok(company::find(&self.db, company_id.into())
+        Ok(company::find(self.db(ctx), company_id.into())
             .await?
             .as_ref()
             .map(Company::from))

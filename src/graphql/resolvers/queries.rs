@@ -8,11 +8,12 @@ use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
 
+use crate::app::App;
+use crate::graphql::caller;
 use crate::graphql::convert::{ToGraphql, user_seen_by};
-use crate::graphql::{Api, caller};
 
 #[async_trait::async_trait]
-impl QueriesResolver for Api {
+impl QueriesResolver for App {
     async fn me(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<User>> {
         let caller = caller(ctx);
         let user_id = caller.user_id()?;
@@ -20,7 +21,7 @@ impl QueriesResolver for Api {
         if let Some(account) = caller.account() {
             return Ok(Some(user_seen_by(account.clone(), user_id)));
         }
-        Ok(accounts::find(&self.db, user_id)
+        Ok(accounts::find(self.db(ctx), user_id)
             .await?
             .map(|row| user_seen_by(row, user_id)))
     }
@@ -28,10 +29,10 @@ impl QueriesResolver for Api {
     async fn user(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<User>> {
         let viewer = caller(ctx).actor()?;
         // An unknown id and a forbidden one give the same answer: ids must not be probed.
-        if !accounts::can_read(&self.db, viewer, id.into()).await? {
+        if !accounts::can_read(self.db(ctx), viewer, id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
-        match accounts::find(&self.db, id.into()).await? {
+        match accounts::find(self.db(ctx), id.into()).await? {
             Some(row) => Ok(Some(user_seen_by(row, viewer.user_id))),
             None => Err(AppError::authorization("Forbidden access").into()),
         }
@@ -41,7 +42,7 @@ impl QueriesResolver for Api {
         let viewer = caller(ctx).actor()?;
         // Current employees and pending invitees read the company; an unknown id looks the same
         // as a forbidden one.
-        match company::find_for_employee(&self.db, viewer, id.into()).await? {
+        match company::find_for_employee(self.db(ctx), viewer, id.into()).await? {
             Some(row) => Ok(Some(Company::from(&row))),
             None => Err(AppError::authorization("Forbidden access").into()),
         }
@@ -53,7 +54,7 @@ impl QueriesResolver for Api {
         missions::permissions::readable(&mut conn, viewer, id.into()).await?;
         drop(conn);
         Ok(Some(
-            missions::store::load_one(&self.db, id.into(), viewer.user_id)
+            missions::store::load_one(self.db(ctx), id.into(), viewer.user_id)
                 .await?
                 .to_graphql(),
         ))

@@ -3,9 +3,9 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::alerts::read;
 use crate::domain::regulation::checks::Unit;
-use crate::graphql::Api;
 use crate::graphql::contract::{
     RegulationCheck, RegulationCheckResolver, RegulationComputation, RegulationComputationResolver, RegulatoryAlert,
     RegulatoryAlertExplanation, RegulatoryAlertResolver, User,
@@ -14,7 +14,7 @@ use crate::graphql::convert_regulation::check;
 use crate::graphql::loaders::regulation as stash;
 
 #[async_trait::async_trait]
-impl RegulationComputationResolver for Api {
+impl RegulationComputationResolver for App {
     async fn user(&self, ctx: &Context<'_>, parent: &RegulationComputation) -> async_graphql::Result<Option<User>> {
         match parent.user_id {
             Some(id) => Ok(crate::graphql::loaders::users::load_user(ctx, id.into()).await?),
@@ -38,12 +38,12 @@ impl RegulationComputationResolver for Api {
             submitter_type: parent.submitter_type.as_str().to_string(),
             user_id: parent.user_id.map(i64::from).unwrap_or_default(),
         };
-        let extensions = read::eu_worker(&self.db, row.user_id).await?;
+        let extensions = read::eu_worker(self.db(ctx), row.user_id).await?;
         let checks = row.checks(unit, extensions);
         if checks.is_empty() {
             return Ok(None);
         }
-        let alerts = read::alerts_of(&self.db, &row).await?;
+        let alerts = read::alerts_of(self.db(ctx), &row).await?;
         let matched: Vec<Option<read::AlertRow>> = checks
             .iter()
             .map(|c| alerts.iter().find(|a| a.check_type == c.check_type.as_str()).cloned())
@@ -68,7 +68,7 @@ fn parse_creation(json: &str) -> i64 {
 }
 
 #[async_trait::async_trait]
-impl RegulationCheckResolver for Api {
+impl RegulationCheckResolver for App {
     async fn alert(
         &self,
         ctx: &Context<'_>,
@@ -79,16 +79,16 @@ impl RegulationCheckResolver for Api {
 }
 
 #[async_trait::async_trait]
-impl RegulatoryAlertResolver for Api {
+impl RegulatoryAlertResolver for App {
     async fn explanation(
         &self,
-        _ctx: &Context<'_>,
+        ctx: &Context<'_>,
         parent: &RegulatoryAlert,
     ) -> async_graphql::Result<Option<RegulatoryAlertExplanation>> {
         let Some(id) = parent.id else {
             return Ok(None);
         };
-        Ok(read::alert(&self.db, id.into())
+        Ok(read::alert(self.db(ctx), id.into())
             .await?
             .map(|row| RegulatoryAlertExplanation::from(&row.explanation())))
     }

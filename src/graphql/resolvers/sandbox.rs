@@ -3,10 +3,11 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::sandbox::{self, SeedReport, Seeder};
+use crate::graphql::caller;
 use crate::graphql::contract::{SandboxBreach, SandboxDemoWorker, SandboxSeedOutput};
 use crate::graphql::scalars::{Date, Email};
-use crate::graphql::{Api, caller};
 
 fn count(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
@@ -17,9 +18,9 @@ fn id(n: i64) -> i32 {
 }
 
 /// Seeds the company on behalf of the caller, who must be one of its admins.
-pub(super) async fn seed(api: &Api, ctx: &Context<'_>, company_id: i32) -> async_graphql::Result<SandboxSeedOutput> {
+pub(super) async fn seed(app: &App, ctx: &Context<'_>, company_id: i32) -> async_graphql::Result<SandboxSeedOutput> {
     let actor = caller(ctx).actor()?;
-    let report = sandbox::seed(&api.db, api.environment, company_id.into(), Seeder::Admin(actor)).await?;
+    let report = sandbox::seed(app.db(ctx), app.environment, company_id.into(), Seeder::Admin(actor)).await?;
     Ok(output(report))
 }
 

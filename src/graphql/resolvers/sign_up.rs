@@ -2,10 +2,11 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::companies::{company, employments, invitations};
 use crate::graphql::contract::{Company, CompanySignUpOutput, Employment, SignUpResolver, UserTokens};
 use crate::graphql::scalars::Email;
-use crate::graphql::{Api, caller};
+use crate::graphql::{caller, hashing};
 
 use crate::domain::auth::attempts;
 use crate::domain::users::accounts::{self, NewUser};
@@ -14,7 +15,7 @@ use crate::domain::users::signup_limit;
 use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
-impl SignUpResolver for Api {
+impl SignUpResolver for App {
     async fn user(
         &self,
         ctx: &Context<'_>,
@@ -32,10 +33,10 @@ impl SignUpResolver for Api {
             .map(|a| a.0.to_string())
             .unwrap_or_default();
         let budget = [signup_limit::budget(&address)];
-        if let Some(seconds) = attempts::retry_after(&self.db, &budget).await? {
+        if let Some(seconds) = attempts::retry_after(self.db(ctx), &budget).await? {
             return Err(signup_limit::throttled(seconds).into());
         }
-        if let Err(error) = attempts::record(&self.db, &budget).await {
+        if let Err(error) = attempts::record(self.db(ctx), &budget).await {
             self.metrics.record_failed("signup");
             return Err(error.into());
         }
@@ -52,8 +53,10 @@ impl SignUpResolver for Api {
                 .unwrap_or_default(),
         };
         let scope = caller(ctx).scope();
-        let user_id = accounts::create(&self.db, new, scope, &self.public_url).await?;
-        Ok(Some(sessions::open(&self.db, self.environment, user_id).await?.into()))
+        let user_id = accounts::create(self.db(ctx), new, scope, &self.public_url, &hashing(ctx)).await?;
+        Ok(Some(
+            sessions::open(self.db(ctx), self.environment, user_id).await?.into(),
+        ))
     }
 
     async fn company(
@@ -71,8 +74,11 @@ impl SignUpResolver for Api {
             siren: &siren,
             phone_number: phone_number.as_deref(),
         };
-        let (company_id, employment_id) = company::sign_up(&self.db, actor, new).await?;
-        let company = company::find(&self.db, company_id).await?.as_ref().map(Company::from);
+        let (company_id, employment_id) = company::sign_up(self.db(ctx), actor, new).await?;
+        let company = company::find(self.db(ctx), company_id)
+            .await?
+            .as_ref()
+            .map(Company::from);
         let mut conn = self.db.pool.acquire().await?;
         let employment = employments::find(&mut conn, employment_id)
             .await?
@@ -83,7 +89,7 @@ impl SignUpResolver for Api {
     async fn redeem_invite(&self, ctx: &Context<'_>, token: String) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            invitations::redeem_by(&self.db, actor, &token).await?.to_graphql(),
+            invitations::redeem_by(self.db(ctx), actor, &token).await?.to_graphql(),
         ))
     }
 }

@@ -3,13 +3,15 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
+use crate::db::Db;
 use crate::domain::companies::company;
 use crate::domain::teams::{self, TeamInput, TeamRow};
 use crate::domain::users::accounts;
+use crate::graphql::caller;
 use crate::graphql::contract::{Company, CompanyKnownAddress, Team, TeamResolver, TeamsResolver, User, Vehicle};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::scalars::TimeStamp;
-use crate::graphql::{Api, caller};
 
 impl ToGraphql for TeamRow {
     type Output = Team;
@@ -28,12 +30,12 @@ fn ids(list: Option<Vec<Option<i32>>>) -> Vec<i64> {
     list.into_iter().flatten().flatten().map(i64::from).collect()
 }
 
-async fn company_of(api: &Api, company_id: i64) -> async_graphql::Result<Option<Company>> {
-    Ok(company::find(&api.db, company_id).await?.as_ref().map(Company::from))
+async fn company_of(db: &Db, company_id: i64) -> async_graphql::Result<Option<Company>> {
+    Ok(company::find(db, company_id).await?.as_ref().map(Company::from))
 }
 
 #[async_trait::async_trait]
-impl TeamsResolver for Api {
+impl TeamsResolver for App {
     async fn create_team(
         &self,
         ctx: &Context<'_>,
@@ -52,14 +54,14 @@ impl TeamsResolver for Api {
             vehicle_ids: ids(vehicle_ids),
             known_address_ids: ids(known_address_ids),
         };
-        let company_id = teams::create(&self.db, actor, company_id.into(), input).await?;
-        company_of(self, company_id).await
+        let company_id = teams::create(self.db(ctx), actor, company_id.into(), input).await?;
+        company_of(self.db(ctx), company_id).await
     }
 
     async fn delete_team(&self, ctx: &Context<'_>, team_id: i32) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let company_id = teams::delete(&self.db, actor, team_id.into()).await?;
-        company_of(self, company_id).await
+        let company_id = teams::delete(self.db(ctx), actor, team_id.into()).await?;
+        company_of(self.db(ctx), company_id).await
     }
 
     async fn update_team(
@@ -80,47 +82,47 @@ impl TeamsResolver for Api {
             vehicle_ids: ids(vehicle_ids),
             known_address_ids: ids(known_address_ids),
         };
-        let company_id = teams::update(&self.db, actor, team_id.into(), input).await?;
-        company_of(self, company_id).await
+        let company_id = teams::update(self.db(ctx), actor, team_id.into(), input).await?;
+        company_of(self.db(ctx), company_id).await
     }
 }
 
 #[async_trait::async_trait]
-impl TeamResolver for Api {
+impl TeamResolver for App {
     async fn admin_users(&self, ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         match parent.id {
             Some(id) => {
-                self.users_by_id(ctx, teams::admin_ids(&self.db, id.into()).await?)
+                self.users_by_id(ctx, teams::admin_ids(self.db(ctx), id.into()).await?)
                     .await
             }
             None => Ok(None),
         }
     }
 
-    async fn vehicles(&self, _ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
+    async fn vehicles(&self, ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<Vehicle>>>> {
         let Some(id) = parent.id else {
             return Ok(None);
         };
-        let vehicles = teams::vehicles(&self.db, id.into()).await?;
+        let vehicles = teams::vehicles(self.db(ctx), id.into()).await?;
         Ok(Some(vehicles.iter().map(|v| Some(v.to_graphql())).collect()))
     }
 
     async fn known_addresses(
         &self,
-        _ctx: &Context<'_>,
+        ctx: &Context<'_>,
         parent: &Team,
     ) -> async_graphql::Result<Option<Vec<Option<CompanyKnownAddress>>>> {
         let Some(id) = parent.id else {
             return Ok(None);
         };
-        let rows = crate::domain::companies::known_addresses::of_team(&self.db, id.into()).await?;
+        let rows = crate::domain::companies::known_addresses::of_team(self.db(ctx), id.into()).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
     async fn users(&self, ctx: &Context<'_>, parent: &Team) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         match parent.id {
             Some(id) => {
-                self.users_by_id(ctx, teams::member_ids(&self.db, id.into()).await?)
+                self.users_by_id(ctx, teams::member_ids(self.db(ctx), id.into()).await?)
                     .await
             }
             None => Ok(None),
@@ -128,11 +130,11 @@ impl TeamResolver for Api {
     }
 }
 
-impl Api {
+impl App {
     /// The accounts of a team's members or admins, in one statement.
     async fn users_by_id(&self, ctx: &Context<'_>, ids: Vec<i64>) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         let viewer = crate::graphql::caller(ctx).user_id().unwrap_or_default();
-        let users = accounts::find_many(&self.db, &ids).await?;
+        let users = accounts::find_many(self.db(ctx), &ids).await?;
         Ok(Some(
             users
                 .into_iter()

@@ -3,15 +3,16 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::auth::Actor;
 use crate::domain::companies::{company, employments};
 use crate::domain::missions;
 use crate::errors::AppError;
+use crate::graphql::caller;
 use crate::graphql::contract::{
     ActivityConnection, Company, Employment, MissionConnection, OAuth2Client, User, UserResolver,
 };
 use crate::graphql::scalars::{Date, TimeStamp};
-use crate::graphql::{Api, caller};
 
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::loaders::missions as loaders;
@@ -33,7 +34,7 @@ fn self_actor(ctx: &Context<'_>, parent: &User, field: &str) -> Result<Actor, Ap
 }
 
 #[async_trait::async_trait]
-impl UserResolver for Api {
+impl UserResolver for App {
     async fn regulation_computations_by_day(
         &self,
         ctx: &Context<'_>,
@@ -46,9 +47,9 @@ impl UserResolver for Api {
         use crate::graphql::contract::{RegulationComputation, RegulationComputationByDayOutput};
         let actor = caller(ctx).actor()?;
         let user = i64::from(parent.id);
-        read::may_read(&self.db, actor, user).await?;
+        read::may_read(self.db(ctx), actor, user).await?;
         let rows = read::computations(
-            &self.db,
+            self.db(ctx),
             actor.scope,
             user,
             submitter_type,
@@ -87,12 +88,13 @@ impl UserResolver for Api {
         let viewer = caller(ctx).actor()?;
         let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
         let page =
-            missions::queries::user_activities(&self.db, viewer, parent.id.into(), from, until, first, after).await?;
+            missions::queries::user_activities(self.db(ctx), viewer, parent.id.into(), from, until, first, after)
+                .await?;
         let mut users = std::collections::HashSet::new();
         let node = ctx.look_ahead().field("edges").field("node");
         let rows: Vec<_> = page.items.iter().map(|(_, row)| row.clone()).collect();
-        loaders::prefetch_activity_children(ctx, &self.db, &rows, node, &mut users).await?;
-        loaders::feed_users(ctx, &self.db, users).await?;
+        loaders::prefetch_activity_children(ctx, self.db(ctx), &rows, node, &mut users).await?;
+        loaders::feed_users(ctx, self.db(ctx), users).await?;
         Ok(Some(page.to_graphql()))
     }
 
@@ -109,7 +111,7 @@ impl UserResolver for Api {
         let viewer = caller(ctx).actor()?;
         let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
         let page = missions::queries::user_missions(
-            &self.db,
+            self.db(ctx),
             viewer,
             parent.id.into(),
             from,
@@ -120,7 +122,7 @@ impl UserResolver for Api {
         )
         .await?;
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
-        loaders::prefetch_missions(ctx, &self.db, &views, ctx.look_ahead().field("edges").field("node")).await?;
+        loaders::prefetch_missions(ctx, self.db(ctx), &views, ctx.look_ahead().field("edges").field("node")).await?;
         Ok(Some(page.to_graphql()))
     }
 
@@ -136,7 +138,7 @@ impl UserResolver for Api {
         use crate::domain::workdays::{self, Flavor};
         let viewer = caller(ctx).actor()?;
         let page = workdays::of_user(
-            &self.db,
+            self.db(ctx),
             viewer,
             parent.id.into(),
             from_date.map(|d| d.0),
@@ -157,7 +159,7 @@ impl UserResolver for Api {
     ) -> async_graphql::Result<Option<bool>> {
         let me = self_only(ctx, parent, "hadEnoughBreakLastMission")?;
         Ok(Some(
-            crate::domain::alerts::last_mission::had_enough_break(&self.db, me).await?,
+            crate::domain::alerts::last_mission::had_enough_break(self.db(ctx), me).await?,
         ))
     }
 
@@ -167,7 +169,7 @@ impl UserResolver for Api {
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::Notification>>>> {
         let me = self_actor(ctx, parent, "notifications")?;
-        let rows = crate::domain::notifications::of_user(&self.db, me).await?;
+        let rows = crate::domain::notifications::of_user(self.db(ctx), me).await?;
         Ok(super::account::list(&rows))
     }
 
@@ -177,7 +179,7 @@ impl UserResolver for Api {
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
         let me = self_actor(ctx, parent, "currentEmployments")?;
-        let rows = employments::current_of_user(&self.db, me).await?;
+        let rows = employments::current_of_user(self.db(ctx), me).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
@@ -191,7 +193,7 @@ impl UserResolver for Api {
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
         let me = self_actor(ctx, parent, "employments")?;
         let rows = employments::of_user(
-            &self.db,
+            self.db(ctx),
             me,
             from_date.map(|d| d.0),
             until_date.map(|d| d.0),
@@ -209,7 +211,7 @@ impl UserResolver for Api {
     ) -> async_graphql::Result<Option<Vec<Option<Company>>>> {
         let me = self_actor(ctx, parent, "adminedCompanies")?;
         let wanted: Option<Vec<i64>> = company_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
-        let rows = company::admined_by(&self.db, me).await?;
+        let rows = company::admined_by(self.db(ctx), me).await?;
         Ok(Some(
             rows.iter()
                 .filter(|c| wanted.as_ref().is_none_or(|w| w.contains(&c.id)))
@@ -224,7 +226,7 @@ impl UserResolver for Api {
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
         let me = self_actor(ctx, parent, "authorizedClients")?;
-        let clients = crate::domain::auth::oauth_tokens::authorized_clients(&self.db, me).await?;
+        let clients = crate::domain::auth::oauth_tokens::authorized_clients(self.db(ctx), me).await?;
         Ok(Some(
             clients
                 .into_iter()

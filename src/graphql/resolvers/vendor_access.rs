@@ -6,12 +6,13 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
 use crate::domain::companies::permissions;
 use crate::domain::vendors::{audit, employment_tokens, revocation};
 use crate::errors::AppError;
+use crate::graphql::caller;
 use crate::graphql::contract::{Company, Employment, EmploymentTokenRotation, OAuth2Client, VendorAction, Void};
 use crate::graphql::scalars::TimeStamp;
-use crate::graphql::{Api, caller};
 
 fn client(row: revocation::AuthorizedClient) -> Option<OAuth2Client> {
     Some(OAuth2Client {
@@ -28,40 +29,40 @@ fn clients(rows: Vec<revocation::AuthorizedClient>) -> Option<Vec<Option<OAuth2C
 }
 
 pub async fn dismiss_employment_token(
-    api: &Api,
+    app: &App,
     ctx: &Context<'_>,
     client_id: i32,
     employment_id: i32,
 ) -> async_graphql::Result<Option<Void>> {
     let actor = caller(ctx).actor()?;
-    revocation::dismiss_employment_token(&api.db, actor, client_id.into(), employment_id.into()).await?;
+    revocation::dismiss_employment_token(app.db(ctx), actor, client_id.into(), employment_id.into()).await?;
     Ok(Some(Void { success: true }))
 }
 
 pub async fn dismiss_company_token(
-    api: &Api,
+    app: &App,
     ctx: &Context<'_>,
     client_id: i32,
     company_id: i32,
 ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
     let actor = caller(ctx).actor()?;
-    let rows = revocation::dismiss_company_token(&api.db, actor, client_id.into(), company_id.into()).await?;
+    let rows = revocation::dismiss_company_token(app.db(ctx), actor, client_id.into(), company_id.into()).await?;
     Ok(clients(rows))
 }
 
 pub async fn generate_company_token(
-    api: &Api,
+    app: &App,
     ctx: &Context<'_>,
     client_id: i32,
     company_id: i32,
 ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
     let actor = caller(ctx).actor()?;
-    let rows = revocation::generate_company_token(&api.db, actor, client_id.into(), company_id.into()).await?;
+    let rows = revocation::generate_company_token(app.db(ctx), actor, client_id.into(), company_id.into()).await?;
     Ok(clients(rows))
 }
 
 pub async fn rotate_employment_token(
-    api: &Api,
+    app: &App,
     ctx: &Context<'_>,
     client_id: i32,
     employment_id: i32,
@@ -79,7 +80,7 @@ pub async fn rotate_employment_token(
             AppError::authorization("The token of the request is not this client's link to this employment").into(),
         );
     }
-    match employment_tokens::rotate(&api.db, grant).await? {
+    match employment_tokens::rotate(app.db(ctx), grant).await? {
         Some(rotated) => Ok(Some(EmploymentTokenRotation {
             access_token: rotated.access_token,
             expires_at: rotated.expires_at.map(TimeStamp),
@@ -90,28 +91,28 @@ pub async fn rotate_employment_token(
 }
 
 pub async fn authorized_clients(
-    api: &Api,
+    app: &App,
     ctx: &Context<'_>,
     parent: &Company,
 ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
     let actor = caller(ctx).actor()?;
-    if !permissions::is_admin(&api.db, actor, parent.id.into()).await? {
+    if !permissions::is_admin(app.db(ctx), actor, parent.id.into()).await? {
         return Err(permissions::admin_only_field("authorizedClients").into());
     }
     Ok(clients(
-        revocation::authorized_clients(&api.db, parent.id.into()).await?,
+        revocation::authorized_clients(app.db(ctx), parent.id.into()).await?,
     ))
 }
 
 pub async fn vendor_actions(
-    api: &Api,
+    app: &App,
     ctx: &Context<'_>,
     parent: &Company,
     client_id: Option<i32>,
     first: Option<i32>,
 ) -> async_graphql::Result<Option<Vec<Option<VendorAction>>>> {
     let actor = caller(ctx).actor()?;
-    if !permissions::is_admin(&api.db, actor, parent.id.into()).await? {
+    if !permissions::is_admin(app.db(ctx), actor, parent.id.into()).await? {
         return Err(permissions::admin_only_field("vendorActions").into());
     }
     let first = i64::from(first.unwrap_or(audit::MAX_ACTIONS as i32));
@@ -122,7 +123,7 @@ pub async fn vendor_actions(
                 .into(),
         );
     }
-    let rows = audit::actions(&api.db, parent.id.into(), client_id.map(i64::from), first).await?;
+    let rows = audit::actions(app.db(ctx), parent.id.into(), client_id.map(i64::from), first).await?;
     Ok(Some(
         rows.into_iter()
             .map(|a| {
@@ -141,7 +142,7 @@ pub async fn vendor_actions(
 }
 
 pub async fn employment_clients(
-    api: &Api,
+    app: &App,
     ctx: &Context<'_>,
     parent: &Employment,
 ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>> {
@@ -152,7 +153,7 @@ pub async fn employment_clients(
         )
         .into());
     }
-    let rows = revocation::clients_of_employment(&api.db, me.scope, parent.id.into()).await?;
+    let rows = revocation::clients_of_employment(app.db(ctx), me.scope, parent.id.into()).await?;
     Ok(Some(
         rows.into_iter()
             .map(|(id, name)| {

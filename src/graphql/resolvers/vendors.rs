@@ -4,10 +4,11 @@
 
 use async_graphql::Context;
 
+use crate::app::App;
+use crate::db::Db;
 use crate::domain::vendors::api_keys::Vendor;
 use crate::domain::vendors::{audit, companies, employees};
 use crate::errors::AppError;
-use crate::graphql::Api;
 use crate::graphql::contract::{Company, Employment};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::protected::contract_protected::{
@@ -34,13 +35,13 @@ fn same_client(vendor: &Vendor, client_id: i32) -> Result<(), AppError> {
 }
 
 /// Records a successful operation of the vendor on a company in the audit trail.
-async fn audited(api: &Api, vendor: &Vendor, company_id: i64, operation: &str) {
+async fn audited(db: &Db, vendor: &Vendor, company_id: i64, operation: &str) {
     let credential = audit::Credential::ApiKey(vendor.key_id);
-    audit::record_or_log(&api.db, vendor.client_id, company_id, credential, operation).await;
+    audit::record_or_log(db, vendor.client_id, company_id, credential, operation).await;
 }
 
 #[async_trait::async_trait]
-impl ProtectedCompaniesResolver for Api {
+impl ProtectedCompaniesResolver for App {
     async fn software_registration(
         &self,
         ctx: &Context<'_>,
@@ -58,8 +59,14 @@ impl ProtectedCompaniesResolver for Api {
             siret: siret.as_deref(),
             nb_workers: nb_workers.into(),
         };
-        let company = companies::register(&self.db, vendor.client_id, registration).await?;
-        audited(self, vendor, company.id, "mutation company.softwareRegistration").await;
+        let company = companies::register(self.db(ctx), vendor.client_id, registration).await?;
+        audited(
+            self.db(ctx),
+            vendor,
+            company.id,
+            "mutation company.softwareRegistration",
+        )
+        .await;
         Ok(Some(Company::from(&company)))
     }
 
@@ -82,20 +89,26 @@ impl ProtectedCompaniesResolver for Api {
             })
             .collect();
         let rows = employees::sync(
-            &self.db,
+            self.db(ctx),
             (vendor.client_id, &vendor.client_name),
             company_id.into(),
             employees,
             &self.public_url,
         )
         .await?;
-        audited(self, vendor, company_id.into(), "mutation company.syncEmployment").await;
+        audited(
+            self.db(ctx),
+            vendor,
+            company_id.into(),
+            "mutation company.syncEmployment",
+        )
+        .await;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 }
 
 #[async_trait::async_trait]
-impl ProtectedQueriesResolver for Api {
+impl ProtectedQueriesResolver for App {
     async fn employment_token(
         &self,
         ctx: &Context<'_>,
@@ -104,10 +117,14 @@ impl ProtectedQueriesResolver for Api {
     ) -> async_graphql::Result<Option<ThirdPartyClientEmployment>> {
         let vendor = vendor(ctx)?;
         same_client(vendor, client_id)?;
-        let view = employees::employment_token(&self.db, (vendor.client_id, &vendor.client_name), employment_id.into())
-            .await?;
+        let view = employees::employment_token(
+            self.db(ctx),
+            (vendor.client_id, &vendor.client_name),
+            employment_id.into(),
+        )
+        .await?;
         if let Some(v) = &view {
-            audited(self, vendor, v.employment.company_id, "query employmentToken").await;
+            audited(self.db(ctx), vendor, v.employment.company_id, "query employmentToken").await;
         }
         Ok(view.map(|v| ThirdPartyClientEmployment {
             id: Some(v.link_id as i32),
@@ -120,13 +137,13 @@ impl ProtectedQueriesResolver for Api {
 }
 
 #[async_trait::async_trait]
-impl ThirdPartyClientEmploymentResolver for Api {
+impl ThirdPartyClientEmploymentResolver for App {
     async fn employment(
         &self,
-        _ctx: &Context<'_>,
+        ctx: &Context<'_>,
         parent: &ThirdPartyClientEmployment,
     ) -> async_graphql::Result<Option<Employment>> {
-        let row = employees::client_view_of(&self.db, parent.client_id.into(), parent.employment_id.into()).await?;
+        let row = employees::client_view_of(self.db(ctx), parent.client_id.into(), parent.employment_id.into()).await?;
         Ok(row.map(|r| r.to_graphql()))
     }
 }

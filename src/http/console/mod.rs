@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, StatusCode, header};
 
-use crate::graphql::Api;
+use crate::app::App;
 
 pub use page::CONTENT_SECURITY_POLICY;
 
@@ -31,14 +31,14 @@ pub use page::CONTENT_SECURITY_POLICY;
 pub const PATH: &str = "/console";
 
 /// The console's routes; every request is refused as not found when the console is off.
-pub fn routes(api: Arc<Api>) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
+pub fn routes(app: Arc<App>) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     let enabled = {
-        let on = api.console;
+        let on = app.console;
         warp::any()
             .and_then(move || async move { if on { Ok(()) } else { Err(warp::reject::not_found()) } })
             .untuple_one()
     };
-    let environment = api.environment;
+    let environment = app.environment;
     let page = warp::path("console")
         .and(warp::path::end())
         .and(warp::get())

@@ -9,19 +9,22 @@ use super::order::reorder;
 use super::prepare::{Prepared, prepare};
 use super::response::{ensure_code, null_parents_of_failed_non_null_fields, readable_syntax_message};
 use super::{Batch, Door, error};
+use crate::app::App;
+use crate::db::Db;
 use crate::domain::auth::Caller;
 use crate::domain::auth::caller::Credentials;
+use crate::domain::auth::password::Hashing;
 use crate::domain::vendors::api_keys::{self, Vendor};
 use crate::domain::vendors::audit;
 use crate::graphql::loaders::Loaders;
 use crate::graphql::loaders::regulation::AlertStash;
-use crate::graphql::{Api, Executors, RequestData};
+use crate::graphql::{Executors, RequestData};
 use crate::http::media::json_bytes_response;
 use crate::http::middleware::ClientIp;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn execute<E: async_graphql::Executor>(
-    api: &Api,
+    app: &App,
     schema: &Executors<E>,
     model: &crate::graphql::guard::SchemaModel,
     door: Door,
@@ -33,9 +36,9 @@ pub(super) async fn execute<E: async_graphql::Executor>(
     let (prepared, credential_fields) = prepare(model, batch.operations);
     // A password check costs a slow hash: take its permit before running anything, so that a
     // request that cannot have one soon is refused whole (503) rather than half run.
-    let permit = if credential_fields > 0 {
-        match crate::domain::auth::password::permit().await {
-            Ok(permit) => Some(permit),
+    let hashing = if credential_fields > 0 {
+        match Hashing::permit().await {
+            Ok(hashing) => hashing,
             Err(_) => {
                 let mut response = error(
                     StatusCode::SERVICE_UNAVAILABLE,
@@ -49,13 +52,12 @@ pub(super) async fn execute<E: async_graphql::Executor>(
             }
         }
     } else {
-        None
+        Hashing::queued()
     };
-    // Every statement of the request (its caller, resolvers, loaders, audit) on one connection.
     // Boxed: the operations' future is some ten kilobytes, which every layer above this one
     // (warp's boxed filters, the middleware, hyper's service call) would otherwise move.
-    let run = Box::pin(api.db.within_request(run_all(
-        api,
+    let run = Box::pin(run_all(
+        app,
         schema,
         door,
         headers,
@@ -63,11 +65,9 @@ pub(super) async fn execute<E: async_graphql::Executor>(
         prepared,
         batch.is_batch,
         media,
-    )));
-    let mut response = match permit {
-        Some(permit) => crate::domain::auth::password::under_permit(permit, run).await,
-        None => run.await,
-    };
+        hashing,
+    ));
+    let mut response = run.await;
     // Answers may carry tokens (login, sign-up, refresh): never kept by a cache.
     response
         .headers_mut()
@@ -77,7 +77,7 @@ pub(super) async fn execute<E: async_graphql::Executor>(
 
 #[allow(clippy::too_many_arguments)]
 async fn run_all<E: async_graphql::Executor>(
-    api: &Api,
+    app: &App,
     schema: &Executors<E>,
     door: Door,
     headers: &HeaderMap,
@@ -85,12 +85,15 @@ async fn run_all<E: async_graphql::Executor>(
     prepared: Vec<Prepared>,
     is_batch: bool,
     media: &str,
+    hashing: Hashing,
 ) -> warp::reply::Response {
+    // Every statement of the request (its caller, resolvers, loaders, audit) on one connection.
+    let db = app.db.for_request();
     // Credentials are resolved once per HTTP request, for every operation of a batch. A vendor
     // acts as no user: its identity goes in the request data instead.
     let (credentials, vendor) = match door {
         Door::Public => (crate::http::credentials::read(headers), None),
-        Door::Vendors => match vendor(api, headers).await {
+        Door::Vendors => match vendor(app, &db, headers).await {
             Ok(Ok(vendor)) => (Credentials::default(), Some(vendor)),
             Ok(Err(refusal)) => return refused_vendor(&prepared, is_batch, media, refusal),
             Err(cause) => {
@@ -100,7 +103,7 @@ async fn run_all<E: async_graphql::Executor>(
         },
     };
     let bearer = credentials.bearer.clone();
-    let mut caller = match Caller::resolve(&api.db, &credentials).await {
+    let mut caller = match Caller::resolve(&db, &credentials).await {
         Ok(caller) => caller,
         Err(cause) => {
             cause.log_if_internal();
@@ -112,7 +115,7 @@ async fn run_all<E: async_graphql::Executor>(
         .as_ref()
         .map(|v| v.client_id)
         .or(caller.employment().map(|g| g.client_id));
-    if let (Some(client_id), Some(limiter)) = (vendor_client, &api.vendor_limiter)
+    if let (Some(client_id), Some(limiter)) = (vendor_client, &app.vendor_limiter)
         && let Err(seconds) = limiter.check_id(client_id)
     {
         return too_many_requests(media, seconds);
@@ -138,13 +141,15 @@ async fn run_all<E: async_graphql::Executor>(
                 let accept_language = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
                 let viewer = caller.user_id().unwrap_or_default();
                 let request = request.data(RequestData {
+                    db: db.clone(),
+                    hashing: hashing.clone(),
                     caller: caller.clone(),
                     bearer: bearer.clone(),
                     refusals: refusals.clone(),
                     vendor: vendor.clone(),
                     client: client_ip.map(|ip| crate::graphql::ClientAddress(ip.0)),
                     lang: crate::i18n::Lang::negotiate(accept_language),
-                    loaders: Loaders::new(&api.db, viewer),
+                    loaders: Loaders::new(&db, viewer),
                     alerts: AlertStash::default(),
                 });
                 let executor = schema.for_operation(is_mutation);
@@ -154,7 +159,7 @@ async fn run_all<E: async_graphql::Executor>(
                 if let (Some(grant), true) = (caller.employment(), started) {
                     let operation = super::label::operation(&document, operation_name.as_deref());
                     let credential = audit::Credential::EmploymentToken(grant.link_id);
-                    audit::record_or_log(&api.db, grant.client_id, grant.company_id, credential, &operation).await;
+                    audit::record_or_log(&db, grant.client_id, grant.company_id, credential, &operation).await;
                 }
                 response.errors.extend(refusals.take());
                 if started {
@@ -241,7 +246,11 @@ fn too_many_requests(media: &str, seconds: u64) -> warp::reply::Response {
 /// The vendor that `X-CLIENT-ID` and `X-API-KEY` name, or the message of the refusal (the
 /// reference's, in its order: both headers are required, then the key must be one of that
 /// client's).
-async fn vendor(api: &Api, headers: &HeaderMap) -> Result<Result<Vendor, &'static str>, crate::errors::AppError> {
+async fn vendor(
+    app: &App,
+    db: &Db,
+    headers: &HeaderMap,
+) -> Result<Result<Vendor, &'static str>, crate::errors::AppError> {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
     let (Some(client), Some(key)) = (header("x-client-id"), header("x-api-key")) else {
         return Ok(Err("Missing X-CLIENT-ID or X-API-KEY header"));
@@ -249,7 +258,7 @@ async fn vendor(api: &Api, headers: &HeaderMap) -> Result<Result<Vendor, &'stati
     if client.is_empty() || key.is_empty() {
         return Ok(Err("Missing X-CLIENT-ID or X-API-KEY header"));
     }
-    Ok(api_keys::authenticate(&api.db, api.environment, client, key)
+    Ok(api_keys::authenticate(db, app.environment, client, key)
         .await?
         .ok_or("Invalid API Key"))
 }

@@ -36,8 +36,9 @@ use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
 use super::middleware::ClientIp;
+use crate::app::App;
+use crate::graphql::Executors;
 use crate::graphql::contract::ContractSchema;
-use crate::graphql::{Api, Executors};
 
 use super::body::{MAX_BODY, read_limited};
 use super::media::{self, json_bytes_response};
@@ -60,7 +61,7 @@ pub enum Door {
 
 /// The GraphQL routes.
 pub fn routes(
-    api: Arc<Api>,
+    app: Arc<App>,
     schema: Executors<ContractSchema>,
 ) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     let path = warp::path("api")
@@ -68,12 +69,12 @@ pub fn routes(
         .and(warp::path::end())
         .or(warp::path("graphql").and(warp::path::end()))
         .unify();
-    endpoint(path.boxed(), api, schema, &crate::graphql::GUARD_MODEL, Door::Public)
+    endpoint(path.boxed(), app, schema, &crate::graphql::GUARD_MODEL, Door::Public)
 }
 
 /// The software vendors' GraphQL routes, `/protected` and `/api/protected`.
 pub fn protected_routes(
-    api: Arc<Api>,
+    app: Arc<App>,
     schema: Executors<crate::graphql::protected::ProtectedSchema>,
 ) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     let path = warp::path("api")
@@ -83,7 +84,7 @@ pub fn protected_routes(
         .unify();
     endpoint(
         path.boxed(),
-        api,
+        app,
         schema,
         &crate::graphql::protected::GUARD_MODEL,
         Door::Vendors,
@@ -92,7 +93,7 @@ pub fn protected_routes(
 
 fn endpoint<E: async_graphql::Executor + Clone>(
     path: warp::filters::BoxedFilter<()>,
-    api: Arc<Api>,
+    app: Arc<App>,
     schema: Executors<E>,
     model: &'static crate::graphql::guard::SchemaModel,
     door: Door,
@@ -104,7 +105,7 @@ fn endpoint<E: async_graphql::Executor + Clone>(
         .and(super::body::deadline())
         .and(warp::body::stream())
         .then(move |method: Method, query: String, headers: HeaderMap, client_ip: Option<ClientIp>, deadline, body| {
-            let api = api.clone();
+            let app = app.clone();
             let schema = schema.clone();
             async move {
                 let media = media::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
@@ -127,7 +128,7 @@ fn endpoint<E: async_graphql::Executor + Clone>(
                     }
                 };
                 match operations {
-                    Ok(batch) => execute(&api, &schema, model, door, &headers, client_ip, batch, media).await,
+                    Ok(batch) => execute(&app, &schema, model, door, &headers, client_ip, batch, media).await,
                     Err(response) => *response,
                 }
             }

@@ -252,9 +252,12 @@ impl TestApp {
     pub async fn new_user(&self, email: &str) -> TestUser {
         use roadlog::domain::users::{accounts, sessions};
         let email = roadlog::graphql::scalars::normalize_email(email).expect("a valid e-mail");
-        let password_hash = roadlog::domain::auth::password::hash("long enough secret".into())
-            .await
-            .unwrap();
+        let password_hash = roadlog::domain::auth::password::hash(
+            "long enough secret".into(),
+            &roadlog::domain::auth::password::Hashing::queued(),
+        )
+        .await
+        .unwrap();
         let db = &self.server.db;
         let mut tx = db.begin_write().await.unwrap();
         let account = accounts::HashedAccount {
@@ -266,7 +269,7 @@ impl TestApp {
         };
         let id = accounts::insert_hashed(&mut tx, &account).await.unwrap();
         tx.commit().await.unwrap();
-        let tokens = sessions::open(db, self.server.api.environment, id).await.unwrap();
+        let tokens = sessions::open(db, self.server.app.environment, id).await.unwrap();
         TestUser {
             id,
             email,

@@ -66,6 +66,6 @@ pub async fn admin_days(
         .bind(user_ids.as_deref().map(id_list))
         .bind(from.map(date_text))
         .bind(to.map(date_text))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }

@@ -86,7 +86,7 @@ async fn workers_of(db: &Db, lines: &[AlertLine]) -> AppResult<BTreeMap<i64, Wor
     }
     let rows: Vec<(i64, String, String, String)> = sqlx::query_as(db.sql(sql::NAMES))
         .bind(id_list(&users))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(rows
         .into_iter()
@@ -126,7 +126,7 @@ async fn other_company_relations(
         .bind(from)
         .bind(until)
         .bind(company_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     for (user, start, other) in rows {
         let Some(&tz) = zones.get(&user) else { continue };

@@ -59,7 +59,7 @@ pub(super) async fn per_worker(
         .bind(workers.confined)
         .bind(date_text(from))
         .bind(date_text(to))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?)
 }
 
@@ -77,7 +77,7 @@ pub(super) async fn per_day(
         .bind(workers.confined)
         .bind(month_text(from))
         .bind(month_text(last))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(added_up(rows, (from, to)))
 }

@@ -132,7 +132,7 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
         .bind(date_text(period.from))
         .bind(date_text(period.to))
         .bind(period.previous.map(lines::month_text))
-        .fetch_optional(db.exec())
+        .fetch_optional(db)
         .await?;
     let Some(head) = head else {
         return Err(permissions::admin_only_field("regulatoryAlertsRecap"));

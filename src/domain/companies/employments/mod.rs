@@ -233,7 +233,7 @@ pub mod sql {
 pub async fn of_company(db: &Db, company_id: i64, latest_per_user: bool) -> AppResult<Vec<EmploymentRow>> {
     let rows = sqlx::query_as::<_, EmploymentRow>(sql::OF_COMPANY)
         .bind(company_id)
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     if !latest_per_user {
         return Ok(rows);
@@ -251,7 +251,7 @@ pub async fn current_of_user(db: &Db, actor: Actor) -> AppResult<Vec<EmploymentR
     let rows = sqlx::query_as::<_, EmploymentRow>(sql::CURRENT_OF_USER)
         .bind(actor.user_id)
         .bind(date_text(today()))
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(actor.scope.keep(rows, |e| e.company_id))
 }
@@ -270,7 +270,7 @@ pub async fn of_user(
         .bind(from.map(date_text).unwrap_or_else(|| "0000-01-01".into()))
         .bind(until.map(date_text).unwrap_or_else(|| "9999-12-31".into()))
         .bind(if include_pending { "pending" } else { "approved" })
-        .fetch_all(db.exec())
+        .fetch_all(db)
         .await?;
     Ok(actor.scope.keep(rows, |e| e.company_id))
 }

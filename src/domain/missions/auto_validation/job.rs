@@ -136,7 +136,7 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
             .bind(BATCH)
             .bind(clock)
             .bind(MAX_ATTEMPTS)
-            .fetch_all(db.exec())
+            .fetch_all(db)
             .await?;
         for (index, row) in claimed.iter().enumerate() {
             if stop.is_some_and(|stop| *stop.borrow()) {
@@ -144,7 +144,7 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
                     sqlx::query(sql::GIVE_BACK)
                         .bind(untried.id)
                         .bind(&claimer)
-                        .execute(db.exec())
+                        .execute(db)
                         .await?;
                 }
                 return Ok(report);
@@ -180,7 +180,7 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
                         .bind(row.id)
                         .bind(&claimer)
                         .bind(&error.message)
-                        .execute(db.exec())
+                        .execute(db)
                         .await?;
                     report.failed += 1;
                 }

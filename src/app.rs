@@ -1,15 +1,13 @@
-//! The one type that implements every resolver trait of the contract, and what resolvers read
-//! from a request.
-
-use async_graphql::Context;
+//! The application's state: what every transport (GraphQL, REST, OAuth, pages) serves from,
+//! built once at the composition root (`server.rs`) and shared by reference. The GraphQL
+//! resolver traits of the contract are implemented on it.
 
 use crate::config::Environment;
 use crate::db::Db;
-use crate::domain::auth::Caller;
 use crate::telemetry::Metrics;
 
-/// The services behind the resolvers.
-pub struct Api {
+/// The services and settings behind every route.
+pub struct App {
     pub db: Db,
     pub environment: Environment,
     /// The public base URL of this environment, for links in e-mails.
@@ -40,19 +38,3 @@ pub struct Api {
     /// browsers).
     pub console: bool,
 }
-
-/// The identity behind the current request (anonymous when the glue placed none).
-pub fn caller<'a>(ctx: &'a Context<'_>) -> &'a Caller {
-    const ANONYMOUS: &Caller = &Caller::Anonymous;
-    super::RequestData::of(ctx).map_or(ANONYMOUS, |data| &data.caller)
-}
-
-/// The bearer token the request carried, if any (for the mutations that act on the token
-/// itself: refresh, logout).
-pub fn bearer<'a>(ctx: &'a Context<'_>) -> Option<&'a str> {
-    super::RequestData::of(ctx).and_then(|data| data.bearer.0.as_deref())
-}
-
-/// The client's address, as the transport determined it (for the login throttle).
-#[derive(Clone, Copy, Debug)]
-pub struct ClientAddress(pub std::net::IpAddr);
