@@ -69,6 +69,19 @@ async fn scalar(app: &TestApp, sql: &'static str) -> i64 {
     n
 }
 
+/// A connection of the pool that has read the current schema. SQLite checks a connection's copy
+/// of the schema when a statement reads the database, but `ALTER TABLE … RENAME COLUMN` looks the
+/// column up in that copy first: on a connection idle since another one renamed the column, it
+/// answers "no such column".
+async fn fresh(pool: &sqlx::AnyPool) -> sqlx::pool::PoolConnection<sqlx::Any> {
+    let mut conn = pool.acquire().await.unwrap();
+    sqlx::query("SELECT 1 FROM oauth_clients LIMIT 1")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    conn
+}
+
 for_both_backends! {
     async fn strangers_cannot_lock_a_client_out(backend) {
         let app = behind_proxy(backend, |_| {}).await;
@@ -162,21 +175,21 @@ for_both_backends! {
         let code = code(&app, &fleet, user.id).await;
         let pool = &app.server.db.pool;
         // The lookup of a code's redirect URI fails: not "no redirect URI", a 500.
-        sqlx::query("ALTER TABLE oauth_codes RENAME COLUMN redirect_uri_given TO redirect_uri_given_away").execute(pool).await.unwrap();
+        sqlx::query("ALTER TABLE oauth_codes RENAME COLUMN redirect_uri_given TO redirect_uri_given_away").execute(&mut *fresh(pool).await).await.unwrap();
         let mut without_redirect = exchange(&code, &fleet.id, &fleet.secret);
         without_redirect.retain(|(k, _)| *k != "redirect_uri");
         let (status, body) = post_from(&app, "/api/oauth/token", "203.0.113.10", &without_redirect).await;
         assert_eq!((status, body["error"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("server_error")), "{body}");
-        sqlx::query("ALTER TABLE oauth_codes RENAME COLUMN redirect_uri_given_away TO redirect_uri_given").execute(pool).await.unwrap();
+        sqlx::query("ALTER TABLE oauth_codes RENAME COLUMN redirect_uri_given_away TO redirect_uri_given").execute(&mut *fresh(pool).await).await.unwrap();
         // Client authentication fails on the database: a 500 on both endpoints, not a 401, and
         // nothing is counted against the client.
-        sqlx::query("ALTER TABLE oauth_clients RENAME COLUMN secret_hash TO secret_hash_away").execute(pool).await.unwrap();
+        sqlx::query("ALTER TABLE oauth_clients RENAME COLUMN secret_hash TO secret_hash_away").execute(&mut *fresh(pool).await).await.unwrap();
         let (status, body) = post_from(&app, "/api/oauth/token", "203.0.113.10", &exchange(&code, &fleet.id, &fleet.secret)).await;
         assert_eq!((status, body["error"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("server_error")), "{body}");
         let (status, body) = post_from(&app, "/api/oauth/revoke", "203.0.113.10", &[("token", "rl_oat_x"), ("client_id", &fleet.id), ("client_secret", &fleet.secret)]).await;
         assert_eq!((status, body["error"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("server_error")), "{body}");
         assert_eq!(scalar(&app, "SELECT COUNT(*) FROM auth_failures").await, 0);
-        sqlx::query("ALTER TABLE oauth_clients RENAME COLUMN secret_hash_away TO secret_hash").execute(pool).await.unwrap();
+        sqlx::query("ALTER TABLE oauth_clients RENAME COLUMN secret_hash_away TO secret_hash").execute(&mut *fresh(pool).await).await.unwrap();
         // The authorization page sends a refused request back to the application; when the
         // client's redirect URIs cannot be read, it says "try again" (500), not "unknown
         // application" (400).
@@ -190,10 +203,10 @@ for_both_backends! {
         assert_eq!(page.status(), StatusCode::FOUND);
         let location = page.headers()["location"].to_str().unwrap().to_string();
         assert!(location.starts_with(REDIRECT) && location.contains("error=invalid_request"), "{location}");
-        sqlx::query("ALTER TABLE oauth_client_redirect_uris RENAME COLUMN uri TO uri_away").execute(pool).await.unwrap();
+        sqlx::query("ALTER TABLE oauth_client_redirect_uris RENAME COLUMN uri TO uri_away").execute(&mut *fresh(pool).await).await.unwrap();
         let page = browser.get(&refused).send().await.unwrap();
         assert_eq!(page.status(), StatusCode::INTERNAL_SERVER_ERROR);
-        sqlx::query("ALTER TABLE oauth_client_redirect_uris RENAME COLUMN uri_away TO uri").execute(pool).await.unwrap();
+        sqlx::query("ALTER TABLE oauth_client_redirect_uris RENAME COLUMN uri_away TO uri").execute(&mut *fresh(pool).await).await.unwrap();
         // The code was never spent: it still works.
         let (status, body) = post_from(&app, "/api/oauth/token", "203.0.113.10", &exchange(&code, &fleet.id, &fleet.secret)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
