@@ -158,17 +158,13 @@ impl AppError {
         }
     }
 
-    /// The answer of a database error that names one of the constraints of [`CONSTRAINTS`],
-    /// otherwise an internal error.
+    /// The answer of a database error that reports one of the constraints of [`CONSTRAINTS`]
+    /// as violated, otherwise an internal error.
     fn from_database(error: sqlx::Error) -> AppError {
-        if let sqlx::Error::Database(db) = &error {
-            let message = db.message();
-            let name = db.constraint().unwrap_or("");
-            for rule in CONSTRAINTS {
-                if name == rule.postgres || (!rule.sqlite.is_empty() && message.contains(rule.sqlite)) {
-                    return AppError::new(rule.code, rule.message).with("constraint", rule.postgres);
-                }
-            }
+        if let sqlx::Error::Database(db) = &error
+            && let Some(rule) = ConstraintRule::violated(db.as_ref())
+        {
+            return AppError::new(rule.code, rule.message).with("constraint", rule.name);
         }
         AppError::caused_by(Arc::new(error))
     }
@@ -186,13 +182,54 @@ impl std::fmt::Display for Described {
 
 impl std::error::Error for Described {}
 
-/// A database constraint whose violation is the client's mistake, with the answer it gets:
-/// PostgreSQL names the constraint, SQLite names the table and columns in its message.
+/// A database constraint whose violation is the client's mistake, with the answer it gets. The
+/// two databases report a violation differently, so one entry names the constraint both ways:
+/// PostgreSQL gives the constraint's name, SQLite only a message that ends with the table and
+/// columns of a UNIQUE constraint or the expression of an unnamed CHECK.
 pub struct ConstraintRule {
-    pub postgres: &'static str,
-    pub sqlite: &'static str,
+    /// The constraint's name, as PostgreSQL reports it.
+    pub name: &'static str,
+    /// The same constraint in SQLite's message.
+    pub sqlite: SqliteConstraint,
     pub code: Code,
     pub message: &'static str,
+}
+
+/// How SQLite's message names a constraint it reports as violated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SqliteConstraint {
+    /// `UNIQUE constraint failed: ` and the table and columns: `users.email` (`t.a, t.b` for two).
+    Unique(&'static str),
+    /// `CHECK constraint failed: ` and the check's expression as written in the table's
+    /// definition (its name, for a named one).
+    Check(&'static str),
+}
+
+impl SqliteConstraint {
+    /// Whether an SQLite error message reports this constraint as violated: the whole of what
+    /// follows the message's kind, so that `users.email` is not taken for `users.email, x.y`.
+    pub fn is_named_by(self, message: &str) -> bool {
+        let (kind, named) = match self {
+            SqliteConstraint::Unique(columns) => ("UNIQUE constraint failed: ", columns),
+            SqliteConstraint::Check(expression) => ("CHECK constraint failed: ", expression),
+        };
+        message.strip_prefix(kind) == Some(named)
+    }
+}
+
+impl ConstraintRule {
+    /// The rule of the constraint a database error reports as violated, if it has one: by the
+    /// constraint's name on PostgreSQL, by what the message names on SQLite.
+    pub fn violated(error: &dyn sqlx::error::DatabaseError) -> Option<&'static ConstraintRule> {
+        if error.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() {
+            let name = error.constraint()?;
+            return CONSTRAINTS.iter().find(|rule| rule.name == name);
+        }
+        if error.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+            return CONSTRAINTS.iter().find(|rule| rule.sqlite.is_named_by(error.message()));
+        }
+        None
+    }
 }
 
 /// The constraints that answer the client (the others are internal errors: the code should
@@ -200,14 +237,14 @@ pub struct ConstraintRule {
 /// check the violation themselves (see `db::is_unique_violation`).
 pub const CONSTRAINTS: &[ConstraintRule] = &[
     ConstraintRule {
-        postgres: "users_email_key",
-        sqlite: "UNIQUE constraint failed: users.email",
+        name: "users_email_key",
+        sqlite: SqliteConstraint::Unique("users.email"),
         code: Code::InvalidInputs,
         message: "A user is already registered with this email",
     },
     ConstraintRule {
-        postgres: "companies_siren_check",
-        sqlite: "CHECK constraint failed: length(siren) = 9",
+        name: "companies_siren_check",
+        sqlite: SqliteConstraint::Check("length(siren) = 9"),
         code: Code::InvalidInputs,
         message: "SIREN must be exactly 9 characters",
     },
@@ -221,3 +258,29 @@ impl From<sqlx::Error> for AppError {
 
 /// Shorthand for results of domain code.
 pub type AppResult<T> = Result<T, AppError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_messages_name_their_constraint() {
+        let email = SqliteConstraint::Unique("users.email");
+        assert!(email.is_named_by("UNIQUE constraint failed: users.email"));
+        assert!(!email.is_named_by("UNIQUE constraint failed: users.email, users.phone_number"));
+        assert!(!email.is_named_by("NOT NULL constraint failed: users.email"));
+        let siren = SqliteConstraint::Check("length(siren) = 9");
+        assert!(siren.is_named_by("CHECK constraint failed: length(siren) = 9"));
+        assert!(!siren.is_named_by("UNIQUE constraint failed: length(siren) = 9"));
+    }
+
+    #[test]
+    fn each_constraint_has_one_rule() {
+        for (i, rule) in CONSTRAINTS.iter().enumerate() {
+            for other in &CONSTRAINTS[i + 1..] {
+                assert_ne!(rule.name, other.name);
+                assert_ne!(rule.sqlite, other.sqlite);
+            }
+        }
+    }
+}

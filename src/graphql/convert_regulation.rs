@@ -61,7 +61,7 @@ impl From<&ComputationRow> for RegulationComputation {
 
 /// A check of a computation, worded for its alert (night work, business).
 pub fn check(def: &CheckDef, alert: Option<&AlertRow>) -> RegulationCheck {
-    let night = alert.is_some_and(|a| a.check() == Some(CheckType::MaximumWorkDayTime) && a.night_work == 1);
+    let night = alert.is_some_and(|a| a.check() == Some(CheckType::MaximumWorkDayTime) && a.content.night_work == 1);
     let business = alert.map(AlertRow::business).unwrap_or(BusinessType::DEFAULT);
     RegulationCheck {
         id: Some(def.id as i32),
@@ -79,7 +79,7 @@ impl From<&AlertRow> for RegulatoryAlert {
         RegulatoryAlert {
             id: Some(row.id as i32),
             // The reference returns `extra` as a JSON-encoded string, not as an object.
-            extra: Some(GenericScalar(serde_json::Value::String(row.extra.clone()))),
+            extra: Some(GenericScalar(serde_json::Value::String(row.content.extra.clone()))),
         }
     }
 }

@@ -18,6 +18,7 @@ mod compression;
 mod confinement;
 mod console;
 mod console_browser;
+mod constraints;
 mod contract;
 mod cors;
 mod coverage;

@@ -170,14 +170,7 @@ pub async fn no_interleaving(conn: &mut AnyConnection, scope: Scope, user_id: i6
 /// [`no_interleaving`] for the worker's span in a mission, known to the caller (the write that
 /// widened it returned it).
 pub async fn span_not_interleaved(conn: &mut AnyConnection, scope: Scope, user_id: i64, own: Span) -> AppResult<()> {
-    let Span { mission_id, start, end } = own;
-    let other: Option<(i64,)> = sqlx::query_as(sql::INTERLEAVED)
-        .bind(user_id)
-        .bind(mission_id)
-        .bind(start)
-        .bind(end)
-        .fetch_optional(&mut *conn)
-        .await?;
+    let other: Option<(i64,)> = super::spans::fetch_for_span(&mut *conn, sql::INTERLEAVED, user_id, own).await?;
     let Some((other,)) = other else {
         return Ok(());
     };

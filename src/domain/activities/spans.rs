@@ -108,13 +108,9 @@ pub async fn widen_after_logging(
 ) -> AppResult<Option<Span>> {
     let backend = Backend::of(conn);
     let end = end.unwrap_or(OPEN);
-    let widened: Option<(i64, i64)> = sqlx::query_as(backend.sql(sql::WIDEN_SPAN))
-        .bind(user_id)
-        .bind(mission_id)
-        .bind(start)
-        .bind(end)
-        .fetch_optional(&mut *conn)
-        .await?;
+    let taken_in = Span { mission_id, start, end };
+    let widened: Option<(i64, i64)> =
+        fetch_for_span(&mut *conn, backend.sql(sql::WIDEN_SPAN), user_id, taken_in).await?;
     // The mission's span covers the worker's: unchanged too.
     let Some((span_start, span_end)) = widened else {
         return Ok(None);
@@ -130,4 +126,25 @@ pub async fn widen_after_logging(
         start: span_start,
         end: span_end,
     }))
+}
+
+/// The row, if any, of `statement`, which takes a worker's span in a mission as `$1`…`$4`
+/// (worker, mission, start, end): the widening of the stored span and the search for a mission
+/// the span meets bind it the same way, here.
+pub(super) async fn fetch_for_span<O>(
+    conn: &mut AnyConnection,
+    statement: &'static str,
+    user_id: i64,
+    span: Span,
+) -> AppResult<Option<O>>
+where
+    O: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
+{
+    Ok(sqlx::query_as(statement)
+        .bind(user_id)
+        .bind(span.mission_id)
+        .bind(span.start)
+        .bind(span.end)
+        .fetch_optional(conn)
+        .await?)
 }

@@ -14,17 +14,21 @@ use crate::errors::{AppError, AppResult};
 use super::load;
 
 pub mod sql {
+    /// The columns of an [`AlertRow`](super::AlertRow): its owner and its [`AlertContent`](super::AlertContent).
+    const ALERT_COLUMNS: &str = "SELECT id, submitter_type, user_id, day, check_type, business_id, extra, explanation, \
+         night_work, not_enough_break, too_much_uninterrupted_work_time";
+
     crate::statements! {
         /// `$1` worker, `$2` submitter type or NULL, `$3`/`$4` days or NULL.
         pub const COMPUTATIONS: &str = "SELECT id, creation_time, day, submitter_type, user_id FROM regulation_computations \
              WHERE user_id = $1 AND (CAST($2 AS TEXT) IS NULL OR submitter_type = CAST($2 AS TEXT)) \
                AND (CAST($3 AS TEXT) IS NULL OR day >= CAST($3 AS TEXT)) \
                AND (CAST($4 AS TEXT) IS NULL OR day <= CAST($4 AS TEXT)) ORDER BY day, id";
-        pub const ALERTS_OF_DAY: &str = "SELECT id, day, check_type, submitter_type, user_id, business_id, extra, explanation, \
-             night_work, not_enough_break, too_much_uninterrupted_work_time FROM regulatory_alerts \
-             WHERE user_id = $1 AND day = $2 AND submitter_type = $3 ORDER BY id";
-        pub const ALERT: &str = "SELECT id, day, check_type, submitter_type, user_id, business_id, extra, explanation, \
-             night_work, not_enough_break, too_much_uninterrupted_work_time FROM regulatory_alerts WHERE id = $1";
+        pub const ALERTS_OF_DAY: &str = const_format::concatcp!(
+            ALERT_COLUMNS,
+            " FROM regulatory_alerts WHERE user_id = $1 AND day = $2 AND submitter_type = $3 ORDER BY id"
+        );
+        pub const ALERT: &str = const_format::concatcp!(ALERT_COLUMNS, " FROM regulatory_alerts WHERE id = $1");
         /// Whether the worker has an accepted employment in a company that opted in to the EU checks.
         pub const EU_WORKER: &str = "SELECT 1 FROM employments e JOIN companies c ON c.id = e.company_id \
              WHERE e.user_id = $1 AND e.validation_status = 'approved' AND e.dismissed_at IS NULL \
@@ -70,17 +74,28 @@ impl ComputationRow {
     }
 }
 
-/// An alert as stored.
+/// An alert as stored: its id and owner, and its content.
 #[derive(sqlx::FromRow, Debug, Clone)]
 pub struct AlertRow {
     pub id: i64,
-    pub day: String,
-    pub check_type: String,
     pub submitter_type: String,
     pub user_id: i64,
+    #[sqlx(flatten)]
+    pub content: AlertContent,
+}
+
+/// What an alert says, as its columns hold it: what the store writes and compares, and what the
+/// API reads back.
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
+pub struct AlertContent {
+    pub day: String,
+    pub check_type: String,
     pub business_id: i64,
+    /// The alert's `extra` object, as JSON text.
     pub extra: String,
+    /// The alert's [`Explanation`], as JSON text.
     pub explanation: String,
+    /// 0 or 1, and the two below: the flags of `extra` the month rows group by.
     pub night_work: i64,
     pub not_enough_break: i64,
     pub too_much_uninterrupted_work_time: i64,
@@ -88,15 +103,15 @@ pub struct AlertRow {
 
 impl AlertRow {
     pub fn check(&self) -> Option<CheckType> {
-        CheckType::from_str_opt(&self.check_type)
+        CheckType::from_str_opt(&self.content.check_type)
     }
 
     pub fn business(&self) -> BusinessType {
-        BusinessType::from_id(self.business_id).unwrap_or(BusinessType::DEFAULT)
+        BusinessType::from_id(self.content.business_id).unwrap_or(BusinessType::DEFAULT)
     }
 
     pub fn explanation(&self) -> Explanation {
-        serde_json::from_str(&self.explanation).unwrap_or_default()
+        serde_json::from_str(&self.content.explanation).unwrap_or_default()
     }
 }
 

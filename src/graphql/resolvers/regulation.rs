@@ -46,7 +46,12 @@ impl RegulationComputationResolver for App {
         let alerts = read::alerts_of(self.db(ctx), &row).await?;
         let matched: Vec<Option<read::AlertRow>> = checks
             .iter()
-            .map(|c| alerts.iter().find(|a| a.check_type == c.check_type.as_str()).cloned())
+            .map(|c| {
+                alerts
+                    .iter()
+                    .find(|a| a.content.check_type == c.check_type.as_str())
+                    .cloned()
+            })
             .collect();
         let objects = checks
             .iter()

@@ -1,26 +1,14 @@
 //! A computation's alerts as they are stored: each alert's columns, with the digest that stands
 //! for them when a stored alert is compared with a computed one.
 
+use crate::domain::alerts::read::AlertContent;
 use crate::domain::companies::date_text;
 use crate::domain::regulation::business::BusinessType;
 use crate::domain::regulation::checks::CheckType;
 use crate::domain::regulation::compute::{Alert, Computation};
 use crate::errors::{AppError, AppResult};
 
-/// An alert as stored, without its id, creation time and owner.
-#[derive(PartialEq, Eq)]
-pub(super) struct Stored {
-    pub day: String,
-    pub check_type: String,
-    pub business_id: i64,
-    pub extra: String,
-    pub explanation: String,
-    pub night_work: i64,
-    pub not_enough_break: i64,
-    pub too_much_uninterrupted_work_time: i64,
-}
-
-impl Stored {
+impl AlertContent {
     /// What is compared with a stored alert instead of its texts: a SHA-256 (first 128 bits,
     /// hex) of every stored field, each prefixed by its length so that no two alerts share an
     /// input. Comparing digests spares reading the alerts' explanation texts back.
@@ -45,7 +33,7 @@ impl Stored {
 }
 
 /// One alert ready to be stored: its columns, its digest and its unit (`day` or `week`).
-pub(super) type Ready = (Stored, String, &'static str);
+pub(super) type Ready = (AlertContent, String, &'static str);
 
 /// A computation's alerts as they are stored, each with its digest and unit: pure work (the
 /// explanations serialised and hashed), which the rebuild does on every core.
@@ -72,11 +60,11 @@ fn flag(alert: &Alert, key: &str) -> i64 {
     i64::from(alert.extra.get(key).and_then(serde_json::Value::as_bool) == Some(true))
 }
 
-fn stored(alert: &Alert, business: BusinessType) -> AppResult<Stored> {
+fn stored(alert: &Alert, business: BusinessType) -> AppResult<AlertContent> {
     let explanation = serde_json::to_string(&alert.explanation)
         .map_err(|e| AppError::internal(format!("explanation not serialisable: {e}")))?;
     let night_work = alert.check == CheckType::MaximumWorkDayTime && flag(alert, "night_work") == 1;
-    Ok(Stored {
+    Ok(AlertContent {
         day: date_text(alert.day),
         check_type: alert.check.as_str().to_string(),
         business_id: business.id(),
