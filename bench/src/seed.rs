@@ -168,22 +168,19 @@ async fn working_day(db: &Db, admin: i64, worker: i64, company_id: i64, day_star
         comment: Some("Livraison faite, client absent à 11 h".to_string()),
         validate: true,
     };
-    workers::write(db, vec![worker], move |conn| {
-        Box::pin(async move {
-            let recorded = day::record(conn, &day).await?;
-            validation::validate(
-                conn,
-                Actor::unconfined(admin),
-                recorded.mission_id,
-                &[worker],
-                None,
-                None,
-            )
-            .await?;
-            Ok(recorded)
-        })
-    })
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[worker]).await?;
+    let recorded = day::record(&mut tx, &day).await?;
+    validation::validate(
+        &mut tx,
+        Actor::unconfined(admin),
+        recorded.mission_id,
+        &[worker],
+        None,
+        None,
+    )
     .await?;
+    tx.commit().await?;
     Ok(())
 }
 

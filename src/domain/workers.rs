@@ -6,7 +6,7 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::{Backend, Db, PerBackend};
+use crate::db::{Backend, PerBackend};
 use crate::errors::AppResult;
 
 crate::statements! {
@@ -25,31 +25,24 @@ crate::statements! {
 /// Locks one worker for the rest of the transaction; false when there is no such user. On
 /// PostgreSQL it is a row lock (`FOR NO KEY UPDATE`); on SQLite the write transaction already holds
 /// the database's single write lock (`BEGIN IMMEDIATE`), so only the existence is checked.
-pub async fn lock(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
+pub async fn lock_one(conn: &mut AnyConnection, user_id: i64) -> AppResult<bool> {
     let sql = Backend::of(conn).sql(LOCK);
     let row: Option<(i64,)> = sqlx::query_as(sql).bind(user_id).fetch_optional(conn).await?;
     Ok(row.is_some())
 }
 
-/// Locks these workers, in id order. Unknown users are left out (the permission checks refuse
-/// them).
-pub async fn lock_all(conn: &mut AnyConnection, users: &mut Vec<i64>) -> AppResult<()> {
+/// Locks these workers for the rest of the transaction, each once and in id order (whatever
+/// order they come in). Unknown users are left out (the permission checks refuse them).
+///
+/// A write that changes a worker's time opens its own transaction and locks first:
+/// `let mut tx = db.begin_write().await?; workers::lock(&mut tx, &[worker]).await?;`, then
+/// the checks and the writes on `tx`, then `tx.commit().await?`.
+pub async fn lock(conn: &mut AnyConnection, users: &[i64]) -> AppResult<()> {
+    let mut users = users.to_vec();
     users.sort_unstable();
     users.dedup();
-    for user in users.iter() {
-        lock(conn, *user).await?;
+    for user in users {
+        lock_one(conn, user).await?;
     }
     Ok(())
-}
-
-/// Runs `work` in a write transaction with these workers locked first, and commits.
-pub async fn write<T, F>(db: &Db, mut users: Vec<i64>, work: F) -> AppResult<T>
-where
-    F: for<'c> FnOnce(&'c mut AnyConnection) -> futures::future::BoxFuture<'c, AppResult<T>>,
-{
-    let mut tx = db.begin_write().await?;
-    lock_all(&mut tx, &mut users).await?;
-    let value = work(&mut tx).await?;
-    tx.commit().await?;
-    Ok(value)
 }

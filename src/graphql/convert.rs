@@ -2,6 +2,7 @@
 //! become the wire types (integer ids, `TimeStamp`, the string "enums", JSON contexts).
 
 use crate::domain::activities::store::{ActivityRow, VersionRow};
+use crate::domain::auth::Actor;
 use crate::domain::companies::company::CompanyRow;
 use crate::domain::companies::employments::EmploymentRow;
 use crate::domain::companies::{date_text, today};
@@ -46,11 +47,11 @@ fn json(text: &Option<String>) -> Option<GenericScalar> {
 /// The mask of an e-mail its user hides (the reference's, also in `Employment.email`).
 pub const HIDDEN_EMAIL: &str = "***";
 
-/// A user as `viewer` (0 when anonymous) reads them: the e-mail of a user who hides it from one
-/// of their companies (`Employment.hideEmail`) reads [`HIDDEN_EMAIL`] for anyone but the user.
-/// (No `From<UserRow>`: a user is always shown to someone.)
-pub fn user_seen_by(row: UserRow, viewer: i64) -> User {
-    let email = row.email_for(viewer).unwrap_or(HIDDEN_EMAIL).to_string();
+/// A user as `actor` (none when anonymous) reads them: the e-mail of a user who hides it from
+/// one of their companies (`Employment.hideEmail`) reads [`HIDDEN_EMAIL`] for anyone but the
+/// user. (No `From<UserRow>`: a user is always shown to someone.)
+pub fn user_seen_by(row: UserRow, actor: Option<Actor>) -> User {
+    let email = row.email_for(actor).unwrap_or(HIDDEN_EMAIL).to_string();
     User {
         id: row.id as i32,
         creation_time: Some(TimeStamp(row.creation_time)),

@@ -5,10 +5,9 @@ use std::sync::Arc;
 
 use crate::app::App;
 use crate::config::Environment;
-use crate::domain::auth::{self, Caller, Scope};
+use crate::domain::auth::{Actor, Caller};
 use crate::domain::companies::company;
 use crate::domain::vendors::audit;
-use crate::domain::vendors::employment_tokens::Grant;
 use crate::mail::outbox;
 
 use crate::http::contract::{
@@ -40,35 +39,12 @@ pub enum NoCaller {
     RateLimited(i64),
 }
 
-/// Who calls an operation that requires credentials: the user, and the one company the request
-/// is confined to when it came with an employment token.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Actor {
-    pub user_id: i64,
-    pub employment: Option<Grant>,
-}
-
-impl Actor {
-    /// The user and how far they reach, as the domain takes them.
-    fn acting(&self) -> auth::Actor {
-        auth::Actor {
-            user_id: self.user_id,
-            scope: match &self.employment {
-                Some(grant) => Scope::Employment {
-                    company_id: grant.company_id,
-                    client_id: grant.client_id,
-                },
-                None => Scope::Unconfined,
-            },
-        }
-    }
-
-    /// Records the operation in the vendors' audit trail when software made it for an employee.
-    async fn audit(&self, app: &App, operation: &str) {
-        if let Some(grant) = &self.employment {
-            let credential = audit::Credential::EmploymentToken(grant.link_id);
-            audit::record_or_log(&app.db, grant.client_id, grant.company_id, credential, operation).await;
-        }
+/// Records the operation in the vendors' audit trail when software made it for an employee (the
+/// caller came with an employment token).
+async fn audit(app: &App, caller: &Caller, operation: &str) {
+    if let Some(grant) = caller.employment() {
+        let credential = audit::Credential::EmploymentToken(grant.link_id);
+        audit::record_or_log(&app.db, grant.client_id, grant.company_id, credential, operation).await;
     }
 }
 
@@ -132,9 +108,10 @@ impl FromRequestError for types::OAuthError {
 
 #[async_trait::async_trait]
 impl RestApi for RestHandlers {
-    /// The user of valid credentials (an access token, or a software vendor's employment
-    /// token), or why there is none.
-    type BearerAuth = Result<Actor, NoCaller>;
+    /// The caller of valid credentials (an access token, or a software vendor's employment
+    /// token) and the actor it stands for, or why there is none. The caller stays for what the
+    /// actor does not say: the employment token's link, for the vendors' audit trail.
+    type BearerAuth = Result<(Caller, Actor), NoCaller>;
 
     async fn authenticate_bearer_auth(
         &self,
@@ -147,8 +124,8 @@ impl RestApi for RestHandlers {
         }
         let credentials = crate::http::credentials::read(headers);
         match Caller::resolve(&self.app.db, &credentials).await {
-            Ok(caller) => match caller.user_id() {
-                Ok(user_id) => {
+            Ok(caller) => match caller.actor() {
+                Ok(actor) => {
                     // The exports are the vendor's door here (the sandbox outbox has no 429).
                     if let (Some(grant), Some(limiter)) = (caller.employment(), &self.app.vendor_limiter)
                         && operation != BearerAuthOperation::SandboxOutbox
@@ -156,10 +133,7 @@ impl RestApi for RestHandlers {
                     {
                         return Ok(Err(NoCaller::RateLimited(i64::try_from(seconds).unwrap_or(i64::MAX))));
                     }
-                    Ok(Ok(Actor {
-                        user_id,
-                        employment: caller.employment().cloned(),
-                    }))
+                    Ok(Ok((caller, actor)))
                 }
                 Err(e) => Err(api_error(e.message, "AUTHENTICATION_ERROR")),
             },
@@ -199,8 +173,8 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFilesRequest,
     ) -> GenerateTachographFilesResponse {
-        let actor = match bearer_auth {
-            Ok(actor) => actor,
+        let (caller, actor) = match bearer_auth {
+            Ok(authenticated) => authenticated,
             Err(NoCaller::RateLimited(retry_after)) => {
                 return GenerateTachographFilesResponse::TooManyRequests {
                     body: too_many_requests(retry_after),
@@ -214,10 +188,8 @@ impl RestApi for RestHandlers {
                 ));
             }
         };
-        actor
-            .audit(&self.app, "POST /companies/generate_tachograph_files")
-            .await;
-        crate::http::export::generate(&self.app, actor.acting(), request).await
+        audit(&self.app, &caller, "POST /companies/generate_tachograph_files").await;
+        crate::http::export::generate(&self.app, actor, request).await
     }
 
     async fn generate_tachograph_file(
@@ -225,8 +197,8 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFileRequest,
     ) -> GenerateTachographFileResponse {
-        let actor = match bearer_auth {
-            Ok(actor) => actor,
+        let (caller, actor) = match bearer_auth {
+            Ok(authenticated) => authenticated,
             Err(NoCaller::RateLimited(retry_after)) => {
                 return GenerateTachographFileResponse::TooManyRequests {
                     body: too_many_requests(retry_after),
@@ -240,8 +212,8 @@ impl RestApi for RestHandlers {
                 ));
             }
         };
-        actor.audit(&self.app, "POST /users/generate_tachograph_file").await;
-        crate::http::export::generate_personal(&self.app, actor.acting(), request).await
+        audit(&self.app, &caller, "POST /users/generate_tachograph_file").await;
+        crate::http::export::generate_personal(&self.app, actor, request).await
     }
 
     async fn tachograph_root_public_key(
@@ -302,10 +274,10 @@ impl RestApi for RestHandlers {
             ));
         }
         let unavailable = || SandboxOutboxResponse::ServiceUnavailable(database_unreachable());
-        let Ok(actor) = bearer_auth else {
+        let Ok((_, actor)) = bearer_auth else {
             return unavailable();
         };
-        let Ok(admined) = company::admined_by(&self.app.db, actor.acting()).await else {
+        let Ok(admined) = company::admined_by(&self.app.db, actor).await else {
             return unavailable();
         };
         let mut companies: Vec<i64> = admined.iter().map(|c| c.id).collect();

@@ -67,71 +67,65 @@ pub async fn dispute(db: &Db, actor: Actor, activity_id: i64, text: &str) -> App
                 .with("field", "text"),
         );
     }
-    workers::write(db, vec![actor.user_id], move |conn| {
-        Box::pin(async move {
-            let row = store::find(conn, activity_id).await?.ok_or_else(unknown)?;
-            crate::domain::missions::permissions::in_scope(conn, actor.scope, row.mission_id).await?;
-            if row.user_id != actor.user_id {
-                return Err(AppError::authorization(
-                    "Only the worker of the activity may dispute it",
-                ));
-            }
-            if open_dispute(&row).is_some() {
-                return Err(
-                    AppError::invalid_inputs("The activity is already disputed").with("reason", "ALREADY_DISPUTED")
-                );
-            }
-            let (validated,): (Option<i64>,) = sqlx::query_as(sql::LATEST_ADMIN_VALIDATION)
-                .bind(row.mission_id)
-                .bind(row.user_id)
-                .fetch_one(&mut *conn)
-                .await?;
-            let at = now();
-            let Some(validated) = validated else {
-                return Err(
-                    AppError::invalid_inputs("Only an activity validated by an admin can be disputed")
-                        .with("reason", "NOT_VALIDATED_BY_ADMIN"),
-                );
-            };
-            if whole_days_since(validated, at) >= EXPIRY_DAYS {
-                return Err(AppError::invalid_inputs(format!(
-                    "The admin validation is more than {EXPIRY_DAYS} days old: the activity can no longer be disputed"
-                ))
-                .with("reason", "DISPUTE_PERIOD_EXPIRED"));
-            }
-            let dispute = json!({ "text": text, "submitter_id": actor.user_id, "time": at, "status": "created" });
-            set(conn, activity_id, &dispute).await
-        })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[actor.user_id]).await?;
+    let row = store::find(&mut tx, activity_id).await?.ok_or_else(unknown)?;
+    crate::domain::missions::permissions::in_scope(&mut tx, actor.scope, row.mission_id).await?;
+    if row.user_id != actor.user_id {
+        return Err(AppError::authorization(
+            "Only the worker of the activity may dispute it",
+        ));
+    }
+    if open_dispute(&row).is_some() {
+        return Err(AppError::invalid_inputs("The activity is already disputed").with("reason", "ALREADY_DISPUTED"));
+    }
+    let (validated,): (Option<i64>,) = sqlx::query_as(sql::LATEST_ADMIN_VALIDATION)
+        .bind(row.mission_id)
+        .bind(row.user_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let at = now();
+    let Some(validated) = validated else {
+        return Err(
+            AppError::invalid_inputs("Only an activity validated by an admin can be disputed")
+                .with("reason", "NOT_VALIDATED_BY_ADMIN"),
+        );
+    };
+    if whole_days_since(validated, at) >= EXPIRY_DAYS {
+        return Err(AppError::invalid_inputs(format!(
+            "The admin validation is more than {EXPIRY_DAYS} days old: the activity can no longer be disputed"
+        ))
+        .with("reason", "DISPUTE_PERIOD_EXPIRED"));
+    }
+    let dispute = json!({ "text": text, "submitter_id": actor.user_id, "time": at, "status": "created" });
+    let row = set(&mut tx, activity_id, &dispute).await?;
+    tx.commit().await?;
+    Ok(row)
 }
 
 /// `activities.cancelDispute`: the dispute's author withdraws it.
 pub async fn cancel(db: &Db, actor: Actor, activity_id: i64) -> AppResult<ActivityRow> {
-    workers::write(db, vec![actor.user_id], move |conn| {
-        Box::pin(async move {
-            let row = store::find(conn, activity_id).await?.ok_or_else(unknown)?;
-            crate::domain::missions::permissions::in_scope(conn, actor.scope, row.mission_id).await?;
-            let Some(mut dispute) = open_dispute(&row) else {
-                return Err(
-                    AppError::invalid_inputs("The activity has no open dispute").with("reason", "NO_OPEN_DISPUTE")
-                );
-            };
-            if dispute.get("submitter_id").and_then(Value::as_i64) != Some(actor.user_id) {
-                return Err(AppError::authorization("Only the author of the dispute may cancel it"));
-            }
-            let at = now();
-            let opened = dispute.get("time").and_then(Value::as_i64).unwrap_or(at);
-            if whole_days_since(opened, at) >= EXPIRY_DAYS {
-                return Err(AppError::invalid_inputs(format!(
-                    "The dispute is more than {EXPIRY_DAYS} days old and can no longer be cancelled"
-                ))
-                .with("reason", "DISPUTE_PERIOD_EXPIRED"));
-            }
-            dispute["status"] = json!("cancelled");
-            dispute["cancelled_at"] = json!(at);
-            set(conn, activity_id, &dispute).await
-        })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[actor.user_id]).await?;
+    let row = store::find(&mut tx, activity_id).await?.ok_or_else(unknown)?;
+    crate::domain::missions::permissions::in_scope(&mut tx, actor.scope, row.mission_id).await?;
+    let Some(mut dispute) = open_dispute(&row) else {
+        return Err(AppError::invalid_inputs("The activity has no open dispute").with("reason", "NO_OPEN_DISPUTE"));
+    };
+    if dispute.get("submitter_id").and_then(Value::as_i64) != Some(actor.user_id) {
+        return Err(AppError::authorization("Only the author of the dispute may cancel it"));
+    }
+    let at = now();
+    let opened = dispute.get("time").and_then(Value::as_i64).unwrap_or(at);
+    if whole_days_since(opened, at) >= EXPIRY_DAYS {
+        return Err(AppError::invalid_inputs(format!(
+            "The dispute is more than {EXPIRY_DAYS} days old and can no longer be cancelled"
+        ))
+        .with("reason", "DISPUTE_PERIOD_EXPIRED"));
+    }
+    dispute["status"] = json!("cancelled");
+    dispute["cancelled_at"] = json!(at);
+    let row = set(&mut tx, activity_id, &dispute).await?;
+    tx.commit().await?;
+    Ok(row)
 }

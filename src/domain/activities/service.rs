@@ -18,19 +18,21 @@ pub async fn worker_of(db: &Db, activity_id: i64) -> AppResult<Vec<i64>> {
 /// `logActivity`: for the actor, or for `new.user_id` when the actor may record for them.
 pub async fn log_activity(db: &Db, actor: Actor, new: NewActivity) -> AppResult<ActivityRow> {
     let worker = new.user_id.unwrap_or(actor.user_id);
-    workers::write(db, vec![worker], move |conn| {
-        Box::pin(async move { log::log(conn, actor, &new, true).await })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[worker]).await?;
+    let row = log::log(&mut tx, actor, &new, true).await?;
+    tx.commit().await?;
+    Ok(row)
 }
 
 /// `editActivity`.
 pub async fn edit_activity(db: &Db, actor: Actor, edit: ActivityEdit) -> AppResult<ActivityRow> {
     let worker = worker_of(db, edit.activity_id).await?;
-    workers::write(db, worker, move |conn| {
-        Box::pin(async move { log::edit(conn, actor, &edit, true).await })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &worker).await?;
+    let row = log::edit(&mut tx, actor, &edit, true).await?;
+    tx.commit().await?;
+    Ok(row)
 }
 
 /// `cancelActivity`.
@@ -41,8 +43,9 @@ pub async fn cancel_activity(
     context: Option<serde_json::Value>,
 ) -> AppResult<()> {
     let worker = worker_of(db, activity_id).await?;
-    workers::write(db, worker, move |conn| {
-        Box::pin(async move { log::cancel(conn, actor, activity_id, context.as_ref(), true).await })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &worker).await?;
+    log::cancel(&mut tx, actor, activity_id, context.as_ref(), true).await?;
+    tx.commit().await?;
+    Ok(())
 }

@@ -227,8 +227,7 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
     let (days, weeks) = compute::replaced(from, to);
     for chunk in workers.chunks(REBUILD_WORKERS_PER_TRANSACTION) {
         let mut tx = db.begin_write().await?;
-        let mut locked = chunk.to_vec();
-        crate::domain::workers::lock_all(&mut tx, &mut locked).await?;
+        crate::domain::workers::lock(&mut tx, chunk).await?;
         // What the chunk's computations read, in a few statements for all its workers and both
         // sides rather than a few per worker and side.
         let eu_driving_checks = eu_checks(&mut tx, company_id).await?;

@@ -16,7 +16,9 @@ use crate::errors::AppError;
 use super::scope::Scope;
 use super::tokens;
 
-/// An authenticated user acting, with the reach of the credential they act through.
+/// An authenticated user acting, with the reach of the credential they act through: the one
+/// name the domain gives whoever acts (parameters named `actor`). The transport gets it from a
+/// [`Caller`] ([`Caller::actor`]); the command line, jobs and the sandbox make it unconfined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Actor {
     pub user_id: i64,
@@ -70,7 +72,10 @@ struct LoginToken {
     account: UserRow,
 }
 
-/// What the credentials of a request amount to.
+/// What the credentials of a request amount to, as the transport reads them (GraphQL and REST
+/// alike): nobody, a user, or a refusal. The domain never takes it: it takes the [`Actor`] that
+/// [`Caller::actor`] gives for a user; the caller keeps what the actor does not say (the session,
+/// the employment token's [`Grant`] for the vendors' audit trail, the row read with the token).
 #[derive(Clone, Debug)]
 pub enum Caller {
     /// No credentials were sent.

@@ -83,7 +83,7 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, scope: Scope, token:
     };
     // Software acting with an employment token cannot join the employee to another company.
     scope.require(company_id)?;
-    if !crate::domain::workers::lock(conn, user_id).await? {
+    if !crate::domain::workers::lock_one(conn, user_id).await? {
         return Err(AppError::internal("the redeeming user does not exist"));
     }
     let period = rules::Period {
@@ -245,7 +245,7 @@ pub async fn accept_pending(conn: &mut AnyConnection, user_id: i64, employment_i
     let Some((id, company_id, start, end, requested_primary)) = found else {
         return Err(invalid_token());
     };
-    if !crate::domain::workers::lock(conn, user_id).await? {
+    if !crate::domain::workers::lock_one(conn, user_id).await? {
         return Err(AppError::internal("the accepting user does not exist"));
     }
     let period = rules::Period {

@@ -102,52 +102,49 @@ pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResul
         ),
         _ => String::new(),
     };
-    let ids = workers::write(db, vec![worker], move |conn| {
-        Box::pin(async move {
-            // Someone else's holiday is recorded by an admin only (the reference refuses at its
-            // validation step; checked first here, so that nothing else is looked at).
-            if worker != actor.user_id && !permissions::is_admin(conn, actor, input.company_id).await? {
-                return Err(AppError::authorization(
-                    "Actor is not authorized to log a holiday for this user",
-                ));
-            }
-            let mut ids = Vec::with_capacity(periods.len());
-            for (start, end) in periods {
-                let mission = MissionInput {
-                    company_id: input.company_id,
-                    name: Some(title.clone()),
-                    context: None,
-                    creation_time: None,
-                    past_registration_justification: None,
-                    vehicle_id: None,
-                    vehicle_registration_number: None,
-                };
-                let mission_id = create_in(conn, actor, &mission).await?;
-                if let Some(comment) = comment_text(input.comment.as_deref()) {
-                    comments::log(conn, actor, mission_id, comment).await?;
-                }
-                let off = NewActivity {
-                    mission_id,
-                    user_id: Some(worker),
-                    kind: ActivityType::Off,
-                    start,
-                    end: Some(end),
-                    switch: false,
-                    context: None,
-                    creation_time: None,
-                };
-                log::log(conn, actor, &off, true).await?;
-                validation::validate(conn, actor, mission_id, &[worker], None, None).await?;
-                ids.push(mission_id);
-            }
-            if worker != actor.user_id {
-                tell_worker(conn, worker, &input, &title, &periods_text).await?;
-            }
-            Ok(ids)
-        })
-    })
-    .await?;
-    let mut views = store::load_many(db, &ids, actor.user_id).await?;
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[worker]).await?;
+    // Someone else's holiday is recorded by an admin only (the reference refuses at its
+    // validation step; checked first here, so that nothing else is looked at).
+    if worker != actor.user_id && !permissions::is_admin(&mut tx, actor, input.company_id).await? {
+        return Err(AppError::authorization(
+            "Actor is not authorized to log a holiday for this user",
+        ));
+    }
+    let mut ids = Vec::with_capacity(periods.len());
+    for (start, end) in periods {
+        let mission = MissionInput {
+            company_id: input.company_id,
+            name: Some(title.clone()),
+            context: None,
+            creation_time: None,
+            past_registration_justification: None,
+            vehicle_id: None,
+            vehicle_registration_number: None,
+        };
+        let mission_id = create_in(&mut tx, actor, &mission).await?;
+        if let Some(comment) = comment_text(input.comment.as_deref()) {
+            comments::log(&mut tx, actor, mission_id, comment).await?;
+        }
+        let off = NewActivity {
+            mission_id,
+            user_id: Some(worker),
+            kind: ActivityType::Off,
+            start,
+            end: Some(end),
+            switch: false,
+            context: None,
+            creation_time: None,
+        };
+        log::log(&mut tx, actor, &off, true).await?;
+        validation::validate(&mut tx, actor, mission_id, &[worker], None, None).await?;
+        ids.push(mission_id);
+    }
+    if worker != actor.user_id {
+        tell_worker(&mut tx, worker, &input, &title, &periods_text).await?;
+    }
+    tx.commit().await?;
+    let mut views = store::load_many(db, &ids, actor).await?;
     Ok(ids.iter().filter_map(|id| views.remove(id)).collect())
 }
 

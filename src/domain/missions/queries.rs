@@ -61,23 +61,23 @@ fn page_size(first: Option<i32>, cap: i64) -> AppResult<i64> {
     }
 }
 
-/// Which companies' data a viewer sees of a user: everything of themselves, otherwise only what
-/// belongs to companies they administer today. `None` = no restriction. A viewer confined to one
+/// Which companies' data an actor sees of a user: everything of themselves, otherwise only what
+/// belongs to companies they administer today. `None` = no restriction. A actor confined to one
 /// company (an employment token's) sees that company's data only, of the user too.
-pub async fn scope(db: &Db, viewer: Actor, user_id: i64, field: &str) -> AppResult<Option<Vec<i64>>> {
-    let confined = viewer.scope.company();
-    if viewer.user_id == user_id {
+pub async fn scope(db: &Db, actor: Actor, user_id: i64, field: &str) -> AppResult<Option<Vec<i64>>> {
+    let confined = actor.scope.company();
+    if actor.user_id == user_id {
         return Ok(confined.map(|company| vec![company]));
     }
     let rows: Vec<(i64,)> = sqlx::query_as(
         "SELECT company_id FROM employments WHERE user_id = $1 AND validation_status = 'approved' AND dismissed_at IS NULL
            AND has_admin_rights = 1 AND start_date <= $2 AND (end_date IS NULL OR end_date >= $2)",
     )
-    .bind(viewer.user_id)
+    .bind(actor.user_id)
     .bind(date_text(today()))
     .fetch_all(db)
     .await?;
-    let rows = viewer.scope.keep(rows, |r| r.0);
+    let rows = actor.scope.keep(rows, |r| r.0);
     if rows.is_empty() {
         return Err(AppError::authorization(format!(
             "Forbidden access to field '{field}' of user object. The field is only accessible to the user himself or company admins."
@@ -86,7 +86,7 @@ pub async fn scope(db: &Db, viewer: Actor, user_id: i64, field: &str) -> AppResu
     Ok(Some(rows.into_iter().map(|r| r.0).collect()))
 }
 
-/// The statement for a viewer's scope, and the scope's companies as its `$8`.
+/// The statement for an actor's scope, and the scope's companies as its `$8`.
 fn scoped(
     db: &Db,
     scope: &Option<Vec<i64>>,
@@ -102,14 +102,14 @@ fn scoped(
 /// What every list query binds as `$1`…`$7`, in this order: the owner (a user or a company),
 /// the end and start of the time window (with `$3` standing for "still running"), the cursor,
 /// and the page size plus one (to know whether more rows follow). Extra values (the companies
-/// of a viewer's scope) come after, from `$8`.
+/// of an actor's scope) come after, from `$8`.
 struct Window {
     owner: i64,
     until: i64,
     from: i64,
     cursor: (i64, i64),
     fetch: i64,
-    /// The companies of the viewer's scope (an id list), when the statement takes them.
+    /// The companies of the actor's scope (an id list), when the statement takes them.
     scope: Option<String>,
     /// Whether PostgreSQL may keep the statement prepared (see `bind`).
     prepared: bool,
@@ -138,7 +138,7 @@ impl Window {
         Window { prepared, ..self }
     }
 
-    /// The same window, for a statement that also takes the viewer's scope as `$8`.
+    /// The same window, for a statement that also takes the actor's scope as `$8`.
     fn with_scope(self, scope: Option<String>) -> Window {
         Window { scope, ..self }
     }
@@ -199,11 +199,11 @@ async fn read_page(
     sql: &'static str,
     binds: &impl PageBinds,
     limit: i64,
-    viewer: i64,
+    actor: i64,
 ) -> AppResult<Page<Option<MissionView>>> {
     if db.backend == Backend::Sqlite {
         let rows = binds.bind(db, sqlx::query_as::<_, PageRow>(sql)).fetch_all(db).await?;
-        return mission_page(rows, limit, viewer);
+        return mission_page(rows, limit, actor);
     }
     let mut keys = binds
         .bind(db, sqlx::query_as::<_, (i64, i64)>(sql))
@@ -212,7 +212,7 @@ async fn read_page(
     let has_next_page = keys.len() as i64 > limit;
     keys.truncate(limit as usize);
     let ids: Vec<i64> = keys.iter().map(|(_, id)| *id).collect();
-    let mut views = store::load_many(db, &ids, viewer).await?;
+    let mut views = store::load_many(db, &ids, actor).await?;
     // A mission keeps its row for good (deleting one cancels its activities), so every key
     // finds its view.
     let items = keys
@@ -226,13 +226,13 @@ async fn read_page(
 type PageQuery<'q, O> = sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments>;
 
 /// Builds a mission page from its rows, `limit + 1` of them at most.
-fn mission_page(mut rows: Vec<PageRow>, limit: i64, viewer: i64) -> AppResult<Page<Option<MissionView>>> {
+fn mission_page(mut rows: Vec<PageRow>, limit: i64, actor: i64) -> AppResult<Page<Option<MissionView>>> {
     let has_next_page = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let items = rows
         .into_iter()
         .map(|row| {
-            let view = row.view.into_view(viewer)?;
+            let view = row.view.into_view(actor)?;
             Ok((encode_cursor(row.start, view.row.id), Some(view)))
         })
         .collect::<AppResult<_>>()?;
@@ -244,7 +244,7 @@ fn mission_page(mut rows: Vec<PageRow>, limit: i64, viewer: i64) -> AppResult<Pa
 #[allow(clippy::too_many_arguments)]
 pub async fn user_missions(
     db: &Db,
-    viewer: Actor,
+    actor: Actor,
     user_id: i64,
     from: Option<i64>,
     until: Option<i64>,
@@ -252,7 +252,7 @@ pub async fn user_missions(
     after: Option<String>,
     include_deleted: bool,
 ) -> AppResult<Page<Option<MissionView>>> {
-    let scope = scope(db, viewer, user_id, "missions").await?;
+    let scope = scope(db, actor, user_id, "missions").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
     let (all, in_scope) = match (include_deleted, from.is_some()) {
         (true, _) => (sql::USER_ALL_MISSIONS, sql::USER_ALL_MISSIONS_IN_SCOPE),
@@ -264,14 +264,14 @@ pub async fn user_missions(
     let window = Window::new(user_id, from, until, after, limit)?
         .with_scope(companies)
         .prepared(!include_deleted);
-    read_page(db, sql, &window, limit, viewer.user_id).await
+    read_page(db, sql, &window, limit, actor.user_id).await
 }
 
 /// `Company.missions` (admins): the company's missions, newest first.
 #[allow(clippy::too_many_arguments)]
 pub async fn company_missions(
     db: &Db,
-    viewer: i64,
+    actor: i64,
     company_id: i64,
     from: Option<i64>,
     until: Option<i64>,
@@ -286,14 +286,14 @@ pub async fn company_missions(
         sql::COMPANY_MISSIONS
     };
     let window = Window::new(company_id, from, until, after, limit)?;
-    read_page(db, db.sql(sql), &window, limit, viewer).await
+    read_page(db, db.sql(sql), &window, limit, actor).await
 }
 
 /// `Company.missionsDeleted` (admins): the company's missions whose activities are all
 /// cancelled, most recently created first.
 pub async fn company_deleted_missions(
     db: &Db,
-    viewer: i64,
+    actor: i64,
     company_id: i64,
     first: Option<i32>,
     after: Option<String>,
@@ -308,7 +308,7 @@ pub async fn company_deleted_missions(
         cursor,
         fetch: limit + 1,
     };
-    read_page(db, db.sql(sql::COMPANY_DELETED_MISSIONS), &binds, limit, viewer).await
+    read_page(db, db.sql(sql::COMPANY_DELETED_MISSIONS), &binds, limit, actor).await
 }
 
 /// The values of the deleted missions' page statement: the company, the cursor, the page size
@@ -333,14 +333,14 @@ impl PageBinds for DeletedPage {
 /// rows, for prefetching what the selection asks below them).
 pub async fn user_activities(
     db: &Db,
-    viewer: Actor,
+    actor: Actor,
     user_id: i64,
     from: Option<i64>,
     until: Option<i64>,
     first: Option<i32>,
     after: Option<String>,
 ) -> AppResult<Page<ActivityRow>> {
-    let scope = scope(db, viewer, user_id, "activities").await?;
+    let scope = scope(db, actor, user_id, "activities").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
     let (sql, companies) = scoped(db, &scope, sql::USER_ACTIVITIES, sql::USER_ACTIVITIES_IN_SCOPE);
     let query = Window::new(user_id, from, until, after, limit)?

@@ -41,11 +41,11 @@ pub struct MissionInput {
 
 /// `createMission`: a mission of a company the actor works for.
 pub async fn create(db: &Db, actor: Actor, input: MissionInput) -> AppResult<MissionView> {
-    let id = workers::write(db, vec![], move |conn| {
-        Box::pin(async move { create_in(conn, actor, &input).await })
-    })
-    .await?;
-    store::load_one(db, id, actor.user_id).await
+    // A new mission has no time of a worker yet: nobody to lock.
+    let mut tx = db.begin_write().await?;
+    let id = create_in(&mut tx, actor, &input).await?;
+    tx.commit().await?;
+    store::load_one(db, id, actor).await
 }
 
 /// `createMission` inside the caller's write transaction (the sandbox's demo data records its
@@ -75,11 +75,11 @@ pub async fn create_in(conn: &mut sqlx::AnyConnection, actor: Actor, input: &Mis
 /// `endMission`, for the actor or `worker`.
 pub async fn end(db: &Db, actor: Actor, mission: i64, end_time: i64, worker: Option<i64>) -> AppResult<MissionView> {
     let worker = worker.unwrap_or(actor.user_id);
-    workers::write(db, vec![worker], move |conn| {
-        Box::pin(async move { validation::end_mission(conn, actor, mission, end_time, Some(worker)).await })
-    })
-    .await?;
-    store::load_one(db, mission, actor.user_id).await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[worker]).await?;
+    validation::end_mission(&mut tx, actor, mission, end_time, Some(worker)).await?;
+    tx.commit().await?;
+    store::load_one(db, mission, actor).await
 }
 
 /// One correction sent with `validateMission`.
@@ -127,41 +127,38 @@ pub async fn validate(db: &Db, actor: Actor, validation: Validation) -> AppResul
             .map(|e| e.user_id.unwrap_or(actor.user_id)),
     );
     let mission = validation.mission;
-    workers::write(db, touched, move |conn| {
-        Box::pin(async move {
-            let mission_row = permissions::readable(conn, actor, mission).await?;
-            for correction in &validation.corrections {
-                correct(conn, actor, mission_row.id, correction).await?;
-            }
-            for id in &validation.expenditure_cancels {
-                expenditures::cancel(conn, actor, *id).await?;
-            }
-            for new in &validation.expenditures {
-                if new.mission_id != mission_row.id {
-                    return Err(AppError::invalid_inputs(
-                        "expendituresInputs must concern the validated mission",
-                    ));
-                }
-                expenditures::log(conn, actor, new).await?;
-            }
-            validation::validate(
-                conn,
-                actor,
-                mission,
-                &validation.users,
-                validation.justification,
-                validation.creation_time,
-            )
-            .await?;
-            // Only this manual path tells the workers what an admin did (reference §10).
-            if permissions::is_admin(conn, actor, mission_row.company_id).await? {
-                notifications::triggers::after_admin_validation(conn, mission, &validation.users, now()).await?;
-            }
-            Ok(())
-        })
-    })
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &touched).await?;
+    let mission_row = permissions::readable(&mut tx, actor, mission).await?;
+    for correction in &validation.corrections {
+        correct(&mut tx, actor, mission_row.id, correction).await?;
+    }
+    for id in &validation.expenditure_cancels {
+        expenditures::cancel(&mut tx, actor, *id).await?;
+    }
+    for new in &validation.expenditures {
+        if new.mission_id != mission_row.id {
+            return Err(AppError::invalid_inputs(
+                "expendituresInputs must concern the validated mission",
+            ));
+        }
+        expenditures::log(&mut tx, actor, new).await?;
+    }
+    validation::validate(
+        &mut tx,
+        actor,
+        mission,
+        &validation.users,
+        validation.justification,
+        validation.creation_time,
+    )
     .await?;
-    store::load_one(db, mission, actor.user_id).await
+    // Only this manual path tells the workers what an admin did.
+    if permissions::is_admin(&mut tx, actor, mission_row.company_id).await? {
+        notifications::triggers::after_admin_validation(&mut tx, mission, &validation.users, now()).await?;
+    }
+    tx.commit().await?;
+    store::load_one(db, mission, actor).await
 }
 
 /// One correction of `validateMission`: a mission-level write check only (an admin corrects
@@ -209,10 +206,11 @@ async fn ensure_in_mission(conn: &mut sqlx::AnyConnection, activity_id: i64, mis
 /// `logExpenditure`.
 pub async fn log_expenditure(db: &Db, actor: Actor, new: NewExpenditure) -> AppResult<ExpenditureRow> {
     let worker = new.user_id.unwrap_or(actor.user_id);
-    workers::write(db, vec![worker], move |conn| {
-        Box::pin(async move { expenditures::log(conn, actor, &new).await })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[worker]).await?;
+    let row = expenditures::log(&mut tx, actor, &new).await?;
+    tx.commit().await?;
+    Ok(row)
 }
 
 /// `cancelExpenditure`.
@@ -221,10 +219,11 @@ pub async fn cancel_expenditure(db: &Db, actor: Actor, id: i64) -> AppResult<()>
     let worker = expenditures::worker_of(&mut conn, id).await?;
     drop(conn);
     let worker = worker.ok_or_else(|| AppError::authorization("Forbidden access"))?;
-    workers::write(db, vec![worker], move |conn| {
-        Box::pin(async move { expenditures::cancel(conn, actor, id).await })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[worker]).await?;
+    expenditures::cancel(&mut tx, actor, id).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// `logComment`.
@@ -250,102 +249,94 @@ pub struct LocationInput {
 
 /// `logLocation`.
 pub async fn log_location(db: &Db, actor: Actor, input: LocationInput) -> AppResult<LocationRow> {
-    workers::write(db, vec![actor.user_id], move |conn| {
-        Box::pin(async move {
-            locations::log(
-                conn,
-                actor,
-                input.mission,
-                input.kind,
-                input.address,
-                input.kilometer_reading,
-                input.override_existing,
-            )
-            .await
-        })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[actor.user_id]).await?;
+    let row = locations::log(
+        &mut tx,
+        actor,
+        input.mission,
+        input.kind,
+        input.address,
+        input.kilometer_reading,
+        input.override_existing,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(row)
 }
 
 /// `registerKilometerAtLocation`.
 pub async fn register_kilometer(db: &Db, actor: Actor, location: i64, km: i64) -> AppResult<()> {
-    workers::write(db, vec![actor.user_id], move |conn| {
-        Box::pin(async move { locations::register_kilometer(conn, actor, location, km).await })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[actor.user_id]).await?;
+    locations::register_kilometer(&mut tx, actor, location, km).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// `changeMissionName`.
 pub async fn rename(db: &Db, actor: Actor, mission: i64, name: &str) -> AppResult<MissionView> {
     let name = mission_name(name)?;
-    workers::write(db, vec![actor.user_id], move |conn| {
-        Box::pin(async move {
-            permissions::writable(conn, actor, mission, actor.user_id, now(), None).await?;
-            sqlx::query("UPDATE missions SET name = $2 WHERE id = $1")
-                .bind(mission)
-                .bind(&name)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })
-    })
-    .await?;
-    store::load_one(db, mission, actor.user_id).await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[actor.user_id]).await?;
+    permissions::writable(&mut tx, actor, mission, actor.user_id, now(), None).await?;
+    sqlx::query("UPDATE missions SET name = $2 WHERE id = $1")
+        .bind(mission)
+        .bind(&name)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    store::load_one(db, mission, actor).await
 }
 
 /// `cancelMission`: every activity and expenditure of the worker in the mission is cancelled.
 pub async fn cancel(db: &Db, actor: Actor, mission: i64, worker: i64) -> AppResult<MissionView> {
-    workers::write(db, vec![worker], move |conn| {
-        Box::pin(async move {
-            let span: (Option<i64>, Option<i64>) = sqlx::query_as(
-                "SELECT MIN(start_time), MAX(COALESCE(end_time, start_time)) FROM activities
-                 WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL",
-            )
-            .bind(mission)
-            .bind(worker)
-            .fetch_one(&mut *conn)
-            .await?;
-            let start = span.0.unwrap_or_else(now);
-            let access = permissions::writable(conn, actor, mission, worker, start, span.1).await?;
-            // The worker's counted time before it is cancelled, for the regulatory checks.
-            let counted: (Option<i64>, Option<i64>, i64) = sqlx::query_as(crate::domain::alerts::triggers::sql::SPAN)
-                .bind(mission)
-                .bind(worker)
-                .fetch_one(&mut *conn)
-                .await?;
-            let live: Vec<(i64,)> = sqlx::query_as(
-                "SELECT id FROM activities WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL",
-            )
-            .bind(mission)
-            .bind(worker)
-            .fetch_all(&mut *conn)
-            .await?;
-            for (id,) in live {
-                log::dismiss(conn, actor, id, None).await?;
-            }
-            sqlx::query(
-                "UPDATE expenditures SET dismissed_at = $3, dismiss_author_id = $4
-                 WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL",
-            )
-            .bind(mission)
-            .bind(worker)
-            .bind(now())
-            .bind(actor.user_id)
-            .execute(&mut *conn)
-            .await?;
-            // An admin's cancellation recomputes the admin checks of those days (reference §1.8).
-            if access.actor_is_admin
-                && let (Some(start), Some(end)) = (counted.0, counted.1)
-            {
-                let end = (counted.2 == 0).then_some(end);
-                crate::domain::alerts::triggers::after_cancel(conn, access.mission.company_id, worker, start, end)
-                    .await?;
-            }
-            Ok(())
-        })
-    })
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[worker]).await?;
+    let span: (Option<i64>, Option<i64>) = sqlx::query_as(
+        "SELECT MIN(start_time), MAX(COALESCE(end_time, start_time)) FROM activities
+         WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL",
+    )
+    .bind(mission)
+    .bind(worker)
+    .fetch_one(&mut *tx)
     .await?;
-    store::load_one(db, mission, actor.user_id).await
+    let start = span.0.unwrap_or_else(now);
+    let access = permissions::writable(&mut tx, actor, mission, worker, start, span.1).await?;
+    // The worker's counted time before it is cancelled, for the regulatory checks.
+    let counted: (Option<i64>, Option<i64>, i64) = sqlx::query_as(crate::domain::alerts::triggers::sql::SPAN)
+        .bind(mission)
+        .bind(worker)
+        .fetch_one(&mut *tx)
+        .await?;
+    let live: Vec<(i64,)> =
+        sqlx::query_as("SELECT id FROM activities WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL")
+            .bind(mission)
+            .bind(worker)
+            .fetch_all(&mut *tx)
+            .await?;
+    for (id,) in live {
+        log::dismiss(&mut tx, actor, id, None).await?;
+    }
+    sqlx::query(
+        "UPDATE expenditures SET dismissed_at = $3, dismiss_author_id = $4
+         WHERE mission_id = $1 AND user_id = $2 AND dismissed_at IS NULL",
+    )
+    .bind(mission)
+    .bind(worker)
+    .bind(now())
+    .bind(actor.user_id)
+    .execute(&mut *tx)
+    .await?;
+    // An admin's cancellation recomputes the admin checks of those days.
+    if access.actor_is_admin
+        && let (Some(start), Some(end)) = (counted.0, counted.1)
+    {
+        let end = (counted.2 == 0).then_some(end);
+        crate::domain::alerts::triggers::after_cancel(&mut tx, access.mission.company_id, worker, start, end).await?;
+    }
+    tx.commit().await?;
+    store::load_one(db, mission, actor).await
 }
 
 /// `updateMissionVehicle`: by id or registration number (a new registration creates the
@@ -362,21 +353,17 @@ pub async fn change_vehicle(
             "Either vehicleId or vehicleRegistrationNumber should be set",
         ));
     }
-    workers::write(db, vec![actor.user_id], move |conn| {
-        Box::pin(async move {
-            let access = permissions::writable(conn, actor, mission, actor.user_id, now(), None).await?;
-            let vehicle = vehicles::resolve(conn, access.mission.company_id, vehicle_id, registration.as_deref())
-                .await?
-                .ok_or_else(|| {
-                    AppError::invalid_inputs("Unknown vehicle for this company").with("field", "vehicleId")
-                })?;
-            sqlx::query("UPDATE missions SET vehicle_id = $2 WHERE id = $1")
-                .bind(mission)
-                .bind(vehicle.id)
-                .execute(conn)
-                .await?;
-            Ok(vehicle)
-        })
-    })
-    .await
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[actor.user_id]).await?;
+    let access = permissions::writable(&mut tx, actor, mission, actor.user_id, now(), None).await?;
+    let vehicle = vehicles::resolve(&mut tx, access.mission.company_id, vehicle_id, registration.as_deref())
+        .await?
+        .ok_or_else(|| AppError::invalid_inputs("Unknown vehicle for this company").with("field", "vehicleId"))?;
+    sqlx::query("UPDATE missions SET vehicle_id = $2 WHERE id = $1")
+        .bind(mission)
+        .bind(vehicle.id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(vehicle)
 }

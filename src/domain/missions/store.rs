@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use sqlx::AnyConnection;
 
 use crate::db::{Db, now};
+use crate::domain::auth::Actor;
 use crate::errors::{AppError, AppResult};
 
 /// A mission as stored.
@@ -109,8 +110,8 @@ pub async fn insert(conn: &mut AnyConnection, new: &NewMission<'_>) -> AppResult
     Ok(id)
 }
 
-/// A mission as a viewer sees it: the stored row, who ended it, whether it ended for the
-/// viewer, and when it was deleted (all its activities cancelled).
+/// A mission as the actor sees it: the stored row, who ended it, whether it ended for the
+/// actor, and when it was deleted (all its activities cancelled).
 #[derive(Debug, Clone)]
 pub struct MissionView {
     pub row: MissionRow,
@@ -131,14 +132,14 @@ pub struct ViewRow {
 }
 
 impl ViewRow {
-    /// The mission as `viewer` sees it.
-    pub fn into_view(self, viewer: i64) -> AppResult<MissionView> {
+    /// The mission as `actor` sees it.
+    pub fn into_view(self, actor: Actor) -> AppResult<MissionView> {
         let ended_user_ids = crate::db::joined_ids(self.ended_by.as_deref())
             .map_err(|cause| AppError::internal(format!("a user id in mission_ends: {cause}")))?;
         // A mission is deleted when it has activities and all of them are cancelled.
         let deleted = self.activity_count > 0 && self.activity_count == self.dismissed_count;
         Ok(MissionView {
-            is_ended_for_self: ended_user_ids.contains(&viewer),
+            is_ended_for_self: ended_user_ids.contains(&actor.user_id),
             deleted_at: deleted.then(|| self.last_dismissal.unwrap_or_default()),
             ended_user_ids,
             row: self.row,
@@ -146,8 +147,8 @@ impl ViewRow {
     }
 }
 
-/// Builds the views of several missions for `viewer` in one query, whatever their number.
-pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i64, MissionView>> {
+/// Builds the views of several missions for `actor` in one query, whatever their number.
+pub async fn load_many(db: &Db, ids: &[i64], actor: Actor) -> AppResult<HashMap<i64, MissionView>> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
@@ -156,13 +157,13 @@ pub async fn load_many(db: &Db, ids: &[i64], viewer: i64) -> AppResult<HashMap<i
         .fetch_all(db)
         .await?;
     rows.into_iter()
-        .map(|row| row.into_view(viewer).map(|view| (view.row.id, view)))
+        .map(|row| row.into_view(actor).map(|view| (view.row.id, view)))
         .collect()
 }
 
-/// One mission as `viewer` sees it.
-pub async fn load_one(db: &Db, id: i64, viewer: i64) -> AppResult<MissionView> {
-    load_many(db, &[id], viewer)
+/// One mission as `actor` sees it.
+pub async fn load_one(db: &Db, id: i64, actor: Actor) -> AppResult<MissionView> {
+    load_many(db, &[id], actor)
         .await?
         .remove(&id)
         .ok_or_else(|| AppError::internal("mission vanished"))

@@ -25,10 +25,12 @@ pub struct UserRow {
 }
 
 impl UserRow {
-    /// The e-mail as `viewer` may read it: the user's own, or that of a user who hides it from
-    /// none of their companies; `None` otherwise (the transport shows its mask).
-    pub fn email_for(&self, viewer: i64) -> Option<&str> {
-        (viewer == self.id || self.hides_email == Some(0)).then_some(self.email.as_str())
+    /// The e-mail as `actor` (none when anonymous) may read it: the user's own, or that of a
+    /// user who hides it from none of their companies; `None` otherwise (the transport shows its
+    /// mask).
+    pub fn email_for(&self, actor: Option<Actor>) -> Option<&str> {
+        (actor.is_some_and(|actor| actor.user_id == self.id) || self.hides_email == Some(0))
+            .then_some(self.email.as_str())
     }
 }
 
@@ -273,13 +275,13 @@ pub async fn find(db: &Db, id: i64) -> AppResult<Option<UserRow>> {
         .await?)
 }
 
-/// Whether `viewer` may read `target`: oneself, or a co-worker, that is a user with an accepted
-/// employment (not dismissed, at any time) in a company where the viewer is employed today with
+/// Whether `actor` may read `target`: oneself, or a co-worker, that is a user with an accepted
+/// employment (not dismissed, at any time) in a company where the actor is employed today with
 /// an accepted employment. The reference's `self_or_have_common_company` also counts the
 /// target's pending employments; Roadlog does not, so that a company cannot read an account by
 /// attaching an employment to its id before the user accepted anything.
-pub async fn can_read(db: &Db, viewer: Actor, target: i64) -> AppResult<bool> {
-    if viewer.user_id == target {
+pub async fn can_read(db: &Db, actor: Actor, target: i64) -> AppResult<bool> {
+    if actor.user_id == target {
         return Ok(true);
     }
     let today = chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string();
@@ -290,12 +292,12 @@ pub async fn can_read(db: &Db, viewer: Actor, target: i64) -> AppResult<bool> {
            AND mine.start_date <= $3 AND (mine.end_date IS NULL OR mine.end_date >= $3)
            AND theirs.user_id = $2 AND theirs.validation_status = 'approved' AND theirs.dismissed_at IS NULL",
     )
-    .bind(viewer.user_id)
+    .bind(actor.user_id)
     .bind(target)
     .bind(today)
     .fetch_all(db)
     .await?;
-    Ok(rows.iter().any(|(company,)| viewer.scope.allows(*company)))
+    Ok(rows.iter().any(|(company,)| actor.scope.allows(*company)))
 }
 
 /// Users with an employment in the company overlapping `[from, to]` (dates as stored): any that

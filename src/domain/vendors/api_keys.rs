@@ -132,7 +132,9 @@ pub async fn revoke(db: &Db, key_id: i64) -> AppResult<bool> {
     Ok(done.rows_affected() == 1)
 }
 
-/// A client authenticated by one of its keys.
+/// A software vendor's client authenticated by one of its keys (`X-CLIENT-ID` + `X-API-KEY`):
+/// a credential, not a caller. It acts for no user, so it never becomes an
+/// [`Actor`](crate::domain::auth::Actor); the vendors' own operations check it as it is.
 #[derive(Clone, Debug)]
 pub struct Vendor {
     pub client_id: i64,

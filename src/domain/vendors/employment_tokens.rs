@@ -16,7 +16,10 @@ use super::api_keys::LAST_USE_RESOLUTION_SECONDS;
 /// The visible prefix of employment tokens.
 pub const PREFIX: &str = "rl_et_";
 
-/// What a valid employment token grants: the employee, inside one company, for one client.
+/// What a valid employment token grants: the employee, inside one company, for one client. A
+/// credential, not a caller: the request's [`Caller`](crate::domain::auth::Caller) keeps it, and
+/// the [`Actor`](crate::domain::auth::Actor) it resolves to is the employee confined to the
+/// grant's company and client ([`Scope::Employment`](crate::domain::auth::Scope)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Grant {
     pub user_id: i64,

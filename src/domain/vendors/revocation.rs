@@ -140,7 +140,7 @@ pub async fn generate_company_token(
 }
 
 /// The clients linked to the company, with their last use and live tokens (the caller checks
-/// that the viewer may read them).
+/// that the actor may read them).
 pub async fn authorized_clients(db: &Db, company_id: i64) -> AppResult<Vec<AuthorizedClient>> {
     let rows: Vec<(i64, String, i64, Option<i64>, i64)> = sqlx::query_as(sql::AUTHORIZED)
         .bind(company_id)
@@ -163,7 +163,7 @@ pub async fn authorized_clients(db: &Db, company_id: i64) -> AppResult<Vec<Autho
 }
 
 /// `Employment.authorizedClients`: the clients the employee gave a token for the employment
-/// (the caller checks that the viewer is the employee); `(id, name)`. Software acting with an
+/// (the caller checks that the actor is the employee); `(id, name)`. Software acting with an
 /// employment token sees itself only among them.
 pub async fn clients_of_employment(db: &Db, scope: Scope, employment_id: i64) -> AppResult<Vec<(i64, String)>> {
     let rows: Vec<(i64, String)> = sqlx::query_as(sql::OF_EMPLOYMENT)

@@ -134,14 +134,14 @@ fn page_size(first: Option<i32>, cap: i64) -> AppResult<i64> {
 /// administer today (AUTHORIZATION_ERROR when none).
 pub async fn of_user(
     db: &Db,
-    viewer: Actor,
+    actor: Actor,
     user_id: i64,
     from: Option<NaiveDate>,
     until: Option<NaiveDate>,
     first: Option<i32>,
     after: Option<String>,
 ) -> AppResult<Page> {
-    let filter = crate::domain::missions::queries::scope(db, viewer, user_id, "workDays").await?;
+    let filter = crate::domain::missions::queries::scope(db, actor, user_id, "workDays").await?;
     let limit = page_size(first, USER_PAGE_CAP)?;
     let zone: Option<(String,)> = sqlx::query_as(sql::TIMEZONE).bind(user_id).fetch_optional(db).await?;
     let tz = time::zone(zone.as_ref().map_or("Europe/Paris", |z| z.0.as_str()));
@@ -168,7 +168,7 @@ pub async fn of_user(
 #[allow(clippy::too_many_arguments)]
 pub async fn of_company(
     db: &Db,
-    viewer: Actor,
+    actor: Actor,
     company_id: i64,
     from: Option<NaiveDate>,
     until: Option<NaiveDate>,
@@ -176,7 +176,7 @@ pub async fn of_company(
     after: Option<String>,
     user_ids: Option<Vec<i64>>,
 ) -> AppResult<Page> {
-    if !permissions::is_admin(db, viewer, company_id).await? {
+    if !permissions::is_admin(db, actor, company_id).await? {
         return Err(permissions::admin_only_field("workDays"));
     }
     let limit = page_size(first, COMPANY_PAGE_CAP)?;

@@ -9,6 +9,7 @@ use async_graphql::{Context, Lookahead};
 
 use crate::db::{Db, PerBackend};
 use crate::domain::activities::store::{self as activity_store, ActivityRow, VersionRow};
+use crate::domain::auth::Actor;
 use crate::domain::expenditures::{self, ExpenditureRow};
 use crate::errors::AppError;
 use crate::graphql::contract::Mission;
@@ -117,10 +118,11 @@ grouped_loader!(
     |r: &CompanyRow| r.id
 );
 
-/// Missions as API objects for the viewer of the request.
+/// Missions as API objects as the request's actor sees them (an anonymous request reads none:
+/// a mission is only ever reached through data its actor may read).
 pub struct MissionsById {
     pub db: Db,
-    pub viewer: i64,
+    pub actor: Option<Actor>,
 }
 
 impl Loader<i64> for MissionsById {
@@ -128,7 +130,10 @@ impl Loader<i64> for MissionsById {
     type Error = async_graphql::Error;
 
     async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Mission>, Self::Error> {
-        let views = store::load_many(&self.db, keys, self.viewer).await?;
+        let actor = self
+            .actor
+            .ok_or_else(|| AppError::authentication("Unable to find a valid cookie or authorization header"))?;
+        let views = store::load_many(&self.db, keys, actor).await?;
         Ok(views.into_iter().map(|(id, view)| (id, view.to_graphql())).collect())
     }
 }
@@ -252,10 +257,10 @@ pub async fn feed_users(ctx: &Context<'_>, db: &Db, users: HashSet<i64>) -> Resu
     let ids: Vec<i64> = users.into_iter().collect();
     let rows = crate::domain::users::accounts::find_many(db, &ids).await?;
     if let Some(data) = RequestData::of(ctx) {
-        let viewer = data.caller.user_id().unwrap_or_default();
+        let actor = data.caller.actor().ok();
         data.loaders
             .get::<crate::graphql::loaders::users::UserLoader>()
-            .feed_many(rows.into_iter().map(|row| (row.id, user_seen_by(row, viewer))))
+            .feed_many(rows.into_iter().map(|row| (row.id, user_seen_by(row, actor))))
             .await;
     }
     Ok(())

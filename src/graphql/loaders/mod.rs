@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
 
 use crate::db::Db;
+use crate::domain::auth::Actor;
 use crate::errors::AppError;
 use crate::graphql::RequestData;
 
@@ -36,27 +37,29 @@ where
 /// A loader of [`Loaders`]: where the request keeps it, and how it is made.
 pub trait Lazy: Loader<i64> + Sized {
     fn slot(loaders: &Loaders) -> &OnceLock<CachedLoader<Self>>;
-    fn make(db: &Db, viewer: i64) -> Self;
+    fn make(db: &Db, actor: Option<Actor>) -> Self;
 }
 
 /// Declares the request's loaders: one field each, made on first use.
 macro_rules! loaders {
-    ($($field:ident: $loader:ty = |$db:ident, $viewer:ident| $make:expr;)*) => {
+    ($($field:ident: $loader:ty = |$db:ident, $actor:ident| $make:expr;)*) => {
         /// The loaders of one request, each made when a resolver first asks for it: most
         /// operations need one or two of the ten, or none (a request made all ten, each with
         /// its allocations and its place in the request's data, before anything ran).
         pub struct Loaders {
             db: Db,
-            viewer: i64,
+            /// Who the request acts as (none when anonymous): what the loaders that decide
+            /// what may be read go by.
+            actor: Option<Actor>,
             $($field: OnceLock<CachedLoader<$loader>>,)*
         }
 
         impl Loaders {
-            /// The loaders of a request made by `viewer` (0 when anonymous).
-            pub fn new(db: &Db, viewer: i64) -> Loaders {
+            /// The loaders of a request made by `actor` (none when anonymous).
+            pub fn new(db: &Db, actor: Option<Actor>) -> Loaders {
                 Loaders {
                     db: db.clone(),
-                    viewer,
+                    actor,
                     $($field: OnceLock::new(),)*
                 }
             }
@@ -69,7 +72,7 @@ macro_rules! loaders {
                 }
 
                 #[allow(unused_variables)]
-                fn make($db: &Db, $viewer: i64) -> Self {
+                fn make($db: &Db, $actor: Option<Actor>) -> Self {
                     $make
                 }
             }
@@ -78,23 +81,23 @@ macro_rules! loaders {
 }
 
 loaders! {
-    users: users::UserLoader = |db, viewer| users::UserLoader { db: db.clone(), viewer };
-    activities: missions::ActivitiesByMission = |db, viewer| missions::ActivitiesByMission(db.clone());
-    versions: missions::VersionsByActivity = |db, viewer| missions::VersionsByActivity(db.clone());
-    expenditures: missions::ExpendituresByMission = |db, viewer| missions::ExpendituresByMission(db.clone());
-    comments: missions::CommentsByMission = |db, viewer| missions::CommentsByMission(db.clone());
-    locations: missions::LocationsByMission = |db, viewer| missions::LocationsByMission(db.clone());
-    validations: missions::ValidationsByMission = |db, viewer| missions::ValidationsByMission(db.clone());
-    vehicles: missions::VehiclesById = |db, viewer| missions::VehiclesById(db.clone());
-    companies: missions::CompaniesById = |db, viewer| missions::CompaniesById(db.clone());
-    missions: missions::MissionsById = |db, viewer| missions::MissionsById { db: db.clone(), viewer };
+    users: users::UserLoader = |db, actor| users::UserLoader { db: db.clone(), actor };
+    activities: missions::ActivitiesByMission = |db, actor| missions::ActivitiesByMission(db.clone());
+    versions: missions::VersionsByActivity = |db, actor| missions::VersionsByActivity(db.clone());
+    expenditures: missions::ExpendituresByMission = |db, actor| missions::ExpendituresByMission(db.clone());
+    comments: missions::CommentsByMission = |db, actor| missions::CommentsByMission(db.clone());
+    locations: missions::LocationsByMission = |db, actor| missions::LocationsByMission(db.clone());
+    validations: missions::ValidationsByMission = |db, actor| missions::ValidationsByMission(db.clone());
+    vehicles: missions::VehiclesById = |db, actor| missions::VehiclesById(db.clone());
+    companies: missions::CompaniesById = |db, actor| missions::CompaniesById(db.clone());
+    missions: missions::MissionsById = |db, actor| missions::MissionsById { db: db.clone(), actor };
 }
 
 impl Loaders {
     /// The request's loader of `L`, made now if no resolver asked for it before.
     pub fn get<L: Lazy>(&self) -> &CachedLoader<L> {
         L::slot(self).get_or_init(|| {
-            DataLoader::with_cache(L::make(&self.db, self.viewer), spawn, HashMapCache::default()).delay(BATCH_WINDOW)
+            DataLoader::with_cache(L::make(&self.db, self.actor), spawn, HashMapCache::default()).delay(BATCH_WINDOW)
         })
     }
 }

@@ -7,6 +7,7 @@ use async_graphql::Context;
 use async_graphql::dataloader::Loader;
 
 use crate::db::Db;
+use crate::domain::auth::Actor;
 use crate::errors::AppError;
 use crate::graphql::contract::User;
 use crate::graphql::convert::user_seen_by;
@@ -16,8 +17,8 @@ use crate::domain::users::accounts;
 /// Batches user reads within one request.
 pub struct UserLoader {
     pub db: Db,
-    /// Who reads them (0 when anonymous): see [`user_seen_by`].
-    pub viewer: i64,
+    /// Who reads them (none when anonymous): see [`user_seen_by`].
+    pub actor: Option<Actor>,
 }
 
 impl Loader<i64> for UserLoader {
@@ -28,7 +29,7 @@ impl Loader<i64> for UserLoader {
         let rows = accounts::find_many(&self.db, keys).await?;
         Ok(rows
             .into_iter()
-            .map(|row| (row.id, user_seen_by(row, self.viewer)))
+            .map(|row| (row.id, user_seen_by(row, self.actor)))
             .collect())
     }
 }

@@ -59,11 +59,11 @@ impl CompanyResolver for App {
         user_ids: Option<Vec<Option<i32>>>,
     ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
         use crate::domain::workdays::{self, Flavor};
-        let viewer = caller(ctx).actor()?;
+        let actor = caller(ctx).actor()?;
         let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let page = workdays::of_company(
             self.db(ctx),
-            viewer,
+            actor,
             parent.id.into(),
             from_date.map(|d| d.0),
             until_date.map(|d| d.0),
@@ -133,10 +133,7 @@ impl CompanyResolver for App {
         // in the invitation (Employment.userId and .email), never the account.
         let users = accounts::of_company(self.db(ctx), parent.id.into(), &from, &to, true).await?;
         Ok(Some(
-            users
-                .into_iter()
-                .map(|u| Some(user_seen_by(u, actor.user_id)))
-                .collect(),
+            users.into_iter().map(|u| Some(user_seen_by(u, Some(actor)))).collect(),
         ))
     }
 
@@ -152,10 +149,7 @@ impl CompanyResolver for App {
         let today = date_text(today());
         let users = accounts::of_company(self.db(ctx), parent.id.into(), &today, &today, true).await?;
         Ok(Some(
-            users
-                .into_iter()
-                .map(|u| Some(user_seen_by(u, actor.user_id)))
-                .collect(),
+            users.into_iter().map(|u| Some(user_seen_by(u, Some(actor)))).collect(),
         ))
     }
 
@@ -172,7 +166,7 @@ impl CompanyResolver for App {
         }
         let page = crate::domain::missions::queries::company_deleted_missions(
             self.db(ctx),
-            actor.user_id,
+            actor,
             parent.id.into(),
             first,
             after,
@@ -205,7 +199,7 @@ impl CompanyResolver for App {
         }
         let page = crate::domain::missions::queries::company_missions(
             self.db(ctx),
-            actor.user_id,
+            actor,
             parent.id.into(),
             from_time.map(|t| t.0),
             until_time.map(|t| t.0),
@@ -270,10 +264,7 @@ impl CompanyResolver for App {
         }
         let users = crate::domain::companies::staff::current_admins(self.db(ctx), parent.id.into()).await?;
         Ok(Some(
-            users
-                .into_iter()
-                .map(|u| Some(user_seen_by(u, actor.user_id)))
-                .collect(),
+            users.into_iter().map(|u| Some(user_seen_by(u, Some(actor)))).collect(),
         ))
     }
 

@@ -12,9 +12,9 @@ use crate::graphql::loaders::users::load_user;
 #[async_trait::async_trait]
 impl ExpenditureResolver for App {
     async fn mission(&self, ctx: &Context<'_>, parent: &Expenditure) -> async_graphql::Result<Option<Mission>> {
-        let viewer = caller(ctx).actor()?;
+        let actor = caller(ctx).actor()?;
         Ok(Some(
-            store::load_one(self.db(ctx), parent.mission_id.into(), viewer.user_id)
+            store::load_one(self.db(ctx), parent.mission_id.into(), actor)
                 .await?
                 .to_graphql(),
         ))

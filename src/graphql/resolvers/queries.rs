@@ -16,45 +16,45 @@ use crate::graphql::convert::{ToGraphql, user_seen_by};
 impl QueriesResolver for App {
     async fn me(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<User>> {
         let caller = caller(ctx);
-        let user_id = caller.user_id()?;
+        let actor = caller.actor()?;
         // Read with the token, unless the request has since run a mutation (see `execute`).
         if let Some(account) = caller.account() {
-            return Ok(Some(user_seen_by(account.clone(), user_id)));
+            return Ok(Some(user_seen_by(account.clone(), Some(actor))));
         }
-        Ok(accounts::find(self.db(ctx), user_id)
+        Ok(accounts::find(self.db(ctx), actor.user_id)
             .await?
-            .map(|row| user_seen_by(row, user_id)))
+            .map(|row| user_seen_by(row, Some(actor))))
     }
 
     async fn user(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<User>> {
-        let viewer = caller(ctx).actor()?;
+        let actor = caller(ctx).actor()?;
         // An unknown id and a forbidden one give the same answer: ids must not be probed.
-        if !accounts::can_read(self.db(ctx), viewer, id.into()).await? {
+        if !accounts::can_read(self.db(ctx), actor, id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
         match accounts::find(self.db(ctx), id.into()).await? {
-            Some(row) => Ok(Some(user_seen_by(row, viewer.user_id))),
+            Some(row) => Ok(Some(user_seen_by(row, Some(actor)))),
             None => Err(AppError::authorization("Forbidden access").into()),
         }
     }
 
     async fn company(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Company>> {
-        let viewer = caller(ctx).actor()?;
+        let actor = caller(ctx).actor()?;
         // Current employees and pending invitees read the company; an unknown id looks the same
         // as a forbidden one.
-        match company::find_for_employee(self.db(ctx), viewer, id.into()).await? {
+        match company::find_for_employee(self.db(ctx), actor, id.into()).await? {
             Some(row) => Ok(Some(Company::from(&row))),
             None => Err(AppError::authorization("Forbidden access").into()),
         }
     }
 
     async fn mission(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Mission>> {
-        let viewer = caller(ctx).actor()?;
+        let actor = caller(ctx).actor()?;
         let mut conn = self.db.pool.acquire().await?;
-        missions::permissions::readable(&mut conn, viewer, id.into()).await?;
+        missions::permissions::readable(&mut conn, actor, id.into()).await?;
         drop(conn);
         Ok(Some(
-            missions::store::load_one(self.db(ctx), id.into(), viewer.user_id)
+            missions::store::load_one(self.db(ctx), id.into(), actor)
                 .await?
                 .to_graphql(),
         ))

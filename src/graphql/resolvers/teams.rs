@@ -133,12 +133,12 @@ impl TeamResolver for App {
 impl App {
     /// The accounts of a team's members or admins, in one statement.
     async fn users_by_id(&self, ctx: &Context<'_>, ids: Vec<i64>) -> async_graphql::Result<Option<Vec<Option<User>>>> {
-        let viewer = crate::graphql::caller(ctx).user_id().unwrap_or_default();
+        let actor = crate::graphql::caller(ctx).actor().ok();
         let users = accounts::find_many(self.db(ctx), &ids).await?;
         Ok(Some(
             users
                 .into_iter()
-                .map(|u| Some(crate::graphql::convert::user_seen_by(u, viewer)))
+                .map(|u| Some(crate::graphql::convert::user_seen_by(u, actor)))
                 .collect(),
         ))
     }

@@ -85,11 +85,10 @@ impl UserResolver for App {
         first: Option<i32>,
         after: Option<String>,
     ) -> async_graphql::Result<Option<ActivityConnection>> {
-        let viewer = caller(ctx).actor()?;
+        let actor = caller(ctx).actor()?;
         let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
-        let page =
-            missions::queries::user_activities(self.db(ctx), viewer, parent.id.into(), from, until, first, after)
-                .await?;
+        let page = missions::queries::user_activities(self.db(ctx), actor, parent.id.into(), from, until, first, after)
+            .await?;
         let mut users = std::collections::HashSet::new();
         let node = ctx.look_ahead().field("edges").field("node");
         let rows: Vec<_> = page.items.iter().map(|(_, row)| row.clone()).collect();
@@ -108,11 +107,11 @@ impl UserResolver for App {
         after: Option<String>,
         include_deleted_missions: Option<bool>,
     ) -> async_graphql::Result<Option<MissionConnection>> {
-        let viewer = caller(ctx).actor()?;
+        let actor = caller(ctx).actor()?;
         let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
         let page = missions::queries::user_missions(
             self.db(ctx),
-            viewer,
+            actor,
             parent.id.into(),
             from,
             until,
@@ -136,10 +135,10 @@ impl UserResolver for App {
         after: Option<String>,
     ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
         use crate::domain::workdays::{self, Flavor};
-        let viewer = caller(ctx).actor()?;
+        let actor = caller(ctx).actor()?;
         let page = workdays::of_user(
             self.db(ctx),
-            viewer,
+            actor,
             parent.id.into(),
             from_date.map(|d| d.0),
             until_date.map(|d| d.0),

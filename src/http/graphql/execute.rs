@@ -139,7 +139,6 @@ async fn run_all<E: async_graphql::Executor>(
                 let refusals = crate::graphql::Refusals::default();
                 // The language of the e-mails a mutation sends to the caller (sign-up).
                 let accept_language = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
-                let viewer = caller.user_id().unwrap_or_default();
                 let request = request.data(RequestData {
                     db: db.clone(),
                     hashing: hashing.clone(),
@@ -149,7 +148,7 @@ async fn run_all<E: async_graphql::Executor>(
                     vendor: vendor.clone(),
                     client: client_ip.map(|ip| crate::graphql::ClientAddress(ip.0)),
                     lang: crate::i18n::Lang::negotiate(accept_language),
-                    loaders: Loaders::new(&db, viewer),
+                    loaders: Loaders::new(&db, caller.actor().ok()),
                     alerts: AlertStash::default(),
                 });
                 let executor = schema.for_operation(is_mutation);

@@ -168,7 +168,7 @@ pub async fn insert_for_user(
     submitter_id: i64,
     new: &NewEmployment,
 ) -> AppResult<i64> {
-    if !crate::domain::workers::lock(conn, user_id).await? {
+    if !crate::domain::workers::lock_one(conn, user_id).await? {
         return Err(AppError::invalid_resource("Invalid user id").with("field", "userId"));
     }
     let existing = held(conn, user_id).await?;

@@ -149,25 +149,7 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
                 }
                 return Ok(report);
             }
-            let mine = claimer.clone();
-            let (id, mission_id, user_id, is_admin) = (row.id, row.mission_id, row.user_id, row.is_admin == 1);
-            let done = workers::write(db, vec![user_id], move |conn| {
-                Box::pin(async move {
-                    // A run that outlived its lease may have lost the row to another one.
-                    let (ours,): (i64,) = sqlx::query_as(sql::STILL_OURS)
-                        .bind(id)
-                        .bind(&mine)
-                        .fetch_one(&mut *conn)
-                        .await?;
-                    if ours == 0 {
-                        return Ok(None);
-                    }
-                    let outcome = validate(conn, mission_id, user_id, is_admin).await?;
-                    sqlx::query(sql::DROP).bind(id).bind(&mine).execute(&mut *conn).await?;
-                    Ok(Some(outcome))
-                })
-            })
-            .await;
+            let done = validate_claimed(db, &claimer, row).await;
             match done {
                 Ok(Some(Outcome::Validated)) if by_admin => report.admin_validations += 1,
                 Ok(Some(Outcome::Validated)) => report.worker_validations += 1,
@@ -188,6 +170,31 @@ pub async fn run_until(db: &Db, as_of: i64, stop: Option<&watch::Receiver<bool>>
         }
     }
     Ok(report)
+}
+
+/// One claimed row, in its own write transaction with its worker locked: validated (and
+/// deleted), or none when another run took it over.
+async fn validate_claimed(db: &Db, claimer: &str, row: &Claimed) -> AppResult<Option<Outcome>> {
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[row.user_id]).await?;
+    // A run that outlived its lease may have lost the row to another one.
+    let (ours,): (i64,) = sqlx::query_as(sql::STILL_OURS)
+        .bind(row.id)
+        .bind(claimer)
+        .fetch_one(&mut *tx)
+        .await?;
+    if ours == 0 {
+        tx.commit().await?;
+        return Ok(None);
+    }
+    let outcome = validate(&mut tx, row.mission_id, row.user_id, row.is_admin == 1).await?;
+    sqlx::query(sql::DROP)
+        .bind(row.id)
+        .bind(claimer)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Some(outcome))
 }
 
 /// The automatic validation of `user`'s time in the mission on one side, in the caller's

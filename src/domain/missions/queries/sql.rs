@@ -1,5 +1,5 @@
 //! The list statements of the paginated lists. Each binds the page's window as `$1`…`$7`; the
-//! `…_IN_SCOPE` forms add the companies the viewer may see as `$8`.
+//! `…_IN_SCOPE` forms add the companies the actor may see as `$8`.
 
 use crate::db::PerBackend;
 use crate::per_backend;
@@ -20,7 +20,7 @@ use crate::per_backend;
 // `s.start_time <= $5` repeats the cursor's bound in a form both databases use as a range
 // of the index, so a page deep in the history starts where its cursor is.
 //
-// The mission is joined only where the viewer's scope needs its company: a span's mission
+// The mission is joined only where the actor's scope needs its company: a span's mission
 // always exists (a foreign key), and the join was one more index probe per span read.
 const USER_MISSIONS_HEAD: &str = "SELECT s.start_time AS start, s.mission_id \
      FROM mission_spans s WHERE s.user_id = $1";
