@@ -1,6 +1,7 @@
 //! [`Schema`] → the async-graphql server code: one Rust type per GraphQL type, one resolver trait
-//! per type with resolved fields, the async-graphql wrappers with the exact SDL names, and the
-//! registry of trait implementations.
+//! per type with resolved fields, one arguments struct per resolved field that takes arguments
+//! (which its resolver receives whole), the async-graphql wrappers with the exact SDL names, and
+//! the registry of trait implementations.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -41,6 +42,7 @@ pub fn emit_sharing(schema: &Schema, shared: Shared<'_>) -> Result<String, Error
 }
 
 fn tokens_sharing(schema: &Schema, shared: Option<Shared<'_>>) -> Result<TokenStream, Error> {
+    check_args_names(schema)?;
     let mut items = vec![prelude()];
     let mut own = Vec::new();
     for def in &schema.types {
@@ -324,6 +326,93 @@ fn object(o: &Object) -> Result<TokenStream, Error> {
     })
 }
 
+/// The name of the arguments struct of a field: `{Type}{Field}Args`, the object type's name then
+/// the field's name in upper camel case (`Activities.logActivity` → `ActivitiesLogActivityArgs`).
+/// Two fields could still meet on one name (`AB.c` and `A.bC`), or a name could be a type of the
+/// SDL: [`check_args_names`] refuses such a contract, so a generated name is never taken twice.
+pub fn args_name(type_name: &str, field: &Field) -> String {
+    format!("{type_name}{}Args", camel(&field.name))
+}
+
+/// Refuses a contract in which two arguments structs, or an arguments struct and a type of the
+/// SDL, would have the same name.
+fn check_args_names(schema: &Schema) -> Result<(), Error> {
+    let mut taken: std::collections::BTreeMap<String, String> = schema
+        .types
+        .iter()
+        .map(|t| (t.name().to_string(), format!("the type `{}`", t.name())))
+        .collect();
+    for def in &schema.types {
+        let TypeDef::Object(o) = def else { continue };
+        for f in o.fields.iter().filter(|f| !f.arguments.is_empty()) {
+            let name = args_name(&o.name, f);
+            let owner = format!("the arguments of `{}.{}`", o.name, f.name);
+            if let Some(other) = taken.insert(name.clone(), owner.clone()) {
+                return Err(Error::new(format!(
+                    "{owner} and {other} would both be the Rust type `{name}`: rename one of them"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A default in GraphQL syntax, for the documentation of an arguments struct's field.
+fn graphql_literal(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Boolean(b) => b.to_string(),
+        Value::Number(n) => n.clone(),
+        Value::String(s) => serde_json::to_string(s).expect("a string serializes"),
+        Value::List(items) => format!("[{}]", items.iter().map(graphql_literal).collect::<Vec<_>>().join(", ")),
+        Value::Enum(e) => e.clone(),
+    }
+}
+
+/// The arguments struct of a resolved field with arguments: one field per argument, with the
+/// Rust type of the wrapper's parameter, documented with the argument's description and default.
+/// Every argument type is a scalar (each custom one is `Clone + Debug`), an enum or an input
+/// object (both derived `Clone, Debug` here), or a list or option of those, so the derive holds.
+fn args_struct(type_name: &str, f: &Field) -> TokenStream {
+    let ident = format_ident!("{}", args_name(type_name, f));
+    let struct_doc = format!(
+        "The arguments of `{type_name}.{}`, which its resolver receives whole. Named \
+         `{{Type}}{{Field}}Args`; the generator refuses a contract in which such a name is taken twice.",
+        f.name
+    );
+    let fields = f.arguments.iter().map(|a| {
+        let mut lines: Vec<String> = a.description.iter().cloned().collect();
+        if let Some(default) = &a.default {
+            if !lines.is_empty() {
+                lines.push(String::new());
+            }
+            lines.push(format!("Default: {}.", graphql_literal(default)));
+        }
+        let field = snake(&a.name);
+        let ty = rust_type(&a.ty);
+        quote! {
+            #(#[doc = #lines])*
+            pub #field: #ty,
+        }
+    });
+    quote! {
+        #[doc = #struct_doc]
+        #[derive(Debug, Clone)]
+        pub struct #ident {
+            #(#fields)*
+        }
+    }
+}
+
+/// The arguments structs of the resolved fields that take arguments.
+fn args_structs(type_name: &str, fields: &[&Field]) -> TokenStream {
+    let structs = fields
+        .iter()
+        .filter(|f| !f.arguments.is_empty())
+        .map(|f| args_struct(type_name, f));
+    quote!(#(#structs)*)
+}
+
 fn resolver_trait(name: &str, fields: &[&Field], with_parent: bool) -> TokenStream {
     let trait_doc = format!("Resolvers of the fields of `{name}` that are not plain data.");
     let trait_name = trait_ident(name);
@@ -332,18 +421,19 @@ fn resolver_trait(name: &str, fields: &[&Field], with_parent: bool) -> TokenStre
     let methods = fields.iter().map(|f| {
         let docs = doc(&f.description);
         let method = snake(&f.name);
-        let args = f.arguments.iter().map(|a| {
-            let arg = snake(&a.name);
-            let ty = rust_type(&a.ty);
-            quote!(, #arg: #ty)
+        let args = (!f.arguments.is_empty()).then(|| {
+            let ty = format_ident!("{}", args_name(name, f));
+            quote!(, args: #ty)
         });
         let ret = rust_type(&f.ty);
         quote! {
             #docs
-            async fn #method(&self, ctx: &Context<'_> #parent #(#args)*) -> async_graphql::Result<#ret>;
+            async fn #method(&self, ctx: &Context<'_> #parent #args) -> async_graphql::Result<#ret>;
         }
     });
+    let structs = args_structs(name, fields);
     quote! {
+        #structs
         #[doc = #trait_doc]
         #[async_trait::async_trait]
         pub trait #trait_name: Send + Sync + 'static {
@@ -361,6 +451,7 @@ fn wrapper_method(name: &str, f: &Field, with_parent: bool) -> Result<TokenStrea
     if with_parent {
         call.push(quote!(self));
     }
+    let mut fields = Vec::new();
     for a in &f.arguments {
         let arg_name = &a.name;
         let mut attr = quote!(name = #arg_name);
@@ -374,7 +465,13 @@ fn wrapper_method(name: &str, f: &Field, with_parent: bool) -> Result<TokenStrea
         let arg = snake(arg_name);
         let ty = rust_type(&a.ty);
         params.push(quote!(, #[graphql(#attr)] #arg: #ty));
-        call.push(quote!(#arg));
+        fields.push(arg);
+    }
+    // async-graphql reads the arguments one by one (their names, descriptions and defaults stay
+    // those of the SDL); the resolver gets them as one struct.
+    if !fields.is_empty() {
+        let args = format_ident!("{}", args_name(name, f));
+        call.push(quote!(#args { #(#fields),* }));
     }
     let ret = rust_type(&f.ty);
     let registry_field = snake(name);
@@ -434,5 +531,37 @@ fn registry(schema: &Schema) -> TokenStream {
         pub fn schema_builder(resolvers: Resolvers) -> async_graphql::SchemaBuilder<#query, #mutation, async_graphql::EmptySubscription> {
             async_graphql::Schema::build(#query, #mutation, async_graphql::EmptySubscription).data(resolvers)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_documented_in_graphql_syntax() {
+        let list = Value::List(vec![
+            Value::String("a \"b\"".into()),
+            Value::Null,
+            Value::Enum("ROAD".into()),
+            Value::Boolean(false),
+            Value::Number("1.5".into()),
+        ]);
+        assert_eq!(graphql_literal(&list), r#"["a \"b\"", null, ROAD, false, 1.5]"#);
+    }
+
+    #[test]
+    fn args_names_join_the_type_and_the_field() {
+        let field = Field {
+            name: "logActivity".into(),
+            description: None,
+            ty: TypeRef {
+                base: Base::Named("Int".into(), Kind::BuiltinScalar),
+                nullable: true,
+            },
+            arguments: Vec::new(),
+            resolution: Resolution::Resolver,
+        };
+        assert_eq!(args_name("Activities", &field), "ActivitiesLogActivityArgs");
     }
 }
