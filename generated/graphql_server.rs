@@ -105,6 +105,24 @@ pub enum OverValidationJustification {
 ///Root of all read operations. Every query requires authentication (`Authorization: Bearer <accessToken>`); without valid credentials it fails with AUTHENTICATION_ERROR.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Queries;
+///The arguments of `Queries.user`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct QueriesUserArgs {
+    ///Identifier of the user.
+    pub id: i32,
+}
+///The arguments of `Queries.company`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct QueriesCompanyArgs {
+    ///Identifier of the company.
+    pub id: i32,
+}
+///The arguments of `Queries.mission`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct QueriesMissionArgs {
+    ///Identifier of the mission.
+    pub id: i32,
+}
 ///Resolvers of the fields of `Queries` that are not plain data.
 #[async_trait::async_trait]
 pub trait QueriesResolver: Send + Sync + 'static {
@@ -114,19 +132,19 @@ pub trait QueriesResolver: Send + Sync + 'static {
     async fn user(
         &self,
         ctx: &Context<'_>,
-        id: i32,
+        args: QueriesUserArgs,
     ) -> async_graphql::Result<Option<User>>;
     ///A company by id. Readable by a caller with a non-rejected, non-cancelled employment in the company covering today (pending invitations count); otherwise AUTHORIZATION_ERROR.
     async fn company(
         &self,
         ctx: &Context<'_>,
-        id: i32,
+        args: QueriesCompanyArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///A mission by id. Readable by an admin of the mission's company, by the mission submitter, or by a user with at least one activity (even cancelled) in the mission; otherwise, or when the mission does not exist, AUTHORIZATION_ERROR. All users' data of a readable mission are visible.
     async fn mission(
         &self,
         ctx: &Context<'_>,
-        id: i32,
+        args: QueriesMissionArgs,
     ) -> async_graphql::Result<Option<Mission>>;
     ///Checks the credentials sent with the request and returns the caller's user id. Fails with AUTHENTICATION_ERROR when credentials are missing, invalid or expired.
     async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput>;
@@ -147,7 +165,14 @@ impl Queries {
         #[graphql(name = "id", desc = "Identifier of the user.")]
         id: i32,
     ) -> async_graphql::Result<Option<User>> {
-        null_on_error(ctx, ctx.data_unchecked::<Resolvers>().queries.user(ctx, id).await)
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .queries
+                .user(ctx, QueriesUserArgs { id })
+                .await,
+        )
     }
     ///A company by id. Readable by a caller with a non-rejected, non-cancelled employment in the company covering today (pending invitations count); otherwise AUTHORIZATION_ERROR.
     #[graphql(name = "company")]
@@ -159,7 +184,11 @@ impl Queries {
     ) -> async_graphql::Result<Option<Company>> {
         null_on_error(
             ctx,
-            ctx.data_unchecked::<Resolvers>().queries.company(ctx, id).await,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .queries
+                .company(ctx, QueriesCompanyArgs { id })
+                .await,
         )
     }
     ///A mission by id. Readable by an admin of the mission's company, by the mission submitter, or by a user with at least one activity (even cancelled) in the mission; otherwise, or when the mission does not exist, AUTHORIZATION_ERROR. All users' data of a readable mission are visible.
@@ -172,7 +201,11 @@ impl Queries {
     ) -> async_graphql::Result<Option<Mission>> {
         null_on_error(
             ctx,
-            ctx.data_unchecked::<Resolvers>().queries.mission(ctx, id).await,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .queries
+                .mission(ctx, QueriesMissionArgs { id })
+                .await,
         )
     }
     ///Checks the credentials sent with the request and returns the caller's user id. Fails with AUTHENTICATION_ERROR when credentials are missing, invalid or expired.
@@ -195,6 +228,64 @@ pub struct CheckOutput {
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Mutations;
+///The arguments of `Mutations.updateCompanyDetails`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsUpdateCompanyDetailsArgs {
+    ///When true and the business type changes, every employment of the company (whatever its status) takes the new business.
+    pub apply_business_type_to_employees: Option<bool>,
+    ///The company to change.
+    pub company_id: i32,
+    ///The new business of the company, as a BusinessType member name (e.g. `LONG_DISTANCE`). New employments take the company's business; the regulatory checks use the business of the worker's employment.
+    pub new_business_type: Option<String>,
+    ///The new usual name of the company, 1 to 255 characters (trimmed).
+    pub new_name: Option<String>,
+    ///The number of workers the company declares (Company.numberWorkers), greater than 0.
+    pub new_nb_workers: Option<i32>,
+    ///The new phone number of the company, at most 30 characters.
+    pub new_phone_number: Option<String>,
+    ///Roadlog extension, not in the reference: turns the EU driving-time checks of the company on or off (see CompanySettings.euDrivingTimeChecks). They apply to computations made afterwards (use the operator's `roadlog regulation rebuild` for past days). Omitted: unchanged.
+    pub eu_driving_time_checks: Option<bool>,
+    ///Roadlog extension, not in the reference: the new legal name of the company (Company.legalName), 1 to 255 characters (trimmed). Omitted, null or blank: unchanged.
+    pub new_legal_name: Option<String>,
+}
+///The arguments of `Mutations.seedSandboxCompany`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsSeedSandboxCompanyArgs {
+    ///The company to fill; the caller must be one of its admins today.
+    pub company_id: i32,
+}
+///The arguments of `Mutations.dismissEmploymentToken`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsDismissEmploymentTokenArgs {
+    ///The client_id of the software.
+    pub client_id: i32,
+    ///The caller's employment.
+    pub employment_id: i32,
+}
+///The arguments of `Mutations.dismissCompanyToken`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsDismissCompanyTokenArgs {
+    ///The client_id of the software.
+    pub client_id: i32,
+    ///The company.
+    pub company_id: i32,
+}
+///The arguments of `Mutations.generateCompanyToken`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsGenerateCompanyTokenArgs {
+    ///The client_id of the software.
+    pub client_id: i32,
+    ///The company.
+    pub company_id: i32,
+}
+///The arguments of `Mutations.rotateEmploymentToken`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsRotateEmploymentTokenArgs {
+    ///The client_id of the software (that of `X-CLIENT-ID`).
+    pub client_id: i32,
+    ///The employment of the token.
+    pub employment_id: i32,
+}
 ///Resolvers of the fields of `Mutations` that are not plain data.
 #[async_trait::async_trait]
 pub trait MutationsResolver: Send + Sync + 'static {
@@ -202,48 +293,37 @@ pub trait MutationsResolver: Send + Sync + 'static {
     async fn update_company_details(
         &self,
         ctx: &Context<'_>,
-        apply_business_type_to_employees: Option<bool>,
-        company_id: i32,
-        new_business_type: Option<String>,
-        new_name: Option<String>,
-        new_nb_workers: Option<i32>,
-        new_phone_number: Option<String>,
-        eu_driving_time_checks: Option<bool>,
-        new_legal_name: Option<String>,
+        args: MutationsUpdateCompanyDetailsArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///Roadlog extension, not in the reference; sandbox only. Fills a company with demo data so that an integrator has something to try the mission history, the regulatory alerts and the C1B export on from day one: six demo workers with accepted employments, and the 30 days before today (the workers' time zone, Europe/Paris) of missions with their vehicle, start and end locations (with kilometre readings when the company requires them), activities of every kind in days of different lengths with rest days, expenditures (when the company allows them), comments, and validations by the workers and by the caller; some days break each working-time rule on purpose (listed in `breaches`). The demo workers' e-mails are on the reserved domain `demo.roadlog.invalid` and receive no mail; each gets a random password, returned once in this answer (only its argon2id hash is stored), to log in as that worker. Everything is recorded through the rules of the mutations, in one transaction: on any error nothing is written. A company is seeded once: a second call is refused with INVALID_RESOURCE (`reason: SANDBOX_ALREADY_SEEDED`) and changes nothing. Errors: AUTHORIZATION_ERROR (not an admin of the company; the production environment, `reason: SANDBOX_ONLY`), INVALID_RESOURCE, AUTHENTICATION_ERROR.
     async fn seed_sandbox_company(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
+        args: MutationsSeedSandboxCompanyArgs,
     ) -> async_graphql::Result<Option<SandboxSeedOutput>>;
     ///Withdraws a software vendor's access to the caller's employment: the employment token the client holds for it stops working at once (on every instance), and the client's link to the employment is dismissed. The caller must be the employment's own user (AUTHORIZATION_ERROR "Forbidden access" otherwise, an unknown employment alike). Errors: INVALID_INPUTS with `reason: EMPLOYMENT_CLIENT_LINK_NOT_FOUND` when the client holds no active link to the employment, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn dismiss_employment_token(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
-        employment_id: i32,
+        args: MutationsDismissEmploymentTokenArgs,
     ) -> async_graphql::Result<Option<Void>>;
     ///Ends a software vendor's link to a company: every employment token the client holds for employees of the company stops working at once, and the software can no longer sync the company's employees. Answers the clients still linked to the company. Company admins only (AUTHORIZATION_ERROR "You need to be a company admin"). Errors: INVALID_INPUTS with `reason: COMPANY_CLIENT_LINK_NOT_FOUND` when the client holds no active link to the company, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn dismiss_company_token(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
-        company_id: i32,
+        args: MutationsDismissCompanyTokenArgs,
     ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
     ///Links a software vendor to an existing company, so that it can sync the company's employees on `/protected` (a company it registered itself is linked already). Linking a client already linked changes nothing. Answers the clients linked to the company. Company admins only (AUTHORIZATION_ERROR "You need to be a company admin"). Errors: INVALID_INPUTS (`field: clientId`) for an unknown or revoked client, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn generate_company_token(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
-        company_id: i32,
+        args: MutationsGenerateCompanyTokenArgs,
     ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
     ///Roadlog extension, not in the reference. Exchanges the employment token the request was made with (`X-CLIENT-ID` + `X-EMPLOYMENT-TOKEN`) for a fresh one, given once in the answer: the old token stops working at once. The new token gets the client's employment-token lifetime from now, if the operator set one. `clientId` and `employmentId` name the token's link, as in dismissEmploymentToken. Errors: AUTHORIZATION_ERROR when the request was not made with an employment token, or with one of another client or employment; AUTHENTICATION_ERROR (also when the token was dismissed or rotated by a concurrent request meanwhile).
     async fn rotate_employment_token(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
-        employment_id: i32,
+        args: MutationsRotateEmploymentTokenArgs,
     ) -> async_graphql::Result<Option<EmploymentTokenRotation>>;
 }
 ///Root of all write operations. Mutations are grouped in namespaces: `mutation { activities { logActivity(...) { id } } }`. Arguments are flat (no `input` wrapper).
@@ -334,14 +414,16 @@ impl Mutations {
                 .mutations
                 .update_company_details(
                     ctx,
-                    apply_business_type_to_employees,
-                    company_id,
-                    new_business_type,
-                    new_name,
-                    new_nb_workers,
-                    new_phone_number,
-                    eu_driving_time_checks,
-                    new_legal_name,
+                    MutationsUpdateCompanyDetailsArgs {
+                        apply_business_type_to_employees,
+                        company_id,
+                        new_business_type,
+                        new_name,
+                        new_nb_workers,
+                        new_phone_number,
+                        eu_driving_time_checks,
+                        new_legal_name,
+                    },
                 )
                 .await,
         )
@@ -362,7 +444,12 @@ impl Mutations {
             ctx
                 .data_unchecked::<Resolvers>()
                 .mutations
-                .seed_sandbox_company(ctx, company_id)
+                .seed_sandbox_company(
+                    ctx,
+                    MutationsSeedSandboxCompanyArgs {
+                        company_id,
+                    },
+                )
                 .await,
         )
     }
@@ -381,7 +468,13 @@ impl Mutations {
             ctx
                 .data_unchecked::<Resolvers>()
                 .mutations
-                .dismiss_employment_token(ctx, client_id, employment_id)
+                .dismiss_employment_token(
+                    ctx,
+                    MutationsDismissEmploymentTokenArgs {
+                        client_id,
+                        employment_id,
+                    },
+                )
                 .await,
         )
     }
@@ -400,7 +493,13 @@ impl Mutations {
             ctx
                 .data_unchecked::<Resolvers>()
                 .mutations
-                .dismiss_company_token(ctx, client_id, company_id)
+                .dismiss_company_token(
+                    ctx,
+                    MutationsDismissCompanyTokenArgs {
+                        client_id,
+                        company_id,
+                    },
+                )
                 .await,
         )
     }
@@ -419,7 +518,13 @@ impl Mutations {
             ctx
                 .data_unchecked::<Resolvers>()
                 .mutations
-                .generate_company_token(ctx, client_id, company_id)
+                .generate_company_token(
+                    ctx,
+                    MutationsGenerateCompanyTokenArgs {
+                        client_id,
+                        company_id,
+                    },
+                )
                 .await,
         )
     }
@@ -441,7 +546,13 @@ impl Mutations {
             ctx
                 .data_unchecked::<Resolvers>()
                 .mutations
-                .rotate_employment_token(ctx, client_id, employment_id)
+                .rotate_employment_token(
+                    ctx,
+                    MutationsRotateEmploymentTokenArgs {
+                        client_id,
+                        employment_id,
+                    },
+                )
                 .await,
         )
     }
@@ -541,6 +652,20 @@ pub struct SandboxBreach {
 ///Authentication mutations. No access token is required to call them.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Auth;
+///The arguments of `Auth.login`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AuthLoginArgs {
+    ///E-mail of the account.
+    pub email: crate::graphql::scalars::Email,
+    ///Password of the account.
+    pub password: String,
+}
+///The arguments of `Auth.revokeAuthorizedClient`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AuthRevokeAuthorizedClientArgs {
+    ///The client_id of the application (see User.authorizedClients).
+    pub client_id: i32,
+}
 ///Resolvers of the fields of `Auth` that are not plain data.
 #[async_trait::async_trait]
 pub trait AuthResolver: Send + Sync + 'static {
@@ -548,8 +673,7 @@ pub trait AuthResolver: Send + Sync + 'static {
     async fn login(
         &self,
         ctx: &Context<'_>,
-        email: crate::graphql::scalars::Email,
-        password: String,
+        args: AuthLoginArgs,
     ) -> async_graphql::Result<Option<LoginOutput>>;
     ///Exchanges the refresh token sent as `Authorization: Bearer <refreshToken>` for a new access token and refresh token. A refresh token is single use: it is revoked when used (rotation). A missing, invalid, expired or already used refresh token fails with AUTHENTICATION_ERROR.
     async fn refresh(
@@ -562,7 +686,7 @@ pub trait AuthResolver: Send + Sync + 'static {
     async fn revoke_authorized_client(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
+        args: AuthRevokeAuthorizedClientArgs,
     ) -> async_graphql::Result<Option<Void>>;
 }
 ///Authentication mutations. No access token is required to call them.
@@ -580,7 +704,11 @@ impl Auth {
     ) -> async_graphql::Result<Option<LoginOutput>> {
         null_on_error(
             ctx,
-            ctx.data_unchecked::<Resolvers>().auth.login(ctx, email, password).await,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .auth
+                .login(ctx, AuthLoginArgs { email, password })
+                .await,
         )
     }
     ///Exchanges the refresh token sent as `Authorization: Bearer <refreshToken>` for a new access token and refresh token. A refresh token is single use: it is revoked when used (rotation). A missing, invalid, expired or already used refresh token fails with AUTHENTICATION_ERROR.
@@ -612,7 +740,12 @@ impl Auth {
             ctx
                 .data_unchecked::<Resolvers>()
                 .auth
-                .revoke_authorized_client(ctx, client_id)
+                .revoke_authorized_client(
+                    ctx,
+                    AuthRevokeAuthorizedClientArgs {
+                        client_id,
+                    },
+                )
                 .await,
         )
     }
@@ -620,6 +753,40 @@ impl Auth {
 ///Registration mutations.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SignUp;
+///The arguments of `SignUp.user`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct SignUpUserArgs {
+    ///Login e-mail of the new account; must not be registered already.
+    pub email: crate::graphql::scalars::Email,
+    ///Password of the new account.
+    pub password: String,
+    ///First name of the user.
+    pub first_name: String,
+    ///Last name of the user.
+    pub last_name: String,
+    ///Invitation token received by e-mail after an employments.createEmployment with `mail`. Optional.
+    pub invite_token: Option<String>,
+    ///IANA time zone name of the user, e.g. `Europe/Paris`, spelt as the time zone database spells it. Optional; defaults to `Europe/Paris`. An unknown name (misspelt, in another case, or a fixed offset such as `+03`) is INVALID_INPUTS with `field: timezoneName`, and nothing is stored.
+    pub timezone_name: Option<String>,
+}
+///The arguments of `SignUp.company`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct SignUpCompanyArgs {
+    ///Name under which the company is known (returned as Company.name).
+    pub usual_name: String,
+    ///SIREN number of the company: exactly 9 digits, otherwise INVALID_INPUTS.
+    pub siren: String,
+    ///Phone number of the company. Optional.
+    pub phone_number: Option<String>,
+    ///Roadlog extension, not in the reference (which reads it from the national company register): the legal name of the company, 1 to 255 characters (trimmed), returned as Company.legalName. Optional: omitted or blank, legalName stays null until an admin gives it with updateCompanyDetails(newLegalName).
+    pub legal_name: Option<String>,
+}
+///The arguments of `SignUp.redeemInvite`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct SignUpRedeemInviteArgs {
+    ///Invitation token received by e-mail.
+    pub token: String,
+}
 ///Resolvers of the fields of `SignUp` that are not plain data.
 #[async_trait::async_trait]
 pub trait SignUpResolver: Send + Sync + 'static {
@@ -627,27 +794,19 @@ pub trait SignUpResolver: Send + Sync + 'static {
     async fn user(
         &self,
         ctx: &Context<'_>,
-        email: crate::graphql::scalars::Email,
-        password: String,
-        first_name: String,
-        last_name: String,
-        invite_token: Option<String>,
-        timezone_name: Option<String>,
+        args: SignUpUserArgs,
     ) -> async_graphql::Result<Option<UserTokens>>;
     ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name, legalName longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn company(
         &self,
         ctx: &Context<'_>,
-        usual_name: String,
-        siren: String,
-        phone_number: Option<String>,
-        legal_name: Option<String>,
+        args: SignUpCompanyArgs,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>>;
     ///Attaches the employment invitation identified by token to the authenticated user and accepts it, as signing up with an inviteToken does; returns the accepted employment. Errors: INVALID_TOKEN (token unknown, already used or expired), AUTHENTICATION_ERROR.
     async fn redeem_invite(
         &self,
         ctx: &Context<'_>,
-        token: String,
+        args: SignUpRedeemInviteArgs,
     ) -> async_graphql::Result<Option<Employment>>;
 }
 ///Registration mutations.
@@ -687,12 +846,14 @@ impl SignUp {
                 .sign_up
                 .user(
                     ctx,
-                    email,
-                    password,
-                    first_name,
-                    last_name,
-                    invite_token,
-                    timezone_name,
+                    SignUpUserArgs {
+                        email,
+                        password,
+                        first_name,
+                        last_name,
+                        invite_token,
+                        timezone_name,
+                    },
                 )
                 .await,
         )
@@ -725,7 +886,15 @@ impl SignUp {
             ctx
                 .data_unchecked::<Resolvers>()
                 .sign_up
-                .company(ctx, usual_name, siren, phone_number, legal_name)
+                .company(
+                    ctx,
+                    SignUpCompanyArgs {
+                        usual_name,
+                        siren,
+                        phone_number,
+                        legal_name,
+                    },
+                )
                 .await,
         )
     }
@@ -739,7 +908,11 @@ impl SignUp {
     ) -> async_graphql::Result<Option<Employment>> {
         null_on_error(
             ctx,
-            ctx.data_unchecked::<Resolvers>().sign_up.redeem_invite(ctx, token).await,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .sign_up
+                .redeem_invite(ctx, SignUpRedeemInviteArgs { token })
+                .await,
         )
     }
 }
@@ -886,6 +1059,70 @@ pub struct User {
     #[graphql(name = "birthDate")]
     pub birth_date: Option<String>,
 }
+///The arguments of `User.activities`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct UserActivitiesArgs {
+    ///Only activities ending at or after this time (running activities included). Optional.
+    pub from_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Only activities starting at or before this time. Optional.
+    pub until_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Page size; capped at 200.
+    pub first: Option<i32>,
+    ///Opaque cursor (endCursor of a previous page); the page starts after it.
+    pub after: Option<String>,
+}
+///The arguments of `User.missions`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct UserMissionsArgs {
+    ///Only missions ending at or after this time (running missions included). Optional.
+    pub from_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Only missions starting at or before this time. Optional.
+    pub until_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Page size; capped at 200.
+    pub first: Option<i32>,
+    ///Opaque cursor (endCursor of a previous page); the page starts after it.
+    pub after: Option<String>,
+    ///When true, the missions in which the user worked and whose activities were all cancelled since (Mission.deletedAt) are listed too, at the time of the user's cancelled activities. Defaults to false.
+    pub include_deleted_missions: Option<bool>,
+}
+///The arguments of `User.workDays`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct UserWorkDaysArgs {
+    ///Only days on or after this date. Optional.
+    pub from_date: Option<crate::graphql::scalars::Date>,
+    ///Only days on or before this date. Optional.
+    pub until_date: Option<crate::graphql::scalars::Date>,
+    ///Page size; capped at 200 (the default).
+    pub first: Option<i32>,
+    ///Opaque cursor (endCursor of a previous page); the page starts after it.
+    pub after: Option<String>,
+}
+///The arguments of `User.employments`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct UserEmploymentsArgs {
+    ///Only employments ending on or after this date (open-ended ones included). Optional.
+    pub from_date: Option<crate::graphql::scalars::Date>,
+    ///Only employments starting on or before this date. Optional.
+    pub until_date: Option<crate::graphql::scalars::Date>,
+    ///When true, pending (not yet accepted) employments are included. Defaults to false.
+    pub include_pending: Option<bool>,
+}
+///The arguments of `User.adminedCompanies`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct UserAdminedCompaniesArgs {
+    ///Restricts the result to these company ids. Optional.
+    pub company_ids: Option<Vec<Option<i32>>>,
+}
+///The arguments of `User.regulationComputationsByDay`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct UserRegulationComputationsByDayArgs {
+    ///Only the computations of this submitter type. Optional.
+    pub submitter_type: Option<crate::graphql::scalars::SubmitterTypeEnum>,
+    ///Only days on or after this date. Optional.
+    pub from_date: Option<crate::graphql::scalars::Date>,
+    ///Only days on or before this date. Optional.
+    pub to_date: Option<crate::graphql::scalars::Date>,
+}
 ///Resolvers of the fields of `User` that are not plain data.
 #[async_trait::async_trait]
 pub trait UserResolver: Send + Sync + 'static {
@@ -894,31 +1131,21 @@ pub trait UserResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        from_time: Option<crate::graphql::scalars::TimeStamp>,
-        until_time: Option<crate::graphql::scalars::TimeStamp>,
-        first: Option<i32>,
-        after: Option<String>,
+        args: UserActivitiesArgs,
     ) -> async_graphql::Result<Option<ActivityConnection>>;
     ///Missions in which the user has activities overlapping the period, most recent first. The user himself sees all of them; another caller sees only those of companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
     async fn missions(
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        from_time: Option<crate::graphql::scalars::TimeStamp>,
-        until_time: Option<crate::graphql::scalars::TimeStamp>,
-        first: Option<i32>,
-        after: Option<String>,
-        include_deleted_missions: Option<bool>,
+        args: UserMissionsArgs,
     ) -> async_graphql::Result<Option<MissionConnection>>;
     ///The user's days of work, one per local day (in the user's time zone, User.timezoneName) with at least one activity that was not cancelled, most recent first: the times, durations by activity type, expenditures and mission names of each day. Every activity type counts, `off` (holidays) included; an activity over several days counts in each, clipped to the day. The user himself sees all of them; another caller sees only the time recorded in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
     async fn work_days(
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        from_date: Option<crate::graphql::scalars::Date>,
-        until_date: Option<crate::graphql::scalars::Date>,
-        first: Option<i32>,
-        after: Option<String>,
+        args: UserWorkDaysArgs,
     ) -> async_graphql::Result<Option<WorkDayConnection>>;
     ///Non-rejected, non-cancelled employments of the user covering today, pending invitations included. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
     async fn current_employments(
@@ -931,25 +1158,21 @@ pub trait UserResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        from_date: Option<crate::graphql::scalars::Date>,
-        until_date: Option<crate::graphql::scalars::Date>,
-        include_pending: Option<bool>,
+        args: UserEmploymentsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
     ///Companies where the user currently has admin rights (approved admin employment active today). Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
     async fn admined_companies(
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        company_ids: Option<Vec<Option<i32>>>,
+        args: UserAdminedCompaniesArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Company>>>>;
     ///The regulatory computations of the user (the working-time checks: daily rest, daily work, breaks, weekly rest, weekly work), grouped by day, days ascending. A computation exists for each day (and each Monday, for the weekly checks) computed when a mission was validated: by the user himself (`employee`) or by an admin (`admin`). Readable by the user himself or by a caller who is currently admin of a company of the user (who sees all of the user's computations); otherwise AUTHORIZATION_ERROR. With a software vendor's employment token (X-EMPLOYMENT-TOKEN), only the days whose computation read none of the user's missions for another company than the token's: a day's computation reads the missions of its week, of the week before and of the day after.
     async fn regulation_computations_by_day(
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        submitter_type: Option<crate::graphql::scalars::SubmitterTypeEnum>,
-        from_date: Option<crate::graphql::scalars::Date>,
-        to_date: Option<crate::graphql::scalars::Date>,
+        args: UserRegulationComputationsByDayArgs,
     ) -> async_graphql::Result<Option<Vec<Option<RegulationComputationByDayOutput>>>>;
     ///Whether the mission the user last validated himself had enough breaks: false when one of its local days has an `enoughBreak` alert with too few breaks among the user's own (`employee`) computations; true when it had none, when the user validated no mission, or when that mission is not over. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
     async fn had_enough_break_last_mission(
@@ -1000,7 +1223,16 @@ impl User {
             ctx
                 .data_unchecked::<Resolvers>()
                 .user
-                .activities(ctx, self, from_time, until_time, first, after)
+                .activities(
+                    ctx,
+                    self,
+                    UserActivitiesArgs {
+                        from_time,
+                        until_time,
+                        first,
+                        after,
+                    },
+                )
                 .await,
         )
     }
@@ -1040,11 +1272,13 @@ impl User {
                 .missions(
                     ctx,
                     self,
-                    from_time,
-                    until_time,
-                    first,
-                    after,
-                    include_deleted_missions,
+                    UserMissionsArgs {
+                        from_time,
+                        until_time,
+                        first,
+                        after,
+                        include_deleted_missions,
+                    },
                 )
                 .await,
         )
@@ -1077,7 +1311,16 @@ impl User {
             ctx
                 .data_unchecked::<Resolvers>()
                 .user
-                .work_days(ctx, self, from_date, until_date, first, after)
+                .work_days(
+                    ctx,
+                    self,
+                    UserWorkDaysArgs {
+                        from_date,
+                        until_date,
+                        first,
+                        after,
+                    },
+                )
                 .await,
         )
     }
@@ -1118,7 +1361,15 @@ impl User {
             ctx
                 .data_unchecked::<Resolvers>()
                 .user
-                .employments(ctx, self, from_date, until_date, include_pending)
+                .employments(
+                    ctx,
+                    self,
+                    UserEmploymentsArgs {
+                        from_date,
+                        until_date,
+                        include_pending,
+                    },
+                )
                 .await,
         )
     }
@@ -1138,7 +1389,13 @@ impl User {
             ctx
                 .data_unchecked::<Resolvers>()
                 .user
-                .admined_companies(ctx, self, company_ids)
+                .admined_companies(
+                    ctx,
+                    self,
+                    UserAdminedCompaniesArgs {
+                        company_ids,
+                    },
+                )
                 .await,
         )
     }
@@ -1168,9 +1425,11 @@ impl User {
                 .regulation_computations_by_day(
                     ctx,
                     self,
-                    submitter_type,
-                    from_date,
-                    to_date,
+                    UserRegulationComputationsByDayArgs {
+                        submitter_type,
+                        from_date,
+                        to_date,
+                    },
                 )
                 .await,
         )
@@ -1319,6 +1578,90 @@ pub struct Company {
     #[graphql(name = "numberWorkers")]
     pub number_workers: Option<i32>,
 }
+///The arguments of `Company.users`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct CompanyUsersArgs {
+    ///Start of the period (inclusive). Optional.
+    pub from_date: Option<crate::graphql::scalars::Date>,
+    ///End of the period (inclusive). Optional.
+    pub to_date: Option<crate::graphql::scalars::Date>,
+}
+///The arguments of `Company.missionsDeleted`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct CompanyMissionsDeletedArgs {
+    ///Page size; capped at 1000 (the default).
+    pub first: Option<i32>,
+    ///Roadlog extension: opaque cursor (endCursor of a previous page); the page starts after it.
+    pub after: Option<String>,
+}
+///The arguments of `Company.missions`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct CompanyMissionsArgs {
+    ///Only missions ending at or after this time (running missions included). Optional.
+    pub from_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Only missions starting at or before this time. Optional.
+    pub until_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Opaque cursor (endCursor of a previous page); the page starts after it.
+    pub after: Option<String>,
+    ///Page size; capped at 1000.
+    pub first: Option<i32>,
+    ///When true, only missions ended for all their users are returned. Defaults to false.
+    pub only_ended_missions: Option<bool>,
+}
+///The arguments of `Company.workDays`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct CompanyWorkDaysArgs {
+    ///Only days on or after this date. Optional.
+    pub from_date: Option<crate::graphql::scalars::Date>,
+    ///Only days on or before this date. Optional.
+    pub until_date: Option<crate::graphql::scalars::Date>,
+    ///Page size; capped at 1000 (the default).
+    pub first: Option<i32>,
+    ///Opaque cursor (endCursor of a previous page); the page starts after it.
+    pub after: Option<String>,
+    ///Only these workers. Optional.
+    pub user_ids: Option<Vec<Option<i32>>>,
+}
+///The arguments of `Company.employments`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct CompanyEmploymentsArgs {
+    ///When true, only the most recent employment of each user is returned.
+    ///
+    ///Default: false.
+    pub latest_per_user: Option<bool>,
+}
+///The arguments of `Company.regulatoryAlertsRecap`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct CompanyRegulatoryAlertsRecapArgs {
+    ///The month, YYYY-MM.
+    pub month: crate::graphql::scalars::ShortMonth,
+    ///Only this worker. Optional.
+    pub unique_user_id: Option<i32>,
+    ///Only the current workers whose current employment is in this team (Company.teams). Optional; a team of another company, or an unknown id, has no worker (then uniqueUserId is refused).
+    pub team_id: Option<i32>,
+    ///Start of the period (inclusive), with toDate; replaces the month. Optional.
+    pub from_date: Option<crate::graphql::scalars::Date>,
+    ///End of the period (exclusive), with fromDate. Optional.
+    pub to_date: Option<crate::graphql::scalars::Date>,
+}
+///The arguments of `Company.adminRegulationComputationsByUserAndByDay`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct CompanyAdminRegulationComputationsByUserAndByDayArgs {
+    ///Only days on or after this date. Optional.
+    pub from_date: Option<crate::graphql::scalars::Date>,
+    ///Only days on or before this date. Optional.
+    pub to_date: Option<crate::graphql::scalars::Date>,
+    ///Only these workers (ids of others are ignored). Optional.
+    pub user_ids: Option<Vec<Option<i32>>>,
+}
+///The arguments of `Company.vendorActions`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct CompanyVendorActionsArgs {
+    ///Only this client's actions.
+    pub client_id: Option<i32>,
+    ///How many actions, at most 200 (the default).
+    pub first: Option<i32>,
+}
 ///Resolvers of the fields of `Company` that are not plain data.
 #[async_trait::async_trait]
 pub trait CompanyResolver: Send + Sync + 'static {
@@ -1357,8 +1700,7 @@ pub trait CompanyResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        from_date: Option<crate::graphql::scalars::Date>,
-        to_date: Option<crate::graphql::scalars::Date>,
+        args: CompanyUsersArgs,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>>;
     ///Users having an approved employment in the company active today.
     async fn current_users(
@@ -1371,30 +1713,21 @@ pub trait CompanyResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        first: Option<i32>,
-        after: Option<String>,
+        args: CompanyMissionsDeletedArgs,
     ) -> async_graphql::Result<Option<MissionConnection>>;
     ///Missions of the company overlapping the period, most recent first. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
     async fn missions(
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        from_time: Option<crate::graphql::scalars::TimeStamp>,
-        until_time: Option<crate::graphql::scalars::TimeStamp>,
-        after: Option<String>,
-        first: Option<i32>,
-        only_ended_missions: Option<bool>,
+        args: CompanyMissionsArgs,
     ) -> async_graphql::Result<Option<MissionConnection>>;
     ///The days of work of the company's workers, one per worker and local day of Europe/Paris with activity in the company's missions (activities not cancelled; an activity over several days counts in each, clipped to the day), most recent day first, then by user id descending. Days whose service lasts zero seconds are left out. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
     async fn work_days(
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        from_date: Option<crate::graphql::scalars::Date>,
-        until_date: Option<crate::graphql::scalars::Date>,
-        first: Option<i32>,
-        after: Option<String>,
-        user_ids: Option<Vec<Option<i32>>>,
+        args: CompanyWorkDaysArgs,
     ) -> async_graphql::Result<Option<WorkDayConnection>>;
     ///The company's known addresses (its address book, see Mutations.locations) that have not been terminated. Readable by any user with a non-rejected, non-cancelled employment in the company, past or present; otherwise AUTHORIZATION_ERROR.
     async fn known_addresses(
@@ -1413,7 +1746,7 @@ pub trait CompanyResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        latest_per_user: Option<bool>,
+        args: CompanyEmploymentsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
     ///The company's teams, by name. Readable by a user with a non-rejected, non-cancelled employment in the company covering today (pending invitations count), as users; otherwise AUTHORIZATION_ERROR. Teams group workers; they do not restrict what a company admin reads.
     async fn teams(
@@ -1426,20 +1759,14 @@ pub trait CompanyResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        month: crate::graphql::scalars::ShortMonth,
-        unique_user_id: Option<i32>,
-        team_id: Option<i32>,
-        from_date: Option<crate::graphql::scalars::Date>,
-        to_date: Option<crate::graphql::scalars::Date>,
+        args: CompanyRegulatoryAlertsRecapArgs,
     ) -> async_graphql::Result<Option<RegulatoryAlertsSummary>>;
     ///The admin regulatory computations of the company's current workers, one item per worker and computed day, with the number of alerts of that day. Company admins only (AUTHORIZATION_ERROR otherwise).
     async fn admin_regulation_computations_by_user_and_by_day(
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        from_date: Option<crate::graphql::scalars::Date>,
-        to_date: Option<crate::graphql::scalars::Date>,
-        user_ids: Option<Vec<Option<i32>>>,
+        args: CompanyAdminRegulationComputationsByUserAndByDayArgs,
     ) -> async_graphql::Result<
         Option<Vec<Option<CompanyAdminRegulationComputationsByUserAndDay>>>,
     >;
@@ -1454,8 +1781,7 @@ pub trait CompanyResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        client_id: Option<i32>,
-        first: Option<i32>,
+        args: CompanyVendorActionsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<VendorAction>>>>;
 }
 #[ComplexObject]
@@ -1534,7 +1860,14 @@ impl Company {
             ctx
                 .data_unchecked::<Resolvers>()
                 .company
-                .users(ctx, self, from_date, to_date)
+                .users(
+                    ctx,
+                    self,
+                    CompanyUsersArgs {
+                        from_date,
+                        to_date,
+                    },
+                )
                 .await,
         )
     }
@@ -1567,7 +1900,14 @@ impl Company {
             ctx
                 .data_unchecked::<Resolvers>()
                 .company
-                .missions_deleted(ctx, self, first, after)
+                .missions_deleted(
+                    ctx,
+                    self,
+                    CompanyMissionsDeletedArgs {
+                        first,
+                        after,
+                    },
+                )
                 .await,
         )
     }
@@ -1607,11 +1947,13 @@ impl Company {
                 .missions(
                     ctx,
                     self,
-                    from_time,
-                    until_time,
-                    after,
-                    first,
-                    only_ended_missions,
+                    CompanyMissionsArgs {
+                        from_time,
+                        until_time,
+                        after,
+                        first,
+                        only_ended_missions,
+                    },
                 )
                 .await,
         )
@@ -1646,7 +1988,17 @@ impl Company {
             ctx
                 .data_unchecked::<Resolvers>()
                 .company
-                .work_days(ctx, self, from_date, until_date, first, after, user_ids)
+                .work_days(
+                    ctx,
+                    self,
+                    CompanyWorkDaysArgs {
+                        from_date,
+                        until_date,
+                        first,
+                        after,
+                        user_ids,
+                    },
+                )
                 .await,
         )
     }
@@ -1689,7 +2041,13 @@ impl Company {
             ctx
                 .data_unchecked::<Resolvers>()
                 .company
-                .employments(ctx, self, latest_per_user)
+                .employments(
+                    ctx,
+                    self,
+                    CompanyEmploymentsArgs {
+                        latest_per_user,
+                    },
+                )
                 .await,
         )
     }
@@ -1737,11 +2095,13 @@ impl Company {
                 .regulatory_alerts_recap(
                     ctx,
                     self,
-                    month,
-                    unique_user_id,
-                    team_id,
-                    from_date,
-                    to_date,
+                    CompanyRegulatoryAlertsRecapArgs {
+                        month,
+                        unique_user_id,
+                        team_id,
+                        from_date,
+                        to_date,
+                    },
                 )
                 .await,
         )
@@ -1774,9 +2134,11 @@ impl Company {
                 .admin_regulation_computations_by_user_and_by_day(
                     ctx,
                     self,
-                    from_date,
-                    to_date,
-                    user_ids,
+                    CompanyAdminRegulationComputationsByUserAndByDayArgs {
+                        from_date,
+                        to_date,
+                        user_ids,
+                    },
                 )
                 .await,
         )
@@ -1807,7 +2169,14 @@ impl Company {
             ctx
                 .data_unchecked::<Resolvers>()
                 .company
-                .vendor_actions(ctx, self, client_id, first)
+                .vendor_actions(
+                    ctx,
+                    self,
+                    CompanyVendorActionsArgs {
+                        client_id,
+                        first,
+                    },
+                )
                 .await,
         )
     }
@@ -1843,6 +2212,12 @@ pub struct RegulationComputation {
     #[graphql(name = "userId")]
     pub user_id: Option<i32>,
 }
+///The arguments of `RegulationComputation.regulationChecks`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct RegulationComputationRegulationChecksArgs {
+    ///Only the checks of this unit. Optional.
+    pub unit: Option<crate::graphql::scalars::UnitTypeEnum>,
+}
 ///Resolvers of the fields of `RegulationComputation` that are not plain data.
 #[async_trait::async_trait]
 pub trait RegulationComputationResolver: Send + Sync + 'static {
@@ -1857,7 +2232,7 @@ pub trait RegulationComputationResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &RegulationComputation,
-        unit: Option<crate::graphql::scalars::UnitTypeEnum>,
+        args: RegulationComputationRegulationChecksArgs,
     ) -> async_graphql::Result<Option<Vec<Option<RegulationCheck>>>>;
 }
 #[ComplexObject]
@@ -1887,7 +2262,13 @@ impl RegulationComputation {
             ctx
                 .data_unchecked::<Resolvers>()
                 .regulation_computation
-                .regulation_checks(ctx, self, unit)
+                .regulation_checks(
+                    ctx,
+                    self,
+                    RegulationComputationRegulationChecksArgs {
+                        unit,
+                    },
+                )
                 .await,
         )
     }
@@ -2527,6 +2908,18 @@ pub struct Mission {
     #[graphql(name = "endedUserIds")]
     pub ended_user_ids: Option<Vec<Option<i32>>>,
 }
+///The arguments of `Mission.activities`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MissionActivitiesArgs {
+    ///When true, cancelled activities are included. Defaults to false.
+    pub include_dismissed_activities: Option<bool>,
+}
+///The arguments of `Mission.expenditures`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MissionExpendituresArgs {
+    ///When true, cancelled expenditures are included. Defaults to false.
+    pub include_dismissed_expenditures: Option<bool>,
+}
 ///Resolvers of the fields of `Mission` that are not plain data.
 #[async_trait::async_trait]
 pub trait MissionResolver: Send + Sync + 'static {
@@ -2565,14 +2958,14 @@ pub trait MissionResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         parent: &Mission,
-        include_dismissed_activities: Option<bool>,
+        args: MissionActivitiesArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Activity>>>>;
     ///Expenditures of all users in the mission.
     async fn expenditures(
         &self,
         ctx: &Context<'_>,
         parent: &Mission,
-        include_dismissed_expenditures: Option<bool>,
+        args: MissionExpendituresArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Expenditure>>>>;
     ///Validations of the mission (by employees, by admins or automatic).
     async fn validations(
@@ -2669,7 +3062,13 @@ impl Mission {
             ctx
                 .data_unchecked::<Resolvers>()
                 .mission
-                .activities(ctx, self, include_dismissed_activities)
+                .activities(
+                    ctx,
+                    self,
+                    MissionActivitiesArgs {
+                        include_dismissed_activities,
+                    },
+                )
                 .await,
         )
     }
@@ -2689,7 +3088,13 @@ impl Mission {
             ctx
                 .data_unchecked::<Resolvers>()
                 .mission
-                .expenditures(ctx, self, include_dismissed_expenditures)
+                .expenditures(
+                    ctx,
+                    self,
+                    MissionExpendituresArgs {
+                        include_dismissed_expenditures,
+                    },
+                )
                 .await,
         )
     }
@@ -3218,6 +3623,220 @@ impl LocationEntry {
 ///Mutations on missions. All require authentication (AUTHENTICATION_ERROR) and an activated account (AUTHORIZATION_ERROR). "Write access" to a mission means: the caller is an admin of the mission's company, its submitter or has an activity in it; the target user has an approved employment in the company covering the affected period and today; a non-admin acting for another user must be the mission submitter, with team mode enabled or that user already in the mission (all AUTHORIZATION_ERROR); a mission validated by an admin, or for non-admins validated by the user or automatically, can no longer be changed (INVALID_RESOURCE).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Activities;
+///The arguments of `Activities.createMission`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesCreateMissionArgs {
+    ///Company the mission belongs to.
+    pub company_id: i32,
+    ///Free JSON context stored with the mission. Optional.
+    pub context: Option<crate::graphql::scalars::GenericScalar>,
+    ///Time of creation on the client device, stored for information only. Optional.
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Name of the mission. Optional.
+    pub name: Option<String>,
+    ///Justification when the mission is recorded after the fact. Optional.
+    pub past_registration_justification: Option<String>,
+    ///Vehicle of the company used for the mission; ignored when it does not belong to the company. Optional.
+    pub vehicle_id: Option<i32>,
+    ///Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes, otherwise a new vehicle is created. Optional.
+    pub vehicle_registration_number: Option<String>,
+}
+///The arguments of `Activities.logActivity`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesLogActivityArgs {
+    ///Free JSON context stored with the first version of the activity. Optional.
+    pub context: Option<crate::graphql::scalars::GenericScalar>,
+    ///Time the event happened on the client device, stored for information only. Optional.
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///End of the activity; only with `switch: false` (otherwise INVALID_INPUTS). Must be after startTime and at most 5 minutes in the future. Optional.
+    pub end_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Mission in which the activity is logged.
+    pub mission_id: i32,
+    ///Start of the activity, truncated to the minute; at most 5 minutes in the future (otherwise INVALID_INPUTS).
+    pub start_time: crate::graphql::scalars::TimeStamp,
+    ///Switch mode, default true: the user's current activity in the mission is ended at startTime. Set false to log an activity with an explicit period.
+    pub switch: Option<bool>,
+    ///Type of the activity.
+    pub r#type: crate::graphql::scalars::ActivityTypeEnum,
+    ///User whose activity is logged; defaults to the caller.
+    pub user_id: Option<i32>,
+}
+///The arguments of `Activities.editActivity`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesEditActivityArgs {
+    ///Activity to change.
+    pub activity_id: i32,
+    ///Free JSON context stored with the new version. Optional.
+    pub context: Option<crate::graphql::scalars::GenericScalar>,
+    ///Time of the change on the client device, stored for information only. Optional.
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///New end of the activity (truncated to the minute). Exclusive with removeEndTime.
+    pub end_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///When true, removes the end time so that the activity is running again. Exclusive with endTime.
+    pub remove_end_time: Option<bool>,
+    ///New start of the activity (truncated to the minute).
+    pub start_time: Option<crate::graphql::scalars::TimeStamp>,
+}
+///The arguments of `Activities.cancelActivity`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesCancelActivityArgs {
+    ///Activity to cancel.
+    pub activity_id: i32,
+    ///Free JSON context, returned as Activity.dismissContext. Optional.
+    pub context: Option<crate::graphql::scalars::GenericScalar>,
+    ///Time of the cancellation on the client device, stored for information only. Optional.
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+}
+///The arguments of `Activities.endMission`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesEndMissionArgs {
+    ///Time of the event on the client device, stored for information only. Optional.
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///End of the mission for the user.
+    pub end_time: crate::graphql::scalars::TimeStamp,
+    ///Mission to end.
+    pub mission_id: i32,
+    ///Justification when the mission is ended after the fact. Optional.
+    pub past_registration_justification: Option<String>,
+    ///User for whom the mission is ended; defaults to the caller.
+    pub user_id: Option<i32>,
+}
+///The arguments of `Activities.validateMission`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesValidateMissionArgs {
+    ///Activity corrections (log, edit or cancel) applied before validating. Optional.
+    pub activity_items: Option<Vec<Option<BulkActivityItem>>>,
+    ///Time of the validation on the client device, stored for information only. Optional.
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Expenditures to cancel before validating. Optional.
+    pub expenditures_cancel_ids: Option<Vec<Option<i32>>>,
+    ///Expenditures to log before validating. Optional.
+    pub expenditures_inputs: Option<Vec<Option<BulkExpenditureItem>>>,
+    ///Reason for an admin validation; required (INVALID_INPUTS otherwise) when the time of a user had already been validated automatically as admin.
+    pub justification: Option<crate::graphql::scalars::OverValidationJustificationEnum>,
+    ///Mission to validate.
+    pub mission_id: i32,
+    ///Users for whom the mission is validated; a non-admin may only give his own id.
+    pub users_ids: Vec<Option<i32>>,
+}
+///The arguments of `Activities.logExpenditure`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesLogExpenditureArgs {
+    ///Time of the event on the client device, stored for information only. Optional.
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Mission of the expenditure.
+    pub mission_id: i32,
+    ///Day the expenditure applies to; must be a day of the user's activities in the mission.
+    pub spending_date: crate::graphql::scalars::Date,
+    ///Type of the expenditure.
+    pub r#type: crate::graphql::scalars::ExpenditureTypeEnum,
+    ///User the expenditure belongs to; defaults to the caller.
+    pub user_id: Option<i32>,
+}
+///The arguments of `Activities.cancelExpenditure`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesCancelExpenditureArgs {
+    ///Expenditure to cancel.
+    pub expenditure_id: i32,
+}
+///The arguments of `Activities.logComment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesLogCommentArgs {
+    ///Mission to comment.
+    pub mission_id: i32,
+    ///Text of the comment.
+    pub text: String,
+}
+///The arguments of `Activities.cancelComment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesCancelCommentArgs {
+    ///Comment to cancel.
+    pub comment_id: i32,
+}
+///The arguments of `Activities.logHoliday`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesLogHolidayArgs {
+    ///A comment recorded in each mission. Optional.
+    pub comment: Option<String>,
+    ///The company the holiday is recorded in.
+    pub company_id: i32,
+    ///End of the period (see above), truncated to the minute.
+    pub end_time: crate::graphql::scalars::TimeStamp,
+    ///Start of the period, truncated to the minute.
+    pub start_time: crate::graphql::scalars::TimeStamp,
+    ///The name of the missions, 1 to 255 characters (trimmed).
+    pub title: String,
+    ///The worker whose holiday it is; defaults to the caller.
+    pub user_id: Option<i32>,
+}
+///The arguments of `Activities.disputeActivity`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesDisputeActivityArgs {
+    ///The activity.
+    pub activity_id: i32,
+    ///Why the worker contests it, 1 to 2000 characters.
+    pub text: String,
+}
+///The arguments of `Activities.cancelDispute`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesCancelDisputeArgs {
+    ///The activity.
+    pub activity_id: i32,
+}
+///The arguments of `Activities.registerKilometerAtLocation`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesRegisterKilometerAtLocationArgs {
+    ///The odometer reading, in kilometres.
+    pub kilometer_reading: i32,
+    ///The location entry (LocationEntry.id).
+    pub mission_location_id: i32,
+}
+///The arguments of `Activities.logLocation`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesLogLocationArgs {
+    ///Identifier of a known address of the mission's company (Company.knownAddresses), not terminated; its name, city and postal code are copied, and LocationEntry.alias reads its alias. Exclusive with geoApiData and manualAddress. Another company's address, a terminated or unknown one: INVALID_INPUTS.
+    pub company_known_address_id: Option<i32>,
+    ///Time of the event on the client device, stored for information only. Optional.
+    pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///Address as a GeoJSON feature returned by the French national address API (api-adresse.data.gouv.fr). Exclusive with companyKnownAddressId and manualAddress.
+    pub geo_api_data: Option<crate::graphql::scalars::GenericScalar>,
+    ///Odometer reading at this location, in kilometres; only when the mission has a vehicle. Optional.
+    pub kilometer_reading: Option<i32>,
+    ///Free-text address. Exclusive with companyKnownAddressId and geoApiData.
+    pub manual_address: Option<String>,
+    ///Mission of the location.
+    pub mission_id: i32,
+    ///When true, replaces an existing different location of the same type; company admins only (AUTHORIZATION_ERROR otherwise).
+    pub override_existing: Option<bool>,
+    ///Whether this is the start or the end location.
+    pub r#type: crate::graphql::scalars::LocationEntryTypeEnum,
+}
+///The arguments of `Activities.changeMissionName`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesChangeMissionNameArgs {
+    ///Mission to rename.
+    pub mission_id: i32,
+    ///New name of the mission.
+    pub name: String,
+}
+///The arguments of `Activities.cancelMission`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesCancelMissionArgs {
+    ///Mission to cancel for the user.
+    pub mission_id: i32,
+    ///User whose activities and expenditures are cancelled.
+    pub user_id: i32,
+}
+///The arguments of `Activities.updateMissionVehicle`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ActivitiesUpdateMissionVehicleArgs {
+    ///Mission to update.
+    pub mission_id: i32,
+    ///Vehicle of the company to use. Optional.
+    pub vehicle_id: Option<i32>,
+    ///Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes, otherwise a new company vehicle is created. Optional.
+    pub vehicle_registration_number: Option<String>,
+}
 ///Resolvers of the fields of `Activities` that are not plain data.
 #[async_trait::async_trait]
 pub trait ActivitiesResolver: Send + Sync + 'static {
@@ -3225,162 +3844,109 @@ pub trait ActivitiesResolver: Send + Sync + 'static {
     async fn create_mission(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        context: Option<crate::graphql::scalars::GenericScalar>,
-        creation_time: Option<crate::graphql::scalars::TimeStamp>,
-        name: Option<String>,
-        past_registration_justification: Option<String>,
-        vehicle_id: Option<i32>,
-        vehicle_registration_number: Option<String>,
+        args: ActivitiesCreateMissionArgs,
     ) -> async_graphql::Result<Option<Mission>>;
     ///Logs an activity of a user in a mission; requires write access, and the caller must be the mission submitter or the target user. In switch mode (default) the user's current activity in the mission ends at startTime (same type: the existing activity is returned unchanged), and an open activity reopens an ended mission. A mission holding an `off` activity is a holiday and takes no other activity, and an `off` activity is logged only in an empty mission (see logHoliday). The worker's first activity in a mission starts the wait for its automatic validation (one business day on the worker's side, then two on the admins'). Errors: INVALID_INPUTS (endTime with switch, time more than 5 minutes in the future, end not after start, reasons LOG_ACTIVITY_IN_HOLIDAY_MISSION and LOG_HOLIDAY_IN_MISSION_NOT_EMPTY), INVALID_ACTIVITY_SWITCH (activity covering startTime already ended), OVERLAPPING_ACTIVITIES (extensions.conflictingActivity), OVERLAPPING_MISSIONS, INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn log_activity(
         &self,
         ctx: &Context<'_>,
-        context: Option<crate::graphql::scalars::GenericScalar>,
-        creation_time: Option<crate::graphql::scalars::TimeStamp>,
-        end_time: Option<crate::graphql::scalars::TimeStamp>,
-        mission_id: i32,
-        start_time: crate::graphql::scalars::TimeStamp,
-        switch: Option<bool>,
-        r#type: crate::graphql::scalars::ActivityTypeEnum,
-        user_id: Option<i32>,
+        args: ActivitiesLogActivityArgs,
     ) -> async_graphql::Result<Option<Activity>>;
     ///Changes the period of an activity, recording a new version. The caller must be the activity's user or submitter and have write access. Errors: INVALID_INPUTS (none of startTime, endTime, removeEndTime; both endTime and removeEndTime; time more than 5 minutes in the future; end not after start), OVERLAPPING_ACTIVITIES (extensions.conflictingActivity), OVERLAPPING_MISSIONS, INVALID_RESOURCE (activity cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn edit_activity(
         &self,
         ctx: &Context<'_>,
-        activity_id: i32,
-        context: Option<crate::graphql::scalars::GenericScalar>,
-        creation_time: Option<crate::graphql::scalars::TimeStamp>,
-        end_time: Option<crate::graphql::scalars::TimeStamp>,
-        remove_end_time: Option<bool>,
-        start_time: Option<crate::graphql::scalars::TimeStamp>,
+        args: ActivitiesEditActivityArgs,
     ) -> async_graphql::Result<Option<Activity>>;
     ///Cancels an activity (soft delete; it stays readable with dismissedAt set). Same permissions as editActivity. Errors: INVALID_RESOURCE (already cancelled, mission validated), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn cancel_activity(
         &self,
         ctx: &Context<'_>,
-        activity_id: i32,
-        context: Option<crate::graphql::scalars::GenericScalar>,
-        creation_time: Option<crate::graphql::scalars::TimeStamp>,
+        args: ActivitiesCancelActivityArgs,
     ) -> async_graphql::Result<Option<Void>>;
     ///Ends the mission for a user; their running activity is closed at endTime. Requires write access. Errors: MISSION_ALREADY_ENDED (already ended for that user, extensions.missionEnd), INVALID_ACTIVITY_SWITCH (an activity of the user starts or ends after endTime), INVALID_INPUTS (endTime more than 5 minutes in the future), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn end_mission(
         &self,
         ctx: &Context<'_>,
-        creation_time: Option<crate::graphql::scalars::TimeStamp>,
-        end_time: crate::graphql::scalars::TimeStamp,
-        mission_id: i32,
-        past_registration_justification: Option<String>,
-        user_id: Option<i32>,
+        args: ActivitiesEndMissionArgs,
     ) -> async_graphql::Result<Option<Mission>>;
     ///Validates the mission for the given users after applying the optional corrections in the same transaction, ending it for them if needed. An employee validates only for himself once no activity is running; an admin who is neither the user nor the mission submitter needs the user's validation first, unless the mission started over 10 days ago or its last activity has been running for over 24 hours. A worker's time validated automatically can no longer be validated by the worker; an admin validating it again after the admins' automatic validation gives a justification. An admin's validation notifies the workers (User.notifications). Errors: INVALID_RESOURCE (already validated, nothing to validate, still running, user validation missing, reason MISSION_ALREADY_AUTO_VALIDATED), INVALID_INPUTS (justification missing, reason MISSING_JUSTIFICATION_FOR_ADMIN_VALIDATION), errors of the applied corrections, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn validate_mission(
         &self,
         ctx: &Context<'_>,
-        activity_items: Option<Vec<Option<BulkActivityItem>>>,
-        creation_time: Option<crate::graphql::scalars::TimeStamp>,
-        expenditures_cancel_ids: Option<Vec<Option<i32>>>,
-        expenditures_inputs: Option<Vec<Option<BulkExpenditureItem>>>,
-        justification: Option<crate::graphql::scalars::OverValidationJustificationEnum>,
-        mission_id: i32,
-        users_ids: Vec<Option<i32>>,
+        args: ActivitiesValidateMissionArgs,
     ) -> async_graphql::Result<Option<Mission>>;
     ///Logs an expenditure of a user for a day of a mission. Requires write access and the company setting requireExpenditures (AUTHORIZATION_ERROR otherwise). Errors: DUPLICATE_EXPENDITURES (same type and day already logged for the user in the mission), INVALID_INPUTS (spendingDate outside the user's days in the mission), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn log_expenditure(
         &self,
         ctx: &Context<'_>,
-        creation_time: Option<crate::graphql::scalars::TimeStamp>,
-        mission_id: i32,
-        spending_date: crate::graphql::scalars::Date,
-        r#type: crate::graphql::scalars::ExpenditureTypeEnum,
-        user_id: Option<i32>,
+        args: ActivitiesLogExpenditureArgs,
     ) -> async_graphql::Result<Option<Expenditure>>;
     ///Cancels an expenditure (soft delete). Requires write access to its mission for its user. Errors: INVALID_RESOURCE (already cancelled, mission validated), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn cancel_expenditure(
         &self,
         ctx: &Context<'_>,
-        expenditure_id: i32,
+        args: ActivitiesCancelExpenditureArgs,
     ) -> async_graphql::Result<Option<Void>>;
     ///Adds a comment to a mission. Allowed to any caller who can read the mission (see Queries.mission). Errors: AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn log_comment(
         &self,
         ctx: &Context<'_>,
-        mission_id: i32,
-        text: String,
+        args: ActivitiesLogCommentArgs,
     ) -> async_graphql::Result<Option<Comment>>;
     ///Cancels a comment (soft delete). Only its author may cancel it. Errors: INVALID_RESOURCE (already cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn cancel_comment(
         &self,
         ctx: &Context<'_>,
-        comment_id: i32,
+        args: ActivitiesCancelCommentArgs,
     ) -> async_graphql::Result<Option<Void>>;
     ///Records a holiday (leave, rest or training) of the caller, or of `userId` for an admin of the company, and returns the missions created: one per day of the period, named `title`, each with the comment if given, one `off` activity and a validation by the caller (an admin's validation when the caller is admin). The period is cut as the reference cuts it: the time of day of startTime and of endTime (UTC) applied to each date from startTime's, for the number of whole days between them plus one; a period whose end time of day is not after its start time of day ends the next day (Monday 08:00 to Wednesday 17:00: three 08:00-17:00 periods). Each activity goes through logActivity's rules: the worker must be employed by the company over the period and today, must have no other activity at that time (not even another holiday), and nothing may be more than 5 minutes in the future. A holiday is not work: it counts in User.workDays as `off` time, never in the service, the work or the regulatory computations (a holiday day is a day of rest), and its missions are never validated automatically. A worker whose holiday an admin recorded is told by e-mail. Everything is recorded, or nothing. Errors: INVALID_INPUTS (endTime not after startTime, more than 366 days, title blank or longer than 255 characters, a time in the future with reason ACTIVITY_TIME_IN_FUTURE), AUTHORIZATION_ERROR (someone else's holiday by a non-admin; reasons ACTIVITY_OUTSIDE_EMPLOYMENT_EMPLOYEE/_ADMIN, USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_EMPLOYEE/_ADMIN), OVERLAPPING_ACTIVITIES, OVERLAPPING_MISSIONS, AUTHENTICATION_ERROR.
     async fn log_holiday(
         &self,
         ctx: &Context<'_>,
-        comment: Option<String>,
-        company_id: i32,
-        end_time: crate::graphql::scalars::TimeStamp,
-        start_time: crate::graphql::scalars::TimeStamp,
-        title: String,
-        user_id: Option<i32>,
+        args: ActivitiesLogHolidayArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Mission>>>>;
     ///Disputes one of the caller's own activities, after an admin validated its mission (the latest admin validation, manual or automatic, for the worker or for everyone, less than 15 whole days ago), and returns it with Activity.dispute. Errors: INVALID_INPUTS (unknown activity; text blank or longer than 2000 characters; a dispute already open, reason ALREADY_DISPUTED; no admin validation, reason NOT_VALIDATED_BY_ADMIN; validated 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR (another worker's activity), AUTHENTICATION_ERROR.
     async fn dispute_activity(
         &self,
         ctx: &Context<'_>,
-        activity_id: i32,
-        text: String,
+        args: ActivitiesDisputeActivityArgs,
     ) -> async_graphql::Result<Option<Activity>>;
     ///Withdraws an open dispute, within 15 whole days of its opening, and returns the activity (the dispute's status becomes `cancelled`, with `cancelled_at`). Only the dispute's author. Errors: INVALID_INPUTS (unknown activity; no open dispute, reason NO_OPEN_DISPUTE; opened 15 days ago or more, reason DISPUTE_PERIOD_EXPIRED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn cancel_dispute(
         &self,
         ctx: &Context<'_>,
-        activity_id: i32,
+        args: ActivitiesCancelDisputeArgs,
     ) -> async_graphql::Result<Option<Activity>>;
     ///Sets the odometer reading of a mission's start or end location and answers success; requires write access to the mission, as logLocation. A reading of 0 changes nothing. Errors: INVALID_INPUTS (negative reading, mission without vehicle, start reading above the end reading), INVALID_RESOURCE (a non-admin on a validated mission: reason MISSION_ALREADY_VALIDATED_BY_ADMIN, MISSION_ALREADY_AUTO_VALIDATED or MISSION_ALREADY_VALIDATED_BY_USER), AUTHORIZATION_ERROR (no write access, or an unknown location), AUTHENTICATION_ERROR.
     async fn register_kilometer_at_location(
         &self,
         ctx: &Context<'_>,
-        kilometer_reading: i32,
-        mission_location_id: i32,
+        args: ActivitiesRegisterKilometerAtLocationArgs,
     ) -> async_graphql::Result<Option<Void>>;
     ///Records the start or end location of a mission, with an optional odometer reading; requires write access. If one exists for the type, the same address returns it (updating the reading) and a different one needs overrideExisting. Errors: INVALID_INPUTS (not exactly one of companyKnownAddressId, geoApiData, manualAddress; reading without mission vehicle; end reading below start reading), INVALID_RESOURCE (different location already set), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn log_location(
         &self,
         ctx: &Context<'_>,
-        company_known_address_id: Option<i32>,
-        creation_time: Option<crate::graphql::scalars::TimeStamp>,
-        geo_api_data: Option<crate::graphql::scalars::GenericScalar>,
-        kilometer_reading: Option<i32>,
-        manual_address: Option<String>,
-        mission_id: i32,
-        override_existing: Option<bool>,
-        r#type: crate::graphql::scalars::LocationEntryTypeEnum,
+        args: ActivitiesLogLocationArgs,
     ) -> async_graphql::Result<Option<LocationEntry>>;
     ///Renames a mission. Requires write access. Errors: INVALID_RESOURCE (mission validated), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn change_mission_name(
         &self,
         ctx: &Context<'_>,
-        mission_id: i32,
-        name: String,
+        args: ActivitiesChangeMissionNameArgs,
     ) -> async_graphql::Result<Option<Mission>>;
     ///Cancels all activities and expenditures of a user in a mission. Requires write access for that user. Errors: INVALID_RESOURCE (mission validated), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn cancel_mission(
         &self,
         ctx: &Context<'_>,
-        mission_id: i32,
-        user_id: i32,
+        args: ActivitiesCancelMissionArgs,
     ) -> async_graphql::Result<Option<Mission>>;
     ///Sets the vehicle of a mission and returns it. Requires write access. Errors: INVALID_INPUTS (neither vehicleId nor vehicleRegistrationNumber), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn update_mission_vehicle(
         &self,
         ctx: &Context<'_>,
-        mission_id: i32,
-        vehicle_id: Option<i32>,
-        vehicle_registration_number: Option<String>,
+        args: ActivitiesUpdateMissionVehicleArgs,
     ) -> async_graphql::Result<Option<Vehicle>>;
 }
 ///Mutations on missions. All require authentication (AUTHENTICATION_ERROR) and an activated account (AUTHORIZATION_ERROR). "Write access" to a mission means: the caller is an admin of the mission's company, its submitter or has an activity in it; the target user has an approved employment in the company covering the affected period and today; a non-admin acting for another user must be the mission submitter, with team mode enabled or that user already in the mission (all AUTHORIZATION_ERROR); a mission validated by an admin, or for non-admins validated by the user or automatically, can no longer be changed (INVALID_RESOURCE).
@@ -3428,13 +3994,15 @@ impl Activities {
                 .activities
                 .create_mission(
                     ctx,
-                    company_id,
-                    context,
-                    creation_time,
-                    name,
-                    past_registration_justification,
-                    vehicle_id,
-                    vehicle_registration_number,
+                    ActivitiesCreateMissionArgs {
+                        company_id,
+                        context,
+                        creation_time,
+                        name,
+                        past_registration_justification,
+                        vehicle_id,
+                        vehicle_registration_number,
+                    },
                 )
                 .await,
         )
@@ -3486,14 +4054,16 @@ impl Activities {
                 .activities
                 .log_activity(
                     ctx,
-                    context,
-                    creation_time,
-                    end_time,
-                    mission_id,
-                    start_time,
-                    switch,
-                    r#type,
-                    user_id,
+                    ActivitiesLogActivityArgs {
+                        context,
+                        creation_time,
+                        end_time,
+                        mission_id,
+                        start_time,
+                        switch,
+                        r#type,
+                        user_id,
+                    },
                 )
                 .await,
         )
@@ -3538,12 +4108,14 @@ impl Activities {
                 .activities
                 .edit_activity(
                     ctx,
-                    activity_id,
-                    context,
-                    creation_time,
-                    end_time,
-                    remove_end_time,
-                    start_time,
+                    ActivitiesEditActivityArgs {
+                        activity_id,
+                        context,
+                        creation_time,
+                        end_time,
+                        remove_end_time,
+                        start_time,
+                    },
                 )
                 .await,
         )
@@ -3571,7 +4143,14 @@ impl Activities {
             ctx
                 .data_unchecked::<Resolvers>()
                 .activities
-                .cancel_activity(ctx, activity_id, context, creation_time)
+                .cancel_activity(
+                    ctx,
+                    ActivitiesCancelActivityArgs {
+                        activity_id,
+                        context,
+                        creation_time,
+                    },
+                )
                 .await,
         )
     }
@@ -3607,11 +4186,13 @@ impl Activities {
                 .activities
                 .end_mission(
                     ctx,
-                    creation_time,
-                    end_time,
-                    mission_id,
-                    past_registration_justification,
-                    user_id,
+                    ActivitiesEndMissionArgs {
+                        creation_time,
+                        end_time,
+                        mission_id,
+                        past_registration_justification,
+                        user_id,
+                    },
                 )
                 .await,
         )
@@ -3661,13 +4242,15 @@ impl Activities {
                 .activities
                 .validate_mission(
                     ctx,
-                    activity_items,
-                    creation_time,
-                    expenditures_cancel_ids,
-                    expenditures_inputs,
-                    justification,
-                    mission_id,
-                    users_ids,
+                    ActivitiesValidateMissionArgs {
+                        activity_items,
+                        creation_time,
+                        expenditures_cancel_ids,
+                        expenditures_inputs,
+                        justification,
+                        mission_id,
+                        users_ids,
+                    },
                 )
                 .await,
         )
@@ -3704,11 +4287,13 @@ impl Activities {
                 .activities
                 .log_expenditure(
                     ctx,
-                    creation_time,
-                    mission_id,
-                    spending_date,
-                    r#type,
-                    user_id,
+                    ActivitiesLogExpenditureArgs {
+                        creation_time,
+                        mission_id,
+                        spending_date,
+                        r#type,
+                        user_id,
+                    },
                 )
                 .await,
         )
@@ -3726,7 +4311,12 @@ impl Activities {
             ctx
                 .data_unchecked::<Resolvers>()
                 .activities
-                .cancel_expenditure(ctx, expenditure_id)
+                .cancel_expenditure(
+                    ctx,
+                    ActivitiesCancelExpenditureArgs {
+                        expenditure_id,
+                    },
+                )
                 .await,
         )
     }
@@ -3745,7 +4335,13 @@ impl Activities {
             ctx
                 .data_unchecked::<Resolvers>()
                 .activities
-                .log_comment(ctx, mission_id, text)
+                .log_comment(
+                    ctx,
+                    ActivitiesLogCommentArgs {
+                        mission_id,
+                        text,
+                    },
+                )
                 .await,
         )
     }
@@ -3762,7 +4358,12 @@ impl Activities {
             ctx
                 .data_unchecked::<Resolvers>()
                 .activities
-                .cancel_comment(ctx, comment_id)
+                .cancel_comment(
+                    ctx,
+                    ActivitiesCancelCommentArgs {
+                        comment_id,
+                    },
+                )
                 .await,
         )
     }
@@ -3806,12 +4407,14 @@ impl Activities {
                 .activities
                 .log_holiday(
                     ctx,
-                    comment,
-                    company_id,
-                    end_time,
-                    start_time,
-                    title,
-                    user_id,
+                    ActivitiesLogHolidayArgs {
+                        comment,
+                        company_id,
+                        end_time,
+                        start_time,
+                        title,
+                        user_id,
+                    },
                 )
                 .await,
         )
@@ -3834,7 +4437,13 @@ impl Activities {
             ctx
                 .data_unchecked::<Resolvers>()
                 .activities
-                .dispute_activity(ctx, activity_id, text)
+                .dispute_activity(
+                    ctx,
+                    ActivitiesDisputeActivityArgs {
+                        activity_id,
+                        text,
+                    },
+                )
                 .await,
         )
     }
@@ -3851,7 +4460,12 @@ impl Activities {
             ctx
                 .data_unchecked::<Resolvers>()
                 .activities
-                .cancel_dispute(ctx, activity_id)
+                .cancel_dispute(
+                    ctx,
+                    ActivitiesCancelDisputeArgs {
+                        activity_id,
+                    },
+                )
                 .await,
         )
     }
@@ -3878,8 +4492,10 @@ impl Activities {
                 .activities
                 .register_kilometer_at_location(
                     ctx,
-                    kilometer_reading,
-                    mission_location_id,
+                    ActivitiesRegisterKilometerAtLocationArgs {
+                        kilometer_reading,
+                        mission_location_id,
+                    },
                 )
                 .await,
         )
@@ -3934,14 +4550,16 @@ impl Activities {
                 .activities
                 .log_location(
                     ctx,
-                    company_known_address_id,
-                    creation_time,
-                    geo_api_data,
-                    kilometer_reading,
-                    manual_address,
-                    mission_id,
-                    override_existing,
-                    r#type,
+                    ActivitiesLogLocationArgs {
+                        company_known_address_id,
+                        creation_time,
+                        geo_api_data,
+                        kilometer_reading,
+                        manual_address,
+                        mission_id,
+                        override_existing,
+                        r#type,
+                    },
                 )
                 .await,
         )
@@ -3961,7 +4579,13 @@ impl Activities {
             ctx
                 .data_unchecked::<Resolvers>()
                 .activities
-                .change_mission_name(ctx, mission_id, name)
+                .change_mission_name(
+                    ctx,
+                    ActivitiesChangeMissionNameArgs {
+                        mission_id,
+                        name,
+                    },
+                )
                 .await,
         )
     }
@@ -3983,7 +4607,13 @@ impl Activities {
             ctx
                 .data_unchecked::<Resolvers>()
                 .activities
-                .cancel_mission(ctx, mission_id, user_id)
+                .cancel_mission(
+                    ctx,
+                    ActivitiesCancelMissionArgs {
+                        mission_id,
+                        user_id,
+                    },
+                )
                 .await,
         )
     }
@@ -4009,9 +4639,11 @@ impl Activities {
                 .activities
                 .update_mission_vehicle(
                     ctx,
-                    mission_id,
-                    vehicle_id,
-                    vehicle_registration_number,
+                    ActivitiesUpdateMissionVehicleArgs {
+                        mission_id,
+                        vehicle_id,
+                        vehicle_registration_number,
+                    },
                 )
                 .await,
         )
@@ -4120,6 +4752,114 @@ pub struct BulkExpenditureItem {
 ///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment and rejectEmployment, the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Employments;
+///The arguments of `Employments.createEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsCreateEmploymentArgs {
+    ///Employing company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///Last day of the employment (inclusive). Optional; open-ended when omitted.
+    pub end_date: Option<crate::graphql::scalars::Date>,
+    ///When true, the employee becomes an admin of the company. Defaults to false.
+    pub has_admin_rights: Option<bool>,
+    ///E-mail of the person to invite. Exclusive with userId.
+    pub mail: Option<crate::graphql::scalars::Email>,
+    ///First day of the employment. Optional; defaults to today.
+    pub start_date: Option<crate::graphql::scalars::Date>,
+    ///Identifier of an existing user to employ. Exclusive with mail.
+    pub user_id: Option<i32>,
+    ///Whether this is the user's primary employment (Roadlog extension). When omitted, the employment is primary if and only if the user has no primary employment over the period; false while the user has no primary employment over the period raises NO_PRIMARY_EMPLOYMENT.
+    pub is_primary: Option<bool>,
+    ///A team of the company the employee joins. Optional; a team of another company, or an unknown id, is ignored. When the employee accepts, all their employments in the company join it.
+    pub team_id: Option<i32>,
+}
+///The arguments of `Employments.validateEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsValidateEmploymentArgs {
+    ///Employment to accept.
+    pub employment_id: i32,
+}
+///The arguments of `Employments.rejectEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsRejectEmploymentArgs {
+    ///Employment to refuse.
+    pub employment_id: i32,
+}
+///The arguments of `Employments.terminateEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsTerminateEmploymentArgs {
+    ///Employment to terminate.
+    pub employment_id: i32,
+    ///Last day of the employment (inclusive). Optional; defaults to today.
+    pub end_date: Option<crate::graphql::scalars::Date>,
+}
+///The arguments of `Employments.batchTerminateEmployments`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsBatchTerminateEmploymentsArgs {
+    ///The employments to end, each with its last day.
+    pub employments: Vec<Option<TerminateEmploymentInput>>,
+}
+///The arguments of `Employments.sendInvitationsReminders`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsSendInvitationsRemindersArgs {
+    ///The employments whose invitation to send again.
+    pub employment_ids: Vec<Option<i32>>,
+}
+///The arguments of `Employments.cancelEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsCancelEmploymentArgs {
+    ///Employment to cancel.
+    pub employment_id: i32,
+}
+///The arguments of `Employments.changeEmployeeRole`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsChangeEmployeeRoleArgs {
+    ///Employment to change.
+    pub employment_id: i32,
+    ///True to make the employee an admin of the company, false to remove admin rights.
+    pub has_admin_rights: bool,
+}
+///The arguments of `Employments.changeEmployeeBusinessType`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsChangeEmployeeBusinessTypeArgs {
+    ///The new business, as a BusinessType member name (e.g. `FREQUENT`).
+    pub business_type: String,
+    ///Employment to change.
+    pub employment_id: i32,
+}
+///The arguments of `Employments.batchCreateWorkerEmployments`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsBatchCreateWorkerEmploymentsArgs {
+    ///Employing company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///E-mails of the people to invite.
+    ///
+    ///Default: [].
+    pub mails: Option<Vec<Option<crate::graphql::scalars::Email>>>,
+    ///Identifiers of existing users to employ.
+    ///
+    ///Default: [].
+    pub user_ids: Option<Vec<Option<i32>>>,
+}
+///The arguments of `Employments.updateHideEmail`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsUpdateHideEmailArgs {
+    ///The employment.
+    pub employment_id: i32,
+    ///True to hide the e-mail, false to show it.
+    pub hide_email: bool,
+}
+///The arguments of `Employments.changeEmployeeTeam`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsChangeEmployeeTeamArgs {
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///The one employment to move. Exclusive with userId.
+    pub employment_id: Option<i32>,
+    ///The team to join; null or omitted: no team.
+    pub team_id: Option<i32>,
+    ///The user whose employments in the company move. Exclusive with employmentId.
+    pub user_id: Option<i32>,
+}
 ///Resolvers of the fields of `Employments` that are not plain data.
 #[async_trait::async_trait]
 pub trait EmploymentsResolver: Send + Sync + 'static {
@@ -4127,89 +4867,73 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
     async fn create_employment(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        end_date: Option<crate::graphql::scalars::Date>,
-        has_admin_rights: Option<bool>,
-        mail: Option<crate::graphql::scalars::Email>,
-        start_date: Option<crate::graphql::scalars::Date>,
-        user_id: Option<i32>,
-        is_primary: Option<bool>,
-        team_id: Option<i32>,
+        args: EmploymentsCreateEmploymentArgs,
     ) -> async_graphql::Result<Option<Employment>>;
     ///Accepts a pending employment; only its own user may call it. Errors: INVALID_RESOURCE (employment unknown, not pending or cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn validate_employment(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
+        args: EmploymentsValidateEmploymentArgs,
     ) -> async_graphql::Result<Option<Employment>>;
     ///Refuses a pending employment; only its own user may call it. Errors: INVALID_RESOURCE (employment unknown, not pending or cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn reject_employment(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
+        args: EmploymentsRejectEmploymentArgs,
     ) -> async_graphql::Result<Option<Employment>>;
     ///Ends an approved employment on endDate. Company admins only; an admin cannot terminate his own employment. Errors: INVALID_INPUTS (endDate before startDate, activities of the user in the company after endDate), INVALID_RESOURCE (employment not approved or cancelled; or already ended, that is with an end date already set, past or to come: reason EMPLOYMENT_ALREADY_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn terminate_employment(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
-        end_date: Option<crate::graphql::scalars::Date>,
+        args: EmploymentsTerminateEmploymentArgs,
     ) -> async_graphql::Result<Option<Employment>>;
     ///Ends several approved employments at once and answers one result per item, in the order given. The caller must be an admin of the company of every listed employment that exists (AUTHORIZATION_ERROR otherwise, and nothing changes). Then each item is applied on its own, in its own transaction, with the rules of terminateEmployment; a refused item changes nothing and says why in `error`: `Employment not found`, `Cannot terminate your own employment`, `Employment is inactive or already terminated` (not accepted, cancelled, or with an end date already set), `End date is before the employment start date`, `User has logged activities after this end date`. The employee of each ended employment is told by e-mail. At most 100 items. Errors: INVALID_INPUTS (more than 100 items, or a null item), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn batch_terminate_employments(
         &self,
         ctx: &Context<'_>,
-        employments: Vec<Option<TerminateEmploymentInput>>,
+        args: EmploymentsBatchTerminateEmploymentsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<TerminateEmploymentResult>>>>;
     ///Sends the invitation e-mail of pending employments again, to those whose latest invitation e-mail (or, without one, their creation) is at least 12 hours old; the others, and employments that are no longer pending (accepted, refused or cancelled), are skipped without error. A reminder of an invitation by e-mail carries a new token, valid 14 days, which replaces the previous one. The caller must be an admin of the company of every listed employment (AUTHORIZATION_ERROR otherwise, an unknown id alike, and nothing is sent). At most 100 ids. Errors: INVALID_INPUTS (more than 100 ids, or a null id), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn send_invitations_reminders(
         &self,
         ctx: &Context<'_>,
-        employment_ids: Vec<Option<i32>>,
+        args: EmploymentsSendInvitationsRemindersArgs,
     ) -> async_graphql::Result<Option<SendInvitationsReminders>>;
     ///Cancels an employment or a pending invitation (soft delete; status DISMISSED). Company admins only. Errors: INVALID_RESOURCE (employment unknown or already cancelled), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn cancel_employment(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
+        args: EmploymentsCancelEmploymentArgs,
     ) -> async_graphql::Result<Option<Void>>;
     ///Grants or removes company admin rights on an employment and returns the company. Company admins only; an admin cannot change his own role. Errors: INVALID_RESOURCE (employment unknown, cancelled or rejected), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn change_employee_role(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
-        has_admin_rights: bool,
+        args: EmploymentsChangeEmployeeRoleArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///Changes the business of one employment and returns its company; the regulatory checks computed afterwards use it (existing alerts are not recomputed). Admins of the employment's company only. Errors: INVALID_INPUTS (unknown business type name), AUTHORIZATION_ERROR (not an admin, or unknown employment), AUTHENTICATION_ERROR.
     async fn change_employee_business_type(
         &self,
         ctx: &Context<'_>,
-        business_type: String,
-        employment_id: i32,
+        args: EmploymentsChangeEmployeeBusinessTypeArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///Creates pending non-admin employments starting today for several users and e-mails at once, as createEmployment does, and returns them. At most 100 in total (INVALID_INPUTS otherwise). Company admins only. Errors: those of createEmployment.
     async fn batch_create_worker_employments(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        mails: Option<Vec<Option<crate::graphql::scalars::Email>>>,
-        user_ids: Option<Vec<Option<i32>>>,
+        args: EmploymentsBatchCreateWorkerEmploymentsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
     ///Hides (or shows again) the employee's e-mail from the company and returns the employment: once accepted, Employment.email reads `***`, and so does the e-mail of Employment.user. Only the employment's own user may call it. Errors: AUTHORIZATION_ERROR (another user's employment, or unknown), AUTHENTICATION_ERROR.
     async fn update_hide_email(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
-        hide_email: bool,
+        args: EmploymentsUpdateHideEmailArgs,
     ) -> async_graphql::Result<Option<Employment>>;
     ///Moves a worker to a team of the company, or out of any team, and returns the company. With userId, every employment of the user in the company (whatever its state) moves; with employmentId, that employment only. A teamId of another company, or unknown, is ignored (nothing changes); a null teamId takes the worker out of their team. Company admins only. Errors: INVALID_INPUTS (both or neither of userId and employmentId), AUTHORIZATION_ERROR (not an admin of the company, or an employment of another company), AUTHENTICATION_ERROR.
     async fn change_employee_team(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        employment_id: Option<i32>,
-        team_id: Option<i32>,
-        user_id: Option<i32>,
+        args: EmploymentsChangeEmployeeTeamArgs,
     ) -> async_graphql::Result<Option<Company>>;
 }
 ///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment and rejectEmployment, the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
@@ -4268,14 +4992,16 @@ impl Employments {
                 .employments
                 .create_employment(
                     ctx,
-                    company_id,
-                    end_date,
-                    has_admin_rights,
-                    mail,
-                    start_date,
-                    user_id,
-                    is_primary,
-                    team_id,
+                    EmploymentsCreateEmploymentArgs {
+                        company_id,
+                        end_date,
+                        has_admin_rights,
+                        mail,
+                        start_date,
+                        user_id,
+                        is_primary,
+                        team_id,
+                    },
                 )
                 .await,
         )
@@ -4293,7 +5019,12 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .validate_employment(ctx, employment_id)
+                .validate_employment(
+                    ctx,
+                    EmploymentsValidateEmploymentArgs {
+                        employment_id,
+                    },
+                )
                 .await,
         )
     }
@@ -4310,7 +5041,12 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .reject_employment(ctx, employment_id)
+                .reject_employment(
+                    ctx,
+                    EmploymentsRejectEmploymentArgs {
+                        employment_id,
+                    },
+                )
                 .await,
         )
     }
@@ -4332,7 +5068,13 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .terminate_employment(ctx, employment_id, end_date)
+                .terminate_employment(
+                    ctx,
+                    EmploymentsTerminateEmploymentArgs {
+                        employment_id,
+                        end_date,
+                    },
+                )
                 .await,
         )
     }
@@ -4352,7 +5094,12 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .batch_terminate_employments(ctx, employments)
+                .batch_terminate_employments(
+                    ctx,
+                    EmploymentsBatchTerminateEmploymentsArgs {
+                        employments,
+                    },
+                )
                 .await,
         )
     }
@@ -4372,7 +5119,12 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .send_invitations_reminders(ctx, employment_ids)
+                .send_invitations_reminders(
+                    ctx,
+                    EmploymentsSendInvitationsRemindersArgs {
+                        employment_ids,
+                    },
+                )
                 .await,
         )
     }
@@ -4389,7 +5141,12 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .cancel_employment(ctx, employment_id)
+                .cancel_employment(
+                    ctx,
+                    EmploymentsCancelEmploymentArgs {
+                        employment_id,
+                    },
+                )
                 .await,
         )
     }
@@ -4411,7 +5168,13 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .change_employee_role(ctx, employment_id, has_admin_rights)
+                .change_employee_role(
+                    ctx,
+                    EmploymentsChangeEmployeeRoleArgs {
+                        employment_id,
+                        has_admin_rights,
+                    },
+                )
                 .await,
         )
     }
@@ -4433,7 +5196,13 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .change_employee_business_type(ctx, business_type, employment_id)
+                .change_employee_business_type(
+                    ctx,
+                    EmploymentsChangeEmployeeBusinessTypeArgs {
+                        business_type,
+                        employment_id,
+                    },
+                )
                 .await,
         )
     }
@@ -4465,7 +5234,14 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .batch_create_worker_employments(ctx, company_id, mails, user_ids)
+                .batch_create_worker_employments(
+                    ctx,
+                    EmploymentsBatchCreateWorkerEmploymentsArgs {
+                        company_id,
+                        mails,
+                        user_ids,
+                    },
+                )
                 .await,
         )
     }
@@ -4487,7 +5263,13 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .update_hide_email(ctx, employment_id, hide_email)
+                .update_hide_email(
+                    ctx,
+                    EmploymentsUpdateHideEmailArgs {
+                        employment_id,
+                        hide_email,
+                    },
+                )
                 .await,
         )
     }
@@ -4519,7 +5301,15 @@ impl Employments {
             ctx
                 .data_unchecked::<Resolvers>()
                 .employments
-                .change_employee_team(ctx, company_id, employment_id, team_id, user_id)
+                .change_employee_team(
+                    ctx,
+                    EmploymentsChangeEmployeeTeamArgs {
+                        company_id,
+                        employment_id,
+                        team_id,
+                        user_id,
+                    },
+                )
                 .await,
         )
     }
@@ -4607,6 +5397,32 @@ pub struct CompanyKnownAddress {
 ///Management of a company's known addresses. Company admins only (AUTHORIZATION_ERROR otherwise, an unknown id alike).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Locations;
+///The arguments of `Locations.createKnownAddress`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct LocationsCreateKnownAddressArgs {
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///Address as a GeoJSON feature returned by the French national address API (api-adresse.data.gouv.fr): properties.label (or name), city and postcode are kept. Exclusive with manualAddress.
+    pub geo_api_data: Option<crate::graphql::scalars::GenericScalar>,
+    ///Free-text address, 1 to 500 characters. Exclusive with geoApiData.
+    pub manual_address: Option<String>,
+    ///The company's name for the address, at most 255 characters. Optional.
+    pub alias: Option<String>,
+}
+///The arguments of `Locations.editKnownAddress`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct LocationsEditKnownAddressArgs {
+    ///The known address.
+    pub company_known_address_id: i32,
+    ///The new alias; null or blank removes it.
+    pub alias: Option<String>,
+}
+///The arguments of `Locations.terminateKnownAddress`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct LocationsTerminateKnownAddressArgs {
+    ///The known address.
+    pub company_known_address_id: i32,
+}
 ///Resolvers of the fields of `Locations` that are not plain data.
 #[async_trait::async_trait]
 pub trait LocationsResolver: Send + Sync + 'static {
@@ -4614,23 +5430,19 @@ pub trait LocationsResolver: Send + Sync + 'static {
     async fn create_known_address(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        geo_api_data: Option<crate::graphql::scalars::GenericScalar>,
-        manual_address: Option<String>,
-        alias: Option<String>,
+        args: LocationsCreateKnownAddressArgs,
     ) -> async_graphql::Result<Option<CompanyKnownAddress>>;
     ///Changes the alias of a known address and returns it. Errors: INVALID_INPUTS (alias longer than 255 characters), INVALID_RESOURCE (terminated address, reason KNOWN_ADDRESS_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn edit_known_address(
         &self,
         ctx: &Context<'_>,
-        company_known_address_id: i32,
-        alias: Option<String>,
+        args: LocationsEditKnownAddressArgs,
     ) -> async_graphql::Result<Option<CompanyKnownAddress>>;
     ///Removes an address from the company's book and from its teams; locations already logged from it keep their address. Errors: INVALID_RESOURCE (already terminated, reason KNOWN_ADDRESS_TERMINATED), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn terminate_known_address(
         &self,
         ctx: &Context<'_>,
-        company_known_address_id: i32,
+        args: LocationsTerminateKnownAddressArgs,
     ) -> async_graphql::Result<Option<Void>>;
 }
 ///Management of a company's known addresses. Company admins only (AUTHORIZATION_ERROR otherwise, an unknown id alike).
@@ -4669,10 +5481,12 @@ impl Locations {
                 .locations
                 .create_known_address(
                     ctx,
-                    company_id,
-                    geo_api_data,
-                    manual_address,
-                    alias,
+                    LocationsCreateKnownAddressArgs {
+                        company_id,
+                        geo_api_data,
+                        manual_address,
+                        alias,
+                    },
                 )
                 .await,
         )
@@ -4692,7 +5506,13 @@ impl Locations {
             ctx
                 .data_unchecked::<Resolvers>()
                 .locations
-                .edit_known_address(ctx, company_known_address_id, alias)
+                .edit_known_address(
+                    ctx,
+                    LocationsEditKnownAddressArgs {
+                        company_known_address_id,
+                        alias,
+                    },
+                )
                 .await,
         )
     }
@@ -4709,7 +5529,12 @@ impl Locations {
             ctx
                 .data_unchecked::<Resolvers>()
                 .locations
-                .terminate_known_address(ctx, company_known_address_id)
+                .terminate_known_address(
+                    ctx,
+                    LocationsTerminateKnownAddressArgs {
+                        company_known_address_id,
+                    },
+                )
                 .await,
         )
     }
@@ -4753,6 +5578,12 @@ pub struct SendInvitationsReminders {
 ///Mutations of the caller's own account.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Account;
+///The arguments of `Account.markNotificationsAsRead`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountMarkNotificationsAsReadArgs {
+    ///The notifications to mark read.
+    pub notification_ids: Vec<Option<i32>>,
+}
 ///Resolvers of the fields of `Account` that are not plain data.
 #[async_trait::async_trait]
 pub trait AccountResolver: Send + Sync + 'static {
@@ -4760,7 +5591,7 @@ pub trait AccountResolver: Send + Sync + 'static {
     async fn mark_notifications_as_read(
         &self,
         ctx: &Context<'_>,
-        notification_ids: Vec<Option<i32>>,
+        args: AccountMarkNotificationsAsReadArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Notification>>>>;
 }
 ///Mutations of the caller's own account.
@@ -4779,7 +5610,12 @@ impl Account {
             ctx
                 .data_unchecked::<Resolvers>()
                 .account
-                .mark_notifications_as_read(ctx, notification_ids)
+                .mark_notifications_as_read(
+                    ctx,
+                    AccountMarkNotificationsAsReadArgs {
+                        notification_ids,
+                    },
+                )
                 .await,
         )
     }
@@ -4787,6 +5623,44 @@ impl Account {
 ///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Teams;
+///The arguments of `Teams.createTeam`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct TeamsCreateTeamArgs {
+    ///Users to make admins of the team (company admins only; others are ignored).
+    pub admin_ids: Option<Vec<Option<i32>>>,
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///Known addresses of the company to give the team (others, and terminated ones, are ignored).
+    pub known_address_ids: Option<Vec<Option<i32>>>,
+    ///Name of the team, 1 to 255 characters.
+    pub name: String,
+    ///Users whose employments in the company join the team.
+    pub user_ids: Option<Vec<Option<i32>>>,
+    ///Vehicles of the company the team uses (others are ignored).
+    pub vehicle_ids: Option<Vec<Option<i32>>>,
+}
+///The arguments of `Teams.deleteTeam`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct TeamsDeleteTeamArgs {
+    ///The team to delete.
+    pub team_id: i32,
+}
+///The arguments of `Teams.updateTeam`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct TeamsUpdateTeamArgs {
+    ///Users to make admins of the team (company admins only; others are ignored).
+    pub admin_ids: Option<Vec<Option<i32>>>,
+    ///Known addresses of the company to give the team (others, and terminated ones, are ignored).
+    pub known_address_ids: Option<Vec<Option<i32>>>,
+    ///New name of the team, 1 to 255 characters.
+    pub name: String,
+    ///The team to change.
+    pub team_id: i32,
+    ///Users whose employments in the company are the team's members.
+    pub user_ids: Option<Vec<Option<i32>>>,
+    ///Vehicles of the company the team uses (others are ignored).
+    pub vehicle_ids: Option<Vec<Option<i32>>>,
+}
 ///Resolvers of the fields of `Teams` that are not plain data.
 #[async_trait::async_trait]
 pub trait TeamsResolver: Send + Sync + 'static {
@@ -4794,29 +5668,19 @@ pub trait TeamsResolver: Send + Sync + 'static {
     async fn create_team(
         &self,
         ctx: &Context<'_>,
-        admin_ids: Option<Vec<Option<i32>>>,
-        company_id: i32,
-        known_address_ids: Option<Vec<Option<i32>>>,
-        name: String,
-        user_ids: Option<Vec<Option<i32>>>,
-        vehicle_ids: Option<Vec<Option<i32>>>,
+        args: TeamsCreateTeamArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///Deletes a team: its workers leave it (they stay employed), its admins and vehicles are released. Admins of the team's company only. Errors: AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
     async fn delete_team(
         &self,
         ctx: &Context<'_>,
-        team_id: i32,
+        args: TeamsDeleteTeamArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///Replaces a team's name, admins, vehicles and members, with the rules of createTeam: a list left out empties it, and the workers no longer listed leave the team. Newly added admins are told by e-mail, as are the admins who stay and those removed. Admins of the team's company only. Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
     async fn update_team(
         &self,
         ctx: &Context<'_>,
-        admin_ids: Option<Vec<Option<i32>>>,
-        known_address_ids: Option<Vec<Option<i32>>>,
-        name: String,
-        team_id: i32,
-        user_ids: Option<Vec<Option<i32>>>,
-        vehicle_ids: Option<Vec<Option<i32>>>,
+        args: TeamsUpdateTeamArgs,
     ) -> async_graphql::Result<Option<Company>>;
 }
 ///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
@@ -4862,12 +5726,14 @@ impl Teams {
                 .teams
                 .create_team(
                     ctx,
-                    admin_ids,
-                    company_id,
-                    known_address_ids,
-                    name,
-                    user_ids,
-                    vehicle_ids,
+                    TeamsCreateTeamArgs {
+                        admin_ids,
+                        company_id,
+                        known_address_ids,
+                        name,
+                        user_ids,
+                        vehicle_ids,
+                    },
                 )
                 .await,
         )
@@ -4882,7 +5748,11 @@ impl Teams {
     ) -> async_graphql::Result<Option<Company>> {
         null_on_error(
             ctx,
-            ctx.data_unchecked::<Resolvers>().teams.delete_team(ctx, team_id).await,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .teams
+                .delete_team(ctx, TeamsDeleteTeamArgs { team_id })
+                .await,
         )
     }
     ///Replaces a team's name, admins, vehicles and members, with the rules of createTeam: a list left out empties it, and the workers no longer listed leave the team. Newly added admins are told by e-mail, as are the admins who stay and those removed. Admins of the team's company only. Errors: INVALID_INPUTS (name blank or longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the team's company, or unknown team), AUTHENTICATION_ERROR.
@@ -4922,12 +5792,14 @@ impl Teams {
                 .teams
                 .update_team(
                     ctx,
-                    admin_ids,
-                    known_address_ids,
-                    name,
-                    team_id,
-                    user_ids,
-                    vehicle_ids,
+                    TeamsUpdateTeamArgs {
+                        admin_ids,
+                        known_address_ids,
+                        name,
+                        team_id,
+                        user_ids,
+                        vehicle_ids,
+                    },
                 )
                 .await,
         )

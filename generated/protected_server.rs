@@ -20,6 +20,14 @@ fn null_on_error<T>(
 ///Root of the read operations of software vendors.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ProtectedQueries;
+///The arguments of `ProtectedQueries.employmentToken`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ProtectedQueriesEmploymentTokenArgs {
+    ///The vendor's client id (as in `X-CLIENT-ID`).
+    pub client_id: i32,
+    ///The employment, as syncEmployment answered it.
+    pub employment_id: i32,
+}
 ///Resolvers of the fields of `ProtectedQueries` that are not plain data.
 #[async_trait::async_trait]
 pub trait ProtectedQueriesResolver: Send + Sync + 'static {
@@ -27,8 +35,7 @@ pub trait ProtectedQueriesResolver: Send + Sync + 'static {
     async fn employment_token(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
-        employment_id: i32,
+        args: ProtectedQueriesEmploymentTokenArgs,
     ) -> async_graphql::Result<Option<ThirdPartyClientEmployment>>;
 }
 ///Root of the read operations of software vendors.
@@ -55,7 +62,13 @@ impl ProtectedQueries {
             ctx
                 .data_unchecked::<Resolvers>()
                 .protected_queries
-                .employment_token(ctx, client_id, employment_id)
+                .employment_token(
+                    ctx,
+                    ProtectedQueriesEmploymentTokenArgs {
+                        client_id,
+                        employment_id,
+                    },
+                )
                 .await,
         )
     }
@@ -75,6 +88,28 @@ impl ProtectedMutations {
 ///Registering companies and syncing their employees.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ProtectedCompanies;
+///The arguments of `ProtectedCompanies.softwareRegistration`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ProtectedCompaniesSoftwareRegistrationArgs {
+    ///The vendor's client id (as in `X-CLIENT-ID`).
+    pub client_id: i32,
+    ///The number of workers of the company (> 0).
+    pub nb_workers: i32,
+    ///The company's SIREN (9 digits).
+    pub siren: String,
+    ///One establishment's SIRET (14 digits starting with the SIREN). Optional.
+    pub siret: Option<String>,
+    ///The name the company is known by.
+    pub usual_name: String,
+}
+///The arguments of `ProtectedCompanies.syncEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct ProtectedCompaniesSyncEmploymentArgs {
+    ///The company, as softwareRegistration answered it.
+    pub company_id: i32,
+    ///The employees.
+    pub employees: Vec<Option<ThirdPartyEmployee>>,
+}
 ///Resolvers of the fields of `ProtectedCompanies` that are not plain data.
 #[async_trait::async_trait]
 pub trait ProtectedCompaniesResolver: Send + Sync + 'static {
@@ -82,18 +117,13 @@ pub trait ProtectedCompaniesResolver: Send + Sync + 'static {
     async fn software_registration(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
-        nb_workers: i32,
-        siren: String,
-        siret: Option<String>,
-        usual_name: String,
+        args: ProtectedCompaniesSoftwareRegistrationArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///Syncs employees of a company the vendor registered: for each, finds or creates a pending employment and mails the employee a link (valid 7 days) to accept or decline the vendor's access in a browser; a new link is mailed when the last one expired. At most 100 employees per call, each e-mail once (INVALID_INPUTS otherwise); all or nothing. Answers every employment the vendor synced in the company: until the employee accepts, only what the vendor sent (e-mail, admin flag, `validationStatus` pending or rejected, no user), whether or not the e-mail had an account. AUTHORIZATION_ERROR "You do not have access to the provided company id" without a link to the company.
     async fn sync_employment(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        employees: Vec<Option<ThirdPartyEmployee>>,
+        args: ProtectedCompaniesSyncEmploymentArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>>;
 }
 ///Registering companies and syncing their employees.
@@ -131,11 +161,13 @@ impl ProtectedCompanies {
                 .protected_companies
                 .software_registration(
                     ctx,
-                    client_id,
-                    nb_workers,
-                    siren,
-                    siret,
-                    usual_name,
+                    ProtectedCompaniesSoftwareRegistrationArgs {
+                        client_id,
+                        nb_workers,
+                        siren,
+                        siret,
+                        usual_name,
+                    },
                 )
                 .await,
         )
@@ -158,7 +190,13 @@ impl ProtectedCompanies {
             ctx
                 .data_unchecked::<Resolvers>()
                 .protected_companies
-                .sync_employment(ctx, company_id, employees)
+                .sync_employment(
+                    ctx,
+                    ProtectedCompaniesSyncEmploymentArgs {
+                        company_id,
+                        employees,
+                    },
+                )
                 .await,
         )
     }

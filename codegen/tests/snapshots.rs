@@ -280,6 +280,8 @@ fn refused_contracts_say_why() {
         "schema { query: Query } directive @resolver on FIELD_DEFINITION type Query { a: Int } type T { id: Int b: Int @cached }",
         "schema { query: Query } directive @resolver(why: String) on FIELD_DEFINITION type Query { a: Int }",
         "schema { query: Query } directive @resolver on OBJECT type Query { a: Int }",
+        "schema { query: Query } type Query { aB(x: Int): Int a: QueryA } type QueryA { id: Int b(x: Int): Int }",
+        "schema { query: Query } type Query { a(x: Int): QueryAArgs } type QueryAArgs { b: Int }",
     ];
     let rest_cases = [
         "  /a:\n    get:\n      responses: {'200': {description: ok}}\n",

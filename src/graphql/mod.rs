@@ -3,6 +3,7 @@
 
 mod active;
 pub mod convert;
+pub mod convert_args;
 pub mod convert_regulation;
 pub mod convert_workdays;
 pub mod guard;

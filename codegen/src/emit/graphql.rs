@@ -1,6 +1,7 @@
 //! [`Schema`] → the async-graphql server code: one Rust type per GraphQL type, one resolver trait
-//! per type with resolved fields, the async-graphql wrappers with the exact SDL names, and the
-//! registry of trait implementations.
+//! per type with resolved fields, one arguments struct per resolved field that takes arguments
+//! (which its resolver receives whole), the async-graphql wrappers with the exact SDL names, and
+//! the registry of trait implementations.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -8,6 +9,11 @@ use quote::{format_ident, quote};
 use super::{camel, doc, pretty, snake};
 use crate::Error;
 use crate::model::graphql::*;
+
+mod args;
+
+pub use args::args_name;
+use args::{args_structs, check_args_names};
 
 /// Where hand-written custom scalars live; the generated code refers to them by this path, so a
 /// scalar declared in the SDL without an implementation is a compile error.
@@ -41,6 +47,7 @@ pub fn emit_sharing(schema: &Schema, shared: Shared<'_>) -> Result<String, Error
 }
 
 fn tokens_sharing(schema: &Schema, shared: Option<Shared<'_>>) -> Result<TokenStream, Error> {
+    check_args_names(schema)?;
     let mut items = vec![prelude()];
     let mut own = Vec::new();
     for def in &schema.types {
@@ -332,18 +339,19 @@ fn resolver_trait(name: &str, fields: &[&Field], with_parent: bool) -> TokenStre
     let methods = fields.iter().map(|f| {
         let docs = doc(&f.description);
         let method = snake(&f.name);
-        let args = f.arguments.iter().map(|a| {
-            let arg = snake(&a.name);
-            let ty = rust_type(&a.ty);
-            quote!(, #arg: #ty)
+        let args = (!f.arguments.is_empty()).then(|| {
+            let ty = format_ident!("{}", args_name(name, f));
+            quote!(, args: #ty)
         });
         let ret = rust_type(&f.ty);
         quote! {
             #docs
-            async fn #method(&self, ctx: &Context<'_> #parent #(#args)*) -> async_graphql::Result<#ret>;
+            async fn #method(&self, ctx: &Context<'_> #parent #args) -> async_graphql::Result<#ret>;
         }
     });
+    let structs = args_structs(name, fields);
     quote! {
+        #structs
         #[doc = #trait_doc]
         #[async_trait::async_trait]
         pub trait #trait_name: Send + Sync + 'static {
@@ -361,6 +369,7 @@ fn wrapper_method(name: &str, f: &Field, with_parent: bool) -> Result<TokenStrea
     if with_parent {
         call.push(quote!(self));
     }
+    let mut fields = Vec::new();
     for a in &f.arguments {
         let arg_name = &a.name;
         let mut attr = quote!(name = #arg_name);
@@ -374,7 +383,13 @@ fn wrapper_method(name: &str, f: &Field, with_parent: bool) -> Result<TokenStrea
         let arg = snake(arg_name);
         let ty = rust_type(&a.ty);
         params.push(quote!(, #[graphql(#attr)] #arg: #ty));
-        call.push(quote!(#arg));
+        fields.push(arg);
+    }
+    // async-graphql reads the arguments one by one (their names, descriptions and defaults stay
+    // those of the SDL); the resolver gets them as one struct.
+    if !fields.is_empty() {
+        let args = format_ident!("{}", args_name(name, f));
+        call.push(quote!(#args { #(#fields),* }));
     }
     let ret = rust_type(&f.ty);
     let registry_field = snake(name);

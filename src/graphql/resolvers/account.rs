@@ -7,7 +7,7 @@ use crate::app::App;
 use crate::domain::kinds::NotificationType as Kind;
 use crate::domain::notifications::{self, NotificationRow};
 use crate::graphql::caller;
-use crate::graphql::contract::{AccountResolver, Notification, NotificationType};
+use crate::graphql::contract::{AccountMarkNotificationsAsReadArgs, AccountResolver, Notification, NotificationType};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::scalars::{JSONString, TimeStamp};
 
@@ -39,10 +39,10 @@ impl AccountResolver for App {
     async fn mark_notifications_as_read(
         &self,
         ctx: &Context<'_>,
-        notification_ids: Vec<Option<i32>>,
+        args: AccountMarkNotificationsAsReadArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Notification>>>> {
         let actor = caller(ctx).actor()?;
-        let ids: Vec<i64> = notification_ids.into_iter().flatten().map(i64::from).collect();
+        let ids: Vec<i64> = args.notification_ids.into_iter().flatten().map(i64::from).collect();
         let rows = notifications::mark_read(self.db(ctx), actor, &ids).await?;
         Ok(list(&rows))
     }

@@ -4,20 +4,16 @@ use async_graphql::Context;
 
 use crate::app::App;
 use crate::errors::AppError;
-use crate::graphql::contract::{AuthResolver, LoginOutput, UserTokens, Void};
-use crate::graphql::scalars::Email;
+use crate::graphql::contract::{
+    AuthLoginArgs, AuthResolver, AuthRevokeAuthorizedClientArgs, LoginOutput, UserTokens, Void,
+};
 use crate::graphql::{bearer, caller, hashing};
 
 use crate::domain::users::sessions::{self};
 
 #[async_trait::async_trait]
 impl AuthResolver for App {
-    async fn login(
-        &self,
-        ctx: &Context<'_>,
-        email: Email,
-        password: String,
-    ) -> async_graphql::Result<Option<LoginOutput>> {
+    async fn login(&self, ctx: &Context<'_>, args: AuthLoginArgs) -> async_graphql::Result<Option<LoginOutput>> {
         let address = crate::graphql::RequestData::of(ctx)
             .and_then(|data| data.client)
             .map(|a| a.0.to_string())
@@ -25,8 +21,8 @@ impl AuthResolver for App {
         let pair = sessions::login(
             self.db(ctx),
             self.environment,
-            &email.0,
-            password,
+            &args.email.0,
+            args.password,
             &address,
             &hashing(ctx),
         )
@@ -52,9 +48,13 @@ impl AuthResolver for App {
         Ok(Some(Void { success: true }))
     }
 
-    async fn revoke_authorized_client(&self, ctx: &Context<'_>, client_id: i32) -> async_graphql::Result<Option<Void>> {
+    async fn revoke_authorized_client(
+        &self,
+        ctx: &Context<'_>,
+        args: AuthRevokeAuthorizedClientArgs,
+    ) -> async_graphql::Result<Option<Void>> {
         let me = caller(ctx).actor()?;
-        if !crate::domain::auth::oauth_tokens::revoke_for_user(self.db(ctx), me, client_id.into()).await? {
+        if !crate::domain::auth::oauth_tokens::revoke_for_user(self.db(ctx), me, args.client_id.into()).await? {
             return Err(AppError::invalid_resource("This application holds no authorization of the user").into());
         }
         Ok(Some(Void { success: true }))

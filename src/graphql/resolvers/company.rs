@@ -8,9 +8,11 @@ use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::caller;
 use crate::graphql::contract::{
-    Business, Company, CompanyResolver, CompanySettings, Employment, MissionConnection, Team, User, Vehicle,
+    Business, Company, CompanyAdminRegulationComputationsByUserAndByDayArgs, CompanyEmploymentsArgs,
+    CompanyMissionsArgs, CompanyMissionsDeletedArgs, CompanyRegulatoryAlertsRecapArgs, CompanyResolver,
+    CompanySettings, CompanyUsersArgs, CompanyVendorActionsArgs, CompanyWorkDaysArgs, Employment, MissionConnection,
+    Team, User, Vehicle,
 };
-use crate::graphql::scalars::{Date, TimeStamp};
 
 use crate::domain::companies::employments::{self};
 use crate::domain::companies::{company, date_text, permissions, today};
@@ -22,11 +24,7 @@ impl CompanyResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        month: crate::graphql::scalars::ShortMonth,
-        unique_user_id: Option<i32>,
-        team_id: Option<i32>,
-        from_date: Option<Date>,
-        to_date: Option<Date>,
+        args: CompanyRegulatoryAlertsRecapArgs,
     ) -> async_graphql::Result<Option<crate::graphql::contract::RegulatoryAlertsSummary>> {
         use crate::domain::alerts::recap::{self, RecapQuery};
         let actor = caller(ctx).actor()?;
@@ -37,11 +35,11 @@ impl CompanyResolver for App {
             || look.field("weeklyAlerts").field("dayDetails").exists();
         let query = RecapQuery {
             company_id: parent.id.into(),
-            month: month.0,
-            unique_user_id: unique_user_id.map(i64::from),
-            team_id: team_id.map(i64::from),
-            from: from_date.map(|d| d.0),
-            to: to_date.map(|d| d.0),
+            month: args.month.0,
+            unique_user_id: args.unique_user_id.map(i64::from),
+            team_id: args.team_id.map(i64::from),
+            from: args.from_date.map(|d| d.0),
+            to: args.to_date.map(|d| d.0),
             with_details,
         };
         let summary = recap::recap(self.db(ctx), actor, query).await?;
@@ -52,23 +50,21 @@ impl CompanyResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        from_date: Option<Date>,
-        until_date: Option<Date>,
-        first: Option<i32>,
-        after: Option<String>,
-        user_ids: Option<Vec<Option<i32>>>,
+        args: CompanyWorkDaysArgs,
     ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
         use crate::domain::workdays::{self, Flavor};
         let actor = caller(ctx).actor()?;
-        let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
+        let users = args
+            .user_ids
+            .map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let page = workdays::of_company(
             self.db(ctx),
             actor,
             parent.id.into(),
-            from_date.map(|d| d.0),
-            until_date.map(|d| d.0),
-            first,
-            after,
+            args.from_date.map(|d| d.0),
+            args.until_date.map(|d| d.0),
+            args.first,
+            args.after,
             users,
         )
         .await?;
@@ -81,20 +77,20 @@ impl CompanyResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        from_date: Option<Date>,
-        to_date: Option<Date>,
-        user_ids: Option<Vec<Option<i32>>>,
+        args: CompanyAdminRegulationComputationsByUserAndByDayArgs,
     ) -> async_graphql::Result<
         Option<Vec<Option<crate::graphql::contract::CompanyAdminRegulationComputationsByUserAndDay>>>,
     > {
         let actor = caller(ctx).actor()?;
-        let users = user_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
+        let users = args
+            .user_ids
+            .map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let rows = crate::domain::alerts::recap::admin_days(
             self.db(ctx),
             actor,
             parent.id.into(),
-            from_date.map(|d| d.0),
-            to_date.map(|d| d.0),
+            args.from_date.map(|d| d.0),
+            args.to_date.map(|d| d.0),
             users,
         )
         .await?;
@@ -120,15 +116,20 @@ impl CompanyResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        from_date: Option<Date>,
-        to_date: Option<Date>,
+        args: CompanyUsersArgs,
     ) -> async_graphql::Result<Option<Vec<Option<User>>>> {
         let actor = caller(ctx).actor()?;
         if !permissions::is_employed(self.db(ctx), actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
-        let from = from_date.map(|d| date_text(d.0)).unwrap_or_else(|| "0000-01-01".into());
-        let to = to_date.map(|d| date_text(d.0)).unwrap_or_else(|| "9999-12-31".into());
+        let from = args
+            .from_date
+            .map(|d| date_text(d.0))
+            .unwrap_or_else(|| "0000-01-01".into());
+        let to = args
+            .to_date
+            .map(|d| date_text(d.0))
+            .unwrap_or_else(|| "9999-12-31".into());
         // Accepted employments only: until a user accepts, the company sees only what it typed
         // in the invitation (Employment.userId and .email), never the account.
         let users = accounts::of_company(self.db(ctx), parent.id.into(), &from, &to, true).await?;
@@ -157,8 +158,7 @@ impl CompanyResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        first: Option<i32>,
-        after: Option<String>,
+        args: CompanyMissionsDeletedArgs,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let actor = caller(ctx).actor()?;
         if !permissions::is_admin(self.db(ctx), actor, parent.id.into()).await? {
@@ -168,8 +168,8 @@ impl CompanyResolver for App {
             self.db(ctx),
             actor,
             parent.id.into(),
-            first,
-            after,
+            args.first,
+            args.after,
         )
         .await?;
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
@@ -187,11 +187,7 @@ impl CompanyResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        from_time: Option<TimeStamp>,
-        until_time: Option<TimeStamp>,
-        after: Option<String>,
-        first: Option<i32>,
-        only_ended_missions: Option<bool>,
+        args: CompanyMissionsArgs,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let actor = caller(ctx).actor()?;
         if !permissions::is_admin(self.db(ctx), actor, parent.id.into()).await? {
@@ -201,11 +197,11 @@ impl CompanyResolver for App {
             self.db(ctx),
             actor,
             parent.id.into(),
-            from_time.map(|t| t.0),
-            until_time.map(|t| t.0),
-            after,
-            first,
-            only_ended_missions.unwrap_or(false),
+            args.from_time.map(|t| t.0),
+            args.until_time.map(|t| t.0),
+            args.after,
+            args.first,
+            args.only_ended_missions.unwrap_or(false),
         )
         .await?;
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
@@ -272,13 +268,14 @@ impl CompanyResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        latest_per_user: Option<bool>,
+        args: CompanyEmploymentsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
         let actor = caller(ctx).actor()?;
         if !permissions::is_admin(self.db(ctx), actor, parent.id.into()).await? {
             return Err(permissions::admin_only_field("employments").into());
         }
-        let rows = employments::of_company(self.db(ctx), parent.id.into(), latest_per_user.unwrap_or(false)).await?;
+        let rows =
+            employments::of_company(self.db(ctx), parent.id.into(), args.latest_per_user.unwrap_or(false)).await?;
         // The people of the list, loaded in one query when the selection asks for them.
         let selection = ctx.look_ahead();
         let mut users = std::collections::HashSet::new();
@@ -310,9 +307,8 @@ impl CompanyResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Company,
-        client_id: Option<i32>,
-        first: Option<i32>,
+        args: CompanyVendorActionsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::VendorAction>>>> {
-        super::vendor_access::vendor_actions(self, ctx, parent, client_id, first).await
+        super::vendor_access::vendor_actions(self, ctx, parent, args.client_id, args.first).await
     }
 }

@@ -6,14 +6,17 @@ use crate::app::App;
 use crate::errors::AppError;
 use crate::graphql::caller;
 use crate::graphql::contract::{
-    Company, Employment, EmploymentsResolver, SendInvitationsReminders, TerminateEmploymentInput,
+    Company, Employment, EmploymentsBatchCreateWorkerEmploymentsArgs, EmploymentsBatchTerminateEmploymentsArgs,
+    EmploymentsCancelEmploymentArgs, EmploymentsChangeEmployeeBusinessTypeArgs, EmploymentsChangeEmployeeRoleArgs,
+    EmploymentsChangeEmployeeTeamArgs, EmploymentsCreateEmploymentArgs, EmploymentsRejectEmploymentArgs,
+    EmploymentsResolver, EmploymentsSendInvitationsRemindersArgs, EmploymentsTerminateEmploymentArgs,
+    EmploymentsUpdateHideEmailArgs, EmploymentsValidateEmploymentArgs, SendInvitationsReminders,
     TerminateEmploymentResult, Void,
 };
-use crate::graphql::scalars::{Date, Email};
 
 use crate::domain::companies::company;
 use crate::domain::companies::employments::{self, Target};
-use crate::domain::companies::service::{self, EmploymentInput};
+use crate::domain::companies::service;
 use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
@@ -21,41 +24,26 @@ impl EmploymentsResolver for App {
     async fn create_employment(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        end_date: Option<Date>,
-        has_admin_rights: Option<bool>,
-        mail: Option<Email>,
-        start_date: Option<Date>,
-        user_id: Option<i32>,
-        is_primary: Option<bool>,
-        team_id: Option<i32>,
+        mut args: EmploymentsCreateEmploymentArgs,
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
-        let target = match (user_id, mail) {
+        let target = match (args.user_id, args.mail.take()) {
             (Some(user_id), None) => Target::User(user_id.into()),
             (None, Some(mail)) => Target::Email(mail.0),
             _ => return Err(AppError::invalid_inputs("Exactly one of userId or mail should be provided.").into()),
         };
-        let input = EmploymentInput {
-            company_id: company_id.into(),
-            start: start_date.map(|d| d.0),
-            end: end_date.map(|d| d.0),
-            has_admin_rights: has_admin_rights.unwrap_or(false),
-            is_primary,
-            team_id: team_id.map(i64::from),
-        };
-        let row = service::create(self.db(ctx), actor, target, input, &self.public_url).await?;
+        let row = service::create(self.db(ctx), actor, target, args.into(), &self.public_url).await?;
         Ok(Some(row.to_graphql()))
     }
 
     async fn validate_employment(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
+        args: EmploymentsValidateEmploymentArgs,
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            employments::answer(self.db(ctx), actor, employment_id.into(), true)
+            employments::answer(self.db(ctx), actor, args.employment_id.into(), true)
                 .await?
                 .to_graphql(),
         ))
@@ -64,11 +52,11 @@ impl EmploymentsResolver for App {
     async fn reject_employment(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
+        args: EmploymentsRejectEmploymentArgs,
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            employments::answer(self.db(ctx), actor, employment_id.into(), false)
+            employments::answer(self.db(ctx), actor, args.employment_id.into(), false)
                 .await?
                 .to_graphql(),
         ))
@@ -77,21 +65,27 @@ impl EmploymentsResolver for App {
     async fn terminate_employment(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
-        end_date: Option<Date>,
+        args: EmploymentsTerminateEmploymentArgs,
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
-        let row = employments::terminate(self.db(ctx), actor, employment_id.into(), end_date.map(|d| d.0)).await?;
+        let row = employments::terminate(
+            self.db(ctx),
+            actor,
+            args.employment_id.into(),
+            args.end_date.map(|d| d.0),
+        )
+        .await?;
         Ok(Some(row.to_graphql()))
     }
 
     async fn batch_terminate_employments(
         &self,
         ctx: &Context<'_>,
-        employments: Vec<Option<TerminateEmploymentInput>>,
+        args: EmploymentsBatchTerminateEmploymentsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<TerminateEmploymentResult>>>> {
         let actor = caller(ctx).actor()?;
-        let items = employments
+        let items = args
+            .employments
             .into_iter()
             .enumerate()
             .map(|(index, item)| {
@@ -119,10 +113,11 @@ impl EmploymentsResolver for App {
     async fn send_invitations_reminders(
         &self,
         ctx: &Context<'_>,
-        employment_ids: Vec<Option<i32>>,
+        args: EmploymentsSendInvitationsRemindersArgs,
     ) -> async_graphql::Result<Option<SendInvitationsReminders>> {
         let actor = caller(ctx).actor()?;
-        let ids = employment_ids
+        let ids = args
+            .employment_ids
             .into_iter()
             .enumerate()
             .map(|(index, id)| {
@@ -137,20 +132,24 @@ impl EmploymentsResolver for App {
         }))
     }
 
-    async fn cancel_employment(&self, ctx: &Context<'_>, employment_id: i32) -> async_graphql::Result<Option<Void>> {
+    async fn cancel_employment(
+        &self,
+        ctx: &Context<'_>,
+        args: EmploymentsCancelEmploymentArgs,
+    ) -> async_graphql::Result<Option<Void>> {
         let actor = caller(ctx).actor()?;
-        employments::cancel(self.db(ctx), actor, employment_id.into()).await?;
+        employments::cancel(self.db(ctx), actor, args.employment_id.into()).await?;
         Ok(Some(Void { success: true }))
     }
 
     async fn change_employee_role(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
-        has_admin_rights: bool,
+        args: EmploymentsChangeEmployeeRoleArgs,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let company_id = employments::change_role(self.db(ctx), actor, employment_id.into(), has_admin_rights).await?;
+        let company_id =
+            employments::change_role(self.db(ctx), actor, args.employment_id.into(), args.has_admin_rights).await?;
         Ok(company::find(self.db(ctx), company_id)
             .await?
             .as_ref()
@@ -160,30 +159,34 @@ impl EmploymentsResolver for App {
     async fn batch_create_worker_employments(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        mails: Option<Vec<Option<Email>>>,
-        user_ids: Option<Vec<Option<i32>>>,
+        args: EmploymentsBatchCreateWorkerEmploymentsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
         let actor = caller(ctx).actor()?;
         let mut targets: Vec<Target> = Vec::new();
-        targets.extend(mails.into_iter().flatten().flatten().map(|m| Target::Email(m.0)));
-        targets.extend(user_ids.into_iter().flatten().flatten().map(|u| Target::User(u.into())));
-        let rows = service::create_batch(self.db(ctx), actor, company_id.into(), targets, &self.public_url).await?;
+        targets.extend(args.mails.into_iter().flatten().flatten().map(|m| Target::Email(m.0)));
+        targets.extend(
+            args.user_ids
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|u| Target::User(u.into())),
+        );
+        let rows =
+            service::create_batch(self.db(ctx), actor, args.company_id.into(), targets, &self.public_url).await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
     }
 
     async fn change_employee_business_type(
         &self,
         ctx: &Context<'_>,
-        business_type: String,
-        employment_id: i32,
+        args: EmploymentsChangeEmployeeBusinessTypeArgs,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
         let company_id = crate::domain::companies::business::change_employee(
             self.db(ctx),
             actor,
-            employment_id.into(),
-            &business_type,
+            args.employment_id.into(),
+            &args.business_type,
         )
         .await?;
         Ok(company::find(self.db(ctx), company_id)
@@ -195,25 +198,21 @@ impl EmploymentsResolver for App {
     async fn update_hide_email(
         &self,
         ctx: &Context<'_>,
-        employment_id: i32,
-        hide_email: bool,
+        args: EmploymentsUpdateHideEmailArgs,
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
-        let row = employments::hide_email(self.db(ctx), actor, employment_id.into(), hide_email).await?;
+        let row = employments::hide_email(self.db(ctx), actor, args.employment_id.into(), args.hide_email).await?;
         Ok(Some(row.to_graphql()))
     }
 
     async fn change_employee_team(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        employment_id: Option<i32>,
-        team_id: Option<i32>,
-        user_id: Option<i32>,
+        args: EmploymentsChangeEmployeeTeamArgs,
     ) -> async_graphql::Result<Option<Company>> {
         use crate::domain::teams::{self, Moved};
         let actor = caller(ctx).actor()?;
-        let moved = match (user_id, employment_id) {
+        let moved = match (args.user_id, args.employment_id) {
             (Some(user_id), None) => Moved::User(user_id.into()),
             (None, Some(employment_id)) => Moved::Employment(employment_id.into()),
             _ => {
@@ -222,8 +221,14 @@ impl EmploymentsResolver for App {
                 );
             }
         };
-        let company_id =
-            teams::change_employee_team(self.db(ctx), actor, company_id.into(), moved, team_id.map(i64::from)).await?;
+        let company_id = teams::change_employee_team(
+            self.db(ctx),
+            actor,
+            args.company_id.into(),
+            moved,
+            args.team_id.map(i64::from),
+        )
+        .await?;
         Ok(company::find(self.db(ctx), company_id)
             .await?
             .as_ref()

@@ -7,9 +7,11 @@ use crate::app::App;
 use crate::domain::companies::known_addresses::{self, KnownAddressRow};
 use crate::domain::missions::locations;
 use crate::graphql::caller;
-use crate::graphql::contract::{CompanyKnownAddress, LocationsResolver, Void};
+use crate::graphql::contract::{
+    CompanyKnownAddress, LocationsCreateKnownAddressArgs, LocationsEditKnownAddressArgs, LocationsResolver,
+    LocationsTerminateKnownAddressArgs, Void,
+};
 use crate::graphql::convert::ToGraphql;
-use crate::graphql::scalars::GenericScalar;
 
 impl ToGraphql for KnownAddressRow {
     type Output = CompanyKnownAddress;
@@ -30,13 +32,10 @@ impl LocationsResolver for App {
     async fn create_known_address(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        geo_api_data: Option<GenericScalar>,
-        manual_address: Option<String>,
-        alias: Option<String>,
+        args: LocationsCreateKnownAddressArgs,
     ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
         let actor = caller(ctx).actor()?;
-        let address = match (manual_address, geo_api_data) {
+        let address = match (args.manual_address, args.geo_api_data) {
             (None, None) | (Some(_), Some(_)) => {
                 return Err(crate::errors::AppError::invalid_inputs(
                     "Exactly one of geoApiData or manualAddress should be set",
@@ -45,28 +44,40 @@ impl LocationsResolver for App {
             }
             (manual, geo) => locations::address(manual, geo.map(|g| g.0), None)?,
         };
-        let row = known_addresses::create(self.db(ctx), actor, company_id.into(), address, alias.as_deref()).await?;
+        let row = known_addresses::create(
+            self.db(ctx),
+            actor,
+            args.company_id.into(),
+            address,
+            args.alias.as_deref(),
+        )
+        .await?;
         Ok(Some(row.to_graphql()))
     }
 
     async fn edit_known_address(
         &self,
         ctx: &Context<'_>,
-        company_known_address_id: i32,
-        alias: Option<String>,
+        args: LocationsEditKnownAddressArgs,
     ) -> async_graphql::Result<Option<CompanyKnownAddress>> {
         let actor = caller(ctx).actor()?;
-        let row = known_addresses::edit(self.db(ctx), actor, company_known_address_id.into(), alias.as_deref()).await?;
+        let row = known_addresses::edit(
+            self.db(ctx),
+            actor,
+            args.company_known_address_id.into(),
+            args.alias.as_deref(),
+        )
+        .await?;
         Ok(Some(row.to_graphql()))
     }
 
     async fn terminate_known_address(
         &self,
         ctx: &Context<'_>,
-        company_known_address_id: i32,
+        args: LocationsTerminateKnownAddressArgs,
     ) -> async_graphql::Result<Option<Void>> {
         let actor = caller(ctx).actor()?;
-        known_addresses::terminate(self.db(ctx), actor, company_known_address_id.into()).await?;
+        known_addresses::terminate(self.db(ctx), actor, args.company_known_address_id.into()).await?;
         Ok(Some(Void { success: true }))
     }
 }

@@ -4,7 +4,8 @@ use async_graphql::Context;
 
 use crate::app::App;
 use crate::graphql::contract::{
-    Activity, Comment, Company, Expenditure, LocationEntry, Mission, MissionResolver, MissionValidation, User, Vehicle,
+    Activity, Comment, Company, Expenditure, LocationEntry, Mission, MissionActivitiesArgs, MissionExpendituresArgs,
+    MissionResolver, MissionValidation, User, Vehicle,
 };
 use crate::graphql::loaders::users::load_user;
 
@@ -51,9 +52,9 @@ impl MissionResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Mission,
-        include_dismissed_activities: Option<bool>,
+        args: MissionActivitiesArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Activity>>>> {
-        let all = include_dismissed_activities.unwrap_or(false);
+        let all = args.include_dismissed_activities.unwrap_or(false);
         let rows = loaders::load::<ActivitiesByMission, _>(ctx, parent.id.into())
             .await?
             .unwrap_or_default();
@@ -69,9 +70,9 @@ impl MissionResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &Mission,
-        include_dismissed_expenditures: Option<bool>,
+        args: MissionExpendituresArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Expenditure>>>> {
-        let all = include_dismissed_expenditures.unwrap_or(false);
+        let all = args.include_dismissed_expenditures.unwrap_or(false);
         let rows = loaders::load::<ExpendituresByMission, _>(ctx, parent.id.into())
             .await?
             .unwrap_or_default();

@@ -6,7 +6,9 @@ use crate::domain::companies::company;
 use crate::domain::missions;
 use crate::domain::users::accounts;
 use crate::errors::AppError;
-use crate::graphql::contract::{CheckOutput, Company, Mission, QueriesResolver, User};
+use crate::graphql::contract::{
+    CheckOutput, Company, Mission, QueriesCompanyArgs, QueriesMissionArgs, QueriesResolver, QueriesUserArgs, User,
+};
 
 use crate::app::App;
 use crate::graphql::caller;
@@ -26,35 +28,35 @@ impl QueriesResolver for App {
             .map(|row| user_seen_by(row, Some(actor))))
     }
 
-    async fn user(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<User>> {
+    async fn user(&self, ctx: &Context<'_>, args: QueriesUserArgs) -> async_graphql::Result<Option<User>> {
         let actor = caller(ctx).actor()?;
         // An unknown id and a forbidden one give the same answer: ids must not be probed.
-        if !accounts::can_read(self.db(ctx), actor, id.into()).await? {
+        if !accounts::can_read(self.db(ctx), actor, args.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
-        match accounts::find(self.db(ctx), id.into()).await? {
+        match accounts::find(self.db(ctx), args.id.into()).await? {
             Some(row) => Ok(Some(user_seen_by(row, Some(actor)))),
             None => Err(AppError::authorization("Forbidden access").into()),
         }
     }
 
-    async fn company(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Company>> {
+    async fn company(&self, ctx: &Context<'_>, args: QueriesCompanyArgs) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
         // Current employees and pending invitees read the company; an unknown id looks the same
         // as a forbidden one.
-        match company::find_for_employee(self.db(ctx), actor, id.into()).await? {
+        match company::find_for_employee(self.db(ctx), actor, args.id.into()).await? {
             Some(row) => Ok(Some(Company::from(&row))),
             None => Err(AppError::authorization("Forbidden access").into()),
         }
     }
 
-    async fn mission(&self, ctx: &Context<'_>, id: i32) -> async_graphql::Result<Option<Mission>> {
+    async fn mission(&self, ctx: &Context<'_>, args: QueriesMissionArgs) -> async_graphql::Result<Option<Mission>> {
         let actor = caller(ctx).actor()?;
         let mut conn = self.db.pool.acquire().await?;
-        missions::permissions::readable(&mut conn, actor, id.into()).await?;
+        missions::permissions::readable(&mut conn, actor, args.id.into()).await?;
         drop(conn);
         Ok(Some(
-            missions::store::load_one(self.db(ctx), id.into(), actor)
+            missions::store::load_one(self.db(ctx), args.id.into(), actor)
                 .await?
                 .to_graphql(),
         ))

@@ -5,10 +5,9 @@ use async_graphql::Context;
 
 use crate::app::App;
 use crate::domain::alerts::read;
-use crate::domain::regulation::checks::Unit;
 use crate::graphql::contract::{
-    RegulationCheck, RegulationCheckResolver, RegulationComputation, RegulationComputationResolver, RegulatoryAlert,
-    RegulatoryAlertExplanation, RegulatoryAlertResolver, User,
+    RegulationCheck, RegulationCheckResolver, RegulationComputation, RegulationComputationRegulationChecksArgs,
+    RegulationComputationResolver, RegulatoryAlert, RegulatoryAlertExplanation, RegulatoryAlertResolver, User,
 };
 use crate::graphql::convert_regulation::check;
 use crate::graphql::loaders::regulation as stash;
@@ -26,7 +25,7 @@ impl RegulationComputationResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &RegulationComputation,
-        unit: Option<Unit>,
+        args: RegulationComputationRegulationChecksArgs,
     ) -> async_graphql::Result<Option<Vec<Option<RegulationCheck>>>> {
         let Some(id) = parent.id else {
             return Ok(None);
@@ -39,7 +38,7 @@ impl RegulationComputationResolver for App {
             user_id: parent.user_id.map(i64::from).unwrap_or_default(),
         };
         let extensions = read::eu_worker(self.db(ctx), row.user_id).await?;
-        let checks = row.checks(unit, extensions);
+        let checks = row.checks(args.unit, extensions);
         if checks.is_empty() {
             return Ok(None);
         }

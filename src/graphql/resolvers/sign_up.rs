@@ -4,8 +4,10 @@ use async_graphql::Context;
 
 use crate::app::App;
 use crate::domain::companies::{company, employments, invitations};
-use crate::graphql::contract::{Company, CompanySignUpOutput, Employment, SignUpResolver, UserTokens};
-use crate::graphql::scalars::Email;
+use crate::graphql::contract::{
+    Company, CompanySignUpOutput, Employment, SignUpCompanyArgs, SignUpRedeemInviteArgs, SignUpResolver,
+    SignUpUserArgs, UserTokens,
+};
 use crate::graphql::{caller, hashing};
 
 use crate::domain::auth::attempts;
@@ -16,16 +18,7 @@ use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
 impl SignUpResolver for App {
-    async fn user(
-        &self,
-        ctx: &Context<'_>,
-        email: Email,
-        password: String,
-        first_name: String,
-        last_name: String,
-        invite_token: Option<String>,
-        timezone_name: Option<String>,
-    ) -> async_graphql::Result<Option<UserTokens>> {
+    async fn user(&self, ctx: &Context<'_>, args: SignUpUserArgs) -> async_graphql::Result<Option<UserTokens>> {
         // Each attempt counts, on the sign-up page's counter: an address cannot create accounts
         // (and send mail) without end.
         let address = crate::graphql::RequestData::of(ctx)
@@ -41,16 +34,11 @@ impl SignUpResolver for App {
             return Err(error.into());
         }
         let new = NewUser {
-            email: email.0,
-            password,
-            first_name,
-            last_name,
-            timezone_name,
-            invite_token,
             // The confirmation e-mail in the language the request prefers.
             lang: crate::graphql::RequestData::of(ctx)
                 .map(|data| data.lang)
                 .unwrap_or_default(),
+            ..args.into()
         };
         let scope = caller(ctx).scope();
         let user_id = accounts::create(self.db(ctx), new, scope, &self.public_url, &hashing(ctx)).await?;
@@ -62,19 +50,10 @@ impl SignUpResolver for App {
     async fn company(
         &self,
         ctx: &Context<'_>,
-        usual_name: String,
-        siren: String,
-        phone_number: Option<String>,
-        legal_name: Option<String>,
+        args: SignUpCompanyArgs,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>> {
         let actor = caller(ctx).actor()?;
-        let new = company::NewCompany {
-            usual_name: &usual_name,
-            legal_name: legal_name.as_deref(),
-            siren: &siren,
-            phone_number: phone_number.as_deref(),
-        };
-        let (company_id, employment_id) = company::sign_up(self.db(ctx), actor, new).await?;
+        let (company_id, employment_id) = company::sign_up(self.db(ctx), actor, (&args).into()).await?;
         let company = company::find(self.db(ctx), company_id)
             .await?
             .as_ref()
@@ -86,10 +65,16 @@ impl SignUpResolver for App {
         Ok(Some(CompanySignUpOutput { company, employment }))
     }
 
-    async fn redeem_invite(&self, ctx: &Context<'_>, token: String) -> async_graphql::Result<Option<Employment>> {
+    async fn redeem_invite(
+        &self,
+        ctx: &Context<'_>,
+        args: SignUpRedeemInviteArgs,
+    ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            invitations::redeem_by(self.db(ctx), actor, &token).await?.to_graphql(),
+            invitations::redeem_by(self.db(ctx), actor, &args.token)
+                .await?
+                .to_graphql(),
         ))
     }
 }

@@ -6,10 +6,13 @@ use async_graphql::Context;
 use crate::app::App;
 use crate::db::Db;
 use crate::domain::companies::company;
-use crate::domain::teams::{self, TeamInput, TeamRow};
+use crate::domain::teams::{self, TeamRow};
 use crate::domain::users::accounts;
 use crate::graphql::caller;
-use crate::graphql::contract::{Company, CompanyKnownAddress, Team, TeamResolver, TeamsResolver, User, Vehicle};
+use crate::graphql::contract::{
+    Company, CompanyKnownAddress, Team, TeamResolver, TeamsCreateTeamArgs, TeamsDeleteTeamArgs, TeamsResolver,
+    TeamsUpdateTeamArgs, User, Vehicle,
+};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::scalars::TimeStamp;
 
@@ -25,11 +28,6 @@ impl ToGraphql for TeamRow {
     }
 }
 
-/// A list argument as ids: absent, null items and all.
-fn ids(list: Option<Vec<Option<i32>>>) -> Vec<i64> {
-    list.into_iter().flatten().flatten().map(i64::from).collect()
-}
-
 async fn company_of(db: &Db, company_id: i64) -> async_graphql::Result<Option<Company>> {
     Ok(company::find(db, company_id).await?.as_ref().map(Company::from))
 }
@@ -39,50 +37,30 @@ impl TeamsResolver for App {
     async fn create_team(
         &self,
         ctx: &Context<'_>,
-        admin_ids: Option<Vec<Option<i32>>>,
-        company_id: i32,
-        known_address_ids: Option<Vec<Option<i32>>>,
-        name: String,
-        user_ids: Option<Vec<Option<i32>>>,
-        vehicle_ids: Option<Vec<Option<i32>>>,
+        args: TeamsCreateTeamArgs,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let input = TeamInput {
-            name,
-            user_ids: ids(user_ids),
-            admin_ids: ids(admin_ids),
-            vehicle_ids: ids(vehicle_ids),
-            known_address_ids: ids(known_address_ids),
-        };
-        let company_id = teams::create(self.db(ctx), actor, company_id.into(), input).await?;
+        let company_id = teams::create(self.db(ctx), actor, args.company_id.into(), args.into()).await?;
         company_of(self.db(ctx), company_id).await
     }
 
-    async fn delete_team(&self, ctx: &Context<'_>, team_id: i32) -> async_graphql::Result<Option<Company>> {
+    async fn delete_team(
+        &self,
+        ctx: &Context<'_>,
+        args: TeamsDeleteTeamArgs,
+    ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let company_id = teams::delete(self.db(ctx), actor, team_id.into()).await?;
+        let company_id = teams::delete(self.db(ctx), actor, args.team_id.into()).await?;
         company_of(self.db(ctx), company_id).await
     }
 
     async fn update_team(
         &self,
         ctx: &Context<'_>,
-        admin_ids: Option<Vec<Option<i32>>>,
-        known_address_ids: Option<Vec<Option<i32>>>,
-        name: String,
-        team_id: i32,
-        user_ids: Option<Vec<Option<i32>>>,
-        vehicle_ids: Option<Vec<Option<i32>>>,
+        args: TeamsUpdateTeamArgs,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let input = TeamInput {
-            name,
-            user_ids: ids(user_ids),
-            admin_ids: ids(admin_ids),
-            vehicle_ids: ids(vehicle_ids),
-            known_address_ids: ids(known_address_ids),
-        };
-        let company_id = teams::update(self.db(ctx), actor, team_id.into(), input).await?;
+        let company_id = teams::update(self.db(ctx), actor, args.team_id.into(), args.into()).await?;
         company_of(self.db(ctx), company_id).await
     }
 }

@@ -10,9 +10,11 @@ use crate::domain::missions;
 use crate::errors::AppError;
 use crate::graphql::caller;
 use crate::graphql::contract::{
-    ActivityConnection, Company, Employment, MissionConnection, OAuth2Client, User, UserResolver,
+    ActivityConnection, Company, Employment, MissionConnection, OAuth2Client, User, UserActivitiesArgs,
+    UserAdminedCompaniesArgs, UserEmploymentsArgs, UserMissionsArgs, UserRegulationComputationsByDayArgs, UserResolver,
+    UserWorkDaysArgs,
 };
-use crate::graphql::scalars::{Date, TimeStamp};
+use crate::graphql::scalars::Date;
 
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::loaders::missions as loaders;
@@ -39,9 +41,7 @@ impl UserResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        submitter_type: Option<crate::graphql::scalars::SubmitterTypeEnum>,
-        from_date: Option<Date>,
-        to_date: Option<Date>,
+        args: UserRegulationComputationsByDayArgs,
     ) -> async_graphql::Result<Option<Vec<Option<crate::graphql::contract::RegulationComputationByDayOutput>>>> {
         use crate::domain::alerts::read;
         use crate::graphql::contract::{RegulationComputation, RegulationComputationByDayOutput};
@@ -52,9 +52,9 @@ impl UserResolver for App {
             self.db(ctx),
             actor.scope,
             user,
-            submitter_type,
-            from_date.map(|d| d.0),
-            to_date.map(|d| d.0),
+            args.submitter_type,
+            args.from_date.map(|d| d.0),
+            args.to_date.map(|d| d.0),
         )
         .await?;
         let mut days: Vec<Option<RegulationComputationByDayOutput>> = vec![];
@@ -80,15 +80,20 @@ impl UserResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        from_time: Option<TimeStamp>,
-        until_time: Option<TimeStamp>,
-        first: Option<i32>,
-        after: Option<String>,
+        args: UserActivitiesArgs,
     ) -> async_graphql::Result<Option<ActivityConnection>> {
         let actor = caller(ctx).actor()?;
-        let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
-        let page = missions::queries::user_activities(self.db(ctx), actor, parent.id.into(), from, until, first, after)
-            .await?;
+        let (from, until) = (args.from_time.map(|t| t.0), args.until_time.map(|t| t.0));
+        let page = missions::queries::user_activities(
+            self.db(ctx),
+            actor,
+            parent.id.into(),
+            from,
+            until,
+            args.first,
+            args.after,
+        )
+        .await?;
         let mut users = std::collections::HashSet::new();
         let node = ctx.look_ahead().field("edges").field("node");
         let rows: Vec<_> = page.items.iter().map(|(_, row)| row.clone()).collect();
@@ -101,23 +106,19 @@ impl UserResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        from_time: Option<TimeStamp>,
-        until_time: Option<TimeStamp>,
-        first: Option<i32>,
-        after: Option<String>,
-        include_deleted_missions: Option<bool>,
+        args: UserMissionsArgs,
     ) -> async_graphql::Result<Option<MissionConnection>> {
         let actor = caller(ctx).actor()?;
-        let (from, until) = (from_time.map(|t| t.0), until_time.map(|t| t.0));
+        let (from, until) = (args.from_time.map(|t| t.0), args.until_time.map(|t| t.0));
         let page = missions::queries::user_missions(
             self.db(ctx),
             actor,
             parent.id.into(),
             from,
             until,
-            first,
-            after,
-            include_deleted_missions.unwrap_or(false),
+            args.first,
+            args.after,
+            args.include_deleted_missions.unwrap_or(false),
         )
         .await?;
         let views: Vec<_> = page.items.iter().filter_map(|(_, view)| view.as_ref()).collect();
@@ -129,10 +130,7 @@ impl UserResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        from_date: Option<Date>,
-        until_date: Option<Date>,
-        first: Option<i32>,
-        after: Option<String>,
+        args: UserWorkDaysArgs,
     ) -> async_graphql::Result<Option<crate::graphql::contract::WorkDayConnection>> {
         use crate::domain::workdays::{self, Flavor};
         let actor = caller(ctx).actor()?;
@@ -140,10 +138,10 @@ impl UserResolver for App {
             self.db(ctx),
             actor,
             parent.id.into(),
-            from_date.map(|d| d.0),
-            until_date.map(|d| d.0),
-            first,
-            after,
+            args.from_date.map(|d| d.0),
+            args.until_date.map(|d| d.0),
+            args.first,
+            args.after,
         )
         .await?;
         Ok(Some(
@@ -186,17 +184,15 @@ impl UserResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        from_date: Option<Date>,
-        until_date: Option<Date>,
-        include_pending: Option<bool>,
+        args: UserEmploymentsArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
         let me = self_actor(ctx, parent, "employments")?;
         let rows = employments::of_user(
             self.db(ctx),
             me,
-            from_date.map(|d| d.0),
-            until_date.map(|d| d.0),
-            include_pending.unwrap_or(false),
+            args.from_date.map(|d| d.0),
+            args.until_date.map(|d| d.0),
+            args.include_pending.unwrap_or(false),
         )
         .await?;
         Ok(Some(rows.iter().map(|r| Some(r.to_graphql())).collect()))
@@ -206,10 +202,12 @@ impl UserResolver for App {
         &self,
         ctx: &Context<'_>,
         parent: &User,
-        company_ids: Option<Vec<Option<i32>>>,
+        args: UserAdminedCompaniesArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Company>>>> {
         let me = self_actor(ctx, parent, "adminedCompanies")?;
-        let wanted: Option<Vec<i64>> = company_ids.map(|ids| ids.into_iter().flatten().map(i64::from).collect());
+        let wanted: Option<Vec<i64>> = args
+            .company_ids
+            .map(|ids| ids.into_iter().flatten().map(i64::from).collect());
         let rows = company::admined_by(self.db(ctx), me).await?;
         Ok(Some(
             rows.iter()

@@ -12,8 +12,9 @@ use crate::errors::AppError;
 use crate::graphql::contract::{Company, Employment};
 use crate::graphql::convert::ToGraphql;
 use crate::graphql::protected::contract_protected::{
-    ProtectedCompaniesResolver, ProtectedQueriesResolver, ThirdPartyClientEmployment,
-    ThirdPartyClientEmploymentResolver, ThirdPartyEmployee,
+    ProtectedCompaniesResolver, ProtectedCompaniesSoftwareRegistrationArgs, ProtectedCompaniesSyncEmploymentArgs,
+    ProtectedQueriesEmploymentTokenArgs, ProtectedQueriesResolver, ThirdPartyClientEmployment,
+    ThirdPartyClientEmploymentResolver,
 };
 
 /// The authenticated vendor; the transport refuses a request without one before it runs, so
@@ -45,21 +46,11 @@ impl ProtectedCompaniesResolver for App {
     async fn software_registration(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
-        nb_workers: i32,
-        siren: String,
-        siret: Option<String>,
-        usual_name: String,
+        args: ProtectedCompaniesSoftwareRegistrationArgs,
     ) -> async_graphql::Result<Option<Company>> {
         let vendor = vendor(ctx)?;
-        same_client(vendor, client_id)?;
-        let registration = companies::Registration {
-            usual_name: &usual_name,
-            siren: &siren,
-            siret: siret.as_deref(),
-            nb_workers: nb_workers.into(),
-        };
-        let company = companies::register(self.db(ctx), vendor.client_id, registration).await?;
+        same_client(vendor, args.client_id)?;
+        let company = companies::register(self.db(ctx), vendor.client_id, (&args).into()).await?;
         audited(
             self.db(ctx),
             vendor,
@@ -73,11 +64,11 @@ impl ProtectedCompaniesResolver for App {
     async fn sync_employment(
         &self,
         ctx: &Context<'_>,
-        company_id: i32,
-        employees: Vec<Option<ThirdPartyEmployee>>,
+        args: ProtectedCompaniesSyncEmploymentArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Employment>>>> {
         let vendor = vendor(ctx)?;
-        let employees = employees
+        let employees = args
+            .employees
             .into_iter()
             .flatten()
             .map(|e| employees::Employee {
@@ -91,7 +82,7 @@ impl ProtectedCompaniesResolver for App {
         let rows = employees::sync(
             self.db(ctx),
             (vendor.client_id, &vendor.client_name),
-            company_id.into(),
+            args.company_id.into(),
             employees,
             &self.public_url,
         )
@@ -99,7 +90,7 @@ impl ProtectedCompaniesResolver for App {
         audited(
             self.db(ctx),
             vendor,
-            company_id.into(),
+            args.company_id.into(),
             "mutation company.syncEmployment",
         )
         .await;
@@ -112,15 +103,14 @@ impl ProtectedQueriesResolver for App {
     async fn employment_token(
         &self,
         ctx: &Context<'_>,
-        client_id: i32,
-        employment_id: i32,
+        args: ProtectedQueriesEmploymentTokenArgs,
     ) -> async_graphql::Result<Option<ThirdPartyClientEmployment>> {
         let vendor = vendor(ctx)?;
-        same_client(vendor, client_id)?;
+        same_client(vendor, args.client_id)?;
         let view = employees::employment_token(
             self.db(ctx),
             (vendor.client_id, &vendor.client_name),
-            employment_id.into(),
+            args.employment_id.into(),
         )
         .await?;
         if let Some(v) = &view {
