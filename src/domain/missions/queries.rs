@@ -62,7 +62,7 @@ fn page_size(first: Option<i32>, cap: i64) -> AppResult<i64> {
 }
 
 /// Which companies' data an actor sees of a user: everything of themselves, otherwise only what
-/// belongs to companies they administer today. `None` = no restriction. A actor confined to one
+/// belongs to companies they administer today. `None` = no restriction. An actor confined to one
 /// company (an employment token's) sees that company's data only, of the user too.
 pub async fn scope(db: &Db, actor: Actor, user_id: i64, field: &str) -> AppResult<Option<Vec<i64>>> {
     let confined = actor.scope.company();
@@ -85,6 +85,7 @@ pub async fn scope(db: &Db, actor: Actor, user_id: i64, field: &str) -> AppResul
     }
     Ok(Some(rows.into_iter().map(|r| r.0).collect()))
 }
+
 
 /// The statement for an actor's scope, and the scope's companies as its `$8`.
 fn scoped(
@@ -199,7 +200,7 @@ async fn read_page(
     sql: &'static str,
     binds: &impl PageBinds,
     limit: i64,
-    actor: i64,
+    actor: Actor,
 ) -> AppResult<Page<Option<MissionView>>> {
     if db.backend == Backend::Sqlite {
         let rows = binds.bind(db, sqlx::query_as::<_, PageRow>(sql)).fetch_all(db).await?;
@@ -226,7 +227,7 @@ async fn read_page(
 type PageQuery<'q, O> = sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments>;
 
 /// Builds a mission page from its rows, `limit + 1` of them at most.
-fn mission_page(mut rows: Vec<PageRow>, limit: i64, actor: i64) -> AppResult<Page<Option<MissionView>>> {
+fn mission_page(mut rows: Vec<PageRow>, limit: i64, actor: Actor) -> AppResult<Page<Option<MissionView>>> {
     let has_next_page = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let items = rows
@@ -264,14 +265,14 @@ pub async fn user_missions(
     let window = Window::new(user_id, from, until, after, limit)?
         .with_scope(companies)
         .prepared(!include_deleted);
-    read_page(db, sql, &window, limit, actor.user_id).await
+    read_page(db, sql, &window, limit, actor).await
 }
 
 /// `Company.missions` (admins): the company's missions, newest first.
 #[allow(clippy::too_many_arguments)]
 pub async fn company_missions(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     company_id: i64,
     from: Option<i64>,
     until: Option<i64>,
@@ -293,7 +294,7 @@ pub async fn company_missions(
 /// cancelled, most recently created first.
 pub async fn company_deleted_missions(
     db: &Db,
-    actor: i64,
+    actor: Actor,
     company_id: i64,
     first: Option<i32>,
     after: Option<String>,
