@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 
 use crate::domain::kinds::ActivityType;
-use crate::domain::regulation::time::{day_start, local_date};
+use crate::domain::regulation::time::{day_end, day_start, local_date};
 
 /// One activity (never a cancelled one).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,9 +113,7 @@ pub fn summarize(tz: Tz, spans: &[Span], flavor: Flavor, now: i64, from: i64, un
 /// The figures of one worker's day from its activities, sorted by start.
 fn one_day(tz: Tz, date: NaiveDate, user_id: i64, spans: &[&Span], flavor: Flavor, now: i64) -> Day {
     let start_of_day = day_start(tz, date);
-    let end_of_day = date
-        .succ_opt()
-        .map_or(start_of_day + 86_400, |next| day_start(tz, next));
+    let end_of_day = day_end(tz, date);
     let mut durations = [0i64; 5];
     let mut missions = Vec::new();
     for span in spans {
