@@ -219,7 +219,11 @@ impl Period<'_> {
         }
         let sanction = if self.night_work { NATINF_32083 } else { NATINF_11292 };
         extra.insert("sanction_code".into(), json!(sanction));
-        let (from_en, from_fr) = words.at(start);
+        // The work counted is whole activities, and the first one may start before the day's
+        // start (`work_range_start`, as the reference stores it): the window the words name
+        // opens at the earliest counted start, so that it contains the time it counts.
+        let shown_start = self.work.iter().map(|a| a.start).fold(start, i64::min);
+        let (from_en, from_fr) = words.at(shown_start);
         let (to_en, to_fr) = words.at(end);
         let (why_en, why_fr) = if self.night_work {
             (
