@@ -1,6 +1,6 @@
 //! Local days over the real HTTP API, on both databases: a day runs from local midnight to the
 //! next (23 or 25 hours on the days clocks change), a week from Monday 00:00 local to the next
-//! Monday, in the regulatory alerts.
+//! Monday, in the regulatory alerts and in `Company.workDays`, each worker in their own zone.
 
 use chrono::TimeZone;
 use serde_json::{Value, json};
@@ -10,6 +10,7 @@ use crate::support::TestApp;
 
 const BUSINESS: &str = "mutation($c: Int!, $b: String) { updateCompanyDetails(companyId: $c, newBusinessType: $b, applyBusinessTypeToEmployees: true) { id } }";
 const USER_DAYS: &str = "query($u: Int!, $f: Date, $t: Date) { user(id: $u) { workDays(fromDate: $f, untilDate: $t) { edges { node { day totalWorkDuration } } } } }";
+const COMPANY_DAYS: &str = "query($c: Int!, $f: Date, $t: Date) { company(id: $c) { workDays(fromDate: $f, untilDate: $t) { edges { node { day userId startTime endTime totalWorkDuration } } } } }";
 
 /// Unix seconds of a Paris wall-clock time `YYYY-MM-DD HH:MM` (never one the clocks skip or
 /// repeat here).
@@ -143,5 +144,48 @@ on_both_backends! {
         assert!(work_day.starts_with(r#"{"night_work": false, "sanction_code": "NATINF 11292""#), "{work_day}");
         assert!(work_day.contains(r#""max_work_range_in_hours": 10"#), "{work_day}");
         assert!(work_day.contains(r#""work_range_in_seconds": 36900.0"#), "{work_day}");
+    }
+
+    async fn company_work_days_cut_each_worker_in_their_own_zone(app) {
+        let c = company(app).await;
+        let other = app.new_user("cayenne@example.com").await;
+        app.hire(&c.admin, c.id, &other).await;
+        sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        sqlx::query("UPDATE users SET timezone_name = 'America/Cayenne' WHERE id = $1")
+            .bind(other.id)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        // Paris (UTC+1): 00:30 to 01:30 on 2026-11-11. Cayenne (UTC-3): 22:00 on 2026-11-10 to
+        // 02:00 on 2026-11-11, two local days of 2 h each (one Paris day of 4 h).
+        mission(app, &c.worker, c.id, &[("work", utc("2026-11-10 23:30"), utc("2026-11-11 00:30"))]).await;
+        mission(app, &other, c.id, &[("drive", utc("2026-11-11 01:00"), utc("2026-11-11 05:00"))]).await;
+        let body = app
+            .as_user(&c.admin, COMPANY_DAYS, json!({ "c": c.id, "f": "2026-11-09", "t": "2026-11-12" }))
+            .await;
+        let days: Vec<(String, i64, i64, i64, i64)> = nodes(&body, "company")
+            .iter()
+            .map(|n| {
+                (
+                    n["day"].as_str().unwrap().to_string(),
+                    n["userId"].as_i64().unwrap(),
+                    n["startTime"].as_i64().unwrap(),
+                    n["endTime"].as_i64().unwrap(),
+                    n["totalWorkDuration"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let midnight_in_cayenne = utc("2026-11-11 03:00");
+        let mut expected = vec![
+            ("2026-11-11".to_string(), c.worker.id, utc("2026-11-10 23:30"), utc("2026-11-11 00:30"), 3600),
+            ("2026-11-11".to_string(), other.id, midnight_in_cayenne, utc("2026-11-11 05:00"), 7200),
+            ("2026-11-10".to_string(), other.id, utc("2026-11-11 01:00"), midnight_in_cayenne, 7200),
+        ];
+        // Most recent day first, then by user id descending.
+        expected.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        assert_eq!(days, expected, "{body}");
     }
 }

@@ -189,7 +189,10 @@ proptest! {
         prop_assert_eq!(format!("{first:?}"), format!("{again:?}"));
         // The missions' order in the input does not matter.
         let reversed: Vec<Mission> = missions.iter().rev().cloned().collect();
-        let other = compute::compute(&Input { missions: &reversed, ..input.clone() });
+        let other = compute::compute(&Input {
+            missions: &reversed,
+            ..input
+        });
         prop_assert_eq!(format!("{first:?}"), format!("{other:?}"));
     }
 }
