@@ -1722,7 +1722,7 @@ pub trait CompanyResolver: Send + Sync + 'static {
         parent: &Company,
         args: CompanyMissionsArgs,
     ) -> async_graphql::Result<Option<MissionConnection>>;
-    ///The days of work of the company's workers, one per worker and local day of Europe/Paris with activity in the company's missions (activities not cancelled; an activity over several days counts in each, clipped to the day), most recent day first, then by user id descending. Days whose service lasts zero seconds are left out. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
+    ///The days of work of the company's workers, one per worker and local day in that worker's time zone (User.timezoneName; the reference cuts everyone's days in Europe/Paris) with activity in the company's missions (activities not cancelled; an activity over several days counts in each, clipped to the day), most recent day first, then by user id descending. Days whose service lasts zero seconds are left out. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
     async fn work_days(
         &self,
         ctx: &Context<'_>,
@@ -1958,7 +1958,7 @@ impl Company {
                 .await,
         )
     }
-    ///The days of work of the company's workers, one per worker and local day of Europe/Paris with activity in the company's missions (activities not cancelled; an activity over several days counts in each, clipped to the day), most recent day first, then by user id descending. Days whose service lasts zero seconds are left out. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
+    ///The days of work of the company's workers, one per worker and local day in that worker's time zone (User.timezoneName; the reference cuts everyone's days in Europe/Paris) with activity in the company's missions (activities not cancelled; an activity over several days counts in each, clipped to the day), most recent day first, then by user id descending. Days whose service lasts zero seconds are left out. Company admins only: other callers get null with AUTHORIZATION_ERROR. Invalid cursor: INVALID_INPUTS.
     #[graphql(name = "workDays")]
     async fn work_days(
         &self,
@@ -2192,7 +2192,7 @@ pub struct RegulationComputationByDayOutput {
     #[graphql(name = "regulationComputations")]
     pub regulation_computations: Option<Vec<Option<RegulationComputation>>>,
 }
-///A day (or, for the weekly checks, the Monday of a calendar week) whose regulatory checks were computed for a user and a submitter type.
+///A day (or, for the weekly checks, the Monday of a calendar week) whose regulatory checks were computed for a user and a submitter type. Days and weeks are the user's local ones (User.timezoneName): a day runs from local midnight to the next (23 or 25 hours on the days clocks change), a week from Monday 00:00 local to the next Monday 00:00, and night work (00:00 to 05:00) is read on the local clock. This deviates from the reference on clock-change days only: the reference takes every day as the 24 hours from local midnight, so its spring day overlaps the next one by an hour and the last hour of its autumn day belongs to no day.
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "RegulationComputation", complex)]
 pub struct RegulationComputation {

@@ -9,7 +9,7 @@ use sqlx::AnyConnection;
 use crate::db::Backend;
 use crate::domain::kinds::ActivityType;
 use crate::domain::regulation::checks::SubmitterType;
-use crate::domain::regulation::time::{self, DAY};
+use crate::domain::regulation::time;
 use crate::domain::regulation::workdays::{Activity, Mission};
 use crate::errors::AppResult;
 
@@ -97,7 +97,11 @@ pub fn reads(tz: chrono_tz::Tz, day: NaiveDate) -> (i64, i64) {
 
 /// The instants a computation of the local dates `from..=until` reads missions in.
 fn window(tz: chrono_tz::Tz, from: NaiveDate, until: NaiveDate) -> (i64, i64) {
-    (time::day_start(tz, from) - DAY, time::day_start(tz, until) + 2 * DAY)
+    // A local day of margin each side: missions are read whole, from the day before `from` to
+    // the end of the day after `until`.
+    let before = from.pred_opt().unwrap_or(from);
+    let after = until.succ_opt().unwrap_or(until);
+    (time::day_start(tz, before), time::day_end(tz, after))
 }
 
 /// Activities grouped into missions, each mission's in order of start, then id.

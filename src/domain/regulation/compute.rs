@@ -76,13 +76,13 @@ pub fn compute(input: &Input) -> Computation {
     let mut computed = vec![];
     let mut alerts = vec![];
     for (index, day) in time::dates(first, input.period_end).enumerate() {
-        let day_start = time::day_start(input.tz, day);
-        let current = workdays::current_day(&work_days, day_start);
+        let bounds = (time::day_start(input.tz, day), time::day_end(input.tz, day));
+        let current = workdays::current_day(input.tz, &work_days, day);
         for check in &daily_checks {
             let outcome = match check {
                 CheckType::MinimumDailyRest => {
-                    let groups = workdays::current_and_next_day(&work_days, day_start);
-                    daily::min_daily_rest(&groups, day_start, words, input.now)
+                    let groups = workdays::current_and_next_day(input.tz, &work_days, day);
+                    daily::min_daily_rest(&groups, bounds, words, input.now)
                 }
                 CheckType::MaximumWorkDayTime => daily::max_work_day_time(&current, thresholds, words, input.now),
                 CheckType::EnoughBreak => daily::enough_break(&current, words, input.now),

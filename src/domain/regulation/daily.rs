@@ -20,10 +20,11 @@ pub const NATINF_35187: &str = "NATINF 35187";
 /// `LONG_BREAK_DURATION_IN_HOURS` of `minimumDailyRest`.
 const MIN_DAILY_REST_HOURS: i64 = 10;
 
-/// `minimumDailyRest` for the day starting at `day_start`, over the work days of that day and the
+/// `minimumDailyRest` for the local day `(start, end)`, over the work days of that day and the
 /// next: every activity of the day must be followed, within 14 h of its start, by the beginning
-/// of a rest of at least 10 h (the end of the last work day counts as one).
-pub fn min_daily_rest(groups: &[&WorkDay], day_start: i64, words: Words, now: i64) -> Outcome {
+/// of a rest of at least 10 h (the end of the last work day counts as one). The "24 h" of the
+/// rule are real hours, whatever the length of the day.
+pub fn min_daily_rest(groups: &[&WorkDay], (day_start, day_end): (i64, i64), words: Words, now: i64) -> Outcome {
     let mut extra = Map::new();
     extra.insert("min_daily_break_in_hours".into(), json!(MIN_DAILY_REST_HOURS));
     let all: Vec<&Activity> = groups.iter().flat_map(|g| g.activities.iter()).collect();
@@ -34,7 +35,6 @@ pub fn min_daily_rest(groups: &[&WorkDay], day_start: i64, words: Words, now: i6
     let mut long_breaks = long_breaks(&all, long, now);
     let last_end = last_group.end_time.unwrap_or(now);
     long_breaks.push((last_end, last_end + long));
-    let day_end = day_start + DAY;
     let of_day: Vec<&Activity> = all
         .iter()
         .copied()
@@ -219,7 +219,11 @@ impl Period<'_> {
         }
         let sanction = if self.night_work { NATINF_32083 } else { NATINF_11292 };
         extra.insert("sanction_code".into(), json!(sanction));
-        let (from_en, from_fr) = words.at(start);
+        // The work counted is whole activities, and the first one may start before the day's
+        // start (`work_range_start`, as the reference stores it): the window the words name
+        // opens at the earliest counted start, so that it contains the time it counts.
+        let shown_start = self.work.iter().map(|a| a.start).fold(start, i64::min);
+        let (from_en, from_fr) = words.at(shown_start);
         let (to_en, to_fr) = words.at(end);
         let (why_en, why_fr) = if self.night_work {
             (

@@ -1,15 +1,21 @@
-//! Days and weeks as the reference cuts them, in the worker's time zone.
+//! Local days and weeks in the worker's time zone.
 //!
-//! A day D starts at local midnight of D (converted to UTC) and, as in the reference, lasts
-//! exactly 24 hours from there (`start_of_day + timedelta(days=1)` on naive UTC datetimes): on the
-//! day clocks go forward it reaches 01:00 of D+1, and on the day they go back its last local hour
-//! belongs to no day window. Weeks run Monday to Sunday and are named by their Monday.
+//! A day D runs from local midnight of D to local midnight of D+1: 24 real hours on most days,
+//! 23 on the day clocks go forward and 25 on the day they go back, so every instant belongs to
+//! exactly one day. A week runs from Monday 00:00 local to the next Monday 00:00 local and is
+//! named by its Monday. The reference instead takes 24 hours from local midnight (its days
+//! overlap or leave an hour out on clock-change days); Roadlog deviates from it on those days
+//! only.
+//!
+//! [`DAY`] stays as a length of real time, for the rolling windows the rules name ("10 h in every
+//! 24 h"); it never ends a calendar day.
 
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone};
 use chrono_tz::Tz;
 
 pub const MINUTE: i64 = 60;
 pub const HOUR: i64 = 3600;
+/// 24 real hours, for rolling windows; a calendar day ends at [`day_end`].
 pub const DAY: i64 = 86_400;
 
 /// The worker's zone; an unknown stored name is read as the reference's default,
@@ -38,6 +44,25 @@ pub fn local_to_utc(tz: Tz, local: NaiveDateTime) -> i64 {
 /// Unix seconds of local midnight at the start of `day`.
 pub fn day_start(tz: Tz, day: NaiveDate) -> i64 {
     local_to_utc(tz, day.and_time(NaiveTime::MIN))
+}
+
+/// Unix seconds of the local midnight ending `day` (the start of the next day): 23, 24 or 25
+/// real hours after [`day_start`].
+pub fn day_end(tz: Tz, day: NaiveDate) -> i64 {
+    match day.succ_opt() {
+        Some(next) => day_start(tz, next),
+        None => day_start(tz, day) + DAY,
+    }
+}
+
+/// Unix seconds of Monday 00:00 local of the week of `day`.
+pub fn week_start(tz: Tz, day: NaiveDate) -> i64 {
+    day_start(tz, monday(day))
+}
+
+/// Unix seconds of the next Monday 00:00 local after the week of `day`.
+pub fn week_end(tz: Tz, day: NaiveDate) -> i64 {
+    day_end(tz, sunday(day))
 }
 
 /// Unix seconds of a local time of day on `day`.
@@ -116,9 +141,12 @@ mod tests {
         // Winter: UTC+1; summer: UTC+2.
         assert_eq!(iso(day_start(paris, date("2025-01-15"))), "2025-01-14T23:00:00");
         assert_eq!(iso(day_start(paris, date("2025-07-15"))), "2025-07-14T22:00:00");
-        // The day clocks go forward is 23 hours long locally, 24 hours for the reference.
+        // The day clocks go forward is 23 hours long, the day they go back 25.
         let start = day_start(paris, date("2025-03-30"));
-        assert_eq!(day_start(paris, date("2025-03-31")) - start, 23 * HOUR);
+        assert_eq!(day_end(paris, date("2025-03-30")) - start, 23 * HOUR);
+        let start = day_start(paris, date("2025-10-26"));
+        assert_eq!(day_end(paris, date("2025-10-26")) - start, 25 * HOUR);
+        assert_eq!(day_end(paris, date("2025-10-25")), start);
         assert_eq!(
             iso(local_time(paris, date("2025-03-30"), 5, 0, 0)),
             "2025-03-30T03:00:00"
@@ -146,6 +174,13 @@ mod tests {
         assert_eq!(monday(date("2025-03-24")), date("2025-03-24"));
         assert_eq!(sunday(date("2025-03-24")), date("2025-03-30"));
         assert_eq!(dates(date("2025-03-30"), date("2025-04-01")).count(), 3);
+        // The week of the spring change is 167 hours long, that of the autumn change 169.
+        let paris = zone("Europe/Paris");
+        let spring = date("2025-03-27");
+        assert_eq!(week_end(paris, spring) - week_start(paris, spring), 167 * HOUR);
+        assert_eq!(week_end(paris, spring), day_start(paris, date("2025-03-31")));
+        let autumn = date("2025-10-20");
+        assert_eq!(week_end(paris, autumn) - week_start(paris, autumn), 169 * HOUR);
     }
 
     #[test]

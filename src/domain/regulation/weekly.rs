@@ -8,7 +8,7 @@ use serde_json::{Map, json};
 use super::daily::Outcome;
 use super::explain::{Evidence, Explanation, Words, duration_en, duration_fr};
 use super::pyjson::PyNum;
-use super::time::{self, DAY, HOUR, iso};
+use super::time::{self, HOUR, iso};
 use super::workdays::WorkDay;
 
 pub const NATINF_13152: &str = "NATINF 13152";
@@ -47,15 +47,16 @@ pub fn weeks<'a>(tz: chrono_tz::Tz, work_days: &'a [WorkDay], from: NaiveDate, t
 }
 
 /// The longest rest inside the week (reference `compute_weekly_rest_duration`): a day without
-/// work adds 24 h to the running rest; a day whose first mission starts that day closes it at the
-/// day's start; a day whose last mission ends that day opens a new one at its end. Rest before
-/// Monday 00:00 or after Sunday 24:00 does not count.
+/// work adds its length (23, 24 or 25 real hours) to the running rest; a day whose first mission
+/// starts that day closes it at the day's start; a day whose last mission ends that day opens a
+/// new one at its end. Rest before Monday 00:00 or after the next Monday 00:00 (local) does not
+/// count.
 fn rest_duration(tz: chrono_tz::Tz, monday: NaiveDate, days: &[&WorkDay]) -> PyNum {
     let mut current = PyNum::ZERO;
     let mut longest = PyNum::ZERO;
     for day in time::dates(monday, monday + Duration::days(6)) {
         match days.iter().find(|d| d.day == day) {
-            None => current = current.plus_int(DAY),
+            None => current = current.plus_int(time::day_end(tz, day) - time::day_start(tz, day)),
             Some(work_day) => {
                 if !work_day.first_mission_overlaps_previous_day {
                     current = current.plus_seconds(work_day.start_time - time::day_start(tz, day));

@@ -1,9 +1,10 @@
-//! A worker's activities grouped by local day ("work days", cut as the reference service cuts
-//! them), with the per-day figures the checks read.
+//! A worker's activities grouped by local day ("work days", grouped as the reference service
+//! groups them, on days from local midnight to the next), with the per-day figures the checks
+//! read.
 
 use chrono::NaiveDate;
 
-use super::time::{self, DAY};
+use super::time;
 use crate::domain::kinds::ActivityType;
 
 /// One activity of the worker, as the checks see it (never cancelled; `off` is dropped before).
@@ -53,7 +54,7 @@ pub struct WorkDay {
     pub day: NaiveDate,
     /// Local midnight, in Unix seconds.
     pub start_of_day: i64,
-    /// `start_of_day` + 24 h (the reference's day window, even across a clock change).
+    /// The next local midnight: 23, 24 or 25 hours after `start_of_day`.
     pub end_of_day: i64,
     /// Whole (unclipped) activities intersecting the day, by start.
     pub activities: Vec<Activity>,
@@ -116,7 +117,7 @@ pub fn build(tz: chrono_tz::Tz, missions: &[Mission], from: NaiveDate, until: Na
 
 fn work_day(tz: chrono_tz::Tz, day: NaiveDate, missions: &[&Mission], now: i64) -> Option<WorkDay> {
     let start_of_day = time::day_start(tz, day);
-    let end_of_day = start_of_day + DAY;
+    let end_of_day = time::day_end(tz, day);
     let mut activities: Vec<Activity> = missions
         .iter()
         .flat_map(|m| m.activities.iter())
@@ -161,18 +162,23 @@ fn work_day(tz: chrono_tz::Tz, day: NaiveDate, missions: &[&Mission], now: i64) 
     })
 }
 
-/// Work days relevant to the day starting at `day_start` (reference
-/// `filter_work_days_to_current_day`): those starting by its end and ending after its start;
-/// running days are left out.
-pub fn current_day(days: &[WorkDay], day_start: i64) -> Vec<&WorkDay> {
+/// Work days relevant to the local day `day` (reference `filter_work_days_to_current_day`):
+/// those starting by its end (the next local midnight) and ending after its start; running days
+/// are left out.
+pub fn current_day(tz: chrono_tz::Tz, days: &[WorkDay], day: NaiveDate) -> Vec<&WorkDay> {
+    let (from, to) = (time::day_start(tz, day), time::day_end(tz, day));
     days.iter()
-        .filter(|w| w.start_time <= day_start + DAY && w.end_time.is_some_and(|e| e > day_start))
+        .filter(|w| w.start_time <= to && w.end_time.is_some_and(|e| e > from))
         .collect()
 }
 
 /// The same with the next day too (reference `filter_work_days_to_current_and_next_day`).
-pub fn current_and_next_day(days: &[WorkDay], day_start: i64) -> Vec<&WorkDay> {
+pub fn current_and_next_day(tz: chrono_tz::Tz, days: &[WorkDay], day: NaiveDate) -> Vec<&WorkDay> {
+    let from = time::day_start(tz, day);
+    let to = day
+        .succ_opt()
+        .map_or(from + 2 * time::DAY, |next| time::day_end(tz, next));
     days.iter()
-        .filter(|w| w.start_time <= day_start + 2 * DAY && w.end_time.is_some_and(|e| e > day_start))
+        .filter(|w| w.start_time <= to && w.end_time.is_some_and(|e| e > from))
         .collect()
 }

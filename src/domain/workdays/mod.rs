@@ -20,6 +20,7 @@ use crate::domain::auth::Actor;
 use crate::domain::companies::permissions;
 use crate::domain::kinds::{ActivityType, ExpenditureType};
 use crate::domain::regulation::time::{self, day_start, local_date};
+use crate::domain::users::zones;
 use crate::errors::{AppError, AppResult};
 
 pub use summary::{Day, Flavor};
@@ -89,6 +90,32 @@ pub mod sql {
         );
         /// The user's time zone.
         pub const TIMEZONE: &str = "SELECT timezone_name FROM users WHERE id = $1";
+        /// The time zones of the users of the list.
+        pub const ZONES: PerBackend = per_backend!("SELECT id, timezone_name FROM users WHERE ", ["id" in 1]);
+    }
+}
+
+/// Whose zone cuts the days.
+#[derive(Clone, Copy)]
+enum Zones {
+    /// The one worker's (`User.workDays`).
+    One(Tz),
+    /// Each worker's own (`Company.workDays`), read with the page's activities.
+    EachWorker,
+}
+
+/// The zones furthest ahead of UTC (UTC+14) and behind it (UTC-12): a local date begins
+/// nowhere before its midnight in the first and ends nowhere after its midnight in the second.
+const AHEAD: Tz = chrono_tz::Etc::GMTMinus14;
+const BEHIND: Tz = chrono_tz::Etc::GMTPlus12;
+
+impl Zones {
+    /// The zone where a date begins first and the one where it ends last.
+    fn extremes(self) -> (Tz, Tz) {
+        match self {
+            Zones::One(tz) => (tz, tz),
+            Zones::EachWorker => (AHEAD, BEHIND),
+        }
     }
 }
 
@@ -96,7 +123,7 @@ pub mod sql {
 struct Request {
     flavor: Flavor,
     owner: i64,
-    tz: Tz,
+    zones: Zones,
     /// Companies (user view) or users (company view) the rows are restricted to.
     filter: Option<Vec<i64>>,
     from: Option<NaiveDate>,
@@ -153,7 +180,7 @@ pub async fn of_user(
     let request = Request {
         flavor: Flavor::User,
         owner: user_id,
-        tz,
+        zones: Zones::One(tz),
         filter,
         from,
         until,
@@ -163,8 +190,9 @@ pub async fn of_user(
     read(db, request).await
 }
 
-/// `Company.workDays` (admins): the days of the company's workers in Europe/Paris, of the users
-/// of `user_ids` when given.
+/// `Company.workDays` (admins): the days of the company's workers, each cut in that worker's
+/// zone (the reference cuts everyone's in Europe/Paris), of the users of `user_ids` when given.
+/// Without `until`, days run to the latest date anywhere on Earth now.
 #[allow(clippy::too_many_arguments)]
 pub async fn of_company(
     db: &Db,
@@ -180,8 +208,7 @@ pub async fn of_company(
         return Err(permissions::admin_only_field("workDays"));
     }
     let limit = page_size(first, COMPANY_PAGE_CAP)?;
-    let tz = chrono_tz::Europe::Paris;
-    let mut until = until.unwrap_or_else(|| local_date(tz, now()));
+    let mut until = until.unwrap_or_else(|| local_date(AHEAD, now()));
     let mut below_user = None;
     if let Some(cursor) = after {
         let text = decode(&cursor)?;
@@ -197,7 +224,7 @@ pub async fn of_company(
     let request = Request {
         flavor: Flavor::Company,
         owner: company_id,
-        tz,
+        zones: Zones::EachWorker,
         filter: user_ids,
         from,
         until,
@@ -235,23 +262,24 @@ async fn read(db: &Db, request: Request) -> AppResult<Page> {
     let Some(first_start) = first_start else {
         return Ok(empty);
     };
-    let tz = request.tz;
+    let (ahead, behind) = request.zones.extremes();
     let floor = match request.from {
-        Some(from) => from.max(local_date(tz, first_start)),
-        None => local_date(tz, first_start),
+        Some(from) => from.max(local_date(behind, first_start)),
+        None => local_date(behind, first_start),
     };
     if floor > request.until {
         return Ok(empty);
     }
     let now = now();
-    let until = day_start(tz, request.until.succ_opt().ok_or_else(invalid_cursor)?);
+    let until_date = request.until.succ_opt().ok_or_else(invalid_cursor)?;
+    let until = day_start(behind, until_date);
     let mut span_days: u64 = 14;
     let (days, has_next_page) = loop {
         let lo_date = request
             .until
             .checked_sub_days(Days::new(span_days - 1))
             .map_or(floor, |d| d.max(floor));
-        let lo = day_start(tz, lo_date);
+        let lo = day_start(ahead, lo_date);
         let rows: Vec<(i64, i64, String, i64, Option<i64>)> = sqlx::query_as(db.sql(spans_sql))
             .bind(request.owner)
             .bind(until)
@@ -273,7 +301,15 @@ async fn read(db: &Db, request: Request) -> AppResult<Page> {
                 })
             })
             .collect();
-        let mut days = summary::summarize(tz, &spans, request.flavor, now, lo, until);
+        let worker_zones = match request.zones {
+            Zones::One(_) => HashMap::new(),
+            Zones::EachWorker => zones_of(db, &spans).await?,
+        };
+        let zone_of = |user: i64| match request.zones {
+            Zones::One(tz) => tz,
+            Zones::EachWorker => worker_zones.get(&user).copied().unwrap_or(zones::DEFAULT),
+        };
+        let mut days = summary::summarize(&zone_of, &spans, request.flavor, now, lo_date, until_date);
         if let Some(below) = request.below_user {
             days.retain(|d| d.day < request.until || d.user_id < below);
         }
@@ -294,6 +330,18 @@ async fn read(db: &Db, request: Request) -> AppResult<Page> {
             .collect(),
         has_next_page,
     })
+}
+
+/// The zones of the workers of `spans`.
+async fn zones_of(db: &Db, spans: &[summary::Span]) -> AppResult<HashMap<i64, Tz>> {
+    let mut users: Vec<i64> = spans.iter().map(|s| s.user_id).collect();
+    users.sort_unstable();
+    users.dedup();
+    let rows: Vec<(i64, String)> = sqlx::query_as(db.sql(sql::ZONES))
+        .bind(id_list(&users))
+        .fetch_all(db)
+        .await?;
+    Ok(rows.into_iter().map(|(id, name)| (id, time::zone(&name))).collect())
 }
 
 /// What is read about the missions of a page: their names, and their expenditures by

@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 
 use crate::domain::kinds::ActivityType;
-use crate::domain::regulation::time::{day_start, local_date};
+use crate::domain::regulation::time::{day_end, day_start, local_date};
 
 /// One activity (never a cancelled one).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,21 +75,28 @@ fn type_index(kind: ActivityType) -> usize {
     ActivityType::ALL.iter().position(|k| *k == kind).unwrap_or(0)
 }
 
-/// The days of `spans` whose local start is in `[from, until)` (Unix seconds of local
-/// midnights), most recent first, then by user id descending. Zero-length activities count for
-/// nothing; a running activity counts until `now`.
-pub fn summarize(tz: Tz, spans: &[Span], flavor: Flavor, now: i64, from: i64, until: i64) -> Vec<Day> {
+/// The days of `spans` whose local date is in `[from, until)`, each worker's days cut in that
+/// worker's zone (`zone_of` their user id), most recent first, then by user id descending.
+/// Zero-length activities count for nothing; a running activity counts until `now`.
+pub fn summarize(
+    zone_of: &dyn Fn(i64) -> Tz,
+    spans: &[Span],
+    flavor: Flavor,
+    now: i64,
+    from: NaiveDate,
+    until: NaiveDate,
+) -> Vec<Day> {
     let mut by_day: BTreeMap<(NaiveDate, i64), Vec<&Span>> = BTreeMap::new();
     for span in spans {
         let end = span.end_or(now);
         if end <= span.start {
             continue;
         }
+        let tz = zone_of(span.user_id);
         let mut date = local_date(tz, span.start);
         let last = local_date(tz, end - 1);
         while date <= last {
-            let start_of_day = day_start(tz, date);
-            if start_of_day >= from && start_of_day < until {
+            if date >= from && date < until {
                 by_day.entry((date, span.user_id)).or_default().push(span);
             }
             match date.succ_opt() {
@@ -102,7 +109,7 @@ pub fn summarize(tz: Tz, spans: &[Span], flavor: Flavor, now: i64, from: i64, un
         .into_iter()
         .filter_map(|((date, user_id), mut spans)| {
             spans.sort_by_key(|s| (s.start, s.end.is_none()));
-            let day = one_day(tz, date, user_id, &spans, flavor, now);
+            let day = one_day(zone_of(user_id), date, user_id, &spans, flavor, now);
             (flavor == Flavor::User || day.service_duration > 0).then_some(day)
         })
         .collect();
@@ -113,9 +120,7 @@ pub fn summarize(tz: Tz, spans: &[Span], flavor: Flavor, now: i64, from: i64, un
 /// The figures of one worker's day from its activities, sorted by start.
 fn one_day(tz: Tz, date: NaiveDate, user_id: i64, spans: &[&Span], flavor: Flavor, now: i64) -> Day {
     let start_of_day = day_start(tz, date);
-    let end_of_day = date
-        .succ_opt()
-        .map_or(start_of_day + 86_400, |next| day_start(tz, next));
+    let end_of_day = day_end(tz, date);
     let mut durations = [0i64; 5];
     let mut missions = Vec::new();
     for span in spans {
@@ -185,8 +190,8 @@ mod tests {
         }
     }
 
-    fn window() -> (i64, i64) {
-        (at("2026-01-01", 0, 0), at("2026-02-01", 0, 0))
+    fn window() -> (NaiveDate, NaiveDate) {
+        ("2026-01-01".parse().unwrap(), "2026-02-01".parse().unwrap())
     }
 
     #[test]
@@ -206,7 +211,7 @@ mod tests {
             ),
         ];
         let (from, until) = window();
-        let days = summarize(Paris, &spans, Flavor::User, at("2026-01-20", 0, 0), from, until);
+        let days = summarize(&|_| Paris, &spans, Flavor::User, at("2026-01-20", 0, 0), from, until);
         assert_eq!(days.len(), 2);
         let (second, first) = (&days[0], &days[1]);
         assert_eq!(first.day.to_string(), "2026-01-12");
@@ -239,12 +244,12 @@ mod tests {
         ];
         let (from, until) = window();
         let now = at("2026-01-20", 0, 0);
-        let user = &summarize(Paris, &spans, Flavor::User, now, from, until)[0];
+        let user = &summarize(&|_| Paris, &spans, Flavor::User, now, from, until)[0];
         assert_eq!(user.service_duration, 2 * 3600);
         assert_eq!(user.durations[4], 4 * 3600);
         assert_eq!(user.missions, vec![1, 2]);
         assert_eq!(user.last_activity_start, None);
-        let company = &summarize(Paris, &spans, Flavor::Company, now, from, until)[0];
+        let company = &summarize(&|_| Paris, &spans, Flavor::Company, now, from, until)[0];
         assert_eq!(company.service_duration, 10 * 3600);
         assert_eq!(company.last_activity_start, Some(at("2026-01-14", 14, 0)));
         assert_eq!(company.end_time, Some(at("2026-01-14", 18, 0)));
@@ -263,23 +268,23 @@ mod tests {
         ];
         let now = at("2026-01-31", 9, 0);
         let days = summarize(
-            Paris,
+            &|_| Paris,
             &spans,
             Flavor::Company,
             now,
-            at("2026-01-31", 0, 0),
-            at("2026-02-01", 0, 0),
+            "2026-01-31".parse().unwrap(),
+            "2026-02-01".parse().unwrap(),
         );
         assert_eq!(days.len(), 1);
         assert_eq!(days[0].end_time, None);
         assert_eq!(days[0].service_duration, 3600);
         let user = summarize(
-            Paris,
+            &|_| Paris,
             &spans,
             Flavor::User,
             now,
-            at("2026-01-31", 0, 0),
-            at("2026-02-01", 0, 0),
+            "2026-01-31".parse().unwrap(),
+            "2026-02-01".parse().unwrap(),
         );
         assert_eq!(user[0].end_time, None);
         assert_eq!(user[0].service_duration, 3600);
@@ -294,6 +299,56 @@ mod tests {
             Some(at("2026-01-14", 8, 0)),
         )];
         let (from, until) = window();
-        assert!(summarize(Paris, &spans, Flavor::User, at("2026-01-20", 0, 0), from, until).is_empty());
+        assert!(summarize(&|_| Paris, &spans, Flavor::User, at("2026-01-20", 0, 0), from, until).is_empty());
+    }
+
+    #[test]
+    fn each_worker_is_cut_in_their_own_zone() {
+        // 01:00 to 05:00 UTC on 2026-01-13: one Paris day; 22:00 to 02:00 in Cayenne (UTC-3),
+        // two days of 2 h.
+        let utc = |text: &str| {
+            chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M")
+                .unwrap()
+                .and_utc()
+                .timestamp()
+        };
+        let paris = span(
+            1,
+            ActivityType::Drive,
+            utc("2026-01-13 01:00"),
+            Some(utc("2026-01-13 05:00")),
+        );
+        let cayenne = Span {
+            user_id: 8,
+            ..span(
+                2,
+                ActivityType::Drive,
+                utc("2026-01-13 01:00"),
+                Some(utc("2026-01-13 05:00")),
+            )
+        };
+        let zone_of = |user: i64| if user == 8 { chrono_tz::America::Cayenne } else { Paris };
+        let (from, until) = window();
+        let days = summarize(
+            &zone_of,
+            &[paris, cayenne],
+            Flavor::Company,
+            utc("2026-01-20 00:00"),
+            from,
+            until,
+        );
+        let found: Vec<(String, i64, i64)> = days
+            .iter()
+            .map(|d| (d.day.to_string(), d.user_id, d.total_work_duration))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("2026-01-13".to_string(), 8, 7200),
+                ("2026-01-13".to_string(), 7, 14400),
+                ("2026-01-12".to_string(), 8, 7200),
+            ]
+        );
+        assert_eq!(days[2].end_time, Some(utc("2026-01-13 03:00")), "Cayenne's midnight");
     }
 }

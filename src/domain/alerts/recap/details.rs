@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 
 use crate::db::{Db, id_list};
 use crate::domain::companies::parse_date;
-use crate::domain::regulation::time::{self, DAY};
+use crate::domain::regulation::time;
 use crate::errors::AppResult;
 
 use super::Detail;
@@ -112,10 +112,9 @@ async fn other_company_relations(
     alerted: &BTreeMap<(NaiveDate, i64), chrono_tz::Tz>,
 ) -> AppResult<BTreeMap<(NaiveDate, i64), &'static str>> {
     let mut relations = BTreeMap::new();
-    let span = alerted.iter().map(|(&(day, _), &tz)| {
-        let start = time::day_start(tz, day);
-        (start, start + DAY)
-    });
+    let span = alerted
+        .iter()
+        .map(|(&(day, _), &tz)| (time::day_start(tz, day), time::day_end(tz, day)));
     let Some((from, until)) = span.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1))) else {
         return Ok(relations);
     };

@@ -6,6 +6,7 @@
 mod daily_rest;
 mod enough_break;
 mod eu;
+mod local_days;
 mod period;
 mod weekly;
 mod work_day;

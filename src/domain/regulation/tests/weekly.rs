@@ -135,10 +135,10 @@ fn a_week_across_the_spring_clock_change_counts_real_hours() {
     let found = alert(&computation, CheckType::MaximumWorkInCalendarWeek, "2025-03-24").expect("an alert");
     assert_eq!(extra(found, "work_duration_in_seconds"), json!(59 * 3600));
     assert_eq!(extra(found, "work_range_end"), json!("2025-03-30T04:00:00"));
-    // Sunday 2025-03-30 is a 24-hour window from local midnight: it ends at 01:00 on Monday.
+    // Sunday 2025-03-30 is 23 hours long: it ends at Monday's local midnight.
     assert_eq!(
-        super::super::time::iso(at("2025-03-30 00:00") + 86_400),
-        "2025-03-30T23:00:00"
+        super::super::time::iso(super::super::time::day_end(PARIS, date("2025-03-30"))),
+        "2025-03-30T22:00:00"
     );
 }
 
@@ -157,21 +157,23 @@ fn a_week_across_the_autumn_clock_change_counts_real_hours() {
 }
 
 #[test]
-fn the_last_hour_of_the_autumn_sunday_belongs_to_no_day_as_in_the_reference() {
-    // The reference's Sunday 2025-10-26 window is 24 h from local midnight, so it ends at 23:00
-    // local; work from 23:15 to 23:45 falls in no day and is not counted.
-    let computation = run(
-        &missions(&[vec![act("work", "2025-10-26 23:15", Some("2025-10-26 23:45"))]]),
-        "2025-10-26",
-        "2025-10-26",
-        BusinessType::Shipping,
+fn the_last_hour_of_the_autumn_sunday_belongs_to_the_sunday() {
+    // Sunday 2025-10-26 lasts 25 hours, to Monday's local midnight; work from 23:15 to 23:45
+    // counts on it (the reference's 24-hour window ends at 23:00 and leaves it out).
+    let work = missions(&[vec![act("work", "2025-10-26 23:15", Some("2025-10-26 23:45"))]]);
+    let days = super::super::workdays::build(
+        PARIS,
+        &work,
+        date("2025-10-20"),
+        date("2025-10-27"),
+        at("2025-12-31 12:00"),
     );
-    assert!(
-        computation
-            .alerts
-            .iter()
-            .all(|a| a.check != CheckType::MaximumWorkInCalendarWeek)
-    );
-    // Computed days: the Monday of the week, and Sunday itself (empty).
+    assert_eq!(days.len(), 1);
+    assert_eq!(days[0].day, date("2025-10-26"));
+    assert_eq!(days[0].total_work_duration, 1800);
+    assert_eq!(days[0].end_of_day - days[0].start_of_day, 25 * 3600);
+    let computation = run(&work, "2025-10-26", "2025-10-26", BusinessType::Shipping);
+    assert!(computation.alerts.is_empty());
+    // Computed days: the Monday of the week, and Sunday itself.
     assert_eq!(computation.computed, [date("2025-10-20"), date("2025-10-26")]);
 }

@@ -166,3 +166,42 @@ fn transfers_do_not_count_as_work() {
     let computation = run(&day_missions(&[(DAY, spans)]), DAY, DAY, BusinessType::Shipping);
     assert!(alert(&computation, CheckType::MaximumWorkDayTime, DAY).is_none());
 }
+
+#[test]
+fn the_window_an_alert_names_contains_the_work_it_counts() {
+    // A 26-hour mission: on its second day the work counted is the whole drive from 19:30 the
+    // day before, 14 h 30; the reference stores the range from the day's start.
+    let work = missions(&[vec![
+        act("work", "2026-11-02 08:00", Some("2026-11-02 12:00")),
+        act("drive", "2026-11-02 12:30", Some("2026-11-02 19:00")),
+        act("drive", "2026-11-02 19:30", Some("2026-11-03 10:00")),
+    ]]);
+    let computation = run(&work, "2026-11-03", "2026-11-03", BusinessType::Shipping);
+    let found = alert(&computation, CheckType::MaximumWorkDayTime, "2026-11-03").expect("an alert");
+    assert_eq!(extra(found, "work_range_in_seconds"), json!(52200.0));
+    assert_eq!(extra(found, "work_range_start"), json!("2026-11-02T23:00:00"));
+    assert!(
+        found
+            .explanation
+            .summary_en
+            .starts_with("14 h 30 min of work between 2026-11-02 19:30 and 2026-11-03 10:00,"),
+        "{}",
+        found.explanation.summary_en
+    );
+    assert!(
+        found
+            .explanation
+            .summary_fr
+            .starts_with("14 h 30 de travail entre le 02/11/2026 19:30 et le 03/11/2026 10:00,"),
+        "{}",
+        found.explanation.summary_fr
+    );
+    let (from, to) = (at("2026-11-02 19:30"), at("2026-11-03 10:00"));
+    assert!(
+        found
+            .explanation
+            .evidence
+            .iter()
+            .all(|e| e.start >= from && e.end <= to)
+    );
+}
