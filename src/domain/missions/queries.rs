@@ -86,7 +86,6 @@ pub async fn scope(db: &Db, actor: Actor, user_id: i64, field: &str) -> AppResul
     Ok(Some(rows.into_iter().map(|r| r.0).collect()))
 }
 
-
 /// The statement for an actor's scope, and the scope's companies as its `$8`.
 fn scoped(
     db: &Db,
