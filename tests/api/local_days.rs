@@ -31,9 +31,13 @@ fn utc(text: &str) -> i64 {
         .timestamp()
 }
 
-/// Records and validates (as the worker) one mission per entry: its date and spans
-/// `(kind, "HH:MM", "HH:MM")`, Paris time.
-async fn days_of_work(app: &TestApp, c: &crate::regulation::Company, days: &[(&str, &[(&str, &str, &str)])]) {
+/// A span of work: its kind, and its start and end as `"HH:MM"`.
+type Span<'a> = (&'a str, &'a str, &'a str);
+/// A day of work: its date and its spans.
+type Day<'a> = (&'a str, &'a [Span<'a>]);
+
+/// Records and validates (as the worker) one mission per entry: its date and spans, Paris time.
+async fn days_of_work(app: &TestApp, c: &crate::regulation::Company, days: &[Day<'_>]) {
     for (day, spans) in days {
         let activities: Vec<(&str, i64, i64)> = spans
             .iter()
@@ -80,7 +84,7 @@ on_both_backends! {
         let c = company(app).await;
         // 48 h from Monday to Saturday, then 23:00 to 23:59 (UTC+1) on Sunday 2026-10-25, the
         // 25-hour day: 48 h 59 min in the week, more than the 48 h allowed.
-        let week: Vec<(&str, &[(&str, &str, &str)])> = ["2026-10-19", "2026-10-20", "2026-10-21", "2026-10-22", "2026-10-23", "2026-10-24"]
+        let week: Vec<Day> = ["2026-10-19", "2026-10-20", "2026-10-21", "2026-10-22", "2026-10-23", "2026-10-24"]
             .into_iter()
             .map(|d| (d, EIGHT_HOURS))
             .collect();
@@ -106,7 +110,7 @@ on_both_backends! {
         let c = company(app).await;
         // Autumn: Saturday 2026-10-24 ends at 14:30; the rest runs to the end of the 25-hour
         // Sunday: 9 h 30 + 25 h = 34 h 30, enough.
-        let mut autumn: Vec<(&str, &[(&str, &str, &str)])> = ["2026-10-19", "2026-10-20", "2026-10-21", "2026-10-22", "2026-10-23"]
+        let mut autumn: Vec<Day> = ["2026-10-19", "2026-10-20", "2026-10-21", "2026-10-22", "2026-10-23"]
             .into_iter()
             .map(|d| (d, SIX_HOURS))
             .collect();
@@ -117,7 +121,7 @@ on_both_backends! {
 
         // Spring: Saturday 2026-03-28 ends at 13:30; 10 h 30 + the 23-hour Sunday = 33 h 30, too
         // short.
-        let spring: Vec<(&str, &[(&str, &str, &str)])> = ["2026-03-23", "2026-03-24", "2026-03-25", "2026-03-26", "2026-03-27", "2026-03-28"]
+        let spring: Vec<Day> = ["2026-03-23", "2026-03-24", "2026-03-25", "2026-03-26", "2026-03-27", "2026-03-28"]
             .into_iter()
             .map(|d| (d, SIX_HOURS))
             .collect();
