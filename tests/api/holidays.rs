@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::regulation::{company, day, mission};
-use crate::support::{TestApp, codes};
+use crate::support::codes;
 
 const HOUR: i64 = 3600;
 const HOLIDAY: &str = "mutation($c: Int!, $s: TimeStamp!, $e: TimeStamp!, $t: String!, $m: String, $u: Int) {
@@ -15,11 +15,6 @@ const HOLIDAY: &str = "mutation($c: Int!, $s: TimeStamp!, $e: TimeStamp!, $t: St
     activities { type startTime endTime userId }
     validations { isAdmin isAuto userId submitterId } } } }";
 const LOG: &str = "mutation($m: Int!, $t: ActivityTypeEnum!, $s: TimeStamp!, $e: TimeStamp) { activities { logActivity(missionId: $m, type: $t, startTime: $s, endTime: $e, switch: false) { id } } }";
-
-async fn count(app: &TestApp, sql: &'static str) -> i64 {
-    let (n,): (i64,) = sqlx::query_as(sql).fetch_one(&app.server.db.pool).await.unwrap();
-    n
-}
 
 fn holidays(body: &Value) -> &Vec<Value> {
     body["data"]["activities"]["logHoliday"]
@@ -64,10 +59,10 @@ on_both_backends! {
             assert_eq!(d["node"]["activityDurations"]["off"], 9 * HOUR, "{d}");
         }
         // Never computed, never waiting for an automatic validation, nobody notified.
-        assert_eq!(count(app, "SELECT COUNT(*) FROM regulation_computations").await, 0);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM mission_auto_validations").await, 0);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM notifications").await, 0);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM mission_ends").await, 3);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM regulation_computations").await, 0);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM mission_auto_validations").await, 0);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM notifications").await, 0);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM mission_ends").await, 3);
         let mail = crate::support::employments::outbox(app, "worker@example.com").await;
         assert!(mail.iter().all(|m| !m["subject"].as_str().unwrap().contains("holiday")), "{mail:?}");
 
@@ -90,11 +85,11 @@ on_both_backends! {
         assert_eq!(body["errors"][0]["extensions"]["reason"], "LOG_HOLIDAY_IN_MISSION_NOT_EMPTY", "{body}");
 
         // The same days again overlap the first holiday: refused, nothing written.
-        let missions_before = count(app, "SELECT COUNT(*) FROM missions").await;
+        let missions_before = app.scalar("SELECT COUNT(*) FROM missions").await;
         let vars = json!({ "c": c.id, "s": day(4) + 8 * HOUR, "e": day(2) + 17 * HOUR, "t": "Again" });
         let body = app.as_user(&c.worker, HOLIDAY, vars).await;
         assert_eq!(codes(&body), ["OVERLAPPING_ACTIVITIES"], "{body}");
-        assert_eq!(count(app, "SELECT COUNT(*) FROM missions").await, missions_before);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM missions").await, missions_before);
 
         // A night holiday: 22:00 to 06:00 the next day.
         let vars = json!({ "c": c.id, "s": day(12) + 22 * HOUR, "e": day(11) + 6 * HOUR, "t": "Night" });
@@ -110,7 +105,7 @@ on_both_backends! {
         app.hire(&c.admin, c.id, &late).await;
         let outsider = app.new_user("outsider@example.com").await;
         let (start, end) = (day(5) + 8 * HOUR, day(5) + 17 * HOUR);
-        let missions_before = count(app, "SELECT COUNT(*) FROM missions").await;
+        let missions_before = app.scalar("SELECT COUNT(*) FROM missions").await;
         let bad = [
             (json!({ "c": c.id, "s": end, "e": start, "t": "Leave" }), "INVALID_INPUTS"),
             (json!({ "c": c.id, "s": start, "e": end, "t": "   " }), "INVALID_INPUTS"),
@@ -133,7 +128,7 @@ on_both_backends! {
         let body = app.as_user(&c.admin, HOLIDAY, json!({ "c": c.id, "s": start, "e": end, "t": "Leave", "u": late.id })).await;
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"], "{body}");
         assert_eq!(body["errors"][0]["extensions"]["reason"], "ACTIVITY_OUTSIDE_EMPLOYMENT_ADMIN");
-        assert_eq!(count(app, "SELECT COUNT(*) FROM missions").await, missions_before);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM missions").await, missions_before);
 
         let body = app.as_user(&c.admin, HOLIDAY, json!({ "c": c.id, "s": start, "e": end, "t": "Leave", "u": c.worker.id })).await;
         let missions = holidays(&body);

@@ -26,14 +26,6 @@ fn assert_refused(status: StatusCode, body: &Value, fragment: &str) {
     assert!(message.contains(fragment), "{fragment:?} in {body}");
 }
 
-async fn count(app: &TestApp, sql: &str) -> i64 {
-    let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql.to_string()))
-        .fetch_one(&app.server.db.pool)
-        .await
-        .unwrap();
-    n
-}
-
 on_both_backends! {
     async fn deep_values_are_refused_without_crashing(app) {
         let depth = 2000;
@@ -103,7 +95,7 @@ on_both_backends! {
 
     async fn one_password_check_per_http_request(app) {
         app.sign_up("jeanne@example.com", "a long passphrase").await;
-        let sessions = count(app, "SELECT COUNT(*) FROM sessions").await;
+        let sessions = app.scalar("SELECT COUNT(*) FROM sessions").await;
         let aliased: String = (0..128).map(|i| format!("a{i}: {LOGIN} ")).collect();
         let (status, body) = app.graphql(&format!("mutation {{ auth {{ {aliased} }} }}"), json!({}), None).await;
         assert_refused(status, &body, "At most 1 field that checks a password");
@@ -118,17 +110,17 @@ on_both_backends! {
         let answers: Value = response.json().await.unwrap();
         assert!(answers[0]["data"]["auth"]["login"]["accessToken"].is_string(), "{answers}");
         assert!(answers[1].get("data").is_none(), "{answers}");
-        assert_eq!(count(app, "SELECT COUNT(*) FROM sessions").await, sessions + 1, "one login ran");
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM sessions").await, sessions + 1, "one login ran");
     }
 
     async fn variables_are_coerced_before_anything_runs(app) {
         let user = app.new_user("admin@example.com").await;
-        let companies = count(app, "SELECT COUNT(*) FROM companies").await;
+        let companies = app.scalar("SELECT COUNT(*) FROM companies").await;
         // The first field would write; the second's variable is missing: nothing runs.
         let query = "mutation($n: String!) { a: signUp { company(usualName: \"First\", siren: \"123456789\") { company { id } } } b: signUp { company(usualName: $n, siren: \"123456789\") { company { id } } } }";
         let (status, body) = app.graphql(query, json!({}), Some(&user.token)).await;
         assert_refused(status, &body, "Variable \"$n\" of required type \"String!\" was not provided.");
-        assert_eq!(count(app, "SELECT COUNT(*) FROM companies").await, companies, "nothing written");
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM companies").await, companies, "nothing written");
         let (status, body) = app.graphql(query, json!({ "n": null }), Some(&user.token)).await;
         assert_refused(status, &body, "must not be null");
         let (status, body) = app.graphql(query, json!({ "n": 12 }), Some(&user.token)).await;
@@ -141,7 +133,7 @@ on_both_backends! {
         // Custom scalars parse with their own rules.
         let (status, body) = app.graphql("query($d: Date) { __typename }", json!({ "d": "25/11/2026" }), None).await;
         assert_refused(status, &body, "Variable \"$d\" got invalid value \"25/11/2026\"");
-        assert_eq!(count(app, "SELECT COUNT(*) FROM companies").await, companies, "nothing written");
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM companies").await, companies, "nothing written");
     }
 
     async fn directives_and_meta_fields_are_validated(app) {
@@ -158,7 +150,7 @@ on_both_backends! {
     }
 
     async fn nul_characters_are_invalid_inputs_and_nothing_is_stored(app) {
-        let users = count(app, "SELECT COUNT(*) FROM users").await;
+        let users = app.scalar("SELECT COUNT(*) FROM users").await;
         let sign_up = "mutation($e: Email!, $p: String!, $f: String!) { signUp { user(email: $e, password: $p, firstName: $f, lastName: \"Martin\") { accessToken } } }";
         let (status, body) = app.graphql(sign_up, json!({ "e": "nul@example.com", "p": "a long passphrase", "f": "Jea\u{0}nne" }), None).await;
         assert_refused(status, &body, "NUL character");
@@ -167,7 +159,7 @@ on_both_backends! {
         let (status, body) = app.graphql(literal, json!({}), None).await;
         assert_refused(status, &body, "NUL character");
         assert_eq!(body["errors"][0]["extensions"]["code"], "INVALID_INPUTS");
-        assert_eq!(count(app, "SELECT COUNT(*) FROM users").await, users, "nothing stored");
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM users").await, users, "nothing stored");
     }
 }
 

@@ -64,11 +64,6 @@ async fn behind_proxy(backend: Backend, adjust: impl FnOnce(&mut roadlog::config
     .await
 }
 
-async fn scalar(app: &TestApp, sql: &'static str) -> i64 {
-    let (n,): (i64,) = sqlx::query_as(sql).fetch_one(&app.server.db.pool).await.unwrap();
-    n
-}
-
 /// A connection of the pool that has read the current schema. SQLite checks a connection's copy
 /// of the schema when a statement reads the database, but `ALTER TABLE … RENAME COLUMN` looks the
 /// column up in that copy first: on a connection idle since another one renamed the column, it
@@ -158,8 +153,8 @@ for_both_backends! {
         }
         assert_eq!(limiter.len(), 0, "no made-up id enters the rate limiter");
         // The failure counter holds one short row per failure, whatever the id's length.
-        assert!(scalar(&app, "SELECT COUNT(*) FROM auth_failures").await <= 2 * flood + 2 * 50);
-        assert!(scalar(&app, "SELECT MAX(LENGTH(subject)) FROM auth_failures").await <= 64);
+        assert!(app.scalar("SELECT COUNT(*) FROM auth_failures").await <= 2 * flood + 2 * 50);
+        assert!(app.scalar("SELECT MAX(LENGTH(subject)) FROM auth_failures").await <= 64);
         // A registered client that authenticates is counted.
         let fleet = client(&app, "Fleet").await;
         let (status, _) = post_from(&app, "/api/oauth/token", "203.0.113.10", &exchange("rl_code_junk", &fleet.id, &fleet.secret)).await;
@@ -188,7 +183,7 @@ for_both_backends! {
         assert_eq!((status, body["error"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("server_error")), "{body}");
         let (status, body) = post_from(&app, "/api/oauth/revoke", "203.0.113.10", &[("token", "rl_oat_x"), ("client_id", &fleet.id), ("client_secret", &fleet.secret)]).await;
         assert_eq!((status, body["error"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("server_error")), "{body}");
-        assert_eq!(scalar(&app, "SELECT COUNT(*) FROM auth_failures").await, 0);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM auth_failures").await, 0);
         sqlx::query("ALTER TABLE oauth_clients RENAME COLUMN secret_hash_away TO secret_hash").execute(&mut *fresh(pool).await).await.unwrap();
         // The authorization page sends a refused request back to the application; when the
         // client's redirect URIs cannot be read, it says "try again" (500), not "unknown

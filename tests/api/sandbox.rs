@@ -32,14 +32,6 @@ fn date_minus(date: &str, days: i64) -> String {
     (d - chrono::Duration::days(days)).format("%Y-%m-%d").to_string()
 }
 
-async fn count(app: &TestApp, sql: &str) -> i64 {
-    let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql.to_string()))
-        .fetch_one(&app.server.db.pool)
-        .await
-        .unwrap();
-    n
-}
-
 /// Rows of the tables a seed writes, to check that a refusal wrote nothing.
 async fn footprint(app: &TestApp) -> Vec<i64> {
     let mut rows = Vec::new();
@@ -52,7 +44,7 @@ async fn footprint(app: &TestApp) -> Vec<i64> {
         "regulatory_alerts",
         "emails",
     ] {
-        rows.push(count(app, &format!("SELECT COUNT(*) FROM {table}")).await);
+        rows.push(app.scalar(&format!("SELECT COUNT(*) FROM {table}")).await);
     }
     rows
 }
@@ -135,10 +127,11 @@ async fn seed_and_check_answer(app: &TestApp, admin: &TestUser, company: i64) ->
         assert!(!hash.contains(worker["password"].as_str().unwrap()));
     }
     assert_eq!(
-        count(app, "SELECT COUNT(*) FROM emails WHERE recipient LIKE '%.invalid'").await,
+        app.scalar("SELECT COUNT(*) FROM emails WHERE recipient LIKE '%.invalid'")
+            .await,
         0
     );
-    assert_eq!(count(app, "SELECT COUNT(*) FROM emails").await, 0, "no mail at all");
+    assert_eq!(app.scalar("SELECT COUNT(*) FROM emails").await, 0, "no mail at all");
     seeded
 }
 

@@ -92,6 +92,16 @@ pub async fn postgres_database() -> String {
 }
 
 impl TestApp {
+    /// The one integer a statement of the test answers (a count, usually), read on the
+    /// server's pool.
+    pub async fn scalar(&self, sql: &str) -> i64 {
+        let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql.to_string()))
+            .fetch_one(&self.server.db.pool)
+            .await
+            .unwrap();
+        n
+    }
+
     /// Starts a server on a fresh database of `backend`.
     pub async fn spawn(backend: Backend) -> TestApp {
         Self::spawn_in(backend, Environment::Sandbox).await

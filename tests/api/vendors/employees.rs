@@ -52,7 +52,7 @@ on_both_backends! {
         assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
         let refused = browser.post(&action, &[("csrf_token", &csrf), ("action", "accept"), ("password", "a new secret"), ("password_confirmation", "another one")]).await;
         assert_eq!(refused.status, StatusCode::BAD_REQUEST);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM users").await, 1);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM users").await, 1);
         let done = browser.post(&action, &[("csrf_token", &csrf), ("action", "accept"), ("password", "a new secret"), ("password_confirmation", "a new secret")]).await;
         assert_eq!(done.status, StatusCode::OK, "{}", done.body);
         assert!(done.body.contains("Request accepted"));
@@ -108,7 +108,7 @@ on_both_backends! {
         assert_eq!(body["data"]["employmentToken"]["employment"]["validationStatus"], "rejected");
         let again = browser.post(&action, &[("csrf_token", &csrf), ("action", "accept"), ("password", "whatever123"), ("password_confirmation", "whatever123")]).await;
         assert_eq!(again.status, StatusCode::CONFLICT);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM users").await, 2);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM users").await, 2);
 
         // Unknown links; another vendor's employment is not readable.
         assert_eq!(Browser::new().get(&app.url("/sync_employee?token=rl_sync_unknown")).await.status, StatusCode::NOT_FOUND);
@@ -181,6 +181,6 @@ on_both_backends! {
         assert_ne!(first, second);
         assert_eq!(browser.get(&app.url(&first)).await.status, StatusCode::NOT_FOUND);
         assert_eq!(browser.get(&app.url(&second)).await.status, StatusCode::OK);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM employments").await, 1);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM employments").await, 1);
     }
 }

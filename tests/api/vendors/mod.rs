@@ -81,14 +81,6 @@ pub(crate) async fn mailed_link(app: &TestApp, to: &str) -> String {
     body[start..].split_whitespace().next().unwrap().to_string()
 }
 
-async fn count(app: &TestApp, sql: &str) -> i64 {
-    let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql.to_string()))
-        .fetch_one(&app.server.db.pool)
-        .await
-        .unwrap();
-    n
-}
-
 on_both_backends! {
     async fn api_keys_are_created_listed_used_and_revoked(app) {
         let client = roadlog::oauth::clients::create(&app.server.db, roadlog::config::Environment::Sandbox, "Payroll", &["https://payroll.example.com/cb".into()]).await.unwrap();
@@ -128,7 +120,7 @@ on_both_backends! {
         assert_eq!(body["errors"][0]["message"], "Invalid API Key");
         assert!(!roadlog(app, &["client", "api-key", "revoke", &key_id]).status.success());
         assert!(!roadlog(app, &["client", "api-key", "create", "--client", "123456789"]).status.success());
-        assert_eq!(count(app, "SELECT COUNT(*) FROM client_api_keys").await, 2);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM client_api_keys").await, 2);
     }
 
     async fn protected_checks_credentials_in_the_reference_order(app) {
@@ -168,7 +160,7 @@ on_both_backends! {
         let body = protected(app, &payroll, SYNC, json!({ "c": company, "e": [{ "email": "a@example.com", "firstName": "A", "lastName": "B" }] })).await;
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"]);
         assert_eq!(body["errors"][0]["message"], "You do not have access to the provided company id");
-        assert_eq!(count(app, "SELECT COUNT(*) FROM employments").await, 0);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM employments").await, 0);
         // A revoked client's keys stop working.
         assert!(roadlog::oauth::clients::revoke(&app.server.db, &id).await.unwrap());
         let (_, body) = protected_with(app, &[("x-client-id", &id), ("x-api-key", &payroll.1)], query, json!({})).await;
@@ -205,8 +197,8 @@ on_both_backends! {
         assert_eq!(reason(&register(app, &payroll, "987654321", Some("98765432100012")).await), Some("SIRET_ALREADY_SIGNED_UP"));
         assert_eq!(register(app, &payroll, "987654321", Some("98765432100020")).await["errors"], Value::Null);
         assert_eq!(reason(&register(app, &payroll, "987654321", None).await), Some("SIREN_ALREADY_SIGNED_UP"));
-        assert_eq!(count(app, "SELECT COUNT(*) FROM companies").await, 3);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM client_companies").await, 3);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM companies").await, 3);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM client_companies").await, 3);
     }
 
     async fn sync_refuses_bad_lists_whole(app) {
@@ -227,8 +219,8 @@ on_both_backends! {
         // A malformed e-mail is refused before execution.
         let (status, _) = protected_with(app, &[("x-client-id", &payroll.0.to_string()), ("x-api-key", &payroll.1)], SYNC, json!({ "c": company, "e": [{ "email": "nope", "firstName": "A", "lastName": "B" }] })).await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM employments").await, 0);
-        assert_eq!(count(app, "SELECT COUNT(*) FROM emails").await, 0);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM employments").await, 0);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM emails").await, 0);
     }
 }
 
