@@ -291,8 +291,9 @@ pub fn id_list(ids: &[i64]) -> String {
     text
 }
 
-/// The ids of a [`sql::JOINED_USER_IDS`] text, in its order (null: none).
-pub fn joined_ids(text: Option<&str>) -> Result<Vec<i64>, std::num::ParseIntError> {
+/// The integers of a comma-joined text ([`sql::JOINED_USER_IDS`], a recap's day sets), in its
+/// order (null: none).
+pub fn joined_integers(text: Option<&str>) -> Result<Vec<i64>, std::num::ParseIntError> {
     text.map_or(Ok(vec![]), |text| text.split(',').map(str::parse).collect())
 }
 

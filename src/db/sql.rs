@@ -21,7 +21,7 @@ pub type Fragment = PerBackend;
 
 /// The `user_id` column of a query's rows as one text, the ids joined with commas (no row gives
 /// null): one value where a row per id would be a hand-over each on SQLite. Read back with
-/// [`joined_ids`](super::joined_ids).
+/// [`joined_integers`](super::joined_integers).
 pub const JOINED_USER_IDS: Fragment = PerBackend {
     sqlite: "group_concat(user_id)",
     postgres: "string_agg(CAST(user_id AS TEXT), ',')",

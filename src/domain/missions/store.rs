@@ -134,7 +134,7 @@ pub struct ViewRow {
 impl ViewRow {
     /// The mission as `actor` sees it.
     pub fn into_view(self, actor: Actor) -> AppResult<MissionView> {
-        let ended_user_ids = crate::db::joined_ids(self.ended_by.as_deref())
+        let ended_user_ids = crate::db::joined_integers(self.ended_by.as_deref())
             .map_err(|cause| AppError::internal(format!("a user id in mission_ends: {cause}")))?;
         // A mission is deleted when it has activities and all of them are cancelled.
         let deleted = self.activity_count > 0 && self.activity_count == self.dismissed_count;

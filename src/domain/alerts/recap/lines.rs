@@ -1,15 +1,16 @@
 //! The lines a recap's groups are made of: the period's admin alerts of the company's current
 //! workers counted per day, check and flags. With the day details, one line per worker too,
 //! read from the alerts; without them, added up from the workers' month rows (a row per worker,
-//! month, check and flags), a few per worker where the alerts are one per worker and day.
+//! month, check and flags, read as one row per month, check and flags with the workers' day sets
+//! joined), a few per month where the alerts are one per worker and day.
 
 use std::collections::BTreeMap;
 
 use chrono::{Datelike, NaiveDate};
 
-use crate::db::Db;
+use crate::db::{Db, joined_integers};
 use crate::domain::companies::{date_text, parse_date};
-use crate::errors::AppResult;
+use crate::errors::{AppError, AppResult};
 
 use super::sql;
 
@@ -27,7 +28,8 @@ pub(super) struct AlertLine {
     pub alerts: i64,
 }
 
-/// A worker's alerts of a month, check and flags: on which days (bit d-1: day d).
+/// The workers' alerts of a month, check and flags: on which days, a set per worker (bit d-1:
+/// day d), joined with commas.
 #[derive(sqlx::FromRow, Debug)]
 struct MonthRow {
     month: String,
@@ -35,7 +37,7 @@ struct MonthRow {
     night_work: i64,
     not_enough_break: i64,
     too_much_uninterrupted_work_time: i64,
-    days: i64,
+    days: String,
 }
 
 /// The parameters of [`sql::WORKERS`]: the company, today and the JSON list of the workers the
@@ -79,7 +81,7 @@ pub(super) async fn per_day(
         .bind(month_text(last))
         .fetch_all(db)
         .await?;
-    Ok(added_up(rows, (from, to)))
+    added_up(rows, (from, to))
 }
 
 pub(super) fn month_text(day: NaiveDate) -> String {
@@ -87,7 +89,7 @@ pub(super) fn month_text(day: NaiveDate) -> String {
 }
 
 /// The month rows added up per month, check and flags, then counted per day of `[from, to)`.
-fn added_up(rows: Vec<MonthRow>, (from, to): (NaiveDate, NaiveDate)) -> Vec<AlertLine> {
+fn added_up(rows: Vec<MonthRow>, (from, to): (NaiveDate, NaiveDate)) -> AppResult<Vec<AlertLine>> {
     // How many workers were alerted on each day of the month (index d-1: day d).
     let mut counted: BTreeMap<(String, String, [i64; 3]), [i64; 31]> = BTreeMap::new();
     for row in rows {
@@ -96,9 +98,13 @@ fn added_up(rows: Vec<MonthRow>, (from, to): (NaiveDate, NaiveDate)) -> Vec<Aler
             row.not_enough_break,
             row.too_much_uninterrupted_work_time,
         ];
+        let sets = joined_integers(Some(&row.days))
+            .map_err(|cause| AppError::internal(format!("a day set in company_alert_months: {cause}")))?;
         let counts = counted.entry((row.month, row.check_type, flags)).or_insert([0; 31]);
-        for (bit, count) in counts.iter_mut().enumerate() {
-            *count += (row.days >> bit) & 1;
+        for days in sets {
+            for (bit, count) in counts.iter_mut().enumerate() {
+                *count += (days >> bit) & 1;
+            }
         }
     }
     let mut lines = vec![];
@@ -122,7 +128,7 @@ fn added_up(rows: Vec<MonthRow>, (from, to): (NaiveDate, NaiveDate)) -> Vec<Aler
         }
     }
     lines.sort_by(|a, b| a.day.cmp(&b.day));
-    lines
+    Ok(lines)
 }
 
 /// The lines' alerts, counted as the recap counts them: an `enoughBreak` alert with both halves
@@ -138,31 +144,30 @@ pub(super) fn total(lines: &[AlertLine]) -> i64 {
 mod tests {
     use super::*;
 
-    fn row(month: &str, check_type: &str, flags: [i64; 3], days: i64) -> MonthRow {
+    fn row(month: &str, check_type: &str, flags: [i64; 3], days: &[i64]) -> MonthRow {
         MonthRow {
             month: month.to_string(),
             check_type: check_type.to_string(),
             night_work: flags[0],
             not_enough_break: flags[1],
             too_much_uninterrupted_work_time: flags[2],
-            days,
+            days: days.iter().map(i64::to_string).collect::<Vec<_>>().join(","),
         }
     }
 
     #[test]
     fn month_rows_are_added_up_per_day_check_and_flags() {
-        // Three workers' September: both halves failed on days 1 and 2 for the first, on days 2
+        // Two workers' September: both halves failed on days 1 and 2 for the first, on days 2
         // and 31 (September has none) for the second; one half on day 1 for the first; and an
         // August row, outside the period.
         let both = [0, 1, 1];
         let rows = vec![
-            row("2026-09", "enoughBreak", both, 0b11),
-            row("2026-09", "enoughBreak", [0, 1, 0], 0b1),
-            row("2026-09", "enoughBreak", both, 0b10 + (1 << 30)),
-            row("2026-08", "enoughBreak", both, 0b100),
+            row("2026-09", "enoughBreak", both, &[0b11, 0b10 + (1 << 30)]),
+            row("2026-09", "enoughBreak", [0, 1, 0], &[0b1]),
+            row("2026-08", "enoughBreak", both, &[0b100]),
         ];
         let september = NaiveDate::from_ymd_opt(2026, 9, 1).unwrap();
-        let lines = added_up(rows, (september, NaiveDate::from_ymd_opt(2026, 10, 1).unwrap()));
+        let lines = added_up(rows, (september, NaiveDate::from_ymd_opt(2026, 10, 1).unwrap())).unwrap();
         let per_day: Vec<(&str, i64, i64)> = lines
             .iter()
             .map(|l| (l.day.as_str(), l.too_much_uninterrupted_work_time, l.alerts))
@@ -179,14 +184,22 @@ mod tests {
     #[test]
     fn only_the_days_of_the_period_are_counted() {
         let rows = vec![
-            row("2026-08", "maximumWorkDayTime", [1, 0, 0], (1 << 30) | 1),
-            row("2026-09", "maximumWorkDayTime", [1, 0, 0], 0b111),
+            row("2026-08", "maximumWorkDayTime", [1, 0, 0], &[(1 << 30) | 1]),
+            row("2026-09", "maximumWorkDayTime", [1, 0, 0], &[0b111]),
         ];
         let from = NaiveDate::from_ymd_opt(2026, 8, 31).unwrap();
-        let lines = added_up(rows, (from, NaiveDate::from_ymd_opt(2026, 9, 3).unwrap()));
+        let lines = added_up(rows, (from, NaiveDate::from_ymd_opt(2026, 9, 3).unwrap())).unwrap();
         let days: Vec<&str> = lines.iter().map(|l| l.day.as_str()).collect();
         assert_eq!(days, ["2026-08-31", "2026-09-01", "2026-09-02"]);
         assert!(lines.iter().all(|l| l.night_work == 1 && l.alerts == 1));
-        assert!(added_up(vec![], (from, from)).is_empty());
+        assert!(added_up(vec![], (from, from)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_day_set_that_is_not_a_number_is_an_error() {
+        let mut bad = row("2026-09", "maximumWorkDayTime", [0, 0, 0], &[1]);
+        bad.days.push_str(",x");
+        let from = NaiveDate::from_ymd_opt(2026, 9, 1).unwrap();
+        assert!(added_up(vec![bad], (from, NaiveDate::from_ymd_opt(2026, 10, 1).unwrap())).is_err());
     }
 }

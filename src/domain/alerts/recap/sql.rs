@@ -25,6 +25,14 @@ pub const IN_WORKERS: Fragment = PerBackend {
     postgres: " = ANY(ARRAY(SELECT user_id FROM w))",
 };
 
+/// The month rows' day sets (`days`) as one text, joined with commas: a few rows per month
+/// where a row per worker would cost a hand-over each (bench/README.md, "The regulatory alerts
+/// recap"). Read back with [`joined_integers`](crate::db::joined_integers).
+const JOINED_DAYS: Fragment = PerBackend {
+    sqlite: "group_concat(m.days)",
+    postgres: "string_agg(CAST(m.days AS TEXT), ',')",
+};
+
 /// An employment of user `$4` in company `$1` covering `$2` (today), with admin rights.
 const ADMIN_OF_ACTOR: &str = admin_on!("$1", "$2", "$4");
 
@@ -49,14 +57,17 @@ crate::statements! {
         ADMIN_OF_ACTOR,
         ")"
     );
-    /// The admin month rows of the workers ([`WORKERS`]) from month `$4` to `$5` (`YYYY-MM`):
+    /// The admin month rows of the workers ([`WORKERS`]) from month `$4` to `$5` (`YYYY-MM`),
+    /// grouped per month, check and flags with the workers' day sets joined ([`JOINED_DAYS`]):
     /// the recap's counts when it gives no day details.
     pub const MONTHS: PerBackend = crate::per_backend!(
         {WORKERS},
-        "SELECT m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time, m.days \
-         FROM company_alert_months m WHERE m.company_id = $1 AND m.submitter_type = 'admin' \
+        "SELECT m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time, ",
+        {JOINED_DAYS},
+        " AS days FROM company_alert_months m WHERE m.company_id = $1 AND m.submitter_type = 'admin' \
            AND m.month >= $4 AND m.month <= $5 AND m.user_id",
-        {IN_WORKERS}
+        {IN_WORKERS},
+        " GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time"
     );
     /// The admin alerts of the workers ([`WORKERS`]) dated in `[$4, $5)`, per day, check, worker
     /// and flags: the recap's lines when it gives the day details (one per worker and day).
