@@ -1,7 +1,7 @@
 //! Dates in the worker's zone over the real HTTP API, on both databases: an employment's start,
 //! an expenditure's spending date and a holiday's days are the worker's local dates (the
 //! reference compares them with the dates of the UTC times), and `workDays` shows an expenditure
-//! on the local day it was declared for.
+//! on the local day it was declared for. An employment ends at the worker's local midnight.
 
 use chrono::TimeZone;
 use serde_json::{Value, json};
@@ -13,6 +13,8 @@ const CREATE: &str = "mutation($c: Int!) { activities { createMission(companyId:
 const LOG: &str = "mutation($m: Int!, $t: ActivityTypeEnum!, $s: TimeStamp!, $e: TimeStamp) { activities { logActivity(missionId: $m, type: $t, startTime: $s, endTime: $e, switch: false) { id } } }";
 const EXPENSE: &str = "mutation($m: Int!, $d: Date!) { activities { logExpenditure(missionId: $m, type: \"day_meal\", spendingDate: $d) { id spendingDate } } }";
 const USER_DAYS: &str = "query($u: Int!, $f: Date, $t: Date) { user(id: $u) { workDays(fromDate: $f, untilDate: $t) { edges { node { day expenditures } } } } }";
+const TERMINATE: &str =
+    "mutation($e: Int!, $d: Date) { employments { terminateEmployment(employmentId: $e, endDate: $d) { endDate } } }";
 const HOLIDAY: &str = "mutation($c: Int!, $s: TimeStamp!, $e: TimeStamp!) { activities { logHoliday(companyId: $c, startTime: $s, endTime: $e, title: \"Congés\") { activities { startTime endTime } } } }";
 
 /// Unix seconds of a wall-clock time `YYYY-MM-DD HH:MM` in `zone` (never one the clocks skip or
@@ -188,5 +190,34 @@ on_both_backends! {
         let body = app.as_user(&c.worker, HOLIDAY, vars).await;
         refused_outside_employment(&body);
         assert_eq!(activities_of(app, c.worker.id).await.len(), 2, "nothing of the refused holiday is stored");
+    }
+
+    async fn an_auckland_employment_ends_at_local_midnight(app) {
+        let auckland = chrono_tz::Pacific::Auckland;
+        let c = worker_in(app, auckland, "2026-11-20").await;
+        // 09:00 on 2026-11-21 in Auckland, 20:00 UTC on 2026-11-20: after the last local day
+        // 2026-11-20, though before that day's UTC midnight.
+        let morning = local(auckland, "2026-11-21 09:00");
+        assert_eq!(morning, utc("2026-11-20 20:00"));
+        let body = work_hour(app, &c, morning).await;
+        assert!(body["errors"].is_null(), "{body}");
+        let employment = app
+            .scalar(&format!("SELECT id FROM employments WHERE user_id = {}", c.worker.id))
+            .await;
+        let end_date = || async {
+            let (end,): (Option<String>,) = sqlx::query_as("SELECT end_date FROM employments WHERE id = $1")
+                .bind(employment)
+                .fetch_one(&app.server.db.pool)
+                .await
+                .unwrap();
+            end
+        };
+        let body = app.as_user(&c.admin, TERMINATE, json!({ "e": employment, "d": "2026-11-20" })).await;
+        assert_eq!(codes(&body), ["INVALID_INPUTS"], "{body}");
+        assert_eq!(body["errors"][0]["extensions"]["reason"], "ACTIVITY_EXIST_AFTER_EMPLOYMENT_END_DATE");
+        assert_eq!(end_date().await, None, "the refusal changed nothing");
+        let body = app.as_user(&c.admin, TERMINATE, json!({ "e": employment, "d": "2026-11-21" })).await;
+        assert!(body["errors"].is_null(), "{body}");
+        assert_eq!(end_date().await.as_deref(), Some("2026-11-21"));
     }
 }
