@@ -222,6 +222,7 @@ pub async fn writable_on(
     check(conn, actor, mission_id, for_user, Covered::Date(date)).await
 }
 
+/// The write check of [`writable`] and [`writable_on`], once the covered dates are known.
 async fn check(
     conn: &mut AnyConnection,
     actor: Actor,
