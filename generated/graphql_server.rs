@@ -2518,10 +2518,10 @@ pub struct Employment {
     ///Answer of the employee: `pending` (not yet answered), `approved` or `rejected`.
     #[graphql(name = "validationStatus")]
     pub validation_status: Option<String>,
-    ///First day of the employment, as a YYYY-MM-DD string.
+    ///First day of the employment, as a YYYY-MM-DD string: a local date of the employee (User.timezoneName), so the employment starts at the employee's local midnight (the reference compares it with the dates of UTC times).
     #[graphql(name = "startDate")]
     pub start_date: String,
-    ///Last day of the employment (inclusive), as a YYYY-MM-DD string; null when open-ended.
+    ///Last day of the employment (inclusive), as a YYYY-MM-DD string; null when open-ended. A local date of the employee (User.timezoneName): the employment ends at the employee's local midnight that follows it.
     #[graphql(name = "endDate")]
     pub end_date: Option<String>,
     ///Identifier of the employing company.
@@ -3330,7 +3330,7 @@ pub struct Expenditure {
     ///Type of the expenditure.
     #[graphql(name = "type")]
     pub r#type: crate::graphql::scalars::ExpenditureTypeEnum,
-    ///Day the expenditure applies to.
+    ///Day the expenditure applies to: one of the worker's local days (User.timezoneName), the day User.workDays shows it on.
     #[graphql(name = "spendingDate")]
     pub spending_date: crate::graphql::scalars::Date,
     ///Identifier of the mission.
@@ -3726,7 +3726,7 @@ pub struct ActivitiesLogExpenditureArgs {
     pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
     ///Mission of the expenditure.
     pub mission_id: i32,
-    ///Day the expenditure applies to; must be a day of the user's activities in the mission.
+    ///Day the expenditure applies to; must be a day of the user's activities in the mission, in the user's time zone (User.timezoneName): from the local date of the first activity's start to that of the last one's end. The reference takes the dates of the UTC times instead, so far from UTC it refuses the worker's own date of the work and accepts one User.workDays never shows.
     pub spending_date: crate::graphql::scalars::Date,
     ///Type of the expenditure.
     pub r#type: crate::graphql::scalars::ExpenditureTypeEnum,
@@ -3876,7 +3876,7 @@ pub trait ActivitiesResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: ActivitiesValidateMissionArgs,
     ) -> async_graphql::Result<Option<Mission>>;
-    ///Logs an expenditure of a user for a day of a mission. Requires write access and the company setting requireExpenditures (AUTHORIZATION_ERROR otherwise). Errors: DUPLICATE_EXPENDITURES (same type and day already logged for the user in the mission), INVALID_INPUTS (spendingDate outside the user's days in the mission), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Logs an expenditure of a user for a day of a mission. Requires write access and the company setting requireExpenditures (AUTHORIZATION_ERROR otherwise). Errors: DUPLICATE_EXPENDITURES (same type and day already logged for the user in the mission), INVALID_INPUTS (spendingDate outside the user's days in the mission, reason EXPENDITURE_DATE_NOT_INCLUDED_IN_MISSION_RANGE), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn log_expenditure(
         &self,
         ctx: &Context<'_>,
@@ -3900,7 +3900,7 @@ pub trait ActivitiesResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: ActivitiesCancelCommentArgs,
     ) -> async_graphql::Result<Option<Void>>;
-    ///Records a holiday (leave, rest or training) of the caller, or of `userId` for an admin of the company, and returns the missions created: one per day of the period, named `title`, each with the comment if given, one `off` activity and a validation by the caller (an admin's validation when the caller is admin). The period is cut as the reference cuts it: the time of day of startTime and of endTime (UTC) applied to each date from startTime's, for the number of whole days between them plus one; a period whose end time of day is not after its start time of day ends the next day (Monday 08:00 to Wednesday 17:00: three 08:00-17:00 periods). Each activity goes through logActivity's rules: the worker must be employed by the company over the period and today, must have no other activity at that time (not even another holiday), and nothing may be more than 5 minutes in the future. A holiday is not work: it counts in User.workDays as `off` time, never in the service, the work or the regulatory computations (a holiday day is a day of rest), and its missions are never validated automatically. A worker whose holiday an admin recorded is told by e-mail. Everything is recorded, or nothing. Errors: INVALID_INPUTS (endTime not after startTime, more than 366 days, title blank or longer than 255 characters, a time in the future with reason ACTIVITY_TIME_IN_FUTURE), AUTHORIZATION_ERROR (someone else's holiday by a non-admin; reasons ACTIVITY_OUTSIDE_EMPLOYMENT_EMPLOYEE/_ADMIN, USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_EMPLOYEE/_ADMIN), OVERLAPPING_ACTIVITIES, OVERLAPPING_MISSIONS, AUTHENTICATION_ERROR.
+    ///Records a holiday (leave, rest or training) of the caller, or of `userId` for an admin of the company, and returns the missions created: one per day of the period, named `title`, each with the comment if given, one `off` activity and a validation by the caller (an admin's validation when the caller is admin). The period is cut on the worker's clock (User.timezoneName; the reference cuts it on the UTC clock): the local time of day of startTime and of endTime applied to each local date from startTime's, for the number of whole days between the two local times plus one; a period whose end time of day is not after its start time of day ends the next day (Monday 08:00 to Wednesday 17:00: three 08:00-17:00 periods). Each activity goes through logActivity's rules: the worker must be employed by the company over the period and today, must have no other activity at that time (not even another holiday), and nothing may be more than 5 minutes in the future. A holiday is not work: it counts in User.workDays as `off` time, never in the service, the work or the regulatory computations (a holiday day is a day of rest), and its missions are never validated automatically. A worker whose holiday an admin recorded is told by e-mail. Everything is recorded, or nothing. Errors: INVALID_INPUTS (endTime not after startTime, more than 366 days, title blank or longer than 255 characters, a time in the future with reason ACTIVITY_TIME_IN_FUTURE), AUTHORIZATION_ERROR (someone else's holiday by a non-admin; reasons ACTIVITY_OUTSIDE_EMPLOYMENT_EMPLOYEE/_ADMIN, USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_EMPLOYEE/_ADMIN), OVERLAPPING_ACTIVITIES, OVERLAPPING_MISSIONS, AUTHENTICATION_ERROR.
     async fn log_holiday(
         &self,
         ctx: &Context<'_>,
@@ -4255,7 +4255,7 @@ impl Activities {
                 .await,
         )
     }
-    ///Logs an expenditure of a user for a day of a mission. Requires write access and the company setting requireExpenditures (AUTHORIZATION_ERROR otherwise). Errors: DUPLICATE_EXPENDITURES (same type and day already logged for the user in the mission), INVALID_INPUTS (spendingDate outside the user's days in the mission), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Logs an expenditure of a user for a day of a mission. Requires write access and the company setting requireExpenditures (AUTHORIZATION_ERROR otherwise). Errors: DUPLICATE_EXPENDITURES (same type and day already logged for the user in the mission), INVALID_INPUTS (spendingDate outside the user's days in the mission, reason EXPENDITURE_DATE_NOT_INCLUDED_IN_MISSION_RANGE), INVALID_RESOURCE, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "logExpenditure")]
     async fn log_expenditure(
         &self,
@@ -4269,7 +4269,7 @@ impl Activities {
         mission_id: i32,
         #[graphql(
             name = "spendingDate",
-            desc = "Day the expenditure applies to; must be a day of the user's activities in the mission."
+            desc = "Day the expenditure applies to; must be a day of the user's activities in the mission, in the user's time zone (User.timezoneName): from the local date of the first activity's start to that of the last one's end. The reference takes the dates of the UTC times instead, so far from UTC it refuses the worker's own date of the work and accepts one User.workDays never shows."
         )]
         spending_date: crate::graphql::scalars::Date,
         #[graphql(name = "type", desc = "Type of the expenditure.")]
@@ -4367,7 +4367,7 @@ impl Activities {
                 .await,
         )
     }
-    ///Records a holiday (leave, rest or training) of the caller, or of `userId` for an admin of the company, and returns the missions created: one per day of the period, named `title`, each with the comment if given, one `off` activity and a validation by the caller (an admin's validation when the caller is admin). The period is cut as the reference cuts it: the time of day of startTime and of endTime (UTC) applied to each date from startTime's, for the number of whole days between them plus one; a period whose end time of day is not after its start time of day ends the next day (Monday 08:00 to Wednesday 17:00: three 08:00-17:00 periods). Each activity goes through logActivity's rules: the worker must be employed by the company over the period and today, must have no other activity at that time (not even another holiday), and nothing may be more than 5 minutes in the future. A holiday is not work: it counts in User.workDays as `off` time, never in the service, the work or the regulatory computations (a holiday day is a day of rest), and its missions are never validated automatically. A worker whose holiday an admin recorded is told by e-mail. Everything is recorded, or nothing. Errors: INVALID_INPUTS (endTime not after startTime, more than 366 days, title blank or longer than 255 characters, a time in the future with reason ACTIVITY_TIME_IN_FUTURE), AUTHORIZATION_ERROR (someone else's holiday by a non-admin; reasons ACTIVITY_OUTSIDE_EMPLOYMENT_EMPLOYEE/_ADMIN, USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_EMPLOYEE/_ADMIN), OVERLAPPING_ACTIVITIES, OVERLAPPING_MISSIONS, AUTHENTICATION_ERROR.
+    ///Records a holiday (leave, rest or training) of the caller, or of `userId` for an admin of the company, and returns the missions created: one per day of the period, named `title`, each with the comment if given, one `off` activity and a validation by the caller (an admin's validation when the caller is admin). The period is cut on the worker's clock (User.timezoneName; the reference cuts it on the UTC clock): the local time of day of startTime and of endTime applied to each local date from startTime's, for the number of whole days between the two local times plus one; a period whose end time of day is not after its start time of day ends the next day (Monday 08:00 to Wednesday 17:00: three 08:00-17:00 periods). Each activity goes through logActivity's rules: the worker must be employed by the company over the period and today, must have no other activity at that time (not even another holiday), and nothing may be more than 5 minutes in the future. A holiday is not work: it counts in User.workDays as `off` time, never in the service, the work or the regulatory computations (a holiday day is a day of rest), and its missions are never validated automatically. A worker whose holiday an admin recorded is told by e-mail. Everything is recorded, or nothing. Errors: INVALID_INPUTS (endTime not after startTime, more than 366 days, title blank or longer than 255 characters, a time in the future with reason ACTIVITY_TIME_IN_FUTURE), AUTHORIZATION_ERROR (someone else's holiday by a non-admin; reasons ACTIVITY_OUTSIDE_EMPLOYMENT_EMPLOYEE/_ADMIN, USER_NOT_EMPLOYED_BY_COMPANY_ANYMORE_EMPLOYEE/_ADMIN), OVERLAPPING_ACTIVITIES, OVERLAPPING_MISSIONS, AUTHENTICATION_ERROR.
     #[graphql(name = "logHoliday")]
     async fn log_holiday(
         &self,
@@ -4742,7 +4742,7 @@ pub struct BulkExpenditureItem {
     ///User the expenditure belongs to; defaults to the caller.
     #[graphql(name = "userId")]
     pub user_id: Option<i32>,
-    ///Day the expenditure applies to.
+    ///Day the expenditure applies to; one of the user's local days in the mission, as logExpenditure's spendingDate.
     #[graphql(name = "spendingDate")]
     pub spending_date: crate::graphql::scalars::Date,
     ///Time of the event on the client device, stored for information only. Optional.
@@ -4757,13 +4757,13 @@ pub struct Employments;
 pub struct EmploymentsCreateEmploymentArgs {
     ///Employing company; the caller must be one of its admins.
     pub company_id: i32,
-    ///Last day of the employment (inclusive). Optional; open-ended when omitted.
+    ///Last day of the employment (inclusive), a local date of the employee (User.timezoneName). Optional; open-ended when omitted.
     pub end_date: Option<crate::graphql::scalars::Date>,
     ///When true, the employee becomes an admin of the company. Defaults to false.
     pub has_admin_rights: Option<bool>,
     ///E-mail of the person to invite. Exclusive with userId.
     pub mail: Option<crate::graphql::scalars::Email>,
-    ///First day of the employment. Optional; defaults to today.
+    ///First day of the employment, a local date of the employee (User.timezoneName): the employee logs time from their local midnight on. Optional; defaults to today (UTC).
     pub start_date: Option<crate::graphql::scalars::Date>,
     ///Identifier of an existing user to employ. Exclusive with mail.
     pub user_id: Option<i32>,
@@ -4789,7 +4789,7 @@ pub struct EmploymentsRejectEmploymentArgs {
 pub struct EmploymentsTerminateEmploymentArgs {
     ///Employment to terminate.
     pub employment_id: i32,
-    ///Last day of the employment (inclusive). Optional; defaults to today.
+    ///Last day of the employment (inclusive), a local date of the employee (User.timezoneName): their activities must end by the local midnight that follows it. Optional; defaults to today (UTC).
     pub end_date: Option<crate::graphql::scalars::Date>,
 }
 ///The arguments of `Employments.batchTerminateEmployments`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
@@ -4951,7 +4951,7 @@ impl Employments {
         company_id: i32,
         #[graphql(
             name = "endDate",
-            desc = "Last day of the employment (inclusive). Optional; open-ended when omitted."
+            desc = "Last day of the employment (inclusive), a local date of the employee (User.timezoneName). Optional; open-ended when omitted."
         )]
         end_date: Option<crate::graphql::scalars::Date>,
         #[graphql(
@@ -4966,7 +4966,7 @@ impl Employments {
         mail: Option<crate::graphql::scalars::Email>,
         #[graphql(
             name = "startDate",
-            desc = "First day of the employment. Optional; defaults to today."
+            desc = "First day of the employment, a local date of the employee (User.timezoneName): the employee logs time from their local midnight on. Optional; defaults to today (UTC)."
         )]
         start_date: Option<crate::graphql::scalars::Date>,
         #[graphql(
@@ -5059,7 +5059,7 @@ impl Employments {
         employment_id: i32,
         #[graphql(
             name = "endDate",
-            desc = "Last day of the employment (inclusive). Optional; defaults to today."
+            desc = "Last day of the employment (inclusive), a local date of the employee (User.timezoneName): their activities must end by the local midnight that follows it. Optional; defaults to today (UTC)."
         )]
         end_date: Option<crate::graphql::scalars::Date>,
     ) -> async_graphql::Result<Option<Employment>> {
@@ -5546,7 +5546,7 @@ pub struct TerminateEmploymentInput {
     ///The employment to end.
     #[graphql(name = "employmentId")]
     pub employment_id: i32,
-    ///Last day of the employment (inclusive). Optional; defaults to today.
+    ///Last day of the employment (inclusive), a local date of the employee (User.timezoneName), as terminateEmployment's endDate. Optional; defaults to today (UTC).
     #[graphql(name = "endDate")]
     pub end_date: Option<crate::graphql::scalars::Date>,
 }

@@ -25,6 +25,13 @@ fn holidays(body: &Value) -> &Vec<Value> {
 on_both_backends! {
     async fn a_worker_records_a_holiday_of_three_days(app) {
         let c = company(app).await;
+        // The periods are cut on the worker's clock: a worker on UTC keeps the UTC times of day
+        // below on every date, whatever clock change the last days held elsewhere.
+        sqlx::query("UPDATE users SET timezone_name = 'Etc/UTC' WHERE id = $1")
+            .bind(c.worker.id)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
         let (start, end) = (day(5) + 8 * HOUR, day(3) + 17 * HOUR);
         let vars = json!({ "c": c.id, "s": start, "e": end, "t": " Congés ", "m": "Summer" });
         let body = app.as_user(&c.worker, HOLIDAY, vars).await;

@@ -40,6 +40,7 @@ mod hostile;
 mod invitations;
 mod kilometers;
 mod known_addresses;
+mod local_dates;
 mod local_days;
 mod mail;
 mod migrations;

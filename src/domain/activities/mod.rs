@@ -31,19 +31,17 @@ pub async fn ensure_none_after(db: &Db, user_id: i64, company_id: i64, end: Naiv
 }
 
 /// An activity (not cancelled) of the worker in the company that starts after `end`, or is still
-/// running or ends after it: what forbids ending an employment on `end`.
+/// running or ends after it: what forbids ending an employment on `end`. `end` is one of the
+/// worker's local dates: it ends at the worker's local midnight (the reference's ends at UTC
+/// midnight).
 pub async fn activity_after(
     conn: &mut AnyConnection,
     user_id: i64,
     company_id: i64,
     end: NaiveDate,
 ) -> AppResult<Option<i64>> {
-    let next_day = end
-        .succ_opt()
-        .unwrap_or(end)
-        .and_hms_opt(0, 0, 0)
-        .map(|t| t.and_utc().timestamp())
-        .unwrap_or(i64::MAX);
+    let tz = crate::domain::alerts::load::zone(conn, user_id).await?;
+    let next_day = crate::domain::regulation::time::day_end(tz, end);
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT a.id FROM activities a JOIN missions m ON m.id = a.mission_id
          WHERE a.user_id = $1 AND m.company_id = $2 AND a.dismissed_at IS NULL

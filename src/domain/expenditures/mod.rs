@@ -1,5 +1,9 @@
 //! Expenditures: the meals and nights away that workers declare on a mission, one of a type per
 //! day, inside the days of the mission.
+//!
+//! A spending date is one of the worker's local dates (in their time zone), the day `workDays`
+//! shows it on: the reference takes the dates of the UTC times of the worker's first and last
+//! activity, so a worker far from UTC had to declare a meal on a day their `workDays` never show.
 
 use chrono::NaiveDate;
 use sqlx::AnyConnection;
@@ -7,7 +11,8 @@ use sqlx::AnyConnection;
 use crate::db::{is_unique_violation, now};
 use crate::domain::auth::Actor;
 use crate::domain::kinds::ExpenditureType;
-use crate::domain::missions::{date_of, permissions};
+use crate::domain::missions::permissions;
+use crate::domain::regulation::time::local_date;
 use crate::errors::{AppError, AppResult, Code};
 
 /// An expenditure as stored.
@@ -60,8 +65,7 @@ pub struct NewExpenditure {
 /// `logExpenditure`, inside the caller's write transaction.
 pub async fn log(conn: &mut AnyConnection, actor: Actor, new: &NewExpenditure) -> AppResult<ExpenditureRow> {
     let for_user = new.user_id.unwrap_or(actor.user_id);
-    let day = crate::domain::missions::day_start(new.spending_date);
-    let access = permissions::writable(conn, actor, new.mission_id, for_user, day, None).await?;
+    let access = permissions::writable_on(conn, actor, new.mission_id, for_user, new.spending_date).await?;
     let (enabled,): (i64,) = sqlx::query_as("SELECT require_expenditures FROM companies WHERE id = $1")
         .bind(access.mission.company_id)
         .fetch_one(&mut *conn)
@@ -71,7 +75,7 @@ pub async fn log(conn: &mut AnyConnection, actor: Actor, new: &NewExpenditure) -
             "Expenditures have been disabled for this company",
         ));
     }
-    // The date must fall within the worker's days in the mission.
+    // The date must fall within the worker's local days in the mission.
     let span: (Option<i64>, Option<i64>) = sqlx::query_as(
         "SELECT MIN(start_time), MAX(COALESCE(end_time, $3)) FROM activities
          WHERE user_id = $1 AND mission_id = $2 AND dismissed_at IS NULL",
@@ -81,8 +85,11 @@ pub async fn log(conn: &mut AnyConnection, actor: Actor, new: &NewExpenditure) -
     .bind(now())
     .fetch_one(&mut *conn)
     .await?;
+    let tz = access.worker_zone;
     let inside = match span {
-        (Some(first), Some(last)) => date_of(first) <= new.spending_date && new.spending_date <= date_of(last),
+        (Some(first), Some(last)) => {
+            local_date(tz, first) <= new.spending_date && new.spending_date <= local_date(tz, last)
+        }
         _ => false,
     };
     if !inside {
@@ -135,10 +142,8 @@ pub async fn cancel(conn: &mut AnyConnection, actor: Actor, id: i64) -> AppResul
     let row = find(conn, id)
         .await?
         .ok_or_else(|| AppError::authorization("Forbidden access"))?;
-    let day = crate::domain::missions::day_start(
-        crate::domain::companies::parse_date(&row.spending_date).unwrap_or_default(),
-    );
-    permissions::writable(conn, actor, row.mission_id, row.user_id, day, None).await?;
+    let date = crate::domain::companies::parse_date(&row.spending_date).unwrap_or_default();
+    permissions::writable_on(conn, actor, row.mission_id, row.user_id, date).await?;
     let done = sqlx::query(
         "UPDATE expenditures SET dismissed_at = $2, dismiss_author_id = $3 WHERE id = $1 AND dismissed_at IS NULL",
     )

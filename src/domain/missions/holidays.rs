@@ -7,22 +7,27 @@
 //! `off` time is not work: the work-day summaries count it apart (`activityDurations.off`, no
 //! service, no work) and the regulatory checks leave it out, so a holiday counts as rest; and a
 //! holiday mission is never auto-validated nor computed (see `alerts::triggers`).
+//!
+//! The days are the worker's local days: the period is cut at the local times of day of its
+//! start and end, in the worker's zone (the reference cuts it at the UTC times of day, so a
+//! holiday from 08:00 to 17:00 in Auckland came out as 08:00 to 17:00 on the wrong dates or
+//! across two local days as soon as a clock change fell inside it).
 
-use chrono::{DateTime, NaiveTime};
+use chrono::{Duration, NaiveDateTime};
+use chrono_tz::Tz;
 
 use crate::db::Db;
 use crate::domain::activities::log::{self, NewActivity};
 use crate::domain::activities::rules::to_minute;
 use crate::domain::auth::Actor;
 use crate::domain::kinds::ActivityType;
+use crate::domain::regulation::time::{local_datetime, local_to_utc};
 use crate::domain::workers;
 use crate::errors::{AppError, AppResult};
 
 use super::service::{MissionInput, create_in, mission_name};
 use super::store::{self, MissionView};
 use super::{comments, permissions, validation};
-
-const DAY: i64 = 86_400;
 
 /// Longest holiday recorded at once, in days (one mission each): a year of leave is already
 /// more than anyone records in one go, and bounds the transaction.
@@ -39,37 +44,32 @@ pub struct HolidayInput {
     pub user_id: Option<i64>,
 }
 
-/// The daily periods of a holiday, as the reference cuts them (`get_daily_periods`): the time of
-/// day of `start` and of `end` (UTC) applied to each date from `start`'s, for
-/// `floor((end − start) / 1 day) + 1` days; a period whose end time of day is not after its start
-/// time of day ends the next day. Monday 08:00 → Wednesday 17:00 gives three 08:00–17:00 periods;
-/// Monday 22:00 → Wednesday 06:00 gives two 22:00–06:00 ones.
-pub fn daily_periods(start: i64, end: i64) -> AppResult<Vec<(i64, i64)>> {
+/// The daily periods of a holiday, cut as the reference cuts them (`get_daily_periods`) but in
+/// the worker's zone `tz`: the local time of day of `start` and of `end` applied to each local
+/// date from `start`'s, for the number of whole days between the two local times plus one; a
+/// period whose end time of day is not after its start time of day ends the next day. Monday
+/// 08:00 → Wednesday 17:00 gives three 08:00–17:00 periods; Monday 22:00 → Wednesday 06:00 gives
+/// two 22:00–06:00 ones. A local time the clocks skip or repeat is read as
+/// [`local_to_utc`] reads it.
+pub fn daily_periods(tz: Tz, start: i64, end: i64) -> AppResult<Vec<(i64, i64)>> {
     if end <= start {
         return Err(AppError::invalid_inputs("endTime must be after startTime").with("field", "endTime"));
     }
-    let days = (end - start) / DAY + 1;
+    let (from, to) = (local_datetime(tz, start), local_datetime(tz, end));
+    // Wall-clock days, so that a clock change inside the holiday neither adds nor drops one.
+    let days = (to - from).num_days().max(0) + 1;
     if days > MAX_DAYS {
         return Err(AppError::invalid_inputs(format!(
             "A holiday covers at most {MAX_DAYS} days: record a longer one in several parts"
         )));
     }
-    let time_of_day = |t: i64| -> AppResult<NaiveTime> {
-        DateTime::from_timestamp(t, 0)
-            .map(|d| d.time())
-            .ok_or_else(|| AppError::invalid_inputs("time out of range"))
-    };
-    let (start_time, end_time) = (time_of_day(start)?, time_of_day(end)?);
-    let first_day = start - start.rem_euclid(DAY);
-    let start_offset = start_time.signed_duration_since(NaiveTime::MIN).num_seconds();
-    let mut end_offset = end_time.signed_duration_since(NaiveTime::MIN).num_seconds();
-    if start_offset >= end_offset {
-        end_offset += DAY;
-    }
+    let (start_time, end_time) = (from.time(), to.time());
+    let overnight = Duration::days(i64::from(start_time >= end_time));
+    let at = |local: NaiveDateTime| local_to_utc(tz, local);
     Ok((0..days)
         .map(|day| {
-            let base = first_day + day * DAY;
-            (base + start_offset, base + end_offset)
+            let date = from.date() + Duration::days(day);
+            (at(date.and_time(start_time)), at((date + overnight).and_time(end_time)))
         })
         .collect())
 }
@@ -83,7 +83,6 @@ fn comment_text(comment: Option<&str>) -> Option<&str> {
 /// the company's workers, anyone for himself. Returns the missions created, in time order.
 pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResult<Vec<MissionView>> {
     let title = mission_name(&input.title).map_err(|e| e.with("field", "title"))?;
-    let periods = daily_periods(to_minute(input.start), to_minute(input.end))?;
     if let Some(comment) = comment_text(input.comment.as_deref())
         && comment.chars().count() > comments::MAX_LENGTH
     {
@@ -93,17 +92,20 @@ pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResul
         )));
     }
     let worker = input.user_id.unwrap_or(actor.user_id);
+    let mut tx = db.begin_write().await?;
+    workers::lock(&mut tx, &[worker]).await?;
+    let tz = crate::domain::alerts::load::zone(&mut tx, worker).await?;
+    let periods = daily_periods(tz, to_minute(input.start), to_minute(input.end))?;
     let periods_text = match (periods.first(), periods.last()) {
         (Some(first), Some(last)) => format!(
-            "{} day(s), from {} to {} (UTC)",
+            "{} day(s), from {} to {} ({})",
             periods.len(),
-            utc_text(first.0),
-            utc_text(last.1)
+            local_text(tz, first.0),
+            local_text(tz, last.1),
+            tz.name()
         ),
         _ => String::new(),
     };
-    let mut tx = db.begin_write().await?;
-    workers::lock(&mut tx, &[worker]).await?;
     // Someone else's holiday is recorded by an admin only (the reference refuses at its
     // validation step; checked first here, so that nothing else is looked at).
     if worker != actor.user_id && !permissions::is_admin(&mut tx, actor, input.company_id).await? {
@@ -148,10 +150,9 @@ pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResul
     Ok(ids.iter().filter_map(|id| views.remove(id)).collect())
 }
 
-fn utc_text(t: i64) -> String {
-    DateTime::from_timestamp(t, 0)
-        .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
-        .unwrap_or_default()
+/// A time as the worker reads it on their clock, `2026-11-20 08:00`.
+fn local_text(tz: Tz, t: i64) -> String {
+    local_datetime(tz, t).format("%Y-%m-%d %H:%M").to_string()
 }
 
 pub mod sql {
@@ -198,6 +199,12 @@ mod tests {
 
     const MONDAY: i64 = 1_767_571_200; // 2026-01-05 00:00 UTC
     const H: i64 = 3600;
+    const DAY: i64 = 86_400;
+    const UTC: Tz = chrono_tz::UTC;
+
+    fn daily_periods(start: i64, end: i64) -> AppResult<Vec<(i64, i64)>> {
+        super::daily_periods(UTC, start, end)
+    }
 
     #[test]
     fn a_day_period_is_repeated_on_each_date() {
@@ -236,6 +243,44 @@ mod tests {
         assert_eq!(
             daily_periods(MONDAY, MONDAY + (MAX_DAYS - 1) * DAY + H).unwrap().len(),
             MAX_DAYS as usize
+        );
+    }
+
+    #[test]
+    fn periods_follow_the_workers_clock() {
+        use crate::domain::regulation::time::{iso, local_time};
+        let auckland = chrono_tz::Pacific::Auckland;
+        let date = |d: &str| d.parse::<chrono::NaiveDate>().unwrap();
+        // 08:00 to 17:00 local, Monday 2026-11-16 to Wednesday 2026-11-18 (UTC+13): three local
+        // days, each starting at 19:00 UTC the day before.
+        let periods = super::daily_periods(
+            auckland,
+            local_time(auckland, date("2026-11-16"), 8, 0, 0),
+            local_time(auckland, date("2026-11-18"), 17, 0, 0),
+        )
+        .unwrap();
+        let text: Vec<(String, String)> = periods.iter().map(|(s, e)| (iso(*s), iso(*e))).collect();
+        assert_eq!(
+            text,
+            [
+                ("2026-11-15T19:00:00".into(), "2026-11-16T04:00:00".into()),
+                ("2026-11-16T19:00:00".into(), "2026-11-17T04:00:00".into()),
+                ("2026-11-17T19:00:00".into(), "2026-11-18T04:00:00".into()),
+            ]
+        );
+        // Across the autumn clock change in Paris (2026-10-25): 09:00 local on each day, the
+        // offset changing from UTC+2 to UTC+1 in between.
+        let paris = chrono_tz::Europe::Paris;
+        let periods = super::daily_periods(
+            paris,
+            local_time(paris, date("2026-10-24"), 9, 0, 0),
+            local_time(paris, date("2026-10-26"), 12, 0, 0),
+        )
+        .unwrap();
+        let starts: Vec<String> = periods.iter().map(|(s, _)| iso(*s)).collect();
+        assert_eq!(
+            starts,
+            ["2026-10-24T07:00:00", "2026-10-25T08:00:00", "2026-10-26T08:00:00"]
         );
     }
 }

@@ -7,14 +7,22 @@
 //! mission for non-admins. The locks answer INVALID_RESOURCE with the reference's finer reason;
 //! the others AUTHORIZATION_ERROR. A mission of a company outside the request's scope (an
 //! employment token's) is forbidden like an unknown one.
+//!
+//! Employment dates are the worker's local dates: the period written and "today" are read in the
+//! worker's zone before they are compared with an employment's start and end (the reference
+//! compares the dates of the UTC times, so a worker far from UTC could not log the first hours of
+//! their first day, or could log the evening before it). The actor's admin rights stay checked
+//! against today's UTC date, as everywhere else in the companies' permissions.
 
+use chrono::NaiveDate;
 use sqlx::AnyConnection;
 
+use crate::db::now;
 use crate::domain::auth::{Actor, Scope};
 use crate::domain::companies::{date_text, today};
+use crate::domain::regulation::time::local_date;
 use crate::errors::{AppError, AppResult};
 
-use super::date_of;
 use super::store::MissionRow;
 
 mod sql {
@@ -52,7 +60,8 @@ mod sql {
         /// the mission, the actor's admin rights, their participation, the employment over the
         /// period and today, the team mode, the validations), with the mission's holiday state
         /// and the worker's participation that `logActivity` needs next. Mission `$1`, actor
-        /// `$2`, worker `$3`, period `$4` to `$5`, today `$6`; no row for an unknown mission.
+        /// `$2`, worker `$3`, period `$4` to `$5` and the worker's today `$7` (the worker's local
+        /// dates), today `$6` (UTC, for the actor's admin rights); no row for an unknown mission.
         pub const WRITE_CONTEXT: &str = concatcp!(
             "SELECT ",
             crate::domain::missions::store::sql::COLUMNS,
@@ -64,7 +73,7 @@ mod sql {
             " AS worker_participates, ",
             FLAG, employed_from!("$3", "m.company_id"), "$4 AND (end_date IS NULL OR end_date >= $5)", FLAG_END,
             " AS employed_over_period, ",
-            FLAG, employed_from!("$3", "m.company_id"), "$6 AND (end_date IS NULL OR end_date >= $6)", FLAG_END,
+            FLAG, employed_from!("$3", "m.company_id"), "$7 AND (end_date IS NULL OR end_date >= $7)", FLAG_END,
             " AS employed_today, ",
             FLAG, VALIDATION_OF_WORKER, " AND v.is_admin = 1 AND v.is_auto = 0", FLAG_END, " AS locked_by_admin, ",
             FLAG, VALIDATION_OF_WORKER, " AND v.is_auto = 1", FLAG_END, " AS locked_automatically, ",
@@ -166,11 +175,29 @@ pub struct WriteAccess {
     pub mission_has_activities: bool,
     /// The mission holds an `off` activity: it is a holiday.
     pub mission_is_holiday: bool,
+    /// The zone of the worker written for, whose local dates the write is checked against.
+    pub worker_zone: chrono_tz::Tz,
+}
+
+/// What a write covers, in the worker's days.
+#[derive(Clone, Copy, Debug)]
+enum Covered {
+    /// From one instant to another (Unix seconds): the local dates of both, in the worker's zone.
+    Span(i64, i64),
+    /// One of the worker's local dates (an expenditure's spending date).
+    Date(NaiveDate),
+}
+
+/// The zone of the worker written for, read in the caller's transaction (the reference's default,
+/// `Europe/Paris`, for an unknown user: the mission checks refuse them next).
+async fn worker_zone(conn: &mut AnyConnection, user_id: i64) -> AppResult<chrono_tz::Tz> {
+    crate::domain::alerts::load::zone(conn, user_id).await
 }
 
 /// Checks that `actor` may write the data of `for_user` in the mission over `[start, end]`
-/// (Unix seconds; `end` defaults to `start`). One read ([`sql::WRITE_CONTEXT`]); the steps are
-/// then decided in the reference's order, first failure wins.
+/// (Unix seconds; `end` defaults to `start`), the employment over the worker's local dates of
+/// both. One read of the worker's zone, one of [`sql::WRITE_CONTEXT`]; the steps are then decided
+/// in the reference's order, first failure wins.
 pub async fn writable(
     conn: &mut AnyConnection,
     actor: Actor,
@@ -179,15 +206,43 @@ pub async fn writable(
     start: i64,
     end: Option<i64>,
 ) -> AppResult<WriteAccess> {
-    let first = date_text(date_of(start));
-    let last = date_text(date_of(end.unwrap_or(start).max(start)));
+    let end = end.unwrap_or(start).max(start);
+    check(conn, actor, mission_id, for_user, Covered::Span(start, end)).await
+}
+
+/// [`writable`] for a write that concerns one of the worker's local dates (an expenditure):
+/// the employment must cover that date.
+pub async fn writable_on(
+    conn: &mut AnyConnection,
+    actor: Actor,
+    mission_id: i64,
+    for_user: i64,
+    date: NaiveDate,
+) -> AppResult<WriteAccess> {
+    check(conn, actor, mission_id, for_user, Covered::Date(date)).await
+}
+
+/// The write check of [`writable`] and [`writable_on`], once the covered dates are known.
+async fn check(
+    conn: &mut AnyConnection,
+    actor: Actor,
+    mission_id: i64,
+    for_user: i64,
+    covered: Covered,
+) -> AppResult<WriteAccess> {
+    let tz = worker_zone(conn, for_user).await?;
+    let (first, last) = match covered {
+        Covered::Span(start, end) => (local_date(tz, start), local_date(tz, end)),
+        Covered::Date(date) => (date, date),
+    };
     let context: Option<WriteContext> = sqlx::query_as(sql::WRITE_CONTEXT)
         .bind(mission_id)
         .bind(actor.user_id)
         .bind(for_user)
-        .bind(first)
-        .bind(last)
+        .bind(date_text(first))
+        .bind(date_text(last))
         .bind(date_text(today()))
+        .bind(date_text(local_date(tz, now())))
         .fetch_optional(&mut *conn)
         .await?;
     // 1–2. The mission exists, and the actor is an admin, its submitter or a participant.
@@ -248,12 +303,13 @@ pub async fn writable(
         worker_participates: context.worker_participates == 1,
         mission_has_activities: context.has_activities == 1,
         mission_is_holiday: context.is_holiday == 1,
+        worker_zone: tz,
     })
 }
 
-/// `createMission`: an accepted employment in the company today.
+/// `createMission`: an accepted employment in the company on the actor's local today.
 pub async fn can_create(conn: &mut AnyConnection, actor: Actor, company_id: i64) -> AppResult<()> {
-    let today = date_text(today());
+    let today = date_text(local_date(worker_zone(conn, actor.user_id).await?, now()));
     if employed_over(conn, actor, company_id, &today, &today).await? {
         Ok(())
     } else {

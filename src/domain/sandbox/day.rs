@@ -13,7 +13,7 @@ use crate::domain::expenditures::{self, NewExpenditure};
 use crate::domain::kinds::{ExpenditureType, LocationEntryType};
 use crate::domain::missions::locations;
 use crate::domain::missions::service::{MissionInput, create_in};
-use crate::domain::missions::{comments, date_of, validation};
+use crate::domain::missions::{comments, validation};
 use crate::errors::AppResult;
 
 use super::plan::Segment;
@@ -114,7 +114,8 @@ pub async fn record(conn: &mut AnyConnection, day: &Day) -> AppResult<Recorded> 
             mission_id,
             user_id: None,
             kind: *kind,
-            spending_date: date_of(day.start),
+            // The demo workers' local date (their zone is the demo's), the day `workDays` shows.
+            spending_date: crate::domain::regulation::time::local_date(super::DEMO_TIME_ZONE, day.start),
             creation_time: created(at),
         };
         expenditures::log(conn, actor, &new).await?;
