@@ -1,7 +1,8 @@
-//! The recap's month summaries (`company_alert_months`, migration 0059): a row per company,
-//! side, month, worker, check and flags, with the month's alerted days as a bit set. Each is
-//! written again from the worker's alerts in the transaction that changes them, under the
-//! worker's lock, so a transaction only ever writes its own workers' rows.
+//! The recap's month summaries (`company_alert_months`, migrations 0059 and 0061): a row per
+//! company, side, month, check, flags and worker (in that key order, the order a recap adds them
+//! up), with the month's alerted days as a bit set. Each is written again from the worker's
+//! alerts in the transaction that changes them, under the worker's lock, so a transaction only
+//! ever writes its own workers' rows.
 
 use chrono::{Datelike, Months, NaiveDate};
 use sqlx::AnyConnection;
