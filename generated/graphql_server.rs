@@ -248,6 +248,28 @@ pub struct MutationsUpdateCompanyDetailsArgs {
     ///Roadlog extension, not in the reference: the new legal name of the company (Company.legalName), 1 to 255 characters (trimmed). Omitted, null or blank: unchanged.
     pub new_legal_name: Option<String>,
 }
+///The arguments of `Mutations.editCompanySettings`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsEditCompanySettingsArgs {
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///Team mode (CompanySettings.allowTeamMode). Omitted or null: unchanged.
+    pub allow_team_mode: Option<bool>,
+    ///Transfer time (CompanySettings.allowTransfers). Omitted or null: unchanged.
+    pub allow_transfers: Option<bool>,
+    ///Odometer readings at mission start and end (CompanySettings.requireKilometerData). Omitted or null: unchanged.
+    pub require_kilometer_data: Option<bool>,
+    ///Expenditures (CompanySettings.requireExpenditures); false refuses activities.logExpenditure. Omitted or null: unchanged.
+    pub require_expenditures: Option<bool>,
+    ///The support activity (CompanySettings.requireSupportActivity). Omitted or null: unchanged.
+    pub require_support_activity: Option<bool>,
+    ///Mission names (CompanySettings.requireMissionName). Omitted or null: unchanged.
+    pub require_mission_name: Option<bool>,
+    ///"Other task" activities (CompanySettings.allowOtherTask). Omitted or null: unchanged.
+    pub allow_other_task: Option<bool>,
+    ///Subtitle of "other task" (CompanySettings.otherTaskLabel), at most 24 characters; the empty string is a value and is stored. Omitted or null: unchanged.
+    pub other_task_label: Option<String>,
+}
 ///The arguments of `Mutations.seedSandboxCompany`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
 #[derive(Debug, Clone)]
 pub struct MutationsSeedSandboxCompanyArgs {
@@ -294,6 +316,12 @@ pub trait MutationsResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         args: MutationsUpdateCompanyDetailsArgs,
+    ) -> async_graphql::Result<Option<Company>>;
+    ///Changes the settings of a company (CompanySettings) and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). An omitted or null argument leaves its setting unchanged, so allowOtherTask cannot be set back to null; nothing else happens (no e-mail, no recomputation). What the settings do: requireExpenditures false makes activities.logExpenditure fail with AUTHORIZATION_ERROR, allowTeamMode false stops a non-admin mission submitter from recording time for a co-worker who has none in the mission; the others are kept for the clients that shape their screens on them (Roadlog produces none of the reference's Excel or PDF exports they shape there). The reference serves it in its private schema under the same names. Errors: INVALID_INPUTS (otherTaskLabel longer than 24 characters, where the reference fails with an internal error), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn edit_company_settings(
+        &self,
+        ctx: &Context<'_>,
+        args: MutationsEditCompanySettingsArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///Roadlog extension, not in the reference; sandbox only. Fills a company with demo data so that an integrator has something to try the mission history, the regulatory alerts and the C1B export on from day one: six demo workers with accepted employments, and the 30 days before today (the workers' time zone, Europe/Paris) of missions with their vehicle, start and end locations (with kilometre readings when the company requires them), activities of every kind in days of different lengths with rest days, expenditures (when the company allows them), comments, and validations by the workers and by the caller; some days break each working-time rule on purpose (listed in `breaches`). The demo workers' e-mails are on the reserved domain `demo.roadlog.invalid` and receive no mail; each gets a random password, returned once in this answer (only its argon2id hash is stored), to log in as that worker. Everything is recorded through the rules of the mutations, in one transaction: on any error nothing is written. A company is seeded once: a second call is refused with INVALID_RESOURCE (`reason: SANDBOX_ALREADY_SEEDED`) and changes nothing. Errors: AUTHORIZATION_ERROR (not an admin of the company; the production environment, `reason: SANDBOX_ONLY`), INVALID_RESOURCE, AUTHENTICATION_ERROR.
     async fn seed_sandbox_company(
@@ -423,6 +451,79 @@ impl Mutations {
                         new_phone_number,
                         eu_driving_time_checks,
                         new_legal_name,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Changes the settings of a company (CompanySettings) and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). An omitted or null argument leaves its setting unchanged, so allowOtherTask cannot be set back to null; nothing else happens (no e-mail, no recomputation). What the settings do: requireExpenditures false makes activities.logExpenditure fail with AUTHORIZATION_ERROR, allowTeamMode false stops a non-admin mission submitter from recording time for a co-worker who has none in the mission; the others are kept for the clients that shape their screens on them (Roadlog produces none of the reference's Excel or PDF exports they shape there). The reference serves it in its private schema under the same names. Errors: INVALID_INPUTS (otherTaskLabel longer than 24 characters, where the reference fails with an internal error), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "editCompanySettings")]
+    async fn edit_company_settings(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(
+            name = "allowTeamMode",
+            desc = "Team mode (CompanySettings.allowTeamMode). Omitted or null: unchanged."
+        )]
+        allow_team_mode: Option<bool>,
+        #[graphql(
+            name = "allowTransfers",
+            desc = "Transfer time (CompanySettings.allowTransfers). Omitted or null: unchanged."
+        )]
+        allow_transfers: Option<bool>,
+        #[graphql(
+            name = "requireKilometerData",
+            desc = "Odometer readings at mission start and end (CompanySettings.requireKilometerData). Omitted or null: unchanged."
+        )]
+        require_kilometer_data: Option<bool>,
+        #[graphql(
+            name = "requireExpenditures",
+            desc = "Expenditures (CompanySettings.requireExpenditures); false refuses activities.logExpenditure. Omitted or null: unchanged."
+        )]
+        require_expenditures: Option<bool>,
+        #[graphql(
+            name = "requireSupportActivity",
+            desc = "The support activity (CompanySettings.requireSupportActivity). Omitted or null: unchanged."
+        )]
+        require_support_activity: Option<bool>,
+        #[graphql(
+            name = "requireMissionName",
+            desc = "Mission names (CompanySettings.requireMissionName). Omitted or null: unchanged."
+        )]
+        require_mission_name: Option<bool>,
+        #[graphql(
+            name = "allowOtherTask",
+            desc = "\"Other task\" activities (CompanySettings.allowOtherTask). Omitted or null: unchanged."
+        )]
+        allow_other_task: Option<bool>,
+        #[graphql(
+            name = "otherTaskLabel",
+            desc = "Subtitle of \"other task\" (CompanySettings.otherTaskLabel), at most 24 characters; the empty string is a value and is stored. Omitted or null: unchanged."
+        )]
+        other_task_label: Option<String>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .edit_company_settings(
+                    ctx,
+                    MutationsEditCompanySettingsArgs {
+                        company_id,
+                        allow_team_mode,
+                        allow_transfers,
+                        require_kilometer_data,
+                        require_expenditures,
+                        require_support_activity,
+                        require_mission_name,
+                        allow_other_task,
+                        other_task_label,
                     },
                 )
                 .await,
@@ -2476,28 +2577,34 @@ pub struct CompanyAdminRegulationComputationsByUserAndDay {
     #[graphql(name = "nbAlertsWeeklyAdmin")]
     pub nb_alerts_weekly_admin: Option<i32>,
 }
-///Settings of a company.
+///Settings of a company, changed by its admins with editCompanySettings (the EU driving-time checks with updateCompanyDetails). Defaults are the reference's.
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "CompanySettings")]
 pub struct CompanySettings {
-    ///When true, an employee who created a mission may record time for co-workers in it (team mode).
+    ///When true (the default), an employee who created a mission may record time in it for co-workers who have none there yet (team mode); when false, only for those already in it (AUTHORIZATION_ERROR otherwise). Admins are not bound by it.
     #[graphql(name = "allowTeamMode")]
     pub allow_team_mode: Option<bool>,
-    ///When true, employees are offered the `transfer` activity type.
+    ///When true, employees are offered the `transfer` activity type. Default false; `transfer` is never refused, as in the reference.
     #[graphql(name = "allowTransfers")]
     pub allow_transfers: Option<bool>,
-    ///When true, employees are asked for odometer readings (kilometres) at mission start and end.
+    ///When true (the default), employees are asked for odometer readings (kilometres) at mission start and end; readings stay optional, as in the reference.
     #[graphql(name = "requireKilometerData")]
     pub require_kilometer_data: Option<bool>,
-    ///When true, expenditures can be logged; when false, Activities.logExpenditure fails with AUTHORIZATION_ERROR.
+    ///When true (the default), expenditures can be logged; when false, activities.logExpenditure fails with AUTHORIZATION_ERROR ("Expenditures have been disabled for this company").
     #[graphql(name = "requireExpenditures")]
     pub require_expenditures: Option<bool>,
-    ///When true, employees are offered the `support` activity type.
+    ///When true, employees are offered the `support` activity type. Default false; `support` is never refused, as in the reference.
     #[graphql(name = "requireSupportActivity")]
     pub require_support_activity: Option<bool>,
-    ///When true, employees are asked to name their missions.
+    ///When true (the default), employees are asked to name their missions; a mission without a name is still accepted, as in the reference.
     #[graphql(name = "requireMissionName")]
     pub require_mission_name: Option<bool>,
+    ///When true, employees are offered "other task" activities (`work`) with otherTaskLabel as their subtitle; `work` is never refused, as in the reference. Null for a company created without a business (every company created through Roadlog; the reference sets false for SHIPPING and true for any other business) until an admin sets it; true for the companies created before Roadlog had it.
+    #[graphql(name = "allowOtherTask")]
+    pub allow_other_task: Option<bool>,
+    ///Subtitle of "other task" activities, at most 24 characters; empty by default.
+    #[graphql(name = "otherTaskLabel")]
+    pub other_task_label: Option<String>,
     ///Roadlog extension, not in the reference: when true, the regulatory computations of the company's workers also apply the EU driving-time rules of Regulation (EC) No 561/2006 to `drive` activities (check types `euDailyDriving`, `euBreak`, `euDailyRest`, `euWeeklyDriving`, `euTwoWeekDriving`, `euWeeklyRest`). Defaults to false; set with updateCompanyDetails(euDrivingTimeChecks).
     #[graphql(name = "euDrivingTimeChecks")]
     pub eu_driving_time_checks: Option<bool>,
