@@ -116,6 +116,11 @@ on_both_backends! {
             .await;
         let mission = body["data"]["activities"]["createMission"]["id"].as_i64().unwrap_or_else(|| panic!("{body}"));
 
+        let log = "mutation($m: Int!, $u: Int!, $s: TimeStamp!, $e: TimeStamp!) { activities { logActivity(missionId: $m, userId: $u, type: \"drive\", startTime: $s, endTime: $e, switch: false) { id userId } } }";
+        let hours = |h: i64| day + h * 3600;
+        let body = app.as_user(&worker, log, json!({ "m": mission, "u": worker.id, "s": hours(6), "e": hours(8) })).await;
+        assert!(body["errors"].is_null(), "{body}");
+
         // requireExpenditures false: logExpenditure is refused and nothing is written.
         let expense = "mutation($m: Int!, $d: Date!) { activities { logExpenditure(missionId: $m, type: \"snack\", spendingDate: $d) { id } } }";
         edit(app, &admin, company, json!({ "ex": false })).await;
@@ -129,18 +134,16 @@ on_both_backends! {
 
         // allowTeamMode false: the submitter may not record time for a co-worker who has none in
         // the mission; true again, he may.
-        let log = "mutation($m: Int!, $u: Int!, $s: TimeStamp!, $e: TimeStamp!) { activities { logActivity(missionId: $m, userId: $u, type: \"drive\", startTime: $s, endTime: $e, switch: false) { id userId } } }";
-        let hours = |h: i64| day + h * 3600;
-        let body = app.as_user(&worker, log, json!({ "m": mission, "u": worker.id, "s": hours(6), "e": hours(8) })).await;
-        assert!(body["errors"].is_null(), "{body}");
         edit(app, &admin, company, json!({ "tm": false })).await;
         let body = app.as_user(&worker, log, json!({ "m": mission, "u": mate.id, "s": hours(6), "e": hours(8) })).await;
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"], "{body}");
         assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM activities WHERE user_id = {}", mate.id)).await, 0);
-        // An admin is not bound by it.
-        let body = app.as_user(&admin, log, json!({ "m": mission, "u": mate.id, "s": hours(9), "e": hours(10) })).await;
+        // Switched back on, he may; off again, he still may for the co-worker now in the mission,
+        // not for another one.
+        edit(app, &admin, company, json!({ "tm": true })).await;
+        let body = app.as_user(&worker, log, json!({ "m": mission, "u": mate.id, "s": hours(9), "e": hours(10) })).await;
         assert_eq!(body["data"]["activities"]["logActivity"]["userId"], mate.id, "{body}");
-        // Once the co-worker is in the mission, the submitter may record his time again.
+        edit(app, &admin, company, json!({ "tm": false })).await;
         let body = app.as_user(&worker, log, json!({ "m": mission, "u": mate.id, "s": hours(6), "e": hours(8) })).await;
         assert_eq!(body["data"]["activities"]["logActivity"]["userId"], mate.id, "{body}");
         let third = app.new_user("third@example.com").await;
