@@ -13,7 +13,7 @@ use crate::domain::missions::locations::LocationRow;
 use crate::domain::missions::queries::Page;
 use crate::domain::missions::store::MissionView;
 use crate::domain::missions::validation::ValidationRow;
-use crate::domain::missions::vehicles::VehicleRow;
+use crate::domain::vehicles::VehicleRow;
 use crate::domain::users::accounts::UserRow;
 use crate::domain::users::sessions::TokenPair;
 

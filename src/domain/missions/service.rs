@@ -16,7 +16,7 @@ use crate::errors::{AppError, AppResult};
 use super::comments::{self, CommentRow};
 use super::locations::{self, Address, LocationRow};
 use super::store::{self, MissionView};
-use super::vehicles::{self, VehicleRow};
+use crate::domain::vehicles::{self, VehicleRow};
 use super::{permissions, validation};
 
 /// A mission's name: 1 to 255 characters once trimmed.

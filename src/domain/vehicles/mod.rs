@@ -1,4 +1,17 @@
-//! Company vehicles, found or created from a registration number.
+//! A company's vehicles: the one rule that matches a registration number to a vehicle
+//! (find-or-create, used by `vehicles.createVehicle` and by missions'
+//! `vehicleRegistrationNumber`), their reads, and their management by admins (`manage.rs`).
+//!
+//! Plates are stored normalised (upper case, no spaces or dashes: [`normalize`]) and unique per
+//! company, terminated vehicles included, so "ab-123 cd" and "AB123CD" are one vehicle and a
+//! lookup is one index probe. The reference matches with a SQL `LIKE` whose pattern is the
+//! caller's input (a `%` typed there matched any plate), and stores the last spelling typed.
+//!
+//! A terminated vehicle leaves `Company.vehicles` and the teams, but missions keep it
+//! (`Mission.vehicle`, the C1B files) and `createMission(vehicleId)` may still name it; matching
+//! its plate again brings it back into service, with the same id.
+
+pub mod manage;
 
 use sqlx::AnyConnection;
 
@@ -32,6 +45,8 @@ pub mod sql {
         pub const OF_COMPANY_BY_ID: &str = concatcp!(SELECT, " WHERE id = $1 AND company_id = $2");
         /// `$1` company, `$2` normalized plate.
         pub const BY_REGISTRATION: &str = concatcp!(SELECT, " WHERE company_id = $1 AND registration_number = $2");
+        /// Brings vehicle `$1` back into service; `$2` replaces its alias when not null.
+        pub const REVIVE: &str = "UPDATE vehicles SET terminated_at = NULL, alias = COALESCE($2, alias) WHERE id = $1";
         pub const OF_COMPANY: &str = concatcp!(
             SELECT,
             " WHERE company_id = $1 AND terminated_at IS NULL ORDER BY registration_number"
@@ -58,32 +73,53 @@ pub async fn of_company_by_id(conn: &mut AnyConnection, company_id: i64, id: i64
         .await?)
 }
 
-/// Finds the company's vehicle with this registration, or creates it.
-pub async fn find_or_create(conn: &mut AnyConnection, company_id: i64, registration: &str) -> AppResult<VehicleRow> {
-    let plate = normalize(registration).ok_or_else(|| {
-        AppError::invalid_inputs("Invalid vehicle registration number").with("field", "vehicleRegistrationNumber")
-    })?;
-    if let Some(found) = sqlx::query_as::<_, VehicleRow>(sql::BY_REGISTRATION)
+/// The plate to match, or INVALID_INPUTS naming `field`.
+pub fn plate(registration: &str, field: &str) -> AppResult<String> {
+    normalize(registration)
+        .ok_or_else(|| AppError::invalid_inputs("Invalid vehicle registration number").with("field", field))
+}
+
+/// Finds the company's vehicle with this registration, or creates it, as the reference does: a
+/// terminated one is brought back into service (same id), and `alias`, when given, replaces
+/// the stored one. Inside the caller's transaction.
+pub async fn find_or_create(
+    conn: &mut AnyConnection,
+    company_id: i64,
+    registration: &str,
+    alias: Option<&str>,
+) -> AppResult<VehicleRow> {
+    let plate = plate(registration, "vehicleRegistrationNumber")?;
+    let found = sqlx::query_as::<_, VehicleRow>(sql::BY_REGISTRATION)
         .bind(company_id)
         .bind(&plate)
         .fetch_optional(&mut *conn)
-        .await?
-    {
-        return Ok(found);
-    }
-    let inserted = sqlx::query(
-        "INSERT INTO vehicles (company_id, registration_number, creation_time) VALUES ($1, $2, $3)
-         ON CONFLICT (company_id, registration_number) DO NOTHING",
-    )
-    .bind(company_id)
-    .bind(&plate)
-    .bind(now())
-    .execute(&mut *conn)
-    .await;
-    if let Err(e) = inserted
-        && !is_unique_violation(&e)
-    {
-        return Err(e.into());
+        .await?;
+    match found {
+        Some(found) if found.terminated_at.is_none() && alias.is_none() => return Ok(found),
+        Some(found) => {
+            sqlx::query(sql::REVIVE)
+                .bind(found.id)
+                .bind(alias)
+                .execute(&mut *conn)
+                .await?;
+        }
+        None => {
+            let inserted = sqlx::query(
+                "INSERT INTO vehicles (company_id, registration_number, alias, creation_time) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (company_id, registration_number) DO NOTHING",
+            )
+            .bind(company_id)
+            .bind(&plate)
+            .bind(alias)
+            .bind(now())
+            .execute(&mut *conn)
+            .await;
+            if let Err(e) = inserted
+                && !is_unique_violation(&e)
+            {
+                return Err(e.into());
+            }
+        }
     }
     sqlx::query_as::<_, VehicleRow>(sql::BY_REGISTRATION)
         .bind(company_id)
@@ -106,7 +142,7 @@ pub async fn resolve(
             "Either vehicleId or vehicleRegistrationNumber should be set, not both",
         )),
         (Some(id), None) => of_company_by_id(conn, company_id, id.into()).await,
-        (None, Some(plate)) => Ok(Some(find_or_create(conn, company_id, plate).await?)),
+        (None, Some(plate)) => Ok(Some(find_or_create(conn, company_id, plate, None).await?)),
         (None, None) => Ok(None),
     }
 }
