@@ -387,6 +387,11 @@ impl Mutations {
     async fn locations(&self) -> Option<Locations> {
         Some(Locations)
     }
+    ///Management of a company's vehicles.
+    #[graphql(name = "vehicles")]
+    async fn vehicles(&self) -> Option<Vehicles> {
+        Some(Vehicles)
+    }
     ///The caller's own account: its notifications.
     #[graphql(name = "account")]
     async fn account(&self) -> Option<Account> {
@@ -2924,14 +2929,14 @@ pub enum BusinessType {
     #[graphql(name = "LOTI")]
     Loti,
 }
-///A vehicle of a company.
+///A vehicle of a company, managed by its admins (Mutations.vehicles).
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "Vehicle", complex)]
 pub struct Vehicle {
     ///Unique identifier of the vehicle.
     #[graphql(name = "id")]
     pub id: Option<i32>,
-    ///Registration (licence plate) number, stored in upper case.
+    ///Registration (licence plate) number, stored in upper case without spaces or dashes (the reference keeps the last spelling typed).
     #[graphql(name = "registrationNumber")]
     pub registration_number: String,
     ///Alias given to the vehicle by the company, if any.
@@ -2949,7 +2954,7 @@ pub struct Vehicle {
     ///When the vehicle was created, as a JSON-encoded string holding the UTC time without offset (`"2025-01-14T10:00:00"`), as the reference types it (JSONString).
     #[graphql(name = "creationTime")]
     pub creation_time: crate::graphql::scalars::JSONString,
-    ///When the vehicle was taken out of service, in the format of creationTime; null while it is in service.
+    ///When the vehicle was taken out of service, in the format of creationTime; null while it is in service (vehicles.terminateVehicle).
     #[graphql(name = "terminatedAt")]
     pub terminated_at: Option<crate::graphql::scalars::JSONString>,
 }
@@ -3743,9 +3748,9 @@ pub struct ActivitiesCreateMissionArgs {
     pub name: Option<String>,
     ///Justification when the mission is recorded after the fact. Optional.
     pub past_registration_justification: Option<String>,
-    ///Vehicle of the company used for the mission; ignored when it does not belong to the company. Optional.
+    ///Vehicle of the company used for the mission, terminated or not (it is not brought back into service); ignored when it does not belong to the company. Optional.
     pub vehicle_id: Option<i32>,
-    ///Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes, otherwise a new vehicle is created. Optional.
+    ///Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new vehicle is created. Optional.
     pub vehicle_registration_number: Option<String>,
 }
 ///The arguments of `Activities.logActivity`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
@@ -3939,9 +3944,9 @@ pub struct ActivitiesCancelMissionArgs {
 pub struct ActivitiesUpdateMissionVehicleArgs {
     ///Mission to update.
     pub mission_id: i32,
-    ///Vehicle of the company to use. Optional.
+    ///Vehicle of the company to use, terminated or not (it is not brought back into service). Optional.
     pub vehicle_id: Option<i32>,
-    ///Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes, otherwise a new company vehicle is created. Optional.
+    ///Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new company vehicle is created. Optional.
     pub vehicle_registration_number: Option<String>,
 }
 ///Resolvers of the fields of `Activities` that are not plain data.
@@ -4085,12 +4090,12 @@ impl Activities {
         past_registration_justification: Option<String>,
         #[graphql(
             name = "vehicleId",
-            desc = "Vehicle of the company used for the mission; ignored when it does not belong to the company. Optional."
+            desc = "Vehicle of the company used for the mission, terminated or not (it is not brought back into service); ignored when it does not belong to the company. Optional."
         )]
         vehicle_id: Option<i32>,
         #[graphql(
             name = "vehicleRegistrationNumber",
-            desc = "Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes, otherwise a new vehicle is created. Optional."
+            desc = "Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new vehicle is created. Optional."
         )]
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Mission>> {
@@ -4731,11 +4736,14 @@ impl Activities {
         ctx: &Context<'_>,
         #[graphql(name = "missionId", desc = "Mission to update.")]
         mission_id: i32,
-        #[graphql(name = "vehicleId", desc = "Vehicle of the company to use. Optional.")]
+        #[graphql(
+            name = "vehicleId",
+            desc = "Vehicle of the company to use, terminated or not (it is not brought back into service). Optional."
+        )]
         vehicle_id: Option<i32>,
         #[graphql(
             name = "vehicleRegistrationNumber",
-            desc = "Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes, otherwise a new company vehicle is created. Optional."
+            desc = "Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new company vehicle is created. Optional."
         )]
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Vehicle>> {
@@ -5727,6 +5735,141 @@ impl Account {
         )
     }
 }
+///Management of a company's vehicles by its admins (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). The reference serves these in its private schema under the same names. A company has one vehicle per registration number, matched ignoring case, spaces and dashes, terminated ones included. Rows are never deleted: a terminated vehicle leaves Company.vehicles and Team.vehicles but stays on the missions that used it (Mission.vehicle, C1B files).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Vehicles;
+///The arguments of `Vehicles.createVehicle`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct VehiclesCreateVehicleArgs {
+    ///Registration (licence plate) number; stored in upper case without spaces or dashes.
+    pub registration_number: String,
+    ///The company's name for the vehicle, at most 255 characters (trimmed). Optional: blank or omitted keeps the alias of an existing vehicle.
+    pub alias: Option<String>,
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+}
+///The arguments of `Vehicles.editVehicle`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct VehiclesEditVehicleArgs {
+    ///The vehicle.
+    pub id: i32,
+    ///The new alias, at most 255 characters (trimmed); omitted, null or blank removes it, as in the reference.
+    pub alias: Option<String>,
+}
+///The arguments of `Vehicles.terminateVehicle`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct VehiclesTerminateVehicleArgs {
+    ///The vehicle.
+    pub id: i32,
+}
+///Resolvers of the fields of `Vehicles` that are not plain data.
+#[async_trait::async_trait]
+pub trait VehiclesResolver: Send + Sync + 'static {
+    ///Returns the company's vehicle with this registration number, created when the company has none: an existing one (matched ignoring case, spaces and dashes) is returned rather than duplicated, brought back into service with the same id when it was terminated, and takes the alias when one is given. Errors: INVALID_INPUTS (a registration number empty once spaces and dashes are removed or longer than 32 characters, alias longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the company), AUTHENTICATION_ERROR.
+    async fn create_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        args: VehiclesCreateVehicleArgs,
+    ) -> async_graphql::Result<Option<Vehicle>>;
+    ///Sets the alias of a vehicle and returns it; the registration number cannot be changed. A terminated vehicle may be renamed. Errors: INVALID_INPUTS (alias longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the vehicle's company, or an unknown vehicle), AUTHENTICATION_ERROR.
+    async fn edit_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        args: VehiclesEditVehicleArgs,
+    ) -> async_graphql::Result<Option<Vehicle>>;
+    ///Takes a vehicle out of service: it leaves Company.vehicles and every team, and stays on the missions that used it; createVehicle or a mission's vehicleRegistrationNumber with its plate brings it back. Terminating a terminated vehicle succeeds and keeps its first terminatedAt (the reference overwrites it). Errors: AUTHORIZATION_ERROR (not an admin of the vehicle's company, or an unknown vehicle), AUTHENTICATION_ERROR.
+    async fn terminate_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        args: VehiclesTerminateVehicleArgs,
+    ) -> async_graphql::Result<Option<Void>>;
+}
+///Management of a company's vehicles by its admins (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). The reference serves these in its private schema under the same names. A company has one vehicle per registration number, matched ignoring case, spaces and dashes, terminated ones included. Rows are never deleted: a terminated vehicle leaves Company.vehicles and Team.vehicles but stays on the missions that used it (Mission.vehicle, C1B files).
+#[Object(name = "Vehicles")]
+impl Vehicles {
+    ///Returns the company's vehicle with this registration number, created when the company has none: an existing one (matched ignoring case, spaces and dashes) is returned rather than duplicated, brought back into service with the same id when it was terminated, and takes the alias when one is given. Errors: INVALID_INPUTS (a registration number empty once spaces and dashes are removed or longer than 32 characters, alias longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the company), AUTHENTICATION_ERROR.
+    #[graphql(name = "createVehicle")]
+    async fn create_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "registrationNumber",
+            desc = "Registration (licence plate) number; stored in upper case without spaces or dashes."
+        )]
+        registration_number: String,
+        #[graphql(
+            name = "alias",
+            desc = "The company's name for the vehicle, at most 255 characters (trimmed). Optional: blank or omitted keeps the alias of an existing vehicle."
+        )]
+        alias: Option<String>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+    ) -> async_graphql::Result<Option<Vehicle>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .vehicles
+                .create_vehicle(
+                    ctx,
+                    VehiclesCreateVehicleArgs {
+                        registration_number,
+                        alias,
+                        company_id,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Sets the alias of a vehicle and returns it; the registration number cannot be changed. A terminated vehicle may be renamed. Errors: INVALID_INPUTS (alias longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the vehicle's company, or an unknown vehicle), AUTHENTICATION_ERROR.
+    #[graphql(name = "editVehicle")]
+    async fn edit_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "id", desc = "The vehicle.")]
+        id: i32,
+        #[graphql(
+            name = "alias",
+            desc = "The new alias, at most 255 characters (trimmed); omitted, null or blank removes it, as in the reference."
+        )]
+        alias: Option<String>,
+    ) -> async_graphql::Result<Option<Vehicle>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .vehicles
+                .edit_vehicle(
+                    ctx,
+                    VehiclesEditVehicleArgs {
+                        id,
+                        alias,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Takes a vehicle out of service: it leaves Company.vehicles and every team, and stays on the missions that used it; createVehicle or a mission's vehicleRegistrationNumber with its plate brings it back. Terminating a terminated vehicle succeeds and keeps its first terminatedAt (the reference overwrites it). Errors: AUTHORIZATION_ERROR (not an admin of the vehicle's company, or an unknown vehicle), AUTHENTICATION_ERROR.
+    #[graphql(name = "terminateVehicle")]
+    async fn terminate_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "id", desc = "The vehicle.")]
+        id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .vehicles
+                .terminate_vehicle(ctx, VehiclesTerminateVehicleArgs { id })
+                .await,
+        )
+    }
+}
 ///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Teams;
@@ -5939,9 +6082,10 @@ pub struct Resolvers {
     pub teams: Arc<dyn TeamsResolver>,
     pub user: Arc<dyn UserResolver>,
     pub vehicle: Arc<dyn VehicleResolver>,
+    pub vehicles: Arc<dyn VehiclesResolver>,
 }
 /// Every resolver trait of the schema: one type implementing them all serves the whole API.
-pub trait AllResolvers: AccountResolver + ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + LocationsResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver {}
+pub trait AllResolvers: AccountResolver + ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + LocationsResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver + VehiclesResolver {}
 impl<
     T: AccountResolver + ActivitiesResolver + ActivityResolver + ActivityVersionResolver
         + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver
@@ -5949,7 +6093,8 @@ impl<
         + LocationsResolver + MissionResolver + MissionValidationResolver
         + MutationsResolver + QueriesResolver + RegulationCheckResolver
         + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver
-        + TeamResolver + TeamsResolver + UserResolver + VehicleResolver,
+        + TeamResolver + TeamsResolver + UserResolver + VehicleResolver
+        + VehiclesResolver,
 > AllResolvers for T {}
 impl Resolvers {
     /// Uses one implementation for every trait.
@@ -5979,6 +6124,7 @@ impl Resolvers {
             teams: implementation.clone(),
             user: implementation.clone(),
             vehicle: implementation.clone(),
+            vehicles: implementation.clone(),
         }
     }
 }

@@ -67,6 +67,7 @@ mod spans;
 mod stress;
 mod teams;
 mod time_zones;
+mod vehicles;
 mod vendors;
 mod work_days;
 mod write_churn;
