@@ -13,9 +13,9 @@ use crate::domain::missions::locations::LocationRow;
 use crate::domain::missions::queries::Page;
 use crate::domain::missions::store::MissionView;
 use crate::domain::missions::validation::ValidationRow;
-use crate::domain::vehicles::VehicleRow;
 use crate::domain::users::accounts::UserRow;
 use crate::domain::users::sessions::TokenPair;
+use crate::domain::vehicles::VehicleRow;
 
 use super::contract::{
     Activity, ActivityConnection, ActivityEdge, ActivityVersion, Comment, Company, CompanySettings, Employment,

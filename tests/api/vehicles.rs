@@ -13,10 +13,12 @@ use crate::support::{TestApp, TestUser, codes};
 const CREATE: &str = "mutation($c: Int!, $r: String!, $a: String) { vehicles { createVehicle(companyId: $c, registrationNumber: $r, alias: $a) { id registrationNumber alias name companyId terminatedAt } } }";
 const EDIT: &str = "mutation($v: Int!, $a: String) { vehicles { editVehicle(id: $v, alias: $a) { id registrationNumber alias name } } }";
 const TERMINATE: &str = "mutation($v: Int!) { vehicles { terminateVehicle(id: $v) { success } } }";
-const LIST: &str = "query($c: Int!) { company(id: $c) { vehicles { id registrationNumber } teams { name vehicles { id } } } }";
+const LIST: &str =
+    "query($c: Int!) { company(id: $c) { vehicles { id registrationNumber } teams { name vehicles { id } } } }";
 
 async fn create(app: &TestApp, user: &TestUser, company: i64, plate: &str, alias: Option<&str>) -> Value {
-    app.as_user(user, CREATE, json!({ "c": company, "r": plate, "a": alias })).await
+    app.as_user(user, CREATE, json!({ "c": company, "r": plate, "a": alias }))
+        .await
 }
 
 fn created_id(body: &Value) -> i64 {
@@ -34,7 +36,9 @@ async fn stored(app: &TestApp, company: i64) -> Vec<(i64, String, Option<String>
     .fetch_all(&app.server.db.pool)
     .await
     .unwrap();
-    rows.into_iter().map(|(id, plate, alias, t)| (id, plate, alias, t.is_some())).collect()
+    rows.into_iter()
+        .map(|(id, plate, alias, t)| (id, plate, alias, t.is_some()))
+        .collect()
 }
 
 async fn terminated_at(app: &TestApp, vehicle: i64) -> Option<i64> {

@@ -16,8 +16,8 @@ use crate::errors::{AppError, AppResult};
 use super::comments::{self, CommentRow};
 use super::locations::{self, Address, LocationRow};
 use super::store::{self, MissionView};
-use crate::domain::vehicles::{self, VehicleRow};
 use super::{permissions, validation};
+use crate::domain::vehicles::{self, VehicleRow};
 
 /// A mission's name: 1 to 255 characters once trimmed.
 pub fn mission_name(raw: &str) -> AppResult<String> {

@@ -30,7 +30,11 @@ impl VehiclesResolver for App {
         Ok(Some(row.to_graphql()))
     }
 
-    async fn edit_vehicle(&self, ctx: &Context<'_>, args: VehiclesEditVehicleArgs) -> async_graphql::Result<Option<Vehicle>> {
+    async fn edit_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        args: VehiclesEditVehicleArgs,
+    ) -> async_graphql::Result<Option<Vehicle>> {
         let actor = caller(ctx).actor()?;
         let row = manage::edit(self.db(ctx), actor, args.id.into(), args.alias.as_deref()).await?;
         Ok(Some(row.to_graphql()))
