@@ -189,6 +189,39 @@ on_both_backends! {
         assert_eq!(app.scalar("SELECT COUNT(*) FROM vehicles").await, 2);
     }
 
+    async fn a_plate_named_in_a_mission_joins_the_workers_team_when_it_lists_vehicles(app) {
+        let admin = app.new_user("admin@example.com").await;
+        let worker = app.new_user("worker@example.com").await;
+        let mate = app.new_user("mate@example.com").await;
+        let company = app.new_company(&admin, "Acme").await;
+        app.hire(&admin, company, &worker).await;
+        app.hire(&admin, company, &mate).await;
+        let van = created_id(&create(app, &admin, company, "EF-456-GH", None).await);
+        let spare = created_id(&create(app, &admin, company, "XY-999-ZZ", None).await);
+        let team = "mutation($c: Int!, $n: String!, $u: [Int], $v: [Int]) { teams { createTeam(companyId: $c, name: $n, userIds: $u, vehicleIds: $v) { id } } }";
+        for (name, user, vehicles) in [("Nord", worker.id, vec![van]), ("Sud", mate.id, vec![])] {
+            let body = app.as_user(&admin, team, json!({ "c": company, "n": name, "u": [user], "v": vehicles })).await;
+            assert!(body["errors"].is_null(), "{body}");
+        }
+        let mission = "mutation($c: Int!, $v: Int, $r: String) { activities { createMission(companyId: $c, vehicleId: $v, vehicleRegistrationNumber: $r) { id vehicleId } } }";
+        let teams = |body: &Value| body["data"]["company"]["teams"].clone();
+
+        // The worker's team lists a vehicle: a new plate joins it, once.
+        let body = app.as_user(&worker, mission, json!({ "c": company, "r": "gh-789-ij" })).await;
+        let new = body["data"]["activities"]["createMission"]["vehicleId"].as_i64().unwrap_or_else(|| panic!("{body}"));
+        app.as_user(&worker, mission, json!({ "c": company, "r": "GH789IJ" })).await;
+        // A vehicle named by its id does not join; a team without vehicles gets none.
+        app.as_user(&worker, mission, json!({ "c": company, "v": spare })).await;
+        let body = app.as_user(&mate, mission, json!({ "c": company, "r": "KL-012-MN" })).await;
+        assert!(body["errors"].is_null(), "{body}");
+        let body = app.as_user(&admin, LIST, json!({ "c": company })).await;
+        assert_eq!(
+            teams(&body),
+            json!([{ "name": "Nord", "vehicles": [{ "id": van }, { "id": new }] }, { "name": "Sud", "vehicles": [] }])
+        );
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM team_vehicles").await, 2);
+    }
+
     async fn a_terminated_vehicle_stays_in_the_c1b_file(app) {
         let s = setup(app).await;
         let (truck,): (i64,) = sqlx::query_as("SELECT id FROM vehicles WHERE company_id = $1")

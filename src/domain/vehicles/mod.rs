@@ -45,6 +45,17 @@ pub mod sql {
         pub const OF_COMPANY_BY_ID: &str = concatcp!(SELECT, " WHERE id = $1 AND company_id = $2");
         /// `$1` company, `$2` normalized plate.
         pub const BY_REGISTRATION: &str = concatcp!(SELECT, " WHERE company_id = $1 AND registration_number = $2");
+        /// Adds vehicle `$3` to the team of user `$1`'s latest current (`$4`) accepted employment
+        /// in company `$2`, when that team lists vehicles and not this one.
+        pub const JOIN_TEAM_OF: &str = "INSERT INTO team_vehicles (team_id, vehicle_id) \
+             SELECT c.team_id, CAST($3 AS BIGINT) FROM (SELECT e.team_id FROM employments e \
+               WHERE e.user_id = $1 AND e.company_id = $2 AND e.validation_status = 'approved' \
+                 AND e.dismissed_at IS NULL AND e.start_date <= $4 AND (e.end_date IS NULL OR e.end_date >= $4) \
+               ORDER BY e.id DESC LIMIT 1) c \
+             WHERE c.team_id IS NOT NULL \
+               AND EXISTS (SELECT 1 FROM team_vehicles t WHERE t.team_id = c.team_id) \
+               AND NOT EXISTS (SELECT 1 FROM team_vehicles t WHERE t.team_id = c.team_id AND t.vehicle_id = $3) \
+             ON CONFLICT DO NOTHING";
         /// Brings vehicle `$1` back into service; `$2` replaces its alias when not null.
         pub const REVIVE: &str = "UPDATE vehicles SET terminated_at = NULL, alias = COALESCE($2, alias) WHERE id = $1";
         pub const OF_COMPANY: &str = concatcp!(
@@ -129,11 +140,14 @@ pub async fn find_or_create(
         .ok_or_else(|| AppError::internal("vehicle vanished"))
 }
 
-/// Resolves `vehicleId | vehicleRegistrationNumber` for a company. An id of another company
-/// gives no vehicle, as in the reference.
+/// Resolves `vehicleId | vehicleRegistrationNumber` for a company, for the mission of `actor`
+/// (a user id). An id of another company gives no vehicle, as in the reference; an id names a
+/// terminated vehicle as it is, while a registration number goes through [`find_or_create`]
+/// and then joins the actor's team ([`join_team_of`]).
 pub async fn resolve(
     conn: &mut AnyConnection,
     company_id: i64,
+    actor: i64,
     vehicle_id: Option<i32>,
     registration: Option<&str>,
 ) -> AppResult<Option<VehicleRow>> {
@@ -142,9 +156,28 @@ pub async fn resolve(
             "Either vehicleId or vehicleRegistrationNumber should be set, not both",
         )),
         (Some(id), None) => of_company_by_id(conn, company_id, id.into()).await,
-        (None, Some(plate)) => Ok(Some(find_or_create(conn, company_id, plate, None).await?)),
+        (None, Some(plate)) => {
+            let vehicle = find_or_create(conn, company_id, plate, None).await?;
+            join_team_of(conn, company_id, actor, vehicle.id).await?;
+            Ok(Some(vehicle))
+        }
         (None, None) => Ok(None),
     }
+}
+
+/// As the reference: a vehicle a worker names by its plate joins the team of the worker's
+/// current employment in the company when that team already lists vehicles (a team without any
+/// is left alone: it does not manage vehicles). A team it is in already is unchanged.
+pub async fn join_team_of(conn: &mut AnyConnection, company_id: i64, user_id: i64, vehicle_id: i64) -> AppResult<()> {
+    let today = crate::domain::companies::date_text(crate::domain::companies::today());
+    sqlx::query(sql::JOIN_TEAM_OF)
+        .bind(user_id)
+        .bind(company_id)
+        .bind(vehicle_id)
+        .bind(today)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// The company's vehicles still in service.
