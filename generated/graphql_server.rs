@@ -3750,7 +3750,7 @@ pub struct ActivitiesCreateMissionArgs {
     pub past_registration_justification: Option<String>,
     ///Vehicle of the company used for the mission, terminated or not (it is not brought back into service); ignored when it does not belong to the company. Optional.
     pub vehicle_id: Option<i32>,
-    ///Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new vehicle is created. Optional.
+    ///Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new vehicle is created. It joins the team of the caller's current employment when that team lists vehicles and not this one, as in the reference. Optional.
     pub vehicle_registration_number: Option<String>,
 }
 ///The arguments of `Activities.logActivity`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
@@ -3946,7 +3946,7 @@ pub struct ActivitiesUpdateMissionVehicleArgs {
     pub mission_id: i32,
     ///Vehicle of the company to use, terminated or not (it is not brought back into service). Optional.
     pub vehicle_id: Option<i32>,
-    ///Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new company vehicle is created. Optional.
+    ///Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new company vehicle is created. It joins the team of the caller's current employment when that team lists vehicles and not this one, as in the reference. Optional.
     pub vehicle_registration_number: Option<String>,
 }
 ///Resolvers of the fields of `Activities` that are not plain data.
@@ -4095,7 +4095,7 @@ impl Activities {
         vehicle_id: Option<i32>,
         #[graphql(
             name = "vehicleRegistrationNumber",
-            desc = "Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new vehicle is created. Optional."
+            desc = "Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new vehicle is created. It joins the team of the caller's current employment when that team lists vehicles and not this one, as in the reference. Optional."
         )]
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Mission>> {
@@ -4743,7 +4743,7 @@ impl Activities {
         vehicle_id: Option<i32>,
         #[graphql(
             name = "vehicleRegistrationNumber",
-            desc = "Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new company vehicle is created. Optional."
+            desc = "Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new company vehicle is created. It joins the team of the caller's current employment when that team lists vehicles and not this one, as in the reference. Optional."
         )]
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Vehicle>> {
