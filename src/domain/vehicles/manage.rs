@@ -66,8 +66,8 @@ async fn for_admin(db: &Db, actor: Actor, id: i64) -> AppResult<VehicleRow> {
 /// `vehicles.editVehicle`: sets the alias; a missing, null or blank one removes it. A terminated
 /// vehicle may be renamed (it still shows in the missions that used it).
 pub async fn edit(db: &Db, actor: Actor, id: i64, given_alias: Option<&str>) -> AppResult<VehicleRow> {
-    let alias = alias(given_alias)?;
     let row = for_admin(db, actor, id).await?;
+    let alias = alias(given_alias)?;
     let mut tx = db.begin_write().await?;
     sqlx::query(sql::SET_ALIAS)
         .bind(row.id)

@@ -5,7 +5,7 @@
 //! Plates are stored normalised (upper case, no spaces or dashes: [`normalize`]) and unique per
 //! company, terminated vehicles included, so "ab-123 cd" and "AB123CD" are one vehicle and a
 //! lookup is one index probe. The reference matches with a SQL `LIKE` whose pattern is the
-//! caller's input (a `%` typed there matched any plate), and stores the last spelling typed.
+//! caller's input (`ab%` matched AB123CD), and stores the last spelling typed.
 //!
 //! A terminated vehicle leaves `Company.vehicles` and the teams, but missions keep it
 //! (`Mission.vehicle`, the C1B files) and `createMission(vehicleId)` may still name it; matching
