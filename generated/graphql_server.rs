@@ -248,6 +248,28 @@ pub struct MutationsUpdateCompanyDetailsArgs {
     ///Roadlog extension, not in the reference: the new legal name of the company (Company.legalName), 1 to 255 characters (trimmed). Omitted, null or blank: unchanged.
     pub new_legal_name: Option<String>,
 }
+///The arguments of `Mutations.editCompanySettings`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsEditCompanySettingsArgs {
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///Team mode (CompanySettings.allowTeamMode). Omitted or null: unchanged.
+    pub allow_team_mode: Option<bool>,
+    ///Transfer time (CompanySettings.allowTransfers). Omitted or null: unchanged.
+    pub allow_transfers: Option<bool>,
+    ///Odometer readings at mission start and end (CompanySettings.requireKilometerData). Omitted or null: unchanged.
+    pub require_kilometer_data: Option<bool>,
+    ///Expenditures (CompanySettings.requireExpenditures); false refuses activities.logExpenditure. Omitted or null: unchanged.
+    pub require_expenditures: Option<bool>,
+    ///The support activity (CompanySettings.requireSupportActivity). Omitted or null: unchanged.
+    pub require_support_activity: Option<bool>,
+    ///Mission names (CompanySettings.requireMissionName). Omitted or null: unchanged.
+    pub require_mission_name: Option<bool>,
+    ///"Other task" activities (CompanySettings.allowOtherTask). Omitted or null: unchanged.
+    pub allow_other_task: Option<bool>,
+    ///Subtitle of "other task" (CompanySettings.otherTaskLabel), at most 24 characters; the empty string is a value and is stored. Omitted or null: unchanged.
+    pub other_task_label: Option<String>,
+}
 ///The arguments of `Mutations.seedSandboxCompany`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
 #[derive(Debug, Clone)]
 pub struct MutationsSeedSandboxCompanyArgs {
@@ -294,6 +316,12 @@ pub trait MutationsResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         args: MutationsUpdateCompanyDetailsArgs,
+    ) -> async_graphql::Result<Option<Company>>;
+    ///Changes the settings of a company (CompanySettings) and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). An omitted or null argument leaves its setting unchanged, so allowOtherTask cannot be set back to null; nothing else happens (no e-mail, no recomputation). What the settings do: requireExpenditures false makes activities.logExpenditure fail with AUTHORIZATION_ERROR, allowTeamMode false stops a non-admin mission submitter from recording time for a co-worker who has none in the mission; the others are kept for the clients that shape their screens on them (Roadlog produces none of the reference's Excel or PDF exports they shape there). The reference serves it in its private schema under the same names. Errors: INVALID_INPUTS (otherTaskLabel longer than 24 characters, where the reference fails with an internal error), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn edit_company_settings(
+        &self,
+        ctx: &Context<'_>,
+        args: MutationsEditCompanySettingsArgs,
     ) -> async_graphql::Result<Option<Company>>;
     ///Roadlog extension, not in the reference; sandbox only. Fills a company with demo data so that an integrator has something to try the mission history, the regulatory alerts and the C1B export on from day one: six demo workers with accepted employments, and the 30 days before today (the workers' time zone, Europe/Paris) of missions with their vehicle, start and end locations (with kilometre readings when the company requires them), activities of every kind in days of different lengths with rest days, expenditures (when the company allows them), comments, and validations by the workers and by the caller; some days break each working-time rule on purpose (listed in `breaches`). The demo workers' e-mails are on the reserved domain `demo.roadlog.invalid` and receive no mail; each gets a random password, returned once in this answer (only its argon2id hash is stored), to log in as that worker. Everything is recorded through the rules of the mutations, in one transaction: on any error nothing is written. A company is seeded once: a second call is refused with INVALID_RESOURCE (`reason: SANDBOX_ALREADY_SEEDED`) and changes nothing. Errors: AUTHORIZATION_ERROR (not an admin of the company; the production environment, `reason: SANDBOX_ONLY`), INVALID_RESOURCE, AUTHENTICATION_ERROR.
     async fn seed_sandbox_company(
@@ -359,6 +387,11 @@ impl Mutations {
     async fn locations(&self) -> Option<Locations> {
         Some(Locations)
     }
+    ///Management of a company's vehicles.
+    #[graphql(name = "vehicles")]
+    async fn vehicles(&self) -> Option<Vehicles> {
+        Some(Vehicles)
+    }
     ///The caller's own account: its notifications.
     #[graphql(name = "account")]
     async fn account(&self) -> Option<Account> {
@@ -423,6 +456,79 @@ impl Mutations {
                         new_phone_number,
                         eu_driving_time_checks,
                         new_legal_name,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Changes the settings of a company (CompanySettings) and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). An omitted or null argument leaves its setting unchanged, so allowOtherTask cannot be set back to null; nothing else happens (no e-mail, no recomputation). What the settings do: requireExpenditures false makes activities.logExpenditure fail with AUTHORIZATION_ERROR, allowTeamMode false stops a non-admin mission submitter from recording time for a co-worker who has none in the mission; the others are kept for the clients that shape their screens on them (Roadlog produces none of the reference's Excel or PDF exports they shape there). The reference serves it in its private schema under the same names. Errors: INVALID_INPUTS (otherTaskLabel longer than 24 characters, where the reference fails with an internal error), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "editCompanySettings")]
+    async fn edit_company_settings(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(
+            name = "allowTeamMode",
+            desc = "Team mode (CompanySettings.allowTeamMode). Omitted or null: unchanged."
+        )]
+        allow_team_mode: Option<bool>,
+        #[graphql(
+            name = "allowTransfers",
+            desc = "Transfer time (CompanySettings.allowTransfers). Omitted or null: unchanged."
+        )]
+        allow_transfers: Option<bool>,
+        #[graphql(
+            name = "requireKilometerData",
+            desc = "Odometer readings at mission start and end (CompanySettings.requireKilometerData). Omitted or null: unchanged."
+        )]
+        require_kilometer_data: Option<bool>,
+        #[graphql(
+            name = "requireExpenditures",
+            desc = "Expenditures (CompanySettings.requireExpenditures); false refuses activities.logExpenditure. Omitted or null: unchanged."
+        )]
+        require_expenditures: Option<bool>,
+        #[graphql(
+            name = "requireSupportActivity",
+            desc = "The support activity (CompanySettings.requireSupportActivity). Omitted or null: unchanged."
+        )]
+        require_support_activity: Option<bool>,
+        #[graphql(
+            name = "requireMissionName",
+            desc = "Mission names (CompanySettings.requireMissionName). Omitted or null: unchanged."
+        )]
+        require_mission_name: Option<bool>,
+        #[graphql(
+            name = "allowOtherTask",
+            desc = "\"Other task\" activities (CompanySettings.allowOtherTask). Omitted or null: unchanged."
+        )]
+        allow_other_task: Option<bool>,
+        #[graphql(
+            name = "otherTaskLabel",
+            desc = "Subtitle of \"other task\" (CompanySettings.otherTaskLabel), at most 24 characters; the empty string is a value and is stored. Omitted or null: unchanged."
+        )]
+        other_task_label: Option<String>,
+    ) -> async_graphql::Result<Option<Company>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .edit_company_settings(
+                    ctx,
+                    MutationsEditCompanySettingsArgs {
+                        company_id,
+                        allow_team_mode,
+                        allow_transfers,
+                        require_kilometer_data,
+                        require_expenditures,
+                        require_support_activity,
+                        require_mission_name,
+                        allow_other_task,
+                        other_task_label,
                     },
                 )
                 .await,
@@ -2476,28 +2582,34 @@ pub struct CompanyAdminRegulationComputationsByUserAndDay {
     #[graphql(name = "nbAlertsWeeklyAdmin")]
     pub nb_alerts_weekly_admin: Option<i32>,
 }
-///Settings of a company.
+///Settings of a company, changed by its admins with editCompanySettings (the EU driving-time checks with updateCompanyDetails). Defaults are the reference's.
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "CompanySettings")]
 pub struct CompanySettings {
-    ///When true, an employee who created a mission may record time for co-workers in it (team mode).
+    ///When true (the default), an employee who created a mission may record time in it for co-workers who have none there yet (team mode); when false, only for those already in it (AUTHORIZATION_ERROR otherwise). Admins are not bound by it.
     #[graphql(name = "allowTeamMode")]
     pub allow_team_mode: Option<bool>,
-    ///When true, employees are offered the `transfer` activity type.
+    ///When true, employees are offered the `transfer` activity type. Default false; `transfer` is never refused, as in the reference.
     #[graphql(name = "allowTransfers")]
     pub allow_transfers: Option<bool>,
-    ///When true, employees are asked for odometer readings (kilometres) at mission start and end.
+    ///When true (the default), employees are asked for odometer readings (kilometres) at mission start and end; readings stay optional, as in the reference.
     #[graphql(name = "requireKilometerData")]
     pub require_kilometer_data: Option<bool>,
-    ///When true, expenditures can be logged; when false, Activities.logExpenditure fails with AUTHORIZATION_ERROR.
+    ///When true (the default), expenditures can be logged; when false, activities.logExpenditure fails with AUTHORIZATION_ERROR ("Expenditures have been disabled for this company").
     #[graphql(name = "requireExpenditures")]
     pub require_expenditures: Option<bool>,
-    ///When true, employees are offered the `support` activity type.
+    ///When true, employees are offered the `support` activity type. Default false; `support` is never refused, as in the reference.
     #[graphql(name = "requireSupportActivity")]
     pub require_support_activity: Option<bool>,
-    ///When true, employees are asked to name their missions.
+    ///When true (the default), employees are asked to name their missions; a mission without a name is still accepted, as in the reference.
     #[graphql(name = "requireMissionName")]
     pub require_mission_name: Option<bool>,
+    ///When true, employees are offered "other task" activities (`work`) with otherTaskLabel as their subtitle; `work` is never refused, as in the reference. Null for a company created without a business (every company created through Roadlog; the reference sets false for SHIPPING and true for any other business) until an admin sets it; true for the companies created before Roadlog had it.
+    #[graphql(name = "allowOtherTask")]
+    pub allow_other_task: Option<bool>,
+    ///Subtitle of "other task" activities, at most 24 characters; empty by default.
+    #[graphql(name = "otherTaskLabel")]
+    pub other_task_label: Option<String>,
     ///Roadlog extension, not in the reference: when true, the regulatory computations of the company's workers also apply the EU driving-time rules of Regulation (EC) No 561/2006 to `drive` activities (check types `euDailyDriving`, `euBreak`, `euDailyRest`, `euWeeklyDriving`, `euTwoWeekDriving`, `euWeeklyRest`). Defaults to false; set with updateCompanyDetails(euDrivingTimeChecks).
     #[graphql(name = "euDrivingTimeChecks")]
     pub eu_driving_time_checks: Option<bool>,
@@ -2817,14 +2929,14 @@ pub enum BusinessType {
     #[graphql(name = "LOTI")]
     Loti,
 }
-///A vehicle of a company.
+///A vehicle of a company, managed by its admins (Mutations.vehicles).
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "Vehicle", complex)]
 pub struct Vehicle {
     ///Unique identifier of the vehicle.
     #[graphql(name = "id")]
     pub id: Option<i32>,
-    ///Registration (licence plate) number, stored in upper case.
+    ///Registration (licence plate) number, stored in upper case without spaces or dashes (the reference keeps the last spelling typed).
     #[graphql(name = "registrationNumber")]
     pub registration_number: String,
     ///Alias given to the vehicle by the company, if any.
@@ -2842,7 +2954,7 @@ pub struct Vehicle {
     ///When the vehicle was created, as a JSON-encoded string holding the UTC time without offset (`"2025-01-14T10:00:00"`), as the reference types it (JSONString).
     #[graphql(name = "creationTime")]
     pub creation_time: crate::graphql::scalars::JSONString,
-    ///When the vehicle was taken out of service, in the format of creationTime; null while it is in service.
+    ///When the vehicle was taken out of service, in the format of creationTime; null while it is in service (vehicles.terminateVehicle).
     #[graphql(name = "terminatedAt")]
     pub terminated_at: Option<crate::graphql::scalars::JSONString>,
 }
@@ -3636,9 +3748,9 @@ pub struct ActivitiesCreateMissionArgs {
     pub name: Option<String>,
     ///Justification when the mission is recorded after the fact. Optional.
     pub past_registration_justification: Option<String>,
-    ///Vehicle of the company used for the mission; ignored when it does not belong to the company. Optional.
+    ///Vehicle of the company used for the mission, terminated or not (it is not brought back into service); ignored when it does not belong to the company. Optional.
     pub vehicle_id: Option<i32>,
-    ///Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes, otherwise a new vehicle is created. Optional.
+    ///Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new vehicle is created. It joins the team of the caller's current employment when that team lists vehicles and not this one, as in the reference. Optional.
     pub vehicle_registration_number: Option<String>,
 }
 ///The arguments of `Activities.logActivity`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
@@ -3832,9 +3944,9 @@ pub struct ActivitiesCancelMissionArgs {
 pub struct ActivitiesUpdateMissionVehicleArgs {
     ///Mission to update.
     pub mission_id: i32,
-    ///Vehicle of the company to use. Optional.
+    ///Vehicle of the company to use, terminated or not (it is not brought back into service). Optional.
     pub vehicle_id: Option<i32>,
-    ///Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes, otherwise a new company vehicle is created. Optional.
+    ///Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new company vehicle is created. It joins the team of the caller's current employment when that team lists vehicles and not this one, as in the reference. Optional.
     pub vehicle_registration_number: Option<String>,
 }
 ///Resolvers of the fields of `Activities` that are not plain data.
@@ -3978,12 +4090,12 @@ impl Activities {
         past_registration_justification: Option<String>,
         #[graphql(
             name = "vehicleId",
-            desc = "Vehicle of the company used for the mission; ignored when it does not belong to the company. Optional."
+            desc = "Vehicle of the company used for the mission, terminated or not (it is not brought back into service); ignored when it does not belong to the company. Optional."
         )]
         vehicle_id: Option<i32>,
         #[graphql(
             name = "vehicleRegistrationNumber",
-            desc = "Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes, otherwise a new vehicle is created. Optional."
+            desc = "Registration number of the vehicle, as an alternative to vehicleId: an existing company vehicle is matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new vehicle is created. It joins the team of the caller's current employment when that team lists vehicles and not this one, as in the reference. Optional."
         )]
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Mission>> {
@@ -4624,11 +4736,14 @@ impl Activities {
         ctx: &Context<'_>,
         #[graphql(name = "missionId", desc = "Mission to update.")]
         mission_id: i32,
-        #[graphql(name = "vehicleId", desc = "Vehicle of the company to use. Optional.")]
+        #[graphql(
+            name = "vehicleId",
+            desc = "Vehicle of the company to use, terminated or not (it is not brought back into service). Optional."
+        )]
         vehicle_id: Option<i32>,
         #[graphql(
             name = "vehicleRegistrationNumber",
-            desc = "Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes, otherwise a new company vehicle is created. Optional."
+            desc = "Registration number of the vehicle, as an alternative to vehicleId: matched ignoring case, spaces and dashes (a terminated one is brought back into service), otherwise a new company vehicle is created. It joins the team of the caller's current employment when that team lists vehicles and not this one, as in the reference. Optional."
         )]
         vehicle_registration_number: Option<String>,
     ) -> async_graphql::Result<Option<Vehicle>> {
@@ -5620,6 +5735,141 @@ impl Account {
         )
     }
 }
+///Management of a company's vehicles by its admins (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). The reference serves these in its private schema under the same names. A company has one vehicle per registration number, matched ignoring case, spaces and dashes, terminated ones included. Rows are never deleted: a terminated vehicle leaves Company.vehicles and Team.vehicles but stays on the missions that used it (Mission.vehicle, C1B files).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Vehicles;
+///The arguments of `Vehicles.createVehicle`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct VehiclesCreateVehicleArgs {
+    ///Registration (licence plate) number; stored in upper case without spaces or dashes.
+    pub registration_number: String,
+    ///The company's name for the vehicle, at most 255 characters (trimmed). Optional: blank or omitted keeps the alias of an existing vehicle.
+    pub alias: Option<String>,
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+}
+///The arguments of `Vehicles.editVehicle`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct VehiclesEditVehicleArgs {
+    ///The vehicle.
+    pub id: i32,
+    ///The new alias, at most 255 characters (trimmed); omitted, null or blank removes it, as in the reference.
+    pub alias: Option<String>,
+}
+///The arguments of `Vehicles.terminateVehicle`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct VehiclesTerminateVehicleArgs {
+    ///The vehicle.
+    pub id: i32,
+}
+///Resolvers of the fields of `Vehicles` that are not plain data.
+#[async_trait::async_trait]
+pub trait VehiclesResolver: Send + Sync + 'static {
+    ///Returns the company's vehicle with this registration number, created when the company has none: an existing one (matched ignoring case, spaces and dashes) is returned rather than duplicated, brought back into service with the same id when it was terminated, and takes the alias when one is given. Errors: INVALID_INPUTS (a registration number empty once spaces and dashes are removed or longer than 32 characters, alias longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the company), AUTHENTICATION_ERROR.
+    async fn create_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        args: VehiclesCreateVehicleArgs,
+    ) -> async_graphql::Result<Option<Vehicle>>;
+    ///Sets the alias of a vehicle and returns it; the registration number cannot be changed. A terminated vehicle may be renamed. Errors: INVALID_INPUTS (alias longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the vehicle's company, or an unknown vehicle), AUTHENTICATION_ERROR.
+    async fn edit_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        args: VehiclesEditVehicleArgs,
+    ) -> async_graphql::Result<Option<Vehicle>>;
+    ///Takes a vehicle out of service: it leaves Company.vehicles and every team, and stays on the missions that used it; createVehicle or a mission's vehicleRegistrationNumber with its plate brings it back. Terminating a terminated vehicle succeeds and keeps its first terminatedAt (the reference overwrites it). Errors: AUTHORIZATION_ERROR (not an admin of the vehicle's company, or an unknown vehicle), AUTHENTICATION_ERROR.
+    async fn terminate_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        args: VehiclesTerminateVehicleArgs,
+    ) -> async_graphql::Result<Option<Void>>;
+}
+///Management of a company's vehicles by its admins (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). The reference serves these in its private schema under the same names. A company has one vehicle per registration number, matched ignoring case, spaces and dashes, terminated ones included. Rows are never deleted: a terminated vehicle leaves Company.vehicles and Team.vehicles but stays on the missions that used it (Mission.vehicle, C1B files).
+#[Object(name = "Vehicles")]
+impl Vehicles {
+    ///Returns the company's vehicle with this registration number, created when the company has none: an existing one (matched ignoring case, spaces and dashes) is returned rather than duplicated, brought back into service with the same id when it was terminated, and takes the alias when one is given. Errors: INVALID_INPUTS (a registration number empty once spaces and dashes are removed or longer than 32 characters, alias longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the company), AUTHENTICATION_ERROR.
+    #[graphql(name = "createVehicle")]
+    async fn create_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "registrationNumber",
+            desc = "Registration (licence plate) number; stored in upper case without spaces or dashes."
+        )]
+        registration_number: String,
+        #[graphql(
+            name = "alias",
+            desc = "The company's name for the vehicle, at most 255 characters (trimmed). Optional: blank or omitted keeps the alias of an existing vehicle."
+        )]
+        alias: Option<String>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+    ) -> async_graphql::Result<Option<Vehicle>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .vehicles
+                .create_vehicle(
+                    ctx,
+                    VehiclesCreateVehicleArgs {
+                        registration_number,
+                        alias,
+                        company_id,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Sets the alias of a vehicle and returns it; the registration number cannot be changed. A terminated vehicle may be renamed. Errors: INVALID_INPUTS (alias longer than 255 characters), AUTHORIZATION_ERROR (not an admin of the vehicle's company, or an unknown vehicle), AUTHENTICATION_ERROR.
+    #[graphql(name = "editVehicle")]
+    async fn edit_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "id", desc = "The vehicle.")]
+        id: i32,
+        #[graphql(
+            name = "alias",
+            desc = "The new alias, at most 255 characters (trimmed); omitted, null or blank removes it, as in the reference."
+        )]
+        alias: Option<String>,
+    ) -> async_graphql::Result<Option<Vehicle>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .vehicles
+                .edit_vehicle(
+                    ctx,
+                    VehiclesEditVehicleArgs {
+                        id,
+                        alias,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Takes a vehicle out of service: it leaves Company.vehicles and every team, and stays on the missions that used it; createVehicle or a mission's vehicleRegistrationNumber with its plate brings it back. Terminating a terminated vehicle succeeds and keeps its first terminatedAt (the reference overwrites it). Errors: AUTHORIZATION_ERROR (not an admin of the vehicle's company, or an unknown vehicle), AUTHENTICATION_ERROR.
+    #[graphql(name = "terminateVehicle")]
+    async fn terminate_vehicle(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "id", desc = "The vehicle.")]
+        id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .vehicles
+                .terminate_vehicle(ctx, VehiclesTerminateVehicleArgs { id })
+                .await,
+        )
+    }
+}
 ///Management of a company's teams. Company admins only (AUTHORIZATION_ERROR otherwise); each mutation returns the company. createTeam and updateTeam set everything: what an argument leaves out is removed.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Teams;
@@ -5832,9 +6082,10 @@ pub struct Resolvers {
     pub teams: Arc<dyn TeamsResolver>,
     pub user: Arc<dyn UserResolver>,
     pub vehicle: Arc<dyn VehicleResolver>,
+    pub vehicles: Arc<dyn VehiclesResolver>,
 }
 /// Every resolver trait of the schema: one type implementing them all serves the whole API.
-pub trait AllResolvers: AccountResolver + ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + LocationsResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver {}
+pub trait AllResolvers: AccountResolver + ActivitiesResolver + ActivityResolver + ActivityVersionResolver + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver + EmploymentsResolver + ExpenditureResolver + LocationEntryResolver + LocationsResolver + MissionResolver + MissionValidationResolver + MutationsResolver + QueriesResolver + RegulationCheckResolver + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver + TeamResolver + TeamsResolver + UserResolver + VehicleResolver + VehiclesResolver {}
 impl<
     T: AccountResolver + ActivitiesResolver + ActivityResolver + ActivityVersionResolver
         + AuthResolver + CommentResolver + CompanyResolver + EmploymentResolver
@@ -5842,7 +6093,8 @@ impl<
         + LocationsResolver + MissionResolver + MissionValidationResolver
         + MutationsResolver + QueriesResolver + RegulationCheckResolver
         + RegulationComputationResolver + RegulatoryAlertResolver + SignUpResolver
-        + TeamResolver + TeamsResolver + UserResolver + VehicleResolver,
+        + TeamResolver + TeamsResolver + UserResolver + VehicleResolver
+        + VehiclesResolver,
 > AllResolvers for T {}
 impl Resolvers {
     /// Uses one implementation for every trait.
@@ -5872,6 +6124,7 @@ impl Resolvers {
             teams: implementation.clone(),
             user: implementation.clone(),
             vehicle: implementation.clone(),
+            vehicles: implementation.clone(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod regulation;
 pub mod sandbox;
 pub mod teams;
 pub mod users;
+pub mod vehicles;
 pub mod vendors;
 pub mod workdays;
 pub mod workers;

@@ -13,9 +13,9 @@ use crate::domain::missions::locations::LocationRow;
 use crate::domain::missions::queries::Page;
 use crate::domain::missions::store::MissionView;
 use crate::domain::missions::validation::ValidationRow;
-use crate::domain::missions::vehicles::VehicleRow;
 use crate::domain::users::accounts::UserRow;
 use crate::domain::users::sessions::TokenPair;
+use crate::domain::vehicles::VehicleRow;
 
 use super::contract::{
     Activity, ActivityConnection, ActivityEdge, ActivityVersion, Comment, Company, CompanySettings, Employment,
@@ -94,6 +94,8 @@ impl From<&CompanyRow> for CompanySettings {
             require_expenditures: Some(row.require_expenditures == 1),
             require_support_activity: Some(row.require_support_activity == 1),
             require_mission_name: Some(row.require_mission_name == 1),
+            allow_other_task: row.allow_other_task.map(|on| on == 1),
+            other_task_label: row.other_task_label.clone(),
             eu_driving_time_checks: Some(row.eu_driving_checks == 1),
         }
     }

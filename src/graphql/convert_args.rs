@@ -6,6 +6,7 @@ use crate::domain::activities::log::{ActivityEdit, NewActivity};
 use crate::domain::companies::company::NewCompany;
 use crate::domain::companies::details::Details;
 use crate::domain::companies::service::EmploymentInput;
+use crate::domain::companies::settings::SettingsChange;
 use crate::domain::expenditures::NewExpenditure;
 use crate::domain::missions::holidays::HolidayInput;
 use crate::domain::missions::locations;
@@ -17,8 +18,8 @@ use crate::errors::AppError;
 use crate::graphql::contract::{
     ActivitiesCreateMissionArgs, ActivitiesEditActivityArgs, ActivitiesLogActivityArgs, ActivitiesLogExpenditureArgs,
     ActivitiesLogHolidayArgs, ActivitiesLogLocationArgs, ActivitiesValidateMissionArgs, BulkActivityItem,
-    BulkExpenditureItem, EmploymentsCreateEmploymentArgs, MutationsUpdateCompanyDetailsArgs, SignUpCompanyArgs,
-    SignUpUserArgs, TeamsCreateTeamArgs, TeamsUpdateTeamArgs,
+    BulkExpenditureItem, EmploymentsCreateEmploymentArgs, MutationsEditCompanySettingsArgs,
+    MutationsUpdateCompanyDetailsArgs, SignUpCompanyArgs, SignUpUserArgs, TeamsCreateTeamArgs, TeamsUpdateTeamArgs,
 };
 use crate::graphql::protected::contract_protected::ProtectedCompaniesSoftwareRegistrationArgs;
 
@@ -287,6 +288,21 @@ impl<'a> From<&'a MutationsUpdateCompanyDetailsArgs> for Details<'a> {
             phone_number: args.new_phone_number.as_deref(),
             nb_workers: args.new_nb_workers.map(i64::from),
             legal_name: args.new_legal_name.as_deref(),
+        }
+    }
+}
+
+impl From<MutationsEditCompanySettingsArgs> for SettingsChange {
+    fn from(args: MutationsEditCompanySettingsArgs) -> Self {
+        SettingsChange {
+            allow_team_mode: args.allow_team_mode,
+            allow_transfers: args.allow_transfers,
+            require_kilometer_data: args.require_kilometer_data,
+            require_expenditures: args.require_expenditures,
+            require_support_activity: args.require_support_activity,
+            require_mission_name: args.require_mission_name,
+            allow_other_task: args.allow_other_task,
+            other_task_label: args.other_task_label,
         }
     }
 }

@@ -58,7 +58,7 @@ const REFERENCE_FIELDS: usize = 349;
 
 /// The ratchet: reference fields Roadlog serves, and arguments of those it takes. Raise them when
 /// fields are added; they never go down.
-const SERVED_AT_LEAST: usize = 318;
+const SERVED_AT_LEAST: usize = 320;
 const ARGUMENTS_AT_LEAST: usize = 167;
 
 /// Arguments of served reference fields that Roadlog does not take yet, each named; the list may

@@ -20,6 +20,11 @@ pub struct CompanyRow {
     pub require_expenditures: i64,
     pub require_support_activity: i64,
     pub require_mission_name: i64,
+    /// Whether "other task" (`work`) activities are offered: NULL for a company created without a
+    /// business (every company created here), as the reference leaves it.
+    pub allow_other_task: Option<i64>,
+    /// The subtitle of "other task", at most 24 characters; `Some("")` by default.
+    pub other_task_label: Option<String>,
     /// Roadlog extension: the EU driving-time checks (0/1).
     pub eu_driving_checks: i64,
     /// The number of workers the company declares.
@@ -30,7 +35,7 @@ pub struct CompanyRow {
 
 pub const COMPANY_COLUMNS: &str = "id, usual_name, siren, phone_number, has_ceased_activity, allow_team_mode, \
      allow_transfers, require_kilometer_data, require_expenditures, require_support_activity, require_mission_name, \
-     eu_driving_checks, number_workers, legal_name";
+     allow_other_task, other_task_label, eu_driving_checks, number_workers, legal_name";
 
 /// Company statements.
 pub mod sql {

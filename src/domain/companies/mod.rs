@@ -11,6 +11,7 @@ pub mod permissions;
 pub mod reminders;
 pub mod rules;
 pub mod service;
+pub mod settings;
 pub mod staff;
 
 /// Today's date (UTC), as stored (`YYYY-MM-DD`).

@@ -11,7 +11,6 @@ pub mod queries;
 pub mod service;
 pub mod store;
 pub mod validation;
-pub mod vehicles;
 
 /// Unix seconds of the start of a UTC day.
 pub fn day_start(date: chrono::NaiveDate) -> i64 {

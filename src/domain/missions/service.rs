@@ -16,8 +16,8 @@ use crate::errors::{AppError, AppResult};
 use super::comments::{self, CommentRow};
 use super::locations::{self, Address, LocationRow};
 use super::store::{self, MissionView};
-use super::vehicles::{self, VehicleRow};
 use super::{permissions, validation};
+use crate::domain::vehicles::{self, VehicleRow};
 
 /// A mission's name: 1 to 255 characters once trimmed.
 pub fn mission_name(raw: &str) -> AppResult<String> {
@@ -56,6 +56,7 @@ pub async fn create_in(conn: &mut sqlx::AnyConnection, actor: Actor, input: &Mis
     let vehicle = vehicles::resolve(
         conn,
         input.company_id,
+        actor.user_id,
         input.vehicle_id,
         input.vehicle_registration_number.as_deref(),
     )
@@ -356,9 +357,15 @@ pub async fn change_vehicle(
     let mut tx = db.begin_write().await?;
     workers::lock(&mut tx, &[actor.user_id]).await?;
     let access = permissions::writable(&mut tx, actor, mission, actor.user_id, now(), None).await?;
-    let vehicle = vehicles::resolve(&mut tx, access.mission.company_id, vehicle_id, registration.as_deref())
-        .await?
-        .ok_or_else(|| AppError::invalid_inputs("Unknown vehicle for this company").with("field", "vehicleId"))?;
+    let vehicle = vehicles::resolve(
+        &mut tx,
+        access.mission.company_id,
+        actor.user_id,
+        vehicle_id,
+        registration.as_deref(),
+    )
+    .await?
+    .ok_or_else(|| AppError::invalid_inputs("Unknown vehicle for this company").with("field", "vehicleId"))?;
     sqlx::query("UPDATE missions SET vehicle_id = $2 WHERE id = $1")
         .bind(mission)
         .bind(vehicle.id)

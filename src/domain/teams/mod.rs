@@ -15,7 +15,7 @@ pub use manage::{
 use crate::db::Db;
 use crate::domain::auth::Actor;
 use crate::domain::companies::permissions;
-use crate::domain::missions::vehicles::VehicleRow;
+use crate::domain::vehicles::VehicleRow;
 use crate::errors::{AppError, AppResult};
 
 /// Longest team name (the reference's column is 255 characters).

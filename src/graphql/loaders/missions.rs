@@ -20,7 +20,7 @@ use crate::domain::missions::comments::{self, CommentRow};
 use crate::domain::missions::locations::{self, LocationRow};
 use crate::domain::missions::store::{self, MissionView};
 use crate::domain::missions::validation::{self, ValidationRow};
-use crate::domain::missions::vehicles::{self, VehicleRow};
+use crate::domain::vehicles::{self, VehicleRow};
 use crate::graphql::RequestData;
 use crate::graphql::convert::{ToGraphql, user_seen_by};
 

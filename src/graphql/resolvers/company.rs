@@ -224,7 +224,7 @@ impl CompanyResolver for App {
         if !permissions::has_any_employment(self.db(ctx), actor, parent.id.into()).await? {
             return Err(AppError::authorization("Forbidden access").into());
         }
-        let vehicles = crate::domain::missions::vehicles::of_company(self.db(ctx), parent.id.into()).await?;
+        let vehicles = crate::domain::vehicles::of_company(self.db(ctx), parent.id.into()).await?;
         Ok(Some(vehicles.iter().map(|v| Some(v.to_graphql())).collect()))
     }
 

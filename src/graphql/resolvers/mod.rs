@@ -24,5 +24,6 @@ mod sign_up;
 mod teams;
 mod user;
 mod vehicle;
+mod vehicles;
 mod vendor_access;
 mod vendors;

@@ -1,15 +1,15 @@
 //! The fields of `Mutations` outside its namespaces: `updateCompanyDetails`,
-//! `seedSandboxCompany` (in `sandbox.rs`), and the software vendors' (in `vendor_access.rs`).
+//! `editCompanySettings`, `seedSandboxCompany` (in `sandbox.rs`), and the software vendors' (in `vendor_access.rs`).
 
 use async_graphql::Context;
 
 use crate::app::App;
-use crate::domain::companies::{business, company, details, permissions};
+use crate::domain::companies::{business, company, details, permissions, settings};
 use crate::graphql::caller;
 use crate::graphql::contract::{
-    Company, MutationsDismissCompanyTokenArgs, MutationsDismissEmploymentTokenArgs, MutationsGenerateCompanyTokenArgs,
-    MutationsResolver, MutationsRotateEmploymentTokenArgs, MutationsSeedSandboxCompanyArgs,
-    MutationsUpdateCompanyDetailsArgs,
+    Company, MutationsDismissCompanyTokenArgs, MutationsDismissEmploymentTokenArgs, MutationsEditCompanySettingsArgs,
+    MutationsGenerateCompanyTokenArgs, MutationsResolver, MutationsRotateEmploymentTokenArgs,
+    MutationsSeedSandboxCompanyArgs, MutationsUpdateCompanyDetailsArgs,
 };
 
 #[async_trait::async_trait]
@@ -38,6 +38,20 @@ impl MutationsResolver for App {
         )
         .await?;
         Ok(company::find(self.db(ctx), args.company_id.into())
+            .await?
+            .as_ref()
+            .map(Company::from))
+    }
+
+    async fn edit_company_settings(
+        &self,
+        ctx: &Context<'_>,
+        args: MutationsEditCompanySettingsArgs,
+    ) -> async_graphql::Result<Option<Company>> {
+        let actor = caller(ctx).actor()?;
+        let company_id = args.company_id.into();
+        settings::edit(self.db(ctx), actor, company_id, args.into()).await?;
+        Ok(company::find(self.db(ctx), company_id)
             .await?
             .as_ref()
             .map(Company::from))
