@@ -746,6 +746,106 @@ pub mod types {
         pub employee_version: bool,
     }
     #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct RestTokenPair {
+        /// Send as `Authorization: Bearer`; lives 24 hours in the sandbox, 16 hours in production.
+        pub access_token: String,
+        /// Single use, lives 30 days; send to this route for the next pair.
+        pub refresh_token: String,
+    }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct Success {
+        /// Always true.
+        pub success: bool,
+    }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct ExportParamsRequest {
+        /// Companies to export (at most 100). The caller must be an admin, today, of each of them.
+        pub company_ids: Vec<i64>,
+        /// Workers to export (at most 5,000). If absent or empty, every worker with an accepted employment in those companies over the period. Ids of other users are ignored.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub user_ids: Option<Vec<i64>>,
+        /// First day of the period. If absent, today minus 364 days.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_date: Option<chrono::NaiveDate>,
+        /// Last day of the period, included. If absent, today.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_date: Option<chrono::NaiveDate>,
+        /// A file per worker instead of one consolidated file; honoured only by the `single_or_consolidated` strategy.
+        pub one_file_by_employee: bool,
+        /// List the chunks (`chunks`) in the answer.
+        pub detailed: bool,
+    }
+    /// How the report is split (the first that applies, in this order).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+    pub enum ExportPlanStrategy {
+        #[serde(rename = "over_365_days")]
+        Over365Days,
+        #[serde(rename = "over_31_days")]
+        Over31Days,
+        #[serde(rename = "over_100_users")]
+        Over100Users,
+        #[serde(rename = "single_or_consolidated")]
+        SingleOrConsolidated,
+    }
+    impl ExportPlanStrategy {
+        /// The documented values, as sent.
+        pub const VALUES: &'static [&'static str] = &[
+            "over_365_days",
+            "over_31_days",
+            "over_100_users",
+            "single_or_consolidated",
+        ];
+        /// The value as sent.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Self::Over365Days => "over_365_days",
+                Self::Over31Days => "over_31_days",
+                Self::Over100Users => "over_100_users",
+                Self::SingleOrConsolidated => "single_or_consolidated",
+            }
+        }
+        /// The variant of a value as sent.
+        pub fn from_wire(text: &str) -> Option<Self> {
+            match text {
+                "over_365_days" => Some(Self::Over365Days),
+                "over_31_days" => Some(Self::Over31Days),
+                "over_100_users" => Some(Self::Over100Users),
+                "single_or_consolidated" => Some(Self::SingleOrConsolidated),
+                _ => None,
+            }
+        }
+    }
+    impl std::fmt::Display for ExportPlanStrategy {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.as_str())
+        }
+    }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct ExportPlan {
+        /// How the report is split (the first that applies, in this order).
+        pub strategy: types::ExportPlanStrategy,
+        /// The split explained in French, word for word as the reference service words it.
+        pub message: String,
+        /// Whether `one_file_by_employee` chooses between one file and a file per worker.
+        pub can_choose_consolidated: bool,
+        /// How many files the report is split into.
+        pub num_chunks: i64,
+        /// The files in the order they are built; only with `detailed`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub chunks: Option<Vec<types::ExportChunk>>,
+    }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct ExportChunk {
+        /// The workers of the file.
+        pub user_ids: Vec<i64>,
+        /// First day of the file.
+        pub min_date: chrono::NaiveDate,
+        /// Last day of the file, included.
+        pub max_date: chrono::NaiveDate,
+        /// The file name's suffix: `<Last>_<First>_<YYYY>`, `<YYYY>-<MM>_[batch_<n>_]<month>_<YYYY>`, `batch_<n>`, `consolide` or `<Last>_<First>` (names keep letters and digits only).
+        pub file_suffix: String,
+    }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
     pub struct TachographSelfExportRequest {
         /// First day of the period. If absent, `max_date` minus 27 days.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -926,6 +1026,139 @@ pub mod types {
         pub code_challenge_methods_supported: Vec<String>,
         /// The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`) and the formats of the GraphQL schema's custom scalars.
         pub service_documentation: String,
+    }
+    impl ExportParamsRequest {
+        /// Reads a `ExportParamsRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
+        pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+            let value = rt::json_document(body)?;
+            let mut problems: Vec<Problem> = Vec::new();
+            match Self::from_json_value(&value, "", &mut problems) {
+                Some(parsed) if problems.is_empty() => Ok(parsed),
+                _ => Err(RequestError::new(problems)),
+            }
+        }
+        /// Reads the type from a JSON value at `at` (a field path, empty at the top),
+        /// recording every problem; `None` when there is one.
+        pub fn from_json_value(
+            value: &serde_json::Value,
+            at: &str,
+            problems: &mut Vec<Problem>,
+        ) -> Option<Self> {
+            let object = rt::json_object(value, at, problems)?;
+            let company_ids = match rt::member(object, "company_ids") {
+                Some(value) => {
+                    rt::json_list(
+                        value,
+                        &rt::join(at, "company_ids"),
+                        problems,
+                        Some(1),
+                        Some(100),
+                        "id",
+                        Expected::Integer,
+                        |v: &serde_json::Value| v.as_i64(),
+                    )
+                }
+                None => {
+                    rt::problem(
+                        problems,
+                        rt::join(at, "company_ids"),
+                        ProblemKind::Missing,
+                    );
+                    None
+                }
+            };
+            let user_ids = match rt::member(object, "user_ids") {
+                Some(value) => {
+                    rt::json_list(
+                            value,
+                            &rt::join(at, "user_ids"),
+                            problems,
+                            None,
+                            Some(5000),
+                            "id",
+                            Expected::Integer,
+                            |v: &serde_json::Value| v.as_i64(),
+                        )
+                        .map(Some)
+                }
+                None => Some(None),
+            };
+            let min_date = match rt::member(object, "min_date") {
+                Some(value) => {
+                    rt::json_scalar(
+                            value,
+                            &rt::join(at, "min_date"),
+                            problems,
+                            Expected::Date,
+                            rt::json_date,
+                        )
+                        .map(Some)
+                }
+                None => Some(None),
+            };
+            let max_date = match rt::member(object, "max_date") {
+                Some(value) => {
+                    rt::json_scalar(
+                            value,
+                            &rt::join(at, "max_date"),
+                            problems,
+                            Expected::Date,
+                            rt::json_date,
+                        )
+                        .map(Some)
+                }
+                None => Some(None),
+            };
+            let one_file_by_employee = match rt::member(object, "one_file_by_employee") {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "one_file_by_employee"),
+                        problems,
+                        Expected::Boolean,
+                        |v: &serde_json::Value| v.as_bool(),
+                    )
+                }
+                None => Some(false),
+            };
+            let detailed = match rt::member(object, "detailed") {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "detailed"),
+                        problems,
+                        Expected::Boolean,
+                        |v: &serde_json::Value| v.as_bool(),
+                    )
+                }
+                None => Some(false),
+            };
+            let (
+                Some(company_ids),
+                Some(user_ids),
+                Some(min_date),
+                Some(max_date),
+                Some(one_file_by_employee),
+                Some(detailed),
+            ) = (
+                company_ids,
+                user_ids,
+                min_date,
+                max_date,
+                one_file_by_employee,
+                detailed,
+            ) else {
+                return None;
+            };
+            Some(Self {
+                company_ids,
+                user_ids,
+                min_date,
+                max_date,
+                one_file_by_employee,
+                detailed,
+            })
+        }
     }
     impl TachographExportRequest {
         /// Reads a `TachographExportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
@@ -1271,6 +1504,8 @@ pub mod types {
 pub enum BearerAuthOperation {
     /// `generateTachographFiles` (`POST /companies/generate_tachograph_files`).
     GenerateTachographFiles,
+    /// `validateExportParams` (`POST /companies/validate_export_params`).
+    ValidateExportParams,
     /// `generateTachographFile` (`POST /users/generate_tachograph_file`).
     GenerateTachographFile,
     /// `sandboxOutbox` (`GET /sandbox/outbox`).
@@ -2782,6 +3017,270 @@ impl warp::Reply for GenerateTachographFilesResponse {
         GenerateTachographFilesResponse::into_response(self)
     }
 }
+/// The request of `tokenRefresh` (`POST /token/refresh`), parsed and validated.
+#[derive(Debug)]
+pub struct TokenRefreshRequest {
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl TokenRefreshRequest {
+    /// Reads the query and body of a request (nothing in them can be invalid).
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Self {
+        let _ = (query, body);
+        Self { headers, client_ip }
+    }
+}
+/// The documented answers of `tokenRefresh`, one variant per status.
+#[derive(Debug)]
+pub enum TokenRefreshResponse {
+    /// 200: The new pair.
+    Ok {
+        ///The body.
+        body: types::RestTokenPair,
+        /// The `Set-Cookie` header. `rt`: the refresh token after a refresh (HttpOnly, `Path=/api/token`, SameSite=Strict, Secure in production), or its removal (`Max-Age=0`) on logout and on a refused refresh token; a logout also removes the reference's `at`, `atEat`, `userId` and `controllerId` cookies.
+        set_cookie: Vec<String>,
+    },
+    /// 401: No refresh token, or one that is unknown, used, revoked or expired.
+    Unauthorized {
+        ///The body.
+        body: types::ApiError,
+        /// The `Set-Cookie` header. `rt`: the refresh token after a refresh (HttpOnly, `Path=/api/token`, SameSite=Strict, Secure in production), or its removal (`Max-Age=0`) on logout and on a refused refresh token; a logout also removes the reference's `at`, `atEat`, `userId` and `controllerId` cookies.
+        set_cookie: Vec<String>,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl TokenRefreshResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            TokenRefreshResponse::Ok { body, set_cookie } => {
+                let mut response = rt::json(
+                    200,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                rt::set_header(&mut response, "cache-control", "no-store");
+                response
+            }
+            TokenRefreshResponse::Unauthorized { body, set_cookie } => {
+                let mut response = rt::json(
+                    401,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                response
+            }
+            TokenRefreshResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for TokenRefreshResponse {
+    fn into_response(self) -> warp::reply::Response {
+        TokenRefreshResponse::into_response(self)
+    }
+}
+/// The request of `tokenLogout` (`POST /token/logout`), parsed and validated.
+#[derive(Debug)]
+pub struct TokenLogoutRequest {
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl TokenLogoutRequest {
+    /// Reads the query and body of a request (nothing in them can be invalid).
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Self {
+        let _ = (query, body);
+        Self { headers, client_ip }
+    }
+}
+/// The documented answers of `tokenLogout`, one variant per status.
+#[derive(Debug)]
+pub enum TokenLogoutResponse {
+    /// 200: The session is ended.
+    Ok {
+        ///The body.
+        body: types::Success,
+        /// The `Set-Cookie` header. `rt`: the refresh token after a refresh (HttpOnly, `Path=/api/token`, SameSite=Strict, Secure in production), or its removal (`Max-Age=0`) on logout and on a refused refresh token; a logout also removes the reference's `at`, `atEat`, `userId` and `controllerId` cookies.
+        set_cookie: Vec<String>,
+    },
+    /// 401: No token, or a token of no live session.
+    Unauthorized {
+        ///The body.
+        body: types::ApiError,
+        /// The `Set-Cookie` header. `rt`: the refresh token after a refresh (HttpOnly, `Path=/api/token`, SameSite=Strict, Secure in production), or its removal (`Max-Age=0`) on logout and on a refused refresh token; a logout also removes the reference's `at`, `atEat`, `userId` and `controllerId` cookies.
+        set_cookie: Vec<String>,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl TokenLogoutResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            TokenLogoutResponse::Ok { body, set_cookie } => {
+                let mut response = rt::json(
+                    200,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                response
+            }
+            TokenLogoutResponse::Unauthorized { body, set_cookie } => {
+                let mut response = rt::json(
+                    401,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                for value in set_cookie {
+                    rt::append_header(&mut response, "set-cookie", &value);
+                }
+                response
+            }
+            TokenLogoutResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for TokenLogoutResponse {
+    fn into_response(self) -> warp::reply::Response {
+        TokenLogoutResponse::into_response(self)
+    }
+}
+/// The request of `validateExportParams` (`POST /companies/validate_export_params`), parsed and validated.
+#[derive(Debug)]
+pub struct ValidateExportParamsRequest {
+    /// The `application/json` body.
+    pub body: types::ExportParamsRequest,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl ValidateExportParamsRequest {
+    /// Parses and validates the query and body of a request: every problem is reported.
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Result<Self, RequestError> {
+        let _ = (&query, &body);
+        let mut problems: Vec<Problem> = Vec::new();
+        let body = match types::ExportParamsRequest::from_json(body) {
+            Ok(body) => Some(body),
+            Err(error) => {
+                problems.extend(error.problems);
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(body),) = (body,) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self { body, headers, client_ip })
+    }
+}
+/// The documented answers of `validateExportParams`, one variant per status.
+#[derive(Debug)]
+pub enum ValidateExportParamsResponse {
+    /// 200: The split the report would have.
+    Ok(types::ExportPlan),
+    /// 401: Missing, invalid or revoked access token.
+    Unauthorized(types::ApiError),
+    /// 403: The caller is not an admin today of one of the companies, or one of the companies does not exist.
+    Forbidden(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
+    /// 422: Ill-formed request: invalid JSON, missing or mistyped field, empty `company_ids`, bad date; or a split into too many files.
+    UnprocessableEntity(types::ApiError),
+    /// 429: The request came with a software vendor's employment token and the vendor is over its rate (`--vendor-rate-limit`, shared with `/protected`). Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl ValidateExportParamsResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            ValidateExportParamsResponse::Ok(body) => {
+                let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            ValidateExportParamsResponse::Unauthorized(body) => {
+                let response = rt::json(401, "application/json; charset=utf-8", &body);
+                response
+            }
+            ValidateExportParamsResponse::Forbidden(body) => {
+                let response = rt::json(403, "application/json; charset=utf-8", &body);
+                response
+            }
+            ValidateExportParamsResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            ValidateExportParamsResponse::UnprocessableEntity(body) => {
+                let response = rt::json(422, "application/json; charset=utf-8", &body);
+                response
+            }
+            ValidateExportParamsResponse::TooManyRequests { body, retry_after } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
+                response
+            }
+            ValidateExportParamsResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for ValidateExportParamsResponse {
+    fn into_response(self) -> warp::reply::Response {
+        ValidateExportParamsResponse::into_response(self)
+    }
+}
 /// The request of `generateTachographFile` (`POST /users/generate_tachograph_file`), parsed and validated.
 #[derive(Debug)]
 pub struct GenerateTachographFileRequest {
@@ -3305,6 +3804,16 @@ pub trait RestApi: Send + Sync + 'static {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFilesRequest,
     ) -> GenerateTachographFilesResponse;
+    /// `POST /token/refresh`: Exchange a refresh token for a new pair of tokens
+    async fn token_refresh(&self, request: TokenRefreshRequest) -> TokenRefreshResponse;
+    /// `POST /token/logout`: End the session of a refresh (or access) token
+    async fn token_logout(&self, request: TokenLogoutRequest) -> TokenLogoutResponse;
+    /// `POST /companies/validate_export_params`: Predict how an Excel activity report is split into files
+    async fn validate_export_params(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: ValidateExportParamsRequest,
+    ) -> ValidateExportParamsResponse;
     /// `POST /users/generate_tachograph_file`: Export the caller's own C1B driver-card file
     async fn generate_tachograph_file(
         &self,
@@ -3343,6 +3852,9 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("syncEmployee", "GET", "/sync_employee"),
     ("syncEmployeeSubmit", "POST", "/sync_employee"),
     ("generateTachographFiles", "POST", "/companies/generate_tachograph_files"),
+    ("tokenRefresh", "POST", "/token/refresh"),
+    ("tokenLogout", "POST", "/token/logout"),
+    ("validateExportParams", "POST", "/companies/validate_export_params"),
     ("generateTachographFile", "POST", "/users/generate_tachograph_file"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
@@ -3698,6 +4210,157 @@ pub fn routes<A: RestApi>(
     let api_7 = api.clone();
     let route_7 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("token"))
+        .and(warp::path("refresh"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("token"))
+                .and(warp::path("refresh"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_7.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let request = TokenRefreshRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.token_refresh(request).await.into_response()
+            }
+        });
+    let api_8 = api.clone();
+    let route_8 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("token"))
+        .and(warp::path("logout"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("token"))
+                .and(warp::path("logout"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_8.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let request = TokenLogoutRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.token_logout(request).await.into_response()
+            }
+        });
+    let api_9 = api.clone();
+    let route_9 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("companies"))
+        .and(warp::path("validate_export_params"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("companies"))
+                .and(warp::path("validate_export_params"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_9.clone();
+            async move {
+                let body = match crate::http::body::read_limited(
+                        body,
+                        10485760,
+                        deadline,
+                    )
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let bearer_auth = match api
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::ValidateExportParams,
+                        rt::bearer_token(&headers).as_deref(),
+                        &headers,
+                    )
+                    .await
+                {
+                    Ok(principal) => principal,
+                    Err(error) => {
+                        return ValidateExportParamsResponse::Unauthorized(error)
+                            .into_response();
+                    }
+                };
+                let request = match ValidateExportParamsRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                ) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        return ValidateExportParamsResponse::UnprocessableEntity(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                api.validate_export_params(bearer_auth, request).await.into_response()
+            }
+        });
+    let api_10 = api.clone();
+    let route_10 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path("users"))
         .and(warp::path("generate_tachograph_file"))
         .and(warp::path::end()))
@@ -3719,7 +4382,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_7.clone();
+            let api = api_10.clone();
             async move {
                 let body = match crate::http::body::read_limited(
                         body,
@@ -3764,8 +4427,8 @@ pub fn routes<A: RestApi>(
                 api.generate_tachograph_file(bearer_auth, request).await.into_response()
             }
         });
-    let api_8 = api.clone();
-    let route_8 = (warp::any()
+    let api_11 = api.clone();
+    let route_11 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("tachograph"))
         .and(warp::path("root-public-key"))
@@ -3788,7 +4451,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_8.clone();
+            let api = api_11.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3805,8 +4468,8 @@ pub fn routes<A: RestApi>(
                 api.tachograph_root_public_key(request).await.into_response()
             }
         });
-    let api_9 = api.clone();
-    let route_9 = (warp::any()
+    let api_12 = api.clone();
+    let route_12 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("health"))
         .and(warp::path::end()))
@@ -3823,7 +4486,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_9.clone();
+            let api = api_12.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3840,8 +4503,8 @@ pub fn routes<A: RestApi>(
                 api.health(request).await.into_response()
             }
         });
-    let api_10 = api.clone();
-    let route_10 = (warp::any()
+    let api_13 = api.clone();
+    let route_13 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("ready"))
         .and(warp::path::end()))
@@ -3858,7 +4521,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_10.clone();
+            let api = api_13.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3875,8 +4538,8 @@ pub fn routes<A: RestApi>(
                 api.ready(request).await.into_response()
             }
         });
-    let api_11 = api.clone();
-    let route_11 = (warp::any()
+    let api_14 = api.clone();
+    let route_14 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("metrics"))
         .and(warp::path::end()))
@@ -3893,7 +4556,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_11.clone();
+            let api = api_14.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3910,8 +4573,8 @@ pub fn routes<A: RestApi>(
                 api.metrics(request).await.into_response()
             }
         });
-    let api_12 = api.clone();
-    let route_12 = (warp::any()
+    let api_15 = api.clone();
+    let route_15 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("sandbox"))
         .and(warp::path("outbox"))
@@ -3934,7 +4597,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_12.clone();
+            let api = api_15.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -3974,8 +4637,8 @@ pub fn routes<A: RestApi>(
                 api.sandbox_outbox(bearer_auth, request).await.into_response()
             }
         });
-    let api_13 = api.clone();
-    let route_13 = (warp::any()
+    let api_16 = api.clone();
+    let route_16 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
@@ -3998,7 +4661,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_13.clone();
+            let api = api_16.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -4041,6 +4704,12 @@ pub fn routes<A: RestApi>(
         .or(route_12)
         .unify()
         .or(route_13)
+        .unify()
+        .or(route_14)
+        .unify()
+        .or(route_15)
+        .unify()
+        .or(route_16)
         .unify()
         .boxed()
 }

@@ -335,6 +335,132 @@ pub mod types {
             value.parse()
         }
     }
+    ///`ExportChunk`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ExportChunk {
+        ///The file name's suffix: `<Last>_<First>_<YYYY>`, `<YYYY>-<MM>_[batch_<n>_]<month>_<YYYY>`, `batch_<n>`, `consolide` or `<Last>_<First>` (names keep letters and digits only).
+        pub file_suffix: ::std::string::String,
+        ///Last day of the file, included.
+        pub max_date: ::chrono::naive::NaiveDate,
+        ///First day of the file.
+        pub min_date: ::chrono::naive::NaiveDate,
+        ///The workers of the file.
+        pub user_ids: ::std::vec::Vec<i64>,
+    }
+    impl ExportChunk {
+        pub fn builder() -> builder::ExportChunk {
+            Default::default()
+        }
+    }
+    ///`ExportParamsRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ExportParamsRequest {
+        ///Companies to export (at most 100). The caller must be an admin, today, of each of them.
+        pub company_ids: ::std::vec::Vec<i64>,
+        ///List the chunks (`chunks`) in the answer.
+        #[serde(default)]
+        pub detailed: bool,
+        ///Last day of the period, included. If absent, today.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_date: ::std::option::Option<::chrono::naive::NaiveDate>,
+        ///First day of the period. If absent, today minus 364 days.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub min_date: ::std::option::Option<::chrono::naive::NaiveDate>,
+        ///A file per worker instead of one consolidated file; honoured only by the `single_or_consolidated` strategy.
+        #[serde(default)]
+        pub one_file_by_employee: bool,
+        ///Workers to export (at most 5,000). If absent or empty, every worker with an accepted employment in those companies over the period. Ids of other users are ignored.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub user_ids: ::std::vec::Vec<i64>,
+    }
+    impl ExportParamsRequest {
+        pub fn builder() -> builder::ExportParamsRequest {
+            Default::default()
+        }
+    }
+    ///`ExportPlan`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ExportPlan {
+        ///Whether `one_file_by_employee` chooses between one file and a file per worker.
+        pub can_choose_consolidated: bool,
+        ///The files in the order they are built; only with `detailed`.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub chunks: ::std::vec::Vec<ExportChunk>,
+        ///The split explained in French, word for word as the reference service words it.
+        pub message: ::std::string::String,
+        ///How many files the report is split into.
+        pub num_chunks: i64,
+        ///How the report is split (the first that applies, in this order).
+        pub strategy: ExportPlanStrategy,
+    }
+    impl ExportPlan {
+        pub fn builder() -> builder::ExportPlan {
+            Default::default()
+        }
+    }
+    ///How the report is split (the first that applies, in this order).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ExportPlanStrategy {
+        #[serde(rename = "over_365_days")]
+        Over365Days,
+        #[serde(rename = "over_31_days")]
+        Over31Days,
+        #[serde(rename = "over_100_users")]
+        Over100Users,
+        #[serde(rename = "single_or_consolidated")]
+        SingleOrConsolidated,
+    }
+    impl ::std::fmt::Display for ExportPlanStrategy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Over365Days => f.write_str("over_365_days"),
+                Self::Over31Days => f.write_str("over_31_days"),
+                Self::Over100Users => f.write_str("over_100_users"),
+                Self::SingleOrConsolidated => f.write_str("single_or_consolidated"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ExportPlanStrategy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "over_365_days" => Ok(Self::Over365Days),
+                "over_31_days" => Ok(Self::Over31Days),
+                "over_100_users" => Ok(Self::Over100Users),
+                "single_or_consolidated" => Ok(Self::SingleOrConsolidated),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ExportPlanStrategy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ExportPlanStrategy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///`Health`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Health {
@@ -683,6 +809,19 @@ pub mod types {
             value.parse()
         }
     }
+    ///`RestTokenPair`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct RestTokenPair {
+        ///Send as `Authorization: Bearer`; lives 24 hours in the sandbox, 16 hours in production.
+        pub access_token: ::std::string::String,
+        ///Single use, lives 30 days; send to this route for the next pair.
+        pub refresh_token: ::std::string::String,
+    }
+    impl RestTokenPair {
+        pub fn builder() -> builder::RestTokenPair {
+            Default::default()
+        }
+    }
     ///Form parameters of the revocation request (RFC 7009 §2.1).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct RevokeRequest {
@@ -700,6 +839,17 @@ pub mod types {
     }
     impl RevokeRequest {
         pub fn builder() -> builder::RevokeRequest {
+            Default::default()
+        }
+    }
+    ///`Success`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct Success {
+        ///Always true.
+        pub success: bool,
+    }
+    impl Success {
+        pub fn builder() -> builder::Success {
             Default::default()
         }
     }
@@ -1427,6 +1577,359 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct ExportChunk {
+            file_suffix: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+            max_date: ::std::result::Result<
+                ::chrono::naive::NaiveDate,
+                ::std::string::String,
+            >,
+            min_date: ::std::result::Result<
+                ::chrono::naive::NaiveDate,
+                ::std::string::String,
+            >,
+            user_ids: ::std::result::Result<::std::vec::Vec<i64>, ::std::string::String>,
+        }
+        impl ::std::default::Default for ExportChunk {
+            fn default() -> Self {
+                Self {
+                    file_suffix: Err("no value supplied for file_suffix".to_string()),
+                    max_date: Err("no value supplied for max_date".to_string()),
+                    min_date: Err("no value supplied for min_date".to_string()),
+                    user_ids: Err("no value supplied for user_ids".to_string()),
+                }
+            }
+        }
+        impl ExportChunk {
+            pub fn file_suffix<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.file_suffix = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for file_suffix: {e}")
+                    });
+                self
+            }
+            pub fn max_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for max_date: {e}")
+                    });
+                self
+            }
+            pub fn min_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.min_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for min_date: {e}")
+                    });
+                self
+            }
+            pub fn user_ids<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.user_ids = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for user_ids: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ExportChunk> for super::ExportChunk {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ExportChunk,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    file_suffix: value.file_suffix?,
+                    max_date: value.max_date?,
+                    min_date: value.min_date?,
+                    user_ids: value.user_ids?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ExportChunk> for ExportChunk {
+            fn from(value: super::ExportChunk) -> Self {
+                Self {
+                    file_suffix: Ok(value.file_suffix),
+                    max_date: Ok(value.max_date),
+                    min_date: Ok(value.min_date),
+                    user_ids: Ok(value.user_ids),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ExportParamsRequest {
+            company_ids: ::std::result::Result<
+                ::std::vec::Vec<i64>,
+                ::std::string::String,
+            >,
+            detailed: ::std::result::Result<bool, ::std::string::String>,
+            max_date: ::std::result::Result<
+                ::std::option::Option<::chrono::naive::NaiveDate>,
+                ::std::string::String,
+            >,
+            min_date: ::std::result::Result<
+                ::std::option::Option<::chrono::naive::NaiveDate>,
+                ::std::string::String,
+            >,
+            one_file_by_employee: ::std::result::Result<bool, ::std::string::String>,
+            user_ids: ::std::result::Result<::std::vec::Vec<i64>, ::std::string::String>,
+        }
+        impl ::std::default::Default for ExportParamsRequest {
+            fn default() -> Self {
+                Self {
+                    company_ids: Err("no value supplied for company_ids".to_string()),
+                    detailed: Ok(Default::default()),
+                    max_date: Ok(Default::default()),
+                    min_date: Ok(Default::default()),
+                    one_file_by_employee: Ok(Default::default()),
+                    user_ids: Ok(Default::default()),
+                }
+            }
+        }
+        impl ExportParamsRequest {
+            pub fn company_ids<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.company_ids = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for company_ids: {e}")
+                    });
+                self
+            }
+            pub fn detailed<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.detailed = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for detailed: {e}")
+                    });
+                self
+            }
+            pub fn max_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for max_date: {e}")
+                    });
+                self
+            }
+            pub fn min_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.min_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for min_date: {e}")
+                    });
+                self
+            }
+            pub fn one_file_by_employee<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.one_file_by_employee = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for one_file_by_employee: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn user_ids<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.user_ids = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for user_ids: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ExportParamsRequest>
+        for super::ExportParamsRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ExportParamsRequest,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    company_ids: value.company_ids?,
+                    detailed: value.detailed?,
+                    max_date: value.max_date?,
+                    min_date: value.min_date?,
+                    one_file_by_employee: value.one_file_by_employee?,
+                    user_ids: value.user_ids?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ExportParamsRequest> for ExportParamsRequest {
+            fn from(value: super::ExportParamsRequest) -> Self {
+                Self {
+                    company_ids: Ok(value.company_ids),
+                    detailed: Ok(value.detailed),
+                    max_date: Ok(value.max_date),
+                    min_date: Ok(value.min_date),
+                    one_file_by_employee: Ok(value.one_file_by_employee),
+                    user_ids: Ok(value.user_ids),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ExportPlan {
+            can_choose_consolidated: ::std::result::Result<bool, ::std::string::String>,
+            chunks: ::std::result::Result<
+                ::std::vec::Vec<super::ExportChunk>,
+                ::std::string::String,
+            >,
+            message: ::std::result::Result<::std::string::String, ::std::string::String>,
+            num_chunks: ::std::result::Result<i64, ::std::string::String>,
+            strategy: ::std::result::Result<
+                super::ExportPlanStrategy,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ExportPlan {
+            fn default() -> Self {
+                Self {
+                    can_choose_consolidated: Err(
+                        "no value supplied for can_choose_consolidated".to_string(),
+                    ),
+                    chunks: Ok(Default::default()),
+                    message: Err("no value supplied for message".to_string()),
+                    num_chunks: Err("no value supplied for num_chunks".to_string()),
+                    strategy: Err("no value supplied for strategy".to_string()),
+                }
+            }
+        }
+        impl ExportPlan {
+            pub fn can_choose_consolidated<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.can_choose_consolidated = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for can_choose_consolidated: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn chunks<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::ExportChunk>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.chunks = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for chunks: {e}")
+                    });
+                self
+            }
+            pub fn message<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.message = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for message: {e}")
+                    });
+                self
+            }
+            pub fn num_chunks<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.num_chunks = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for num_chunks: {e}")
+                    });
+                self
+            }
+            pub fn strategy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ExportPlanStrategy>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.strategy = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for strategy: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ExportPlan> for super::ExportPlan {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ExportPlan,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    can_choose_consolidated: value.can_choose_consolidated?,
+                    chunks: value.chunks?,
+                    message: value.message?,
+                    num_chunks: value.num_chunks?,
+                    strategy: value.strategy?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ExportPlan> for ExportPlan {
+            fn from(value: super::ExportPlan) -> Self {
+                Self {
+                    can_choose_consolidated: Ok(value.can_choose_consolidated),
+                    chunks: Ok(value.chunks),
+                    message: Ok(value.message),
+                    num_chunks: Ok(value.num_chunks),
+                    strategy: Ok(value.strategy),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct Health {
             environment: ::std::result::Result<
                 super::HealthEnvironment,
@@ -1749,6 +2252,70 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct RestTokenPair {
+            access_token: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+            refresh_token: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for RestTokenPair {
+            fn default() -> Self {
+                Self {
+                    access_token: Err("no value supplied for access_token".to_string()),
+                    refresh_token: Err("no value supplied for refresh_token".to_string()),
+                }
+            }
+        }
+        impl RestTokenPair {
+            pub fn access_token<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.access_token = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for access_token: {e}")
+                    });
+                self
+            }
+            pub fn refresh_token<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.refresh_token = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for refresh_token: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<RestTokenPair> for super::RestTokenPair {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: RestTokenPair,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    access_token: value.access_token?,
+                    refresh_token: value.refresh_token?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::RestTokenPair> for RestTokenPair {
+            fn from(value: super::RestTokenPair) -> Self {
+                Self {
+                    access_token: Ok(value.access_token),
+                    refresh_token: Ok(value.refresh_token),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct RevokeRequest {
             client_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -1847,6 +2414,44 @@ pub mod types {
                     token: Ok(value.token),
                     token_type_hint: Ok(value.token_type_hint),
                 }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct Success {
+            success: ::std::result::Result<bool, ::std::string::String>,
+        }
+        impl ::std::default::Default for Success {
+            fn default() -> Self {
+                Self {
+                    success: Err("no value supplied for success".to_string()),
+                }
+            }
+        }
+        impl Success {
+            pub fn success<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.success = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for success: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<Success> for super::Success {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: Success,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { success: value.success? })
+            }
+        }
+        impl ::std::convert::From<super::Success> for Success {
+            fn from(value: super::Success) -> Self {
+                Self { success: Ok(value.success) }
             }
         }
         #[derive(Clone, Debug)]
@@ -2728,6 +3333,102 @@ let response = client.generate_tachograph_files()
 ```*/
     pub fn generate_tachograph_files(&self) -> builder::GenerateTachographFiles<'_> {
         builder::GenerateTachographFiles::new(self)
+    }
+    /**Exchange a refresh token for a new pair of tokens
+
+The REST form of the GraphQL `auth.refresh`, as the reference serves it. The refresh token comes
+in `Authorization: Bearer <refresh token>` or, from a browser, in the `rt` cookie this route
+sets. A refresh token is single use: the new pair replaces it, and a refresh token used twice
+ends its session. The same operation is also served at `/api/token/refresh`.
+
+**Cookies.** A successful answer sets `rt` (the new refresh token; HttpOnly, `Path=/api/token`,
+SameSite=Strict, Secure in production, for the refresh token's 30 days), so that a browser
+application calling `/api/token/refresh` never handles the refresh token itself. Unlike the
+reference, Roadlog sets no `at`, `atEat` or `userId` cookie: its API reads the access token
+from the `Authorization` header only, so a cookie holding it would be sent with every request
+for nothing (and would open the API to cross-site requests).
+
+**Errors** (`ApiError`, `AUTHENTICATION_ERROR`): no token (`Unable to find a valid cookie or
+authorization header`); an unknown, used or revoked refresh token (`Refresh token is invalid`,
+the `rt` cookie cleared); an expired one (`Expired refresh token`).
+
+
+Sends a `POST` request to `/token/refresh`
+
+```ignore
+let response = client.token_refresh()
+    .send()
+    .await;
+```*/
+    pub fn token_refresh(&self) -> builder::TokenRefresh<'_> {
+        builder::TokenRefresh::new(self)
+    }
+    /**End the session of a refresh (or access) token
+
+The REST form of the GraphQL `auth.logout`, as the reference serves it: ends the session of the
+token sent in `Authorization: Bearer` (a refresh or an access token) or of the refresh token in
+the `rt` cookie; every token of that session stops working. The answer clears the `rt` cookie,
+and the reference's `at`, `atEat`, `userId` and `controllerId` cookies, whatever happens. The
+same operation is also served at `/api/token/logout`.
+
+**Errors** (`ApiError`, `AUTHENTICATION_ERROR`): no token (`Unable to find a valid cookie or
+authorization header`); a token of no live session (`Invalid token`).
+
+
+Sends a `POST` request to `/token/logout`
+
+```ignore
+let response = client.token_logout()
+    .send()
+    .await;
+```*/
+    pub fn token_logout(&self) -> builder::TokenLogout<'_> {
+        builder::TokenLogout::new(self)
+    }
+    /**Predict how an Excel activity report is split into files
+
+Answers how an Excel activity report of the same parameters would be split into files, without
+building anything, so that software can predict a large export. The same operation is also
+served at `/api/companies/validate_export_params`.
+
+**Who may call it.** The caller must be an admin, today, of every company in `company_ids`
+(`403` otherwise, also when a company does not exist). A software vendor's request with an
+employment token may name the token's company only.
+
+**Workers.** Every user with an accepted employment in one of the companies that overlaps
+[`min_date` or 2000-01-01, `max_date` or today]; only those of `user_ids` when it is given and not
+empty (other ids are ignored).
+
+**Period and strategy.** The report covers `min_date` (default: today minus 364 days) to
+`max_date` (default: today), both included. The first strategy that applies splits it:
+`over_365_days` (365 days or more: a file per worker and calendar year), `over_31_days` (more
+than 31 days: a file per calendar month and batch of 100 workers), `over_100_users` (more than
+100 workers: a file per batch of 100), `single_or_consolidated` (one file, or one per worker with
+`one_file_by_employee`). Workers are ordered by last then first name, ignoring case; the
+consolidated file lists them by id. `message` explains the split in French, as the reference
+service words it.
+
+**Bounds (not in the reference).** A split into more than 10,000 files, or whose files would list
+more than 500,000 worker ids in all, is refused (`422`, on `max_date`): shorten the period or name
+fewer workers.
+
+**Errors.** All errors use the `ApiError` shape. An ill-formed request is answered with **422**
+(`INVALID_INPUTS`), as the reference answers it: invalid JSON, a missing or mistyped field, an
+empty `company_ids`, more than 100 `company_ids` or 5,000 `user_ids`, a bad date. `details` lists
+the messages per field (the reference nests the same under `json`). Unknown fields are ignored
+(the reference refuses them).
+
+
+Sends a `POST` request to `/companies/validate_export_params`
+
+```ignore
+let response = client.validate_export_params()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn validate_export_params(&self) -> builder::ValidateExportParams<'_> {
+        builder::ValidateExportParams::new(self)
     }
     /**Export the caller's own C1B driver-card file
 
@@ -3733,6 +4434,254 @@ pub mod builder {
                     )
                 }
                 413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::token_refresh`]
+
+[`Client::token_refresh`]: super::Client::token_refresh*/
+    #[derive(Debug, Clone)]
+    pub struct TokenRefresh<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> TokenRefresh<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        ///Sends a `POST` request to `/token/refresh`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::RestTokenPair>, Error<types::ApiError>> {
+            let Self { client } = self;
+            let url = format!("{}/token/refresh", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "token_refresh",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::token_logout`]
+
+[`Client::token_logout`]: super::Client::token_logout*/
+    #[derive(Debug, Clone)]
+    pub struct TokenLogout<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> TokenLogout<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        ///Sends a `POST` request to `/token/logout`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::Success>, Error<types::ApiError>> {
+            let Self { client } = self;
+            let url = format!("{}/token/logout", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "token_logout",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::validate_export_params`]
+
+[`Client::validate_export_params`]: super::Client::validate_export_params*/
+    #[derive(Debug, Clone)]
+    pub struct ValidateExportParams<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::ExportParamsRequest, String>,
+    }
+    impl<'a> ValidateExportParams<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ExportParamsRequest>,
+            <V as std::convert::TryInto<
+                types::ExportParamsRequest,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!("conversion to `ExportParamsRequest` for body failed: {}", s)
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::ExportParamsRequest,
+            ) -> types::builder::ExportParamsRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/companies/validate_export_params`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::ExportPlan>, Error<types::ApiError>> {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::ExportParamsRequest::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/companies/validate_export_params", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "validate_export_params",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                403u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                422u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

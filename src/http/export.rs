@@ -27,6 +27,35 @@ fn internal() -> types::ApiError {
     error("An internal error occurred", "INTERNAL_ERROR")
 }
 
+/// Why a company export is refused before any work.
+pub enum Refusal {
+    /// 403: the caller is not an admin today of one of the companies (or it does not exist).
+    Forbidden(types::ApiError),
+    /// 500: the database failed.
+    Internal(types::ApiError),
+}
+
+/// Whether `actor` is an admin today of every company of an export (a software vendor's
+/// employment token allows its company only).
+pub async fn admin_of_every(app: &App, actor: Actor, company_ids: &[i64]) -> Result<(), Refusal> {
+    for company_id in company_ids {
+        match permissions::is_admin(&app.db, actor, *company_id).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(Refusal::Forbidden(error(
+                    &format!("Actor is not authorized to export the data of company {company_id}"),
+                    "AUTHORIZATION_ERROR",
+                )));
+            }
+            Err(error) => {
+                error.log_if_internal();
+                return Err(Refusal::Internal(internal()));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The export of the authenticated `actor` (401 and the well-formedness of the body, 404, are
 /// checked before): 404 for an ill-formed period (with details per field), 403 unless the
 /// caller administers every company today, else the ZIP archive.
@@ -45,29 +74,20 @@ pub async fn generate(
             });
         }
     };
-    let mut company_name = None;
-    for company_id in &parsed.company_ids {
-        match permissions::is_admin(&app.db, actor, *company_id).await {
-            Ok(true) => {}
-            Ok(false) => {
-                return GenerateTachographFilesResponse::Forbidden(error(
-                    &format!("Actor is not authorized to export the data of company {company_id}"),
-                    "AUTHORIZATION_ERROR",
-                ));
-            }
-            Err(error) => {
-                error.log_if_internal();
-                return GenerateTachographFilesResponse::InternalServerError(internal());
-            }
-        }
-        if company_name.is_none() {
-            company_name = company::find(&app.db, *company_id)
-                .await
-                .ok()
-                .flatten()
-                .map(|c| c.usual_name);
-        }
+    match admin_of_every(app, actor, &parsed.company_ids).await {
+        Ok(()) => {}
+        Err(Refusal::Forbidden(body)) => return GenerateTachographFilesResponse::Forbidden(body),
+        Err(Refusal::Internal(body)) => return GenerateTachographFilesResponse::InternalServerError(body),
     }
+    // The archive is named after the first company (the body has at least one).
+    let first = parsed.company_ids.first().copied().unwrap_or_default();
+    let company_name = match company::find(&app.db, first).await {
+        Ok(company) => company.map(|c| c.usual_name),
+        Err(error) => {
+            error.log_if_internal();
+            return GenerateTachographFilesResponse::InternalServerError(internal());
+        }
+    };
     let started = std::time::Instant::now();
     // Everything that can fail before the first byte is read now: a failure here is still a 500
     // with a body.

@@ -17,6 +17,8 @@ pub mod listener;
 pub mod media;
 pub mod middleware;
 pub mod published;
+pub mod reports;
+pub mod session_tokens;
 pub mod streamed;
 
 /// REST handler trait, request type and routes generated from `openapi/roadlog.yaml`.

@@ -18,7 +18,8 @@ use crate::http::contract::{
     ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest,
     SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest,
     SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest, TachographRootPublicKeyResponse, TokenRequest,
-    TokenResponse, types,
+    TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest, TokenRefreshResponse, TokenResponse,
+    ValidateExportParamsRequest, ValidateExportParamsResponse, types,
 };
 
 /// Implements the generated REST handler trait.
@@ -214,6 +215,38 @@ impl RestApi for RestHandlers {
         };
         audit(&self.app, &caller, "POST /users/generate_tachograph_file").await;
         crate::http::export::generate_personal(&self.app, actor, request).await
+    }
+
+    async fn token_refresh(&self, request: TokenRefreshRequest) -> TokenRefreshResponse {
+        crate::http::session_tokens::refresh(&self.app, request).await
+    }
+
+    async fn token_logout(&self, request: TokenLogoutRequest) -> TokenLogoutResponse {
+        crate::http::session_tokens::logout(&self.app, request).await
+    }
+
+    async fn validate_export_params(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: ValidateExportParamsRequest,
+    ) -> ValidateExportParamsResponse {
+        let (caller, actor) = match bearer_auth {
+            Ok(authenticated) => authenticated,
+            Err(NoCaller::RateLimited(retry_after)) => {
+                return ValidateExportParamsResponse::TooManyRequests {
+                    body: too_many_requests(retry_after),
+                    retry_after,
+                };
+            }
+            Err(_) => {
+                return ValidateExportParamsResponse::InternalServerError(api_error(
+                    "An internal error occurred",
+                    "INTERNAL_ERROR",
+                ));
+            }
+        };
+        audit(&self.app, &caller, "POST /companies/validate_export_params").await;
+        crate::http::reports::validate(&self.app, actor, request).await
     }
 
     async fn tachograph_root_public_key(

@@ -1,11 +1,14 @@
 //! Exports of recorded working time. `c1b` is the EU driver-card file format (pure logic);
 //! the rest turns the database into its input, keeps the signing keys, and serves the endpoint.
+//! `chunking` and `reports` split an Excel activity report into files, as the reference does.
 
 pub mod archive;
 pub mod c1b;
+pub mod chunking;
 mod cards;
 mod data;
 pub mod key_pool;
 pub mod keys_store;
+pub mod reports;
 pub mod request;
 pub mod sealing;
