@@ -3922,7 +3922,8 @@ pub fn routes<A: RestApi>(
                 };
                 api.token(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_1 = api.clone();
     let route_1 = (warp::any()
         .and(warp::path("api"))
@@ -3977,7 +3978,8 @@ pub fn routes<A: RestApi>(
                 };
                 api.revoke_token(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_2 = api.clone();
     let route_2 = (warp::any()
         .and(warp::path("api"))
@@ -4018,7 +4020,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.authorize(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_3 = api.clone();
     let route_3 = (warp::any()
         .and(warp::path("api"))
@@ -4063,7 +4066,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.authorize_submit(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_4 = api.clone();
     let route_4 = (warp::any()
         .and(warp::path("api"))
@@ -4098,7 +4102,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.sync_employee(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_5 = api.clone();
     let route_5 = (warp::any()
         .and(warp::path("api"))
@@ -4137,7 +4142,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.sync_employee_submit(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_6 = api.clone();
     let route_6 = (warp::any()
         .and(warp::path("api"))
@@ -4206,7 +4212,8 @@ pub fn routes<A: RestApi>(
                 };
                 api.generate_tachograph_files(bearer_auth, request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_7 = api.clone();
     let route_7 = (warp::any()
         .and(warp::path("api"))
@@ -4247,7 +4254,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.token_refresh(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_8 = api.clone();
     let route_8 = (warp::any()
         .and(warp::path("api"))
@@ -4288,7 +4296,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.token_logout(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_9 = api.clone();
     let route_9 = (warp::any()
         .and(warp::path("api"))
@@ -4357,7 +4366,8 @@ pub fn routes<A: RestApi>(
                 };
                 api.validate_export_params(bearer_auth, request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_10 = api.clone();
     let route_10 = (warp::any()
         .and(warp::path("api"))
@@ -4426,7 +4436,8 @@ pub fn routes<A: RestApi>(
                 };
                 api.generate_tachograph_file(bearer_auth, request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_11 = api.clone();
     let route_11 = (warp::any()
         .and(warp::path("api"))
@@ -4467,7 +4478,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.tachograph_root_public_key(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_12 = api.clone();
     let route_12 = (warp::any()
         .and(warp::path("api"))
@@ -4502,7 +4514,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.health(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_13 = api.clone();
     let route_13 = (warp::any()
         .and(warp::path("api"))
@@ -4537,7 +4550,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.ready(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_14 = api.clone();
     let route_14 = (warp::any()
         .and(warp::path("api"))
@@ -4572,7 +4586,8 @@ pub fn routes<A: RestApi>(
                 );
                 api.metrics(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_15 = api.clone();
     let route_15 = (warp::any()
         .and(warp::path("api"))
@@ -4636,7 +4651,8 @@ pub fn routes<A: RestApi>(
                 };
                 api.sandbox_outbox(bearer_auth, request).await.into_response()
             }
-        });
+        })
+        .boxed();
     let api_16 = api.clone();
     let route_16 = (warp::any()
         .and(warp::path("api"))
@@ -4677,38 +4693,54 @@ pub fn routes<A: RestApi>(
                 );
                 api.authorization_server_metadata(request).await.into_response()
             }
-        });
+        })
+        .boxed();
     route_0
         .or(route_1)
         .unify()
+        .boxed()
         .or(route_2)
         .unify()
+        .boxed()
         .or(route_3)
         .unify()
+        .boxed()
         .or(route_4)
         .unify()
+        .boxed()
         .or(route_5)
         .unify()
+        .boxed()
         .or(route_6)
         .unify()
+        .boxed()
         .or(route_7)
         .unify()
+        .boxed()
         .or(route_8)
         .unify()
+        .boxed()
         .or(route_9)
         .unify()
+        .boxed()
         .or(route_10)
         .unify()
+        .boxed()
         .or(route_11)
         .unify()
+        .boxed()
         .or(route_12)
         .unify()
+        .boxed()
         .or(route_13)
         .unify()
+        .boxed()
         .or(route_14)
         .unify()
+        .boxed()
         .or(route_15)
         .unify()
+        .boxed()
         .or(route_16)
         .unify()
         .boxed()

@@ -278,7 +278,7 @@ tests! {
         let text = "# Broken\n\n## A heading, with `code`\n\n[gone](gone.md), [wrong anchor](api.md#no-such-heading), \
                     [here](#a-heading-with-code), [out](../../../Cargo.toml), [fine](api.md#custom-scalars)\n\n\
                     ```sh\nroadlog client shred --all\ncargo test --workspace --test api -- no_test_has_this_name\n\
-                    bench/walk\n```\n";
+                    bench/walk\ncargo test --test api -- book\n```\n";
         let page = read(&path, text);
         assert!(page.ids.contains("a-heading-with-code"), "{:?}", page.ids);
         let mut pages = HashMap::new();
@@ -288,11 +288,12 @@ tests! {
         assert!(problems[1].contains("no heading `no-such-heading`"), "{problems:#?}");
         assert!(problems[2].contains("outside the book"), "{problems:#?}");
         let commands = commands::problems(&page.shell[0].1);
-        assert_eq!(commands.len(), 4, "{commands:#?}");
+        assert_eq!(commands.len(), 5, "{commands:#?}");
         assert!(commands[0].contains("`roadlog client` has no subcommand or argument `shred`"), "{commands:#?}");
         assert!(commands[1].contains("`--all`"), "{commands:#?}");
         assert!(commands[2].contains("no_test_has_this_name"), "{commands:#?}");
         assert!(commands[3].contains("bench/walk"), "{commands:#?}");
+        assert!(commands[4].contains("without `--workspace`"), "{commands:#?}");
         // A page left out of the summary.
         let summary = read(&Path::new(BOOK).join("SUMMARY.md"), "# Summary\n\n- [API](clients/api.md)\n");
         let missing = unlisted(&summary, &[Path::new(BOOK).join("clients/api.md"), path.clone()]);

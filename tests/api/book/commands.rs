@@ -164,6 +164,13 @@ fn cargo(args: &[&str]) -> Vec<String> {
             }
         }
     }
+    // Cargo resolves features per selection: a narrower build than the suite's compiles the
+    // service and most of its dependencies a second time.
+    if matches!(*sub, "test" | "build" | "clippy") && package.is_none() && !own.contains(&"--workspace") {
+        problems.push(format!(
+            "`cargo {sub}` without `--workspace`: it builds the service again, with other features than the suite's"
+        ));
+    }
     let workspace = workspace();
     if let Some(package) = package
         && !workspace.packages.contains(package)

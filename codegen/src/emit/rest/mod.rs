@@ -66,6 +66,9 @@ pub fn tokens(api: &Api) -> Result<TokenStream, Error> {
         .enumerate()
         .map(|(i, op)| route(i, op, &operations[i]))
         .collect::<Result<Vec<_>, _>>()?;
+    // Each route is boxed, and so is each step of the chain that joins them: unboxed, every `or`
+    // nests the routes before it in its type, and rustc's trait selection on the whole grows
+    // exponentially with the number of routes (twenty took it over twenty minutes).
     let names: Vec<Ident> = (0..api.operations.len()).map(|i| format_ident!("route_{i}")).collect();
     let first = &names[0];
     let rest = &names[1..];
@@ -103,7 +106,7 @@ pub fn tokens(api: &Api) -> Result<TokenStream, Error> {
         /// prefix, and unprefixed paths also with it, as the reference service's two host names do.
         pub fn routes<A: RestApi>(api: Arc<A>) -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
             #(#routes)*
-            #first #(.or(#rest).unify())*.boxed()
+            #first #(.or(#rest).unify().boxed())*
         }
     })
 }

@@ -101,7 +101,8 @@ pub(super) fn route(i: usize, op: &Operation, code: &OperationCode) -> Result<To
                     #(#steps)*
                     api.#handler(#(#args,)* request).await.into_response()
                 }
-            });
+            })
+            .boxed();
     })
 }
 
