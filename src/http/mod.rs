@@ -7,6 +7,7 @@ pub mod allow;
 pub mod body;
 pub mod compression;
 pub mod console;
+pub mod cookies;
 pub mod cors;
 pub mod credentials;
 mod docs_page;

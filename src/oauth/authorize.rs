@@ -18,11 +18,12 @@ use crate::http::contract::{
 };
 use crate::i18n::Lang;
 
+use super::csrf;
 use super::endpoint::FlowEndpoint;
 use super::pages;
 use super::primitives::{DbAuthorizer, DbRegistrar, SharedState};
 use super::web::{self, OAuthRequest, OAuthResponse};
-use super::{cookies, csrf};
+use crate::http::cookies;
 
 /// How long a browser stays logged in on the authorization pages.
 pub const SESSION_SECONDS: i64 = 8 * 3600;

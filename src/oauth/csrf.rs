@@ -7,7 +7,7 @@
 //!   field pair taken from another browser fails in a browser that has a session of its own:
 //!   the token names the other browser's session. A form rendered before a login is refused
 //!   after it ("reload the page"): the pages render their forms again with the new session.
-//! * the cookies are `SameSite=Lax` and `HttpOnly` ([`super::cookies`]);
+//! * the cookies are `SameSite=Lax` and `HttpOnly` ([`crate::http::cookies`]);
 //! * a POST that its browser says comes from another site (`Origin`, `Sec-Fetch-Site`) is refused.
 //!
 //! The key is generated at the first start and stored in the database
@@ -15,10 +15,10 @@
 
 use warp::http::{HeaderMap, header};
 
-use super::cookies;
 use crate::config::Environment;
 use crate::domain::auth::tokens;
 use crate::errors::AppResult;
+use crate::http::cookies;
 
 pub use crate::domain::auth::csrf_key::CsrfKey;
 

@@ -3,7 +3,6 @@
 
 pub mod authorize;
 pub mod clients;
-pub mod cookies;
 pub mod csrf;
 mod endpoint;
 pub mod limits;

@@ -32,8 +32,9 @@ use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use crate::app::App;
 use crate::domain::auth::attempts::{self, Budget};
 use crate::domain::users::browser_sessions;
+use crate::http::cookies;
 use crate::i18n::Lang;
-use crate::oauth::{cookies, csrf};
+use crate::oauth::csrf;
 
 pub use texts::Texts;
 

@@ -17,8 +17,8 @@ use crate::http::contract::{
     GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest, MetricsResponse, ProblemKind,
     ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest,
     SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest,
-    SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest, TachographRootPublicKeyResponse, TokenRequest,
-    TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest, TokenRefreshResponse, TokenResponse,
+    SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest, TachographRootPublicKeyResponse, TokenLogoutRequest,
+    TokenLogoutResponse, TokenRefreshRequest, TokenRefreshResponse, TokenRequest, TokenResponse,
     ValidateExportParamsRequest, ValidateExportParamsResponse, types,
 };
 

@@ -13,9 +13,10 @@ use crate::errors::AppError;
 use crate::http::contract::{
     SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse,
 };
+use crate::http::cookies;
 use crate::i18n::Lang;
+use crate::oauth::csrf;
 use crate::oauth::pages::{Texts, texts};
-use crate::oauth::{cookies, csrf};
 
 /// How long the CSRF cookie of the page lives.
 const CSRF_SECONDS: i64 = 8 * 3600;

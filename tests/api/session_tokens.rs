@@ -15,11 +15,19 @@ async fn login(app: &TestApp, email: &str) -> (String, String) {
     );
     let (_, body) = app.graphql(&query, json!({}), None).await;
     let tokens = &body["data"]["auth"]["login"];
-    (tokens["accessToken"].as_str().unwrap().to_string(), tokens["refreshToken"].as_str().unwrap().to_string())
+    (
+        tokens["accessToken"].as_str().unwrap().to_string(),
+        tokens["refreshToken"].as_str().unwrap().to_string(),
+    )
 }
 
 /// A POST to a token route: status, `Set-Cookie` values, body.
-async fn post(app: &TestApp, path: &str, bearer: Option<&str>, cookie: Option<&str>) -> (StatusCode, Vec<String>, Value) {
+async fn post(
+    app: &TestApp,
+    path: &str,
+    bearer: Option<&str>,
+    cookie: Option<&str>,
+) -> (StatusCode, Vec<String>, Value) {
     let mut request = app.client.post(app.url(path));
     if let Some(token) = bearer {
         request = request.bearer_auth(token);

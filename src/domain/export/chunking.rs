@@ -170,7 +170,11 @@ pub fn plan(workers: &[Worker], min: NaiveDate, max: NaiveDate, one_file_by_empl
                 .flat_map(|&slice| {
                     sorted.chunks(MAX_USERS_PER_BATCH).enumerate().map(move |(i, batch)| {
                         let month = slice.0;
-                        let batch_part = if several { format!("batch_{}_", i + 1) } else { String::new() };
+                        let batch_part = if several {
+                            format!("batch_{}_", i + 1)
+                        } else {
+                            String::new()
+                        };
                         let suffix = format!(
                             "{}-{:02}_{batch_part}{}_{}",
                             month.year(),
@@ -189,7 +193,11 @@ pub fn plan(workers: &[Worker], min: NaiveDate, max: NaiveDate, one_file_by_empl
                 .chunks(MAX_USERS_PER_BATCH)
                 .enumerate()
                 .map(|(i, batch)| {
-                    let suffix = if one { "export".to_string() } else { format!("batch_{}", i + 1) };
+                    let suffix = if one {
+                        "export".to_string()
+                    } else {
+                        format!("batch_{}", i + 1)
+                    };
                     chunk(ids_of(batch), (min, max), suffix)
                 })
                 .collect()

@@ -4,8 +4,8 @@
 
 pub mod archive;
 pub mod c1b;
-pub mod chunking;
 mod cards;
+pub mod chunking;
 mod data;
 pub mod key_pool;
 pub mod keys_store;

@@ -56,10 +56,20 @@ fn years_are_sliced_at_their_ends_worker_by_worker() {
     assert_eq!(plan.chunks.len(), 6);
     assert_eq!(
         suffixes(&plan),
-        ["Doe_John_2023", "Doe_John_2024", "Doe_John_2025", "Roe_Jane_2023", "Roe_Jane_2024", "Roe_Jane_2025"]
+        [
+            "Doe_John_2023",
+            "Doe_John_2024",
+            "Doe_John_2025",
+            "Roe_Jane_2023",
+            "Roe_Jane_2024",
+            "Roe_Jane_2025"
+        ]
     );
     let first = &plan.chunks[0];
-    assert_eq!((first.min_date, first.max_date, first.user_ids.as_slice()), (day(2023, 6, 15), day(2023, 12, 31), &[3][..]));
+    assert_eq!(
+        (first.min_date, first.max_date, first.user_ids.as_slice()),
+        (day(2023, 6, 15), day(2023, 12, 31), &[3][..])
+    );
     let middle = &plan.chunks[1];
     assert_eq!((middle.min_date, middle.max_date), (day(2024, 1, 1), day(2024, 12, 31)));
     let last = &plan.chunks[2];
@@ -93,7 +103,13 @@ fn months_are_sliced_at_their_ends() {
         ]
     );
     // 32 days: two months.
-    assert_eq!(super::plan(&many(1), day(2024, 5, 1), day(2024, 6, 1), false).unwrap().chunks.len(), 2);
+    assert_eq!(
+        super::plan(&many(1), day(2024, 5, 1), day(2024, 6, 1), false)
+            .unwrap()
+            .chunks
+            .len(),
+        2
+    );
 }
 
 #[test]
@@ -115,22 +131,48 @@ fn more_than_a_hundred_workers_are_batched() {
     assert_eq!(plan.strategy, Strategy::Over100Users);
     assert_eq!(suffixes(&plan), ["batch_1", "batch_2"]);
     assert_eq!(plan.chunks[1].user_ids, [101]);
-    assert_eq!(super::plan(&many(250), day(2024, 1, 1), day(2024, 1, 20), false).unwrap().chunks.len(), 3);
+    assert_eq!(
+        super::plan(&many(250), day(2024, 1, 1), day(2024, 1, 20), false)
+            .unwrap()
+            .chunks
+            .len(),
+        3
+    );
     // Exactly 31 days is not over 31.
-    assert_eq!(super::plan(&many(101), day(2024, 1, 1), day(2024, 1, 31), false).unwrap().strategy, Strategy::Over100Users);
+    assert_eq!(
+        super::plan(&many(101), day(2024, 1, 1), day(2024, 1, 31), false)
+            .unwrap()
+            .strategy,
+        Strategy::Over100Users
+    );
     // Exactly 100 workers is one file.
     let plan = super::plan(&many(100), day(2024, 1, 1), day(2024, 1, 15), false).unwrap();
-    assert_eq!((plan.strategy, suffixes(&plan)), (Strategy::SingleOrConsolidated, vec!["consolide"]));
+    assert_eq!(
+        (plan.strategy, suffixes(&plan)),
+        (Strategy::SingleOrConsolidated, vec!["consolide"])
+    );
 }
 
 #[test]
 fn a_short_period_is_one_file_or_one_per_worker() {
-    let workers = [worker(9, "Ann", "White"), worker(2, "Bob", "smith"), worker(5, "Cy", "Jones")];
+    let workers = [
+        worker(9, "Ann", "White"),
+        worker(2, "Bob", "smith"),
+        worker(5, "Cy", "Jones"),
+    ];
     let plan = plan(&workers, day(2024, 1, 1), day(2024, 1, 15), false).unwrap();
     assert_eq!(plan.chunks.len(), 1);
-    assert_eq!(plan.chunks[0].user_ids, [2, 5, 9], "the consolidated file keeps the ids' order");
+    assert_eq!(
+        plan.chunks[0].user_ids,
+        [2, 5, 9],
+        "the consolidated file keeps the ids' order"
+    );
     let plan = super::plan(&workers, day(2024, 1, 1), day(2024, 1, 15), true).unwrap();
-    assert_eq!(suffixes(&plan), ["Jones_Cy", "smith_Bob", "White_Ann"], "by name, ignoring case");
+    assert_eq!(
+        suffixes(&plan),
+        ["Jones_Cy", "smith_Bob", "White_Ann"],
+        "by name, ignoring case"
+    );
     // Ignored over 31 days.
     let plan = super::plan(&workers, day(2024, 1, 1), day(2024, 3, 1), true).unwrap();
     assert_eq!((plan.strategy, plan.chunks.len()), (Strategy::Over31Days, 3));
@@ -158,7 +200,13 @@ fn two_years_of_many_workers_is_per_worker_and_year() {
 
 #[test]
 fn a_split_into_too_many_files_is_refused_before_it_is_listed() {
-    assert_eq!(plan(&many(1), day(1, 1, 1), day(9999, 12, 31), false).unwrap().chunks.len(), 9999);
+    assert_eq!(
+        plan(&many(1), day(1, 1, 1), day(9999, 12, 31), false)
+            .unwrap()
+            .chunks
+            .len(),
+        9999
+    );
     let too_long = plan(&many(2), day(1, 1, 1), day(9999, 12, 31), false).unwrap_err();
     assert_eq!(too_long.chunks, 19_998);
     let centuries = plan(&many(1), NaiveDate::MIN, NaiveDate::MAX, false).unwrap_err();

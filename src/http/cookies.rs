@@ -1,5 +1,6 @@
-//! The cookies of the authorization pages, read and written with the `cookie` crate: the
-//! browser session and the browser's CSRF cookie (whose form tokens are in [`super::csrf`]).
+//! Cookies, read and written with the `cookie` crate: the authorization pages' browser session
+//! and CSRF cookie (whose form tokens are in [`crate::oauth::csrf`]), and the jar the token
+//! routes read their `rt` cookie from.
 //! Both are `HttpOnly`, `SameSite=Lax` (sent on a top-level navigation from another site, never
 //! on its cross-site POST or in its frames), on the whole site, and `Secure` in production (the
 //! sandbox may run on plain-HTTP localhost).
