@@ -65,6 +65,21 @@ fn too_many_requests(retry_after: i64) -> types::ApiError {
     )
 }
 
+/// The caller of an operation that requires a bearer token, or the operation's answer when there
+/// is none: `limited` (its 429) for a software vendor over its rate, `failed` (its 500) when the
+/// database failed while the token was checked.
+fn authenticated<R>(
+    bearer_auth: Result<(Caller, Actor), NoCaller>,
+    limited: impl FnOnce(types::ApiError, i64) -> R,
+    failed: impl FnOnce(types::ApiError) -> R,
+) -> Result<(Caller, Actor), R> {
+    match bearer_auth {
+        Ok(authenticated) => Ok(authenticated),
+        Err(NoCaller::RateLimited(retry_after)) => Err(limited(too_many_requests(retry_after), retry_after)),
+        Err(_) => Err(failed(api_error("An internal error occurred", "INTERNAL_ERROR"))),
+    }
+}
+
 fn database_unreachable() -> types::ApiError {
     api_error("The database is unreachable", "INTERNAL_ERROR")
 }
@@ -174,20 +189,13 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFilesRequest,
     ) -> GenerateTachographFilesResponse {
-        let (caller, actor) = match bearer_auth {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| GenerateTachographFilesResponse::TooManyRequests { body, retry_after },
+            GenerateTachographFilesResponse::InternalServerError,
+        ) {
             Ok(authenticated) => authenticated,
-            Err(NoCaller::RateLimited(retry_after)) => {
-                return GenerateTachographFilesResponse::TooManyRequests {
-                    body: too_many_requests(retry_after),
-                    retry_after,
-                };
-            }
-            Err(_) => {
-                return GenerateTachographFilesResponse::InternalServerError(api_error(
-                    "An internal error occurred",
-                    "INTERNAL_ERROR",
-                ));
-            }
+            Err(answer) => return answer,
         };
         audit(&self.app, &caller, "POST /companies/generate_tachograph_files").await;
         crate::http::export::generate(&self.app, actor, request).await
@@ -198,20 +206,13 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFileRequest,
     ) -> GenerateTachographFileResponse {
-        let (caller, actor) = match bearer_auth {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| GenerateTachographFileResponse::TooManyRequests { body, retry_after },
+            GenerateTachographFileResponse::InternalServerError,
+        ) {
             Ok(authenticated) => authenticated,
-            Err(NoCaller::RateLimited(retry_after)) => {
-                return GenerateTachographFileResponse::TooManyRequests {
-                    body: too_many_requests(retry_after),
-                    retry_after,
-                };
-            }
-            Err(_) => {
-                return GenerateTachographFileResponse::InternalServerError(api_error(
-                    "An internal error occurred",
-                    "INTERNAL_ERROR",
-                ));
-            }
+            Err(answer) => return answer,
         };
         audit(&self.app, &caller, "POST /users/generate_tachograph_file").await;
         crate::http::export::generate_personal(&self.app, actor, request).await
@@ -230,20 +231,13 @@ impl RestApi for RestHandlers {
         bearer_auth: Self::BearerAuth,
         request: ValidateExportParamsRequest,
     ) -> ValidateExportParamsResponse {
-        let (caller, actor) = match bearer_auth {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| ValidateExportParamsResponse::TooManyRequests { body, retry_after },
+            ValidateExportParamsResponse::InternalServerError,
+        ) {
             Ok(authenticated) => authenticated,
-            Err(NoCaller::RateLimited(retry_after)) => {
-                return ValidateExportParamsResponse::TooManyRequests {
-                    body: too_many_requests(retry_after),
-                    retry_after,
-                };
-            }
-            Err(_) => {
-                return ValidateExportParamsResponse::InternalServerError(api_error(
-                    "An internal error occurred",
-                    "INTERNAL_ERROR",
-                ));
-            }
+            Err(answer) => return answer,
         };
         audit(&self.app, &caller, "POST /companies/validate_export_params").await;
         crate::http::reports::validate(&self.app, actor, request).await
