@@ -11,21 +11,10 @@ use crate::http::contract::{
 
 use crate::domain::export::request::{Details, ExportRequest};
 use crate::domain::export::{archive, c1b, keys_store};
+use crate::http::api_error::{api_error, internal_error};
 use crate::http::contract::rt::ByteStream;
 use crate::http::streamed;
 use tracing::Instrument;
-
-fn error(message: &str, code: &str) -> types::ApiError {
-    types::ApiError {
-        error: message.to_string(),
-        error_code: code.to_string(),
-        details: None,
-    }
-}
-
-fn internal() -> types::ApiError {
-    error("An internal error occurred", "INTERNAL_ERROR")
-}
 
 /// Why a company export is refused before any work.
 pub enum Refusal {
@@ -42,14 +31,14 @@ pub async fn admin_of_every(app: &App, actor: Actor, company_ids: &[i64]) -> Res
         match permissions::is_admin(&app.db, actor, *company_id).await {
             Ok(true) => {}
             Ok(false) => {
-                return Err(Refusal::Forbidden(error(
-                    &format!("Actor is not authorized to export the data of company {company_id}"),
+                return Err(Refusal::Forbidden(api_error(
+                    format!("Actor is not authorized to export the data of company {company_id}"),
                     "AUTHORIZATION_ERROR",
                 )));
             }
             Err(error) => {
                 error.log_if_internal();
-                return Err(Refusal::Internal(internal()));
+                return Err(Refusal::Internal(internal_error()));
             }
         }
     }
@@ -85,7 +74,7 @@ pub async fn generate(
         Ok(company) => company.map(|c| c.usual_name),
         Err(error) => {
             error.log_if_internal();
-            return GenerateTachographFilesResponse::InternalServerError(internal());
+            return GenerateTachographFilesResponse::InternalServerError(internal_error());
         }
     };
     let started = std::time::Instant::now();
@@ -104,7 +93,7 @@ pub async fn generate(
         Err(error) => {
             tracing::error!(?error, "C1B export failed");
             app.metrics.export_finished("error", started.elapsed().as_secs_f64());
-            return GenerateTachographFilesResponse::InternalServerError(internal());
+            return GenerateTachographFilesResponse::InternalServerError(internal_error());
         }
     };
     let (writer, failure, chunks) = streamed::channel();
@@ -179,7 +168,7 @@ pub async fn generate_personal(
         Err(error) => {
             tracing::error!(?error, "personal C1B export failed");
             app.metrics.export_finished("error", started.elapsed().as_secs_f64());
-            GenerateTachographFileResponse::InternalServerError(internal())
+            GenerateTachographFileResponse::InternalServerError(internal_error())
         }
     }
 }
@@ -191,7 +180,7 @@ pub async fn root_public_key(app: &App) -> TachographRootPublicKeyResponse {
         Ok(root) => TachographRootPublicKeyResponse::Ok(c1b::root_public_key_ec_pk(&root).to_vec().into()),
         Err(error) => {
             error.log_if_internal();
-            TachographRootPublicKeyResponse::InternalServerError(internal())
+            TachographRootPublicKeyResponse::InternalServerError(internal_error())
         }
     }
 }

@@ -4,6 +4,7 @@
 //! routes are put together in `crate::routes`.
 
 pub mod allow;
+pub mod api_error;
 pub mod body;
 pub mod compression;
 pub mod console;

@@ -6,6 +6,7 @@ use crate::domain::auth::Actor;
 use crate::domain::companies::today;
 use crate::domain::export::chunking::{MAX_CHUNKED_IDS, MAX_CHUNKS, Plan, Strategy};
 use crate::domain::export::reports::{self, ReportRequest};
+use crate::http::api_error::internal_error;
 use crate::http::contract::{ValidateExportParamsRequest, ValidateExportParamsResponse, types};
 use crate::http::export::{Refusal, admin_of_every};
 
@@ -43,11 +44,7 @@ pub async fn validate(app: &App, actor: Actor, request: ValidateExportParamsRequ
         }),
         Err(error) => {
             error.log_if_internal();
-            ValidateExportParamsResponse::InternalServerError(types::ApiError {
-                error: "An internal error occurred".to_string(),
-                error_code: "INTERNAL_ERROR".to_string(),
-                details: None,
-            })
+            ValidateExportParamsResponse::InternalServerError(internal_error())
         }
     }
 }

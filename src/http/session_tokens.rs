@@ -10,7 +10,8 @@ use crate::app::App;
 use crate::config::Environment;
 use crate::domain::auth::Caller;
 use crate::domain::users::sessions;
-use crate::errors::{AppError, Code};
+use crate::errors::Code;
+use crate::http::api_error::{api_error, internal_error};
 use crate::http::contract::{
     TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest, TokenRefreshResponse, types,
 };
@@ -53,22 +54,6 @@ fn removed(name: &'static str, path: &'static str) -> String {
         .to_string()
 }
 
-fn api_error(error: &AppError) -> types::ApiError {
-    types::ApiError {
-        error: error.message.clone(),
-        error_code: error.code.as_str().to_string(),
-        details: None,
-    }
-}
-
-fn internal() -> types::ApiError {
-    types::ApiError {
-        error: "An internal error occurred".to_string(),
-        error_code: "INTERNAL_ERROR".to_string(),
-        details: None,
-    }
-}
-
 pub async fn refresh(app: &App, request: TokenRefreshRequest) -> TokenRefreshResponse {
     let token = presented(&request.headers);
     match sessions::refresh(&app.db, app.environment, token.as_deref()).await {
@@ -86,11 +71,11 @@ pub async fn refresh(app: &App, request: TokenRefreshRequest) -> TokenRefreshRes
         Err(error) if error.code == Code::AuthenticationError => TokenRefreshResponse::Unauthorized {
             // A token was refused: the browser's cookie, if it held it, is of no more use.
             set_cookie: token.map(|_| vec![removed(REFRESH, REFRESH_PATH)]).unwrap_or_default(),
-            body: api_error(&error),
+            body: api_error(error.message, error.code.as_str()),
         },
         Err(error) => {
             error.log_if_internal();
-            TokenRefreshResponse::InternalServerError(internal())
+            TokenRefreshResponse::InternalServerError(internal_error())
         }
     }
 }
@@ -105,12 +90,12 @@ pub async fn logout(app: &App, request: TokenLogoutRequest) -> TokenLogoutRespon
             set_cookie,
         },
         Err(error) if error.code == Code::AuthenticationError => TokenLogoutResponse::Unauthorized {
-            body: api_error(&error),
+            body: api_error(error.message, error.code.as_str()),
             set_cookie,
         },
         Err(error) => {
             error.log_if_internal();
-            TokenLogoutResponse::InternalServerError(internal())
+            TokenLogoutResponse::InternalServerError(internal_error())
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::config::Environment;
 use crate::domain::auth::{Actor, Caller};
 use crate::domain::companies::company;
 use crate::domain::vendors::audit;
+use crate::http::api_error::{api_error, internal_error};
 use crate::mail::outbox;
 
 use crate::http::contract::{
@@ -49,15 +50,6 @@ async fn audit(app: &App, caller: &Caller, operation: &str) {
     }
 }
 
-/// `{"error", "error_code"}`, the shape of the REST errors other than OAuth's.
-pub fn api_error(error: impl Into<String>, error_code: &str) -> types::ApiError {
-    types::ApiError {
-        error: error.into(),
-        error_code: error_code.to_string(),
-        details: None,
-    }
-}
-
 fn too_many_requests(retry_after: i64) -> types::ApiError {
     api_error(
         format!("Too many requests from this client: retry in {retry_after} s"),
@@ -76,7 +68,7 @@ fn authenticated<R>(
     match bearer_auth {
         Ok(authenticated) => Ok(authenticated),
         Err(NoCaller::RateLimited(retry_after)) => Err(limited(too_many_requests(retry_after), retry_after)),
-        Err(_) => Err(failed(api_error("An internal error occurred", "INTERNAL_ERROR"))),
+        Err(_) => Err(failed(internal_error())),
     }
 }
 
