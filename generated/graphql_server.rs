@@ -58,6 +58,21 @@ for crate::graphql::scalars::OverValidationJustificationEnum {
         "Input form of the justification of an admin validation, as a lower-case string, one of: `personal`, `professional` or `time_off`. Any other value, or a value that is not a string, is rejected. Returned as OverValidationJustification.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
     }
 }
+impl async_graphql::Description for crate::graphql::scalars::GenderEnum {
+    fn description() -> &'static str {
+        "A gender as a lower-case string, one of: `female`, `male`. Any other value, or a value that is not a string, is rejected.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::WarningToDisableTypeEnum {
+    fn description() -> &'static str {
+        "A warning of the reference's applications that a user may ask not to see again, as a lower-case string, one of: `employee-validation`, `admin-mission-modification`, `employee-geolocation-information`, `employee-off-creation`. Any other value, or a value that is not a string, is rejected.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::Password {
+    fn description() -> &'static str {
+        "A password as a string. The operation that takes one checks it (Roadlog's rule: 8 to 1024 characters) and answers INVALID_INPUTS otherwise, whether it came as a variable or inline."
+    }
+}
 impl async_graphql::Description for crate::graphql::scalars::JSONString {
     fn description() -> &'static str {
         "A JSON document encoded as a string (the reference's `JSONString`): the value is a string whose content is JSON."
@@ -392,7 +407,7 @@ impl Mutations {
     async fn vehicles(&self) -> Option<Vehicles> {
         Some(Vehicles)
     }
-    ///The caller's own account: its notifications.
+    ///The caller's own account: its notifications, e-mail, names, phone number, time zone, gender, password, and the warnings it disabled.
     #[graphql(name = "account")]
     async fn account(&self) -> Option<Account> {
         Some(Account)
@@ -1164,6 +1179,15 @@ pub struct User {
     ///Birth date of the user as a YYYY-MM-DD string, if known.
     #[graphql(name = "birthDate")]
     pub birth_date: Option<String>,
+    ///The user's gender as the user gave it with account.changeGender: `female` or `male`; null until then.
+    #[graphql(name = "gender")]
+    pub gender: Option<String>,
+    ///Whether the request acts as this user through someone else's impersonation. Always false in Roadlog, which has no impersonation: every credential it accepts (a login session, an OAuth client's token, a vendor's employment token) is the user's own or one the user granted.
+    #[graphql(name = "isImpersonated")]
+    pub is_impersonated: Option<bool>,
+    ///True when the account's password was set by someone other than its owner and not changed since (the sandbox's demo workers): an application should ask the user to choose one (account.resetPasswordConnected). False once the owner chose it (sign-up, a reset link, resetPasswordConnected).
+    #[graphql(name = "shouldUpdatePassword")]
+    pub should_update_password: Option<bool>,
 }
 ///The arguments of `User.activities`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
 #[derive(Debug, Clone)]
@@ -1232,6 +1256,12 @@ pub struct UserRegulationComputationsByDayArgs {
 ///Resolvers of the fields of `User` that are not plain data.
 #[async_trait::async_trait]
 pub trait UserResolver: Send + Sync + 'static {
+    ///The warnings of the reference's applications the user asked not to see again (account.disableWarning), values of WarningToDisableTypeEnum in the order that scalar lists them. A preference for applications to read; the service itself never reads it. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    async fn disabled_warnings(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>>;
     ///Non-cancelled activities of the user overlapping the period, most recent first. The user himself sees all of them; another caller sees only those in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
     async fn activities(
         &self,
@@ -1301,6 +1331,17 @@ pub trait UserResolver: Send + Sync + 'static {
 }
 #[ComplexObject]
 impl User {
+    ///The warnings of the reference's applications the user asked not to see again (account.disableWarning), values of WarningToDisableTypeEnum in the order that scalar lists them. A preference for applications to read; the service itself never reads it. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "disabledWarnings")]
+    async fn disabled_warnings(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().user.disabled_warnings(ctx, self).await,
+        )
+    }
     ///Non-cancelled activities of the user overlapping the period, most recent first. The user himself sees all of them; another caller sees only those in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
     #[graphql(name = "activities")]
     async fn activities(
@@ -5690,7 +5731,7 @@ pub struct SendInvitationsReminders {
     #[graphql(name = "sentToEmploymentIds")]
     pub sent_to_employment_ids: Option<Vec<Option<i32>>>,
 }
-///Mutations of the caller's own account.
+///Mutations of the caller's own account, served under the reference's names (its private schema). They act on the caller's account only, and need no confirmed address (a user who mistyped a new address in changeEmail can correct it). A software vendor's employment token reaches one company, not the account: it may mark its notifications read, nothing else here (AUTHORIZATION_ERROR).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Account;
 ///The arguments of `Account.markNotificationsAsRead`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
@@ -5698,6 +5739,58 @@ pub struct Account;
 pub struct AccountMarkNotificationsAsReadArgs {
     ///The notifications to mark read.
     pub notification_ids: Vec<Option<i32>>,
+}
+///The arguments of `Account.changeEmail`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeEmailArgs {
+    ///The new address (trimmed and lower-cased by the Email scalar).
+    pub email: crate::graphql::scalars::Email,
+}
+///The arguments of `Account.changeName`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeNameArgs {
+    ///The caller's own id.
+    pub user_id: i32,
+    ///New first name, 1 to 255 characters (trimmed).
+    pub new_first_name: String,
+    ///New last name, 1 to 255 characters (trimmed).
+    pub new_last_name: String,
+}
+///The arguments of `Account.changePhoneNumber`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangePhoneNumberArgs {
+    ///The caller's own id.
+    pub user_id: i32,
+    ///The new number, at most 30 characters (trimmed); blank removes it.
+    pub new_phone_number: String,
+}
+///The arguments of `Account.changeTimezone`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeTimezoneArgs {
+    ///An IANA time zone name, e.g. `Europe/Paris`, `America/Cayenne`.
+    pub timezone_name: String,
+}
+///The arguments of `Account.changeGender`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeGenderArgs {
+    ///`female` or `male`.
+    pub gender: crate::graphql::scalars::GenderEnum,
+}
+///The arguments of `Account.resetPasswordConnected`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountResetPasswordConnectedArgs {
+    ///The new password, 8 to 1024 characters.
+    pub password: crate::graphql::scalars::Password,
+    ///The caller's own id.
+    pub user_id: i32,
+    ///Roadlog extension, required: the current password. Optional in the contract only so that the reference's documents stay valid; without it the mutation fails with INVALID_INPUTS.
+    pub current_password: Option<String>,
+}
+///The arguments of `Account.disableWarning`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountDisableWarningArgs {
+    ///The warning not to show again.
+    pub warning_name: crate::graphql::scalars::WarningToDisableTypeEnum,
 }
 ///Resolvers of the fields of `Account` that are not plain data.
 #[async_trait::async_trait]
@@ -5708,8 +5801,50 @@ pub trait AccountResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: AccountMarkNotificationsAsReadArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Notification>>>>;
+    ///Changes the account's login e-mail and returns the user. The new address must be confirmed, as in the reference: the account counts as unconfirmed until the link e-mailed to the new address is opened (production then refuses the mutations that need a confirmed address, AUTHORIZATION_ERROR; logging in, reading and these account mutations still work), and the links sent earlier (confirmation, password reset) stop working. The previous address is told of the change by e-mail. The same address as the current one changes nothing and sends nothing. Errors: INVALID_INPUTS (an address another account has), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    async fn change_email(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeEmailArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Changes the user's first and last names and returns the user. Errors: INVALID_INPUTS (a name blank or longer than 255 characters; the reference accepts empty names), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token), AUTHENTICATION_ERROR.
+    async fn change_name(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeNameArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Changes the user's phone number and returns the user; a blank one removes it. Errors: INVALID_INPUTS (longer than 30 characters, or characters other than digits, spaces and `+ - . ( )`), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token), AUTHENTICATION_ERROR.
+    async fn change_phone_number(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangePhoneNumberArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Changes the user's time zone and returns the user. The zone cuts the user's days (work days, regulation days, exports), so only an IANA time zone name spelt as the time zone database spells it is accepted (the reference stores any text and fails later). Errors: INVALID_INPUTS (an unknown or blank name), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    async fn change_timezone(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeTimezoneArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Sets the user's gender (User.gender) and returns the user; as in the reference, it cannot be reset to null. Errors: AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR; a value outside GenderEnum is refused by validation.
+    async fn change_gender(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeGenderArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Changes the caller's password. Roadlog asks for the current password as well (the reference does not): a stolen token alone cannot lock the owner out. A wrong one counts as a failed login of the account from the request's address (the login throttle), and past the throttle's limit the attempt is refused without checking it. On success every other login session of the account ends (their access and refresh tokens stop working), as do the account pages' browser sessions and the unused password-reset links; the session of the request goes on. Access granted to third-party applications (OAuth) stays, as after a reset by e-mail: the owner revokes it with auth.revokeAuthorizedClient. Errors: INVALID_INPUTS (currentPassword missing or wrong — `field: currentPassword`, `reason: BAD_PASSWORD`, with `nb_bad_tries` and `max_possible_tries` as at login —, or a new password outside 8 to 1024 characters), AUTHENTICATION_ERROR (`reason: TOO_MANY_ATTEMPTS` with `retryAfter` seconds, when the throttle refuses; or no valid credentials), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token).
+    async fn reset_password_connected(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountResetPasswordConnectedArgs,
+    ) -> async_graphql::Result<Option<Void>>;
+    ///Adds a warning to User.disabledWarnings (once: disabling it again changes nothing). No mutation removes one, as in the reference. Errors: AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR; a value outside WarningToDisableTypeEnum is refused by validation.
+    async fn disable_warning(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountDisableWarningArgs,
+    ) -> async_graphql::Result<Option<Void>>;
 }
-///Mutations of the caller's own account.
+///Mutations of the caller's own account, served under the reference's names (its private schema). They act on the caller's account only, and need no confirmed address (a user who mistyped a new address in changeEmail can correct it). A software vendor's employment token reaches one company, not the account: it may mark its notifications read, nothing else here (AUTHORIZATION_ERROR).
 #[Object(name = "Account")]
 impl Account {
     ///Marks notifications of the caller read and returns them. Every id must be one of the caller's notifications (AUTHORIZATION_ERROR otherwise, nothing marked) — with a software vendor's employment token, one about a mission of the token's company; at most 500 ids. The reference serves it in its private schema under the same names. Errors: AUTHORIZATION_ERROR, INVALID_INPUTS, AUTHENTICATION_ERROR.
@@ -5729,6 +5864,183 @@ impl Account {
                     ctx,
                     AccountMarkNotificationsAsReadArgs {
                         notification_ids,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Changes the account's login e-mail and returns the user. The new address must be confirmed, as in the reference: the account counts as unconfirmed until the link e-mailed to the new address is opened (production then refuses the mutations that need a confirmed address, AUTHORIZATION_ERROR; logging in, reading and these account mutations still work), and the links sent earlier (confirmation, password reset) stop working. The previous address is told of the change by e-mail. The same address as the current one changes nothing and sends nothing. Errors: INVALID_INPUTS (an address another account has), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeEmail")]
+    async fn change_email(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "email",
+            desc = "The new address (trimmed and lower-cased by the Email scalar)."
+        )]
+        email: crate::graphql::scalars::Email,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_email(ctx, AccountChangeEmailArgs { email })
+                .await,
+        )
+    }
+    ///Changes the user's first and last names and returns the user. Errors: INVALID_INPUTS (a name blank or longer than 255 characters; the reference accepts empty names), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeName")]
+    async fn change_name(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "userId", desc = "The caller's own id.")]
+        user_id: i32,
+        #[graphql(
+            name = "newFirstName",
+            desc = "New first name, 1 to 255 characters (trimmed)."
+        )]
+        new_first_name: String,
+        #[graphql(
+            name = "newLastName",
+            desc = "New last name, 1 to 255 characters (trimmed)."
+        )]
+        new_last_name: String,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_name(
+                    ctx,
+                    AccountChangeNameArgs {
+                        user_id,
+                        new_first_name,
+                        new_last_name,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Changes the user's phone number and returns the user; a blank one removes it. Errors: INVALID_INPUTS (longer than 30 characters, or characters other than digits, spaces and `+ - . ( )`), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changePhoneNumber")]
+    async fn change_phone_number(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "userId", desc = "The caller's own id.")]
+        user_id: i32,
+        #[graphql(
+            name = "newPhoneNumber",
+            desc = "The new number, at most 30 characters (trimmed); blank removes it."
+        )]
+        new_phone_number: String,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_phone_number(
+                    ctx,
+                    AccountChangePhoneNumberArgs {
+                        user_id,
+                        new_phone_number,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Changes the user's time zone and returns the user. The zone cuts the user's days (work days, regulation days, exports), so only an IANA time zone name spelt as the time zone database spells it is accepted (the reference stores any text and fails later). Errors: INVALID_INPUTS (an unknown or blank name), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeTimezone")]
+    async fn change_timezone(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "timezoneName",
+            desc = "An IANA time zone name, e.g. `Europe/Paris`, `America/Cayenne`."
+        )]
+        timezone_name: String,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_timezone(
+                    ctx,
+                    AccountChangeTimezoneArgs {
+                        timezone_name,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Sets the user's gender (User.gender) and returns the user; as in the reference, it cannot be reset to null. Errors: AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR; a value outside GenderEnum is refused by validation.
+    #[graphql(name = "changeGender")]
+    async fn change_gender(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "gender", desc = "`female` or `male`.")]
+        gender: crate::graphql::scalars::GenderEnum,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_gender(ctx, AccountChangeGenderArgs { gender })
+                .await,
+        )
+    }
+    ///Changes the caller's password. Roadlog asks for the current password as well (the reference does not): a stolen token alone cannot lock the owner out. A wrong one counts as a failed login of the account from the request's address (the login throttle), and past the throttle's limit the attempt is refused without checking it. On success every other login session of the account ends (their access and refresh tokens stop working), as do the account pages' browser sessions and the unused password-reset links; the session of the request goes on. Access granted to third-party applications (OAuth) stays, as after a reset by e-mail: the owner revokes it with auth.revokeAuthorizedClient. Errors: INVALID_INPUTS (currentPassword missing or wrong — `field: currentPassword`, `reason: BAD_PASSWORD`, with `nb_bad_tries` and `max_possible_tries` as at login —, or a new password outside 8 to 1024 characters), AUTHENTICATION_ERROR (`reason: TOO_MANY_ATTEMPTS` with `retryAfter` seconds, when the throttle refuses; or no valid credentials), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token).
+    #[graphql(name = "resetPasswordConnected")]
+    async fn reset_password_connected(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "password", desc = "The new password, 8 to 1024 characters.")]
+        password: crate::graphql::scalars::Password,
+        #[graphql(name = "userId", desc = "The caller's own id.")]
+        user_id: i32,
+        #[graphql(
+            name = "currentPassword",
+            desc = "Roadlog extension, required: the current password. Optional in the contract only so that the reference's documents stay valid; without it the mutation fails with INVALID_INPUTS."
+        )]
+        current_password: Option<String>,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .reset_password_connected(
+                    ctx,
+                    AccountResetPasswordConnectedArgs {
+                        password,
+                        user_id,
+                        current_password,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Adds a warning to User.disabledWarnings (once: disabling it again changes nothing). No mutation removes one, as in the reference. Errors: AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR; a value outside WarningToDisableTypeEnum is refused by validation.
+    #[graphql(name = "disableWarning")]
+    async fn disable_warning(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "warningName", desc = "The warning not to show again.")]
+        warning_name: crate::graphql::scalars::WarningToDisableTypeEnum,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .disable_warning(
+                    ctx,
+                    AccountDisableWarningArgs {
+                        warning_name,
                     },
                 )
                 .await,

@@ -29,6 +29,36 @@ struct ConfirmFr<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "mail/confirm_new_email.en.txt")]
+struct ConfirmNewEn<'a> {
+    name: &'a str,
+    link: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/confirm_new_email.fr.txt")]
+struct ConfirmNewFr<'a> {
+    name: &'a str,
+    link: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/email_changed.en.txt")]
+struct ChangedEn<'a> {
+    name: &'a str,
+    new_email: &'a str,
+    public_url: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/email_changed.fr.txt")]
+struct ChangedFr<'a> {
+    name: &'a str,
+    new_email: &'a str,
+    public_url: &'a str,
+}
+
+#[derive(Template)]
 #[template(path = "mail/reset_password.en.txt")]
 struct ResetEn<'a> {
     link: &'a str,
@@ -70,6 +100,49 @@ pub fn confirm_email(lang: Lang, name: &str, link: &str) -> Message {
         Lang::Fr => Message {
             subject: "Confirmez votre adresse e-mail".into(),
             body: render(&ConfirmFr { name, link }, link),
+        },
+    }
+}
+
+/// The e-mail with the link that confirms the new address of an account (`account.changeEmail`).
+pub fn confirm_new_email(lang: Lang, name: &str, link: &str) -> Message {
+    match lang {
+        Lang::En => Message {
+            subject: "Confirm the new e-mail address of your Roadlog account".into(),
+            body: render(&ConfirmNewEn { name, link }, link),
+        },
+        Lang::Fr => Message {
+            subject: "Confirmez la nouvelle adresse e-mail de votre compte Roadlog".into(),
+            body: render(&ConfirmNewFr { name, link }, link),
+        },
+    }
+}
+
+/// The e-mail that tells the previous address of an account that the account moved to
+/// `new_email`, so that an owner who did not ask for it learns of it.
+pub fn email_changed(lang: Lang, name: &str, new_email: &str, public_url: &str) -> Message {
+    match lang {
+        Lang::En => Message {
+            subject: "The e-mail address of your Roadlog account changed".into(),
+            body: render(
+                &ChangedEn {
+                    name,
+                    new_email,
+                    public_url,
+                },
+                new_email,
+            ),
+        },
+        Lang::Fr => Message {
+            subject: "L'adresse e-mail de votre compte Roadlog a changé".into(),
+            body: render(
+                &ChangedFr {
+                    name,
+                    new_email,
+                    public_url,
+                },
+                new_email,
+            ),
         },
     }
 }

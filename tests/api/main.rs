@@ -54,6 +54,7 @@ mod oauth_flow;
 mod oauth_limits;
 mod oauth_token;
 mod operator;
+mod own_account;
 mod plans;
 mod property;
 mod published;
