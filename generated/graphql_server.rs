@@ -2762,6 +2762,12 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
+    ///The employee's request to be detached from the company (employments.requestDetachment): when it was first made and when the admins were last written to; null when none was made. Kept when the employment is terminated; cleared when reattachEmployment cancels a termination of the same day. Readable like the employment.
+    async fn detachment_request(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<DetachmentRequestOutput>>;
 }
 #[ComplexObject]
 impl Employment {
@@ -2826,6 +2832,32 @@ impl Employment {
                 .await,
         )
     }
+    ///The employee's request to be detached from the company (employments.requestDetachment): when it was first made and when the admins were last written to; null when none was made. Kept when the employment is terminated; cleared when reattachEmployment cancels a termination of the same day. Readable like the employment.
+    #[graphql(name = "detachmentRequest")]
+    async fn detachment_request(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<DetachmentRequestOutput>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employment
+                .detachment_request(ctx, self)
+                .await,
+        )
+    }
+}
+///An employee's request to be detached from a company (Employment.detachmentRequest).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "DetachmentRequestOutput")]
+pub struct DetachmentRequestOutput {
+    ///When the request was first made (Unix seconds).
+    #[graphql(name = "requestedAt")]
+    pub requested_at: Option<i32>,
+    ///When the company's admins were last written to about it (Unix seconds): the first request or the latest reminder.
+    #[graphql(name = "lastSentAt")]
+    pub last_sent_at: Option<i32>,
 }
 ///A team of a company: a group of its workers (through their employments), the company admins who manage it and the vehicles it uses. Created, replaced and deleted by company admins (Mutations.teams).
 #[derive(SimpleObject, Clone, Debug)]
@@ -4905,7 +4937,7 @@ pub struct BulkExpenditureItem {
     #[graphql(name = "creationTime")]
     pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
 }
-///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment and rejectEmployment, the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
+///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment, rejectEmployment, updateHideEmail and requestDetachment (the employment's own user), the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Employments;
 ///The arguments of `Employments.createEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
@@ -5016,6 +5048,20 @@ pub struct EmploymentsChangeEmployeeTeamArgs {
     ///The user whose employments in the company move. Exclusive with employmentId.
     pub user_id: Option<i32>,
 }
+///The arguments of `Employments.requestDetachment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsRequestDetachmentArgs {
+    ///The caller's employment.
+    pub employment_id: i32,
+}
+///The arguments of `Employments.reattachEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsReattachEmploymentArgs {
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///The former employee.
+    pub user_id: i32,
+}
 ///Resolvers of the fields of `Employments` that are not plain data.
 #[async_trait::async_trait]
 pub trait EmploymentsResolver: Send + Sync + 'static {
@@ -5091,8 +5137,20 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: EmploymentsChangeEmployeeTeamArgs,
     ) -> async_graphql::Result<Option<Company>>;
+    ///Asks the company's admins to detach the caller from it, and returns the employment: they are written to (each current admin once, the caller excepted) with how to end the employment (terminateEmployment). Nothing else changes; the first request's time is kept, and asking again is a reminder, at most once per 48 hours. The employment's own user only, while it is active (accepted, not cancelled, not ended before today). Errors: AUTHORIZATION_ERROR "Only the employee can request detachment" (another user's employment, or an unknown id, so that ids cannot be probed; the reference answers INVALID_INPUTS for an unknown one), INVALID_INPUTS "Employment is not active", INVALID_INPUTS "A request was already sent recently, please wait 48 hours" (with `retryAfter` seconds), AUTHENTICATION_ERROR.
+    async fn request_detachment(
+        &self,
+        ctx: &Context<'_>,
+        args: EmploymentsRequestDetachmentArgs,
+    ) -> async_graphql::Result<Option<Employment>>;
+    ///Attaches a former employee to the company again and returns the employment, in the first of these cases that applies: an employment accepted, then cancelled, and never ended is restored (same id; a cancelled invitation that was never accepted is not, unlike the reference, as it would become accepted without its user's consent); with no employment of the user in the company ended by today, INVALID_INPUTS "No terminated employment found for this user and company"; with an accepted employment without an end, INVALID_INPUTS "An active employment already exists for this user and company"; when the most recent ended employment ended today, its termination is cancelled (same id, detachment request cleared); otherwise a new accepted employment from today, with the admin rights, team and hideEmail of the most recent ended one, under the employment rules (OVERLAPPING_EMPLOYMENTS). The employee is told by e-mail. Company admins only. Errors: AUTHORIZATION_ERROR "Actor is not authorized to reattach employee", INVALID_RESOURCE "User not found", INVALID_INPUTS, OVERLAPPING_EMPLOYMENTS, AUTHENTICATION_ERROR.
+    async fn reattach_employment(
+        &self,
+        ctx: &Context<'_>,
+        args: EmploymentsReattachEmploymentArgs,
+    ) -> async_graphql::Result<Option<ReattachEmployment>>;
 }
-///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment and rejectEmployment, the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
+///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment, rejectEmployment, updateHideEmail and requestDetachment (the employment's own user), the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
 #[Object(name = "Employments")]
 impl Employments {
     ///Creates a pending employment, effective once the employee accepts it (validateEmployment); with `mail` an invitation e-mail with a token is sent. Exactly one of userId and mail must be given. Errors: INVALID_INPUTS (both or neither of userId and mail, endDate before startDate), INVALID_RESOURCE (unknown userId), OVERLAPPING_EMPLOYMENTS (overlapping employment in the same company, or two overlapping primary employments), NO_PRIMARY_EMPLOYMENT, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
@@ -5469,6 +5527,56 @@ impl Employments {
                 .await,
         )
     }
+    ///Asks the company's admins to detach the caller from it, and returns the employment: they are written to (each current admin once, the caller excepted) with how to end the employment (terminateEmployment). Nothing else changes; the first request's time is kept, and asking again is a reminder, at most once per 48 hours. The employment's own user only, while it is active (accepted, not cancelled, not ended before today). Errors: AUTHORIZATION_ERROR "Only the employee can request detachment" (another user's employment, or an unknown id, so that ids cannot be probed; the reference answers INVALID_INPUTS for an unknown one), INVALID_INPUTS "Employment is not active", INVALID_INPUTS "A request was already sent recently, please wait 48 hours" (with `retryAfter` seconds), AUTHENTICATION_ERROR.
+    #[graphql(name = "requestDetachment")]
+    async fn request_detachment(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "employmentId", desc = "The caller's employment.")]
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Employment>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .request_detachment(
+                    ctx,
+                    EmploymentsRequestDetachmentArgs {
+                        employment_id,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Attaches a former employee to the company again and returns the employment, in the first of these cases that applies: an employment accepted, then cancelled, and never ended is restored (same id; a cancelled invitation that was never accepted is not, unlike the reference, as it would become accepted without its user's consent); with no employment of the user in the company ended by today, INVALID_INPUTS "No terminated employment found for this user and company"; with an accepted employment without an end, INVALID_INPUTS "An active employment already exists for this user and company"; when the most recent ended employment ended today, its termination is cancelled (same id, detachment request cleared); otherwise a new accepted employment from today, with the admin rights, team and hideEmail of the most recent ended one, under the employment rules (OVERLAPPING_EMPLOYMENTS). The employee is told by e-mail. Company admins only. Errors: AUTHORIZATION_ERROR "Actor is not authorized to reattach employee", INVALID_RESOURCE "User not found", INVALID_INPUTS, OVERLAPPING_EMPLOYMENTS, AUTHENTICATION_ERROR.
+    #[graphql(name = "reattachEmployment")]
+    async fn reattach_employment(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(name = "userId", desc = "The former employee.")]
+        user_id: i32,
+    ) -> async_graphql::Result<Option<ReattachEmployment>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .reattach_employment(
+                    ctx,
+                    EmploymentsReattachEmploymentArgs {
+                        company_id,
+                        user_id,
+                    },
+                )
+                .await,
+        )
+    }
 }
 ///A page of days of work (User.workDays, Company.workDays).
 #[derive(SimpleObject, Clone, Debug)]
@@ -5730,6 +5838,17 @@ pub struct SendInvitationsReminders {
     ///The employments whose invitation was sent again, in the order given.
     #[graphql(name = "sentToEmploymentIds")]
     pub sent_to_employment_ids: Option<Vec<Option<i32>>>,
+}
+///What employments.reattachEmployment answers.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "ReattachEmployment")]
+pub struct ReattachEmployment {
+    ///The employment the user is attached by.
+    #[graphql(name = "employment")]
+    pub employment: Option<Employment>,
+    ///Whether the e-mail telling the employee was queued: always true once the reattachment succeeded, since the outbox takes it with the change (the reference answers false when its mail provider fails).
+    #[graphql(name = "emailSent")]
+    pub email_sent: Option<bool>,
 }
 ///Mutations of the caller's own account, served under the reference's names (its private schema). They act on the caller's account only, and need no confirmed address (a user who mistyped a new address in changeEmail can correct it). A software vendor's employment token reaches one company, not the account: it may mark its notifications read, nothing else here (AUTHORIZATION_ERROR).
 #[derive(Clone, Copy, Debug, Default)]

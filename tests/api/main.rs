@@ -24,6 +24,7 @@ mod contract;
 mod cors;
 mod coverage;
 mod deleted_missions;
+mod detachment;
 mod disputes;
 mod drivers;
 mod employment_batches;
