@@ -7,6 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::account_pages::mail_link;
+use crate::employment_tokens::{Headers, call, journey, token_for};
 use crate::support::{TestApp, TestUser, codes};
 
 const ME: &str = "{ me { id email firstName lastName phoneNumber timezoneName gender disabledWarnings isImpersonated shouldUpdatePassword hasConfirmedEmail } }";
@@ -197,6 +198,32 @@ on_both_backends! {
         assert_eq!(codes(&body), ["AUTHENTICATION_ERROR"], "{body}");
         let body = login(app, "jeanne@example.com", NEW_PASSWORD).await;
         assert!(body["data"]["auth"]["login"]["accessToken"].is_string(), "{body}");
+    }
+
+    async fn an_employment_token_cannot_change_the_account(app) {
+        let j = journey(app).await;
+        let token = token_for(app, &j.payroll, j.bob_employment).await;
+        let vendor = Headers { client: Some(&j.client), token: Some(&token), bearer: None };
+        let bob = j.bob.id;
+        let before = stored(app, bob).await;
+        let attempts = [
+            (NAME, json!({ "u": bob, "f": "Robert", "l": "Vendor" })),
+            (PHONE, json!({ "u": bob, "p": "0600000000" })),
+            (ZONE, json!({ "z": "Asia/Tokyo" })),
+            (GENDER, json!({ "g": "male" })),
+            (WARNING, json!({ "w": "employee-validation" })),
+            (EMAIL, json!({ "e": "vendor@example.com" })),
+            (PASSWORD, json!({ "p": NEW_PASSWORD, "u": bob, "c": OLD_PASSWORD })),
+        ];
+        for (query, variables) in attempts {
+            let body = call(app, &vendor, query, variables).await;
+            assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"], "{query}: {body}");
+        }
+        assert_eq!(stored(app, bob).await, before, "nothing changed");
+        assert!(subjects(app, "vendor@example.com").await.is_empty());
+        // Bob's own login may.
+        let body = app.as_user(&j.bob, ZONE, json!({ "z": "Asia/Tokyo" })).await;
+        assert_eq!(body["data"]["account"]["changeTimezone"]["timezoneName"], "Asia/Tokyo", "{body}");
     }
 
     async fn wrong_current_passwords_meet_the_login_throttle(app) {
