@@ -42,11 +42,12 @@ struct MonthRow {
     days: String,
 }
 
-/// A row of [`sql::COMPANY_DAYS`]: with no `days`, how many workers were alerted on a day
-/// (`period`) for a check and flags; with them, a month's (`period`) rows of the workers who are
-/// not current.
+/// A row of [`sql::COMPANY_DAYS`]: in part 0, how many workers were alerted on a day (`period`)
+/// for a check and flags; in part 1, a month's (`period`) rows of the workers who are not current
+/// (`days`); in part 2, the month before's total (`workers`).
 #[derive(sqlx::FromRow, Debug)]
 struct CompanyRow {
+    part: i64,
     period: String,
     check_type: String,
     night_work: i64,
@@ -111,38 +112,48 @@ pub(super) async fn per_day(
 }
 
 /// All the company's current workers' admin alerts dated in `[from, to)`, a line per day, check
-/// and flags, in order of day: the company's day counts less the month rows of its workers who
-/// are not current (one statement, whatever the number of workers).
+/// and flags, in order of day, and their total of `[before, from)` (the month before): the
+/// company's day counts less the month rows of its workers who are not current (one statement,
+/// whatever the number of workers).
 pub(super) async fn per_day_of_company(
     db: &Db,
     company_id: i64,
     today: &str,
-    (from, to): (NaiveDate, NaiveDate),
-) -> AppResult<Vec<AlertLine>> {
+    (before, from, to): (NaiveDate, NaiveDate, NaiveDate),
+) -> AppResult<(Vec<AlertLine>, i64)> {
     let last = to.pred_opt().unwrap_or(to);
     let rows: Vec<CompanyRow> = sqlx::query_as(db.sql(sql::COMPANY_DAYS))
         .bind(company_id)
         .bind(today)
         .bind(None::<&str>)
-        .bind(month_text(from))
+        .bind(month_text(before))
         .bind(month_text(last))
         .bind(date_text(from))
         .bind(date_text(to))
+        .bind(date_text(before))
         .fetch_all(db)
         .await?;
-    let (others, counted): (Vec<CompanyRow>, Vec<CompanyRow>) = rows.into_iter().partition(|r| r.days.is_some());
-    let others: Vec<MonthRow> = others
-        .into_iter()
-        .map(|r| MonthRow {
-            days: r.days.unwrap_or_default(),
-            month: r.period,
-            check_type: r.check_type,
-            night_work: r.night_work,
-            not_enough_break: r.not_enough_break,
-            too_much_uninterrupted_work_time: r.too_much_uninterrupted_work_time,
-        })
-        .collect();
-    Ok(less(counted, added_up(others, (from, to))?))
+    let mut counted = Vec::new();
+    let mut others = Vec::new();
+    let mut total_before = 0;
+    for row in rows {
+        match row.part {
+            0 => counted.push(row),
+            1 => others.push(MonthRow {
+                days: row.days.unwrap_or_default(),
+                month: row.period,
+                check_type: row.check_type,
+                night_work: row.night_work,
+                not_enough_break: row.not_enough_break,
+                too_much_uninterrupted_work_time: row.too_much_uninterrupted_work_time,
+            }),
+            _ => total_before = row.workers,
+        }
+    }
+    let mut others = added_up(others, (before, to))?;
+    let first = date_text(from);
+    let others_now = others.split_off(others.partition_point(|l| l.day < first));
+    Ok((less(counted, others_now), total_before - total(&others)))
 }
 
 /// The day counts less the other workers' lines, in order of day; days left with no alert are
@@ -289,6 +300,7 @@ mod tests {
 
     fn counted(day: &str, flags: [i64; 3], workers: i64) -> CompanyRow {
         CompanyRow {
+            part: 0,
             period: day.to_string(),
             check_type: "enoughBreak".to_string(),
             night_work: flags[0],

@@ -162,11 +162,8 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
     };
     let span = (period.from, period.to);
     let (lines, total_previous_month) = if whole_company {
-        let first = period.previous.unwrap_or(period.from);
-        let mut lines = lines::per_day_of_company(db, query.company_id, &today, (first, period.to)).await?;
-        let from = date_text(period.from);
-        let current = lines.split_off(lines.partition_point(|l| l.day < from));
-        (current, lines::total(&lines))
+        let before = period.previous.unwrap_or(period.from);
+        lines::per_day_of_company(db, query.company_id, &today, (before, period.from, period.to)).await?
     } else if query.with_details {
         (lines::per_worker(db, &workers, span).await?, head.previous_total)
     } else {

@@ -33,6 +33,14 @@ const JOINED_DAYS: Fragment = PerBackend {
     postgres: "string_agg(CAST(m.days AS TEXT), ',')",
 };
 
+/// The month rows of the workers who are not current, read by worker (`m.user_id = g.user_id`):
+/// SQLite is told to take the worker index, where it would otherwise walk the company's whole
+/// month for each such worker (its planner has no statistics to tell the two apart).
+const OTHERS_MONTH_ROWS: Fragment = PerBackend {
+    sqlite: "company_alert_months m INDEXED BY company_alert_months_user",
+    postgres: "company_alert_months m",
+};
+
 /// An employment of user `$4` in company `$1` covering `$2` (today), with admin rights.
 const ADMIN_OF_ACTOR: &str = admin_on!("$1", "$2", "$4");
 
@@ -69,28 +77,37 @@ crate::statements! {
         {IN_WORKERS},
         " GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time"
     );
-    /// All the company's current workers' admin alerts of days `[$6, $7)` in one statement, as
-    /// two kinds of rows: the company's (`$1`) counts per day, check and flags
-    /// (`company_alert_days`, `days` null), the counts of every worker who keeps month rows in the
-    /// company; and the admin month rows from month `$4` to `$5` (`YYYY-MM`) of the workers who
-    /// are not among its workers on `$2` ([`WORKERS`], `$3` null), grouped as [`MONTHS`], to be
-    /// taken out. Those are the workers with an employment there that is not current (ended, not
-    /// yet started, not approved, dismissed), read first (`g`), so that a company whose workers
-    /// are all current reads none of its month rows.
+    /// All the company's current workers' admin alerts of days `[$6, $7)` and the total of the
+    /// days `[$8, $6)` (the month before, or none) in one statement, as three parts (`part`):
+    /// 0, the company's (`$1`) counts per day, check and flags (`company_alert_days`), the counts
+    /// of every worker who keeps month rows in the company; 1, the admin month rows from month
+    /// `$4` to `$5` (`YYYY-MM`) of the workers who are not among its workers on `$2`
+    /// ([`WORKERS`], `$3` null), grouped as [`MONTHS`], to be taken out; 2, one row whose
+    /// `workers` is the total of the days `[$8, $6)` counted as the recap counts (an `enoughBreak`
+    /// alert with both halves failed counts twice). The workers taken out are those with an
+    /// employment there that is not current (ended, not yet started, not approved, dismissed),
+    /// read first (`g`), so that a company whose workers are all current reads none of its
+    /// month rows.
     pub const COMPANY_DAYS: PerBackend = crate::per_backend!(
         {WORKERS},
         ", g AS (SELECT DISTINCT e.user_id FROM employments e WHERE e.company_id = $1 AND e.user_id IS NOT NULL \
-           AND NOT EXISTS (SELECT 1 FROM w WHERE w.user_id = e.user_id)) \
-         SELECT d.day AS period, d.check_type, d.night_work, d.not_enough_break, d.too_much_uninterrupted_work_time, \
-           d.workers, CAST(NULL AS TEXT) AS days FROM company_alert_days d \
+           AND e.user_id NOT IN (SELECT user_id FROM w)) \
+         SELECT CAST(0 AS BIGINT) AS part, d.day AS period, d.check_type, d.night_work, d.not_enough_break, \
+           d.too_much_uninterrupted_work_time, d.workers, CAST(NULL AS TEXT) AS days FROM company_alert_days d \
          WHERE d.company_id = $1 AND d.day >= $6 AND d.day < $7 AND d.workers > 0 \
          UNION ALL \
-         SELECT m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time, \
-           CAST(0 AS BIGINT), ",
+         SELECT CAST(1 AS BIGINT), m.month, m.check_type, m.night_work, m.not_enough_break, \
+           m.too_much_uninterrupted_work_time, CAST(0 AS BIGINT), ",
         {JOINED_DAYS},
-        " FROM g CROSS JOIN company_alert_months m WHERE m.user_id = g.user_id AND m.company_id = $1 \
+        " FROM g CROSS JOIN ",
+        {OTHERS_MONTH_ROWS},
+        " WHERE m.user_id = g.user_id AND m.company_id = $1 \
            AND m.submitter_type = 'admin' AND m.month >= $4 AND m.month <= $5 \
-         GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time"
+         GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time \
+         UNION ALL \
+         SELECT CAST(2 AS BIGINT), '', '', CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT), \
+           CAST(COALESCE(SUM(d.workers * (1 + d.not_enough_break * d.too_much_uninterrupted_work_time)), 0) AS BIGINT), \
+           CAST(NULL AS TEXT) FROM company_alert_days d WHERE d.company_id = $1 AND d.day >= $8 AND d.day < $6"
     );
     /// The admin alerts of the workers ([`WORKERS`]) dated in `[$4, $5)`, per day, check, worker
     /// and flags: the recap's lines when it gives the day details (one per worker and day).
