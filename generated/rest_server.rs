@@ -3504,7 +3504,7 @@ pub enum DownloadActivityReportResponse {
     PayloadTooLarge(types::ApiError),
     /// 422: Ill-formed request: invalid JSON, missing or mistyped field, empty `company_ids`, bad date; or a split into too many files.
     UnprocessableEntity(types::ApiError),
-    /// 429: The request came with a software vendor's employment token and the vendor is over its rate. Retry after the delay given in `Retry-After`.
+    /// 429: The caller already has 10 reports in progress (`TOO_MANY_EXPORTS`: fetch or cancel them first); or the request came with a software vendor's employment token and the vendor is over its rate (`AUTHORIZATION_ERROR`). Retry after the delay given in `Retry-After`.
     TooManyRequests {
         ///The body.
         body: types::ApiError,
@@ -3776,7 +3776,7 @@ pub enum ExportDownloadResponse {
         /// The `Content-Disposition` header. `attachment; filename="<ASCII name>"; filename*=UTF-8''<name>`.
         content_disposition: String,
     },
-    /// 403: A link missing a parameter, badly signed or expired.
+    /// 403: A link badly signed or expired, or missing a parameter.
     Forbidden(types::ApiError),
     /// 404: The file is no longer kept, or the report was cancelled.
     NotFound(types::ApiError),

@@ -3776,7 +3776,8 @@ on.
 kept seven days after they are built.
 
 **Errors.** As for `POST /companies/validate_export_params` (`ApiError` bodies, 422 for an
-ill-formed body, 403, 401, 429); nothing is queued on error.
+ill-formed body, 403, 401, 429), and 429 (`TOO_MANY_EXPORTS`, not in the reference) when the
+caller already has 10 reports in progress; nothing is queued on error.
 
 
 Sends a `POST` request to `/companies/download_activity_report`
@@ -3838,8 +3839,9 @@ workbook, `application/zip` for several) and `Content-Disposition: attachment` n
 ASCII `filename` with accents folded, and the exact name in `filename*`). The same operation is
 also served at `/api/exports/download`.
 
-**Errors** (`ApiError`). A link missing a parameter, with a bad signature or expired:
-**403** (`AUTHORIZATION_ERROR`). A good link whose file is no longer kept (seven days after it
+**Errors** (`ApiError`). A link with a bad signature or expired: **403**
+(`AUTHORIZATION_ERROR`); one missing a parameter or with a mistyped one: **403**
+(`INVALID_INPUTS`, the problems in `details`). A good link whose file is no longer kept (seven days after it
 was built) or whose report was cancelled: **404** (`NOT_FOUND`).
 
 

@@ -25,14 +25,33 @@ fn ok() -> types::ResultOk {
 }
 
 /// Queues the report the body describes, for an admin today of every company (401 and the
-/// body's shape, 422, are checked before): 403 otherwise, 422 when it would be split into too
-/// many files; nothing is queued then.
+/// body's shape, 422, are checked before): 403 otherwise, 429 when the caller has too many
+/// reports in progress, 422 when it would be split into too many files; nothing is queued then.
 pub async fn queue(app: &App, actor: Actor, request: DownloadActivityReportRequest) -> DownloadActivityReportResponse {
     let body = request.body;
     match admin_of_every(app, actor, &body.company_ids).await {
         Ok(()) => {}
         Err(Refusal::Forbidden(body)) => return DownloadActivityReportResponse::Forbidden(body),
         Err(Refusal::Internal(body)) => return DownloadActivityReportResponse::InternalServerError(body),
+    }
+    match store::in_progress(&app.db, actor.user_id).await {
+        Ok(count) if count >= store::MAX_IN_PROGRESS => {
+            return DownloadActivityReportResponse::TooManyRequests {
+                body: api_error(
+                    format!(
+                        "At most {} reports in progress at once: fetch or cancel them first",
+                        store::MAX_IN_PROGRESS
+                    ),
+                    "TOO_MANY_EXPORTS",
+                ),
+                retry_after: 60,
+            };
+        }
+        Ok(_) => {}
+        Err(error) => {
+            error.log_if_internal();
+            return DownloadActivityReportResponse::InternalServerError(internal_error());
+        }
     }
     let as_of = today();
     let request = ReportRequest {

@@ -295,6 +295,29 @@ on_both_backends! {
         assert!(!idle.iter().any(|t| t.contains("Driver0")), "{idle:?}");
     }
 
+    async fn days_are_cut_in_the_workers_time_zone(app) {
+        let c = company(app).await;
+        week_of_work(app, &c).await;
+        // Guadeloupe is five hours behind Paris in March: the Tuesday runs 00:00–17:15 there.
+        sqlx::query("UPDATE users SET timezone_name = 'America/Guadeloupe' WHERE id = $1")
+            .bind(c.workers[0])
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        let body = json!({ "company_ids": [c.id], "user_ids": [c.workers[0]], "min_date": "2026-03-10", "max_date": "2026-03-10" });
+        post(app, "/companies/download_activity_report", Some(&c.admin), Some(body)).await;
+        let link = link_of(app, &c.admin).await;
+        let bytes = app.client.get(&link).send().await.unwrap().bytes().await.unwrap();
+        let mut workbook: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes.to_vec())).unwrap();
+        let sheet = workbook.worksheet_range("Activités").unwrap();
+        assert_eq!(minutes(sheet.get_value((5, 1))), excel_day("2026-03-10") * 1440);
+        let figures: Vec<i64> = (4..13).map(|col| minutes(sheet.get_value((5, col)))).collect();
+        // Night work is now 00:00–02:30 driving and 03:00–06:00 of other work.
+        assert_eq!(figures, [0, 17 * 60 + 15, 150, 135, 240, 525, 150 + 180, 1035 - 525, 1035]);
+        // A single day: the totals row is two rows below it.
+        assert_eq!(minutes(sheet.get_value((7, 9))), 525);
+    }
+
     async fn the_link_is_refused_when_tampered_expired_or_its_file_gone(app) {
         let c = company(app).await;
         week_of_work(app, &c).await;
@@ -470,6 +493,17 @@ for_both_backends! {
         assert_eq!(app.scalar("SELECT COUNT(*) FROM export_files").await, 0);
         let (_, body) = post(&app, "/exports/checkout", Some(&c.admin), None).await;
         assert_eq!(body, json!({ "nb_wip_exports": 0, "ready_exports_links": [] }));
+
+        // Ten reports in progress at most per user.
+        for _ in 0..10 {
+            queued(&app, &c).await;
+        }
+        let body = json!({ "company_ids": [c.id] });
+        let response = app.client.post(app.url("/companies/download_activity_report")).bearer_auth(&c.admin.token).json(&body).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(response.headers()["retry-after"], "60");
+        assert_eq!(response.json::<Value>().await.unwrap()["error_code"], "TOO_MANY_EXPORTS");
+        assert_eq!(exports(&app).await, 16);
         app.cleanup().await;
     }
 

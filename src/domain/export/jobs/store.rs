@@ -16,6 +16,10 @@ pub const MAX_ATTEMPTS: i64 = 3;
 /// How long a built file is kept: seven days after it was built.
 pub const RETENTION_SECS: i64 = 7 * 24 * 3600;
 
+/// Reports a user may have in progress at once: a request beyond is refused, so that one
+/// account cannot fill the queue.
+pub const MAX_IN_PROGRESS: i64 = 10;
+
 /// Why a job whose builders all died failed.
 pub const ABANDONED: &str = "La génération a été interrompue trop de fois.";
 
@@ -121,6 +125,12 @@ pub async fn queue(db: &Db, job: &Job) -> AppResult<()> {
         .execute(db)
         .await?;
     Ok(())
+}
+
+/// The exporter's jobs in progress.
+pub async fn in_progress(db: &Db, exporter: i64) -> AppResult<i64> {
+    let (count,): (i64,) = sqlx::query_as(sql::COUNT_WIP).bind(exporter).fetch_one(db).await?;
+    Ok(count)
 }
 
 /// Claims the oldest claimable job for `claimer` until `lease_secs` from now, if any.
