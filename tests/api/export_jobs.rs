@@ -532,6 +532,42 @@ for_both_backends! {
     }
 }
 
+for_both_backends! {
+    async fn two_instances_on_one_database_build_each_report_once(backend) {
+        let app = TestApp::spawn(backend).await;
+        let c = company(&app).await;
+        week_of_work(&app, &c).await;
+        // A second instance of the service on the same database, with its own worker.
+        let mut settings = roadlog::config::Settings::new(roadlog::config::Environment::Sandbox, Some(app.database_url.clone()));
+        settings.card_key_pool = 0;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let second = roadlog::server::start(&settings, listener).await.unwrap();
+        for _ in 0..8 {
+            queued(&app, &c).await;
+        }
+        let mut links = Vec::new();
+        for _ in 0..240 {
+            let (_, body) = post(&app, "/exports/checkout", Some(&c.admin), None).await;
+            links.extend(body["ready_exports_links"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()));
+            if links.len() >= 8 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        assert_eq!(links.len(), 8, "every report handed out once");
+        let rows: Vec<(String, i64)> = sqlx::query_as("SELECT status, attempts FROM exports ORDER BY id")
+            .fetch_all(&app.server.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(rows, vec![("downloaded".to_string(), 1); 8], "each report claimed and built once");
+        // Either instance serves any link: the file is in the database, the key shared.
+        let served = reqwest::get(links[0].replace(&app.server.url(), &second.url())).await.unwrap();
+        assert_eq!(served.status(), StatusCode::OK);
+        second.stop().await;
+        app.cleanup().await;
+    }
+}
+
 /// Checks out until a link comes, whatever else is in progress.
 async fn link_of_any(app: &TestApp, admin: &TestUser) -> String {
     for _ in 0..240 {
