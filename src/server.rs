@@ -185,6 +185,9 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let export_links = crate::domain::export::jobs::links::LinkKey::load(&db)
         .await
         .map_err(|error| anyhow::anyhow!("the export links' key cannot be read or stored: {error:?}"))?;
+    let xlsx_signing_key = crate::domain::export::jobs::build::signing_key(&db)
+        .await
+        .map_err(|error| anyhow::anyhow!("the workbooks' signing key cannot be read or stored: {error:?}"))?;
     let app = Arc::new(App {
         db: db.clone(),
         environment: settings.environment(),
@@ -205,6 +208,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         key_sealer,
         csrf_key,
         export_links,
+        xlsx_signing_key,
         console: settings.console,
     });
     let transport = match &settings.smtp_url {
@@ -244,6 +248,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         tasks.push(crate::domain::export::jobs::worker::spawn(
             db.clone(),
             settings.export_workers,
+            app.xlsx_signing_key,
             stopped.clone(),
         ));
     }

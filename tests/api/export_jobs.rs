@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use roadlog::domain::export::jobs::links::LinkKey;
 use roadlog::domain::export::jobs::store;
+use roadlog::domain::export::workbook::signature::{self, Verdict};
 
 use crate::support::{TestApp, TestUser};
 
@@ -238,6 +239,10 @@ on_both_backends! {
             .unwrap();
         assert_eq!(row, ("downloaded".to_string(), bytes.len() as i64, None));
 
+        // Signed with the service's key; a changed byte of the sheet breaks the signature.
+        let key = roadlog::domain::export::jobs::build::signing_key(&app.server.db).await.unwrap();
+        assert_eq!(signature::verify(&bytes, &key), Verdict::Valid);
+        assert_eq!(signature::verify(&bytes, &[0; 32]), Verdict::SignatureDoesNotMatch);
         let mut workbook: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes.to_vec())).unwrap();
         assert_eq!(workbook.sheet_names(), ["Activités"]);
         let sheet = workbook.worksheet_range("Activités").unwrap();
@@ -520,7 +525,8 @@ for_both_backends! {
         assert!(alive.id < dead.id);
 
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let worker = roadlog::domain::export::jobs::worker::spawn(db.clone(), 2, stopped);
+        let key = roadlog::domain::export::jobs::build::signing_key(&db).await.unwrap();
+        let worker = roadlog::domain::export::jobs::worker::spawn(db.clone(), 2, key, stopped);
         let link = link_of_any(&app, &c.admin).await;
         assert!(link.contains(&format!("export_id={}&", dead.id)), "{link}");
         let rows: Vec<(i64, String, i64)> = sqlx::query_as("SELECT id, status, attempts FROM exports ORDER BY id")

@@ -1,12 +1,13 @@
 //! Builds the file of a job: the report's split on the day it was queued, one workbook per
-//! chunk (read from the database, then written on a blocking thread), and one xlsx or, for
-//! several chunks, a ZIP of them.
+//! chunk (read from the database, then written and signed on a blocking thread), and one xlsx
+//! or, for several chunks, a ZIP of them.
 
 use std::io::Write;
 
 use crate::db::Db;
+use crate::domain::auth::server_secrets;
 use crate::domain::export::reports::{self, ReportRequest};
-use crate::domain::export::workbook::{self, activities, load};
+use crate::domain::export::workbook::{self, activities, load, signature};
 use crate::errors::{AppError, AppResult};
 
 use super::store::{File, Job};
@@ -25,8 +26,15 @@ pub enum Outcome {
     Refused(String),
 }
 
-/// Builds `job`'s file, running activities counting until `now`.
-pub async fn build(db: &Db, job: &Job, now: i64) -> AppResult<Outcome> {
+/// The key that signs the workbooks (`Mobilic HMAC`): generated at first start and shared by
+/// the instances, as the other server secrets.
+pub async fn signing_key(db: &Db) -> AppResult<[u8; 32]> {
+    server_secrets::get_or_create(db, "xlsx-signing").await
+}
+
+/// Builds `job`'s file, its workbooks signed with `key`, running activities counting until
+/// `now`.
+pub async fn build(db: &Db, job: &Job, now: i64, key: [u8; 32]) -> AppResult<Outcome> {
     let request = ReportRequest {
         company_ids: job.company_ids.clone(),
         user_ids: job.user_ids.clone(),
@@ -64,10 +72,12 @@ pub async fn build(db: &Db, job: &Job, now: i64) -> AppResult<Outcome> {
         )
         .await?;
         let name = workbook::file_name(&chunk.file_suffix, report.is_empty());
-        let bytes = tokio::task::spawn_blocking(move || activities::write(&report))
-            .await
-            .map_err(AppError::internal)?
-            .map_err(AppError::internal)?;
+        let bytes = tokio::task::spawn_blocking(move || {
+            let plain = activities::write(&report).map_err(AppError::internal)?;
+            signature::sign(&plain, &key)
+        })
+        .await
+        .map_err(AppError::internal)??;
         files.push((name, bytes));
     }
     if files.len() == 1 {

@@ -39,8 +39,13 @@ pub fn claimer_id() -> String {
 }
 
 /// Runs the worker until `stop` turns true; builds at most `concurrency` jobs at once (at
-/// least one).
-pub fn spawn(db: Db, concurrency: usize, mut stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+/// least one), signing the workbooks with `key`.
+pub fn spawn(
+    db: Db,
+    concurrency: usize,
+    key: [u8; 32],
+    mut stop: watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let claimer = claimer_id();
         let permits = Arc::new(Semaphore::new(concurrency.max(1)));
@@ -57,7 +62,7 @@ pub fn spawn(db: Db, concurrency: usize, mut stop: watch::Receiver<bool>) -> tok
                     Ok(Some(job)) => {
                         let (db, claimer, stop) = (db.clone(), claimer.clone(), stop.clone());
                         running.spawn(async move {
-                            run(&db, &claimer, job, stop).await;
+                            run(&db, &claimer, job, key, stop).await;
                             drop(permit);
                         });
                     }
@@ -81,10 +86,10 @@ pub fn spawn(db: Db, concurrency: usize, mut stop: watch::Receiver<bool>) -> tok
 }
 
 /// Builds one claimed job and records its outcome.
-async fn run(db: &Db, claimer: &str, job: Job, mut stop: watch::Receiver<bool>) {
+async fn run(db: &Db, claimer: &str, job: Job, key: [u8; 32], mut stop: watch::Receiver<bool>) {
     let started = Instant::now();
     let elapsed = || i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
-    let building = build::build(db, &job, now());
+    let building = build::build(db, &job, now(), key);
     tokio::pin!(building);
     // The guard `wait_for` gives is dropped inside this future, before the release awaits.
     let stopping = async move {

@@ -1,10 +1,11 @@
 //! The Excel activity report: what one file of a report shows ([`Report`], read from the
-//! database by [`load`]), the workbook written from it ([`activities`]), and the names of the
-//! files. The day figures are computed in each worker's time zone ([`days`]).
+//! database by [`load`]), the workbook written from it ([`activities`]) and signed
+//! ([`signature`]), and the names of the files. The day figures are computed in each worker's time zone ([`days`]).
 
 pub mod activities;
 pub mod days;
 pub mod load;
+pub mod signature;
 
 use chrono::NaiveDate;
 
