@@ -28,6 +28,9 @@ const RENEW_EVERY: Duration = Duration::from_secs(20);
 /// How often the queue is polled.
 const POLL: Duration = Duration::from_secs(1);
 
+/// How often the upkeep runs (jobs out of attempts, expired files): nothing there is urgent.
+const UPKEEP_EVERY: Duration = Duration::from_secs(30);
+
 /// Why a job failed when its building broke (the cause is in the server's log).
 pub const BUILD_FAILED: &str = "La génération du fichier a échoué.";
 
@@ -50,12 +53,18 @@ pub fn spawn(
         let claimer = claimer_id();
         let permits = Arc::new(Semaphore::new(concurrency.max(1)));
         let mut running = JoinSet::new();
+        let mut last_upkeep: Option<Instant> = None;
         loop {
             if *stop.borrow() {
                 break;
             }
-            if let Err(error) = store::upkeep(&db).await {
-                tracing::warn!(?error, "export worker: upkeep failed");
+            if last_upkeep.is_none_or(|at| at.elapsed() >= UPKEEP_EVERY) {
+                last_upkeep = Some(Instant::now());
+                match store::upkeep(&db).await {
+                    Ok(0) => {}
+                    Ok(removed) => tracing::info!(removed, "expired export files removed"),
+                    Err(error) => tracing::warn!(?error, "export worker: upkeep failed"),
+                }
             }
             while let Ok(permit) = permits.clone().try_acquire_owned() {
                 match store::claim(&db, &claimer, LEASE_SECS).await {
