@@ -58,6 +58,21 @@ for crate::graphql::scalars::OverValidationJustificationEnum {
         "Input form of the justification of an admin validation, as a lower-case string, one of: `personal`, `professional` or `time_off`. Any other value, or a value that is not a string, is rejected. Returned as OverValidationJustification.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
     }
 }
+impl async_graphql::Description for crate::graphql::scalars::GenderEnum {
+    fn description() -> &'static str {
+        "A gender as a lower-case string, one of: `female`, `male`. Any other value, or a value that is not a string, is rejected.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::WarningToDisableTypeEnum {
+    fn description() -> &'static str {
+        "A warning of the reference's applications that a user may ask not to see again, as a lower-case string, one of: `employee-validation`, `admin-mission-modification`, `employee-geolocation-information`, `employee-off-creation`. Any other value, or a value that is not a string, is rejected.\nA scalar rather than an enum, as in the reference service, whose clients send these values as strings."
+    }
+}
+impl async_graphql::Description for crate::graphql::scalars::Password {
+    fn description() -> &'static str {
+        "A password as a string. The operation that takes one checks it (Roadlog's rule: 8 to 1024 characters) and answers INVALID_INPUTS otherwise, whether it came as a variable or inline."
+    }
+}
 impl async_graphql::Description for crate::graphql::scalars::JSONString {
     fn description() -> &'static str {
         "A JSON document encoded as a string (the reference's `JSONString`): the value is a string whose content is JSON."
@@ -392,7 +407,7 @@ impl Mutations {
     async fn vehicles(&self) -> Option<Vehicles> {
         Some(Vehicles)
     }
-    ///The caller's own account: its notifications.
+    ///The caller's own account: its notifications, e-mail, names, phone number, time zone, gender, password, and the warnings it disabled.
     #[graphql(name = "account")]
     async fn account(&self) -> Option<Account> {
         Some(Account)
@@ -1164,6 +1179,15 @@ pub struct User {
     ///Birth date of the user as a YYYY-MM-DD string, if known.
     #[graphql(name = "birthDate")]
     pub birth_date: Option<String>,
+    ///The user's gender as the user gave it with account.changeGender: `female` or `male`; null until then.
+    #[graphql(name = "gender")]
+    pub gender: Option<String>,
+    ///Whether the request acts as this user through someone else's impersonation. Always false in Roadlog, which has no impersonation: every credential it accepts (a login session, an OAuth client's token, a vendor's employment token) is the user's own or one the user granted.
+    #[graphql(name = "isImpersonated")]
+    pub is_impersonated: Option<bool>,
+    ///True when the account's password was set by someone other than its owner and not changed since (the sandbox's demo workers): an application should ask the user to choose one (account.resetPasswordConnected). False once the owner chose it (sign-up, a reset link, resetPasswordConnected).
+    #[graphql(name = "shouldUpdatePassword")]
+    pub should_update_password: Option<bool>,
 }
 ///The arguments of `User.activities`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
 #[derive(Debug, Clone)]
@@ -1232,6 +1256,12 @@ pub struct UserRegulationComputationsByDayArgs {
 ///Resolvers of the fields of `User` that are not plain data.
 #[async_trait::async_trait]
 pub trait UserResolver: Send + Sync + 'static {
+    ///The warnings of the reference's applications the user asked not to see again (account.disableWarning), values of WarningToDisableTypeEnum in the order that scalar lists them. A preference for applications to read; the service itself never reads it. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    async fn disabled_warnings(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>>;
     ///Non-cancelled activities of the user overlapping the period, most recent first. The user himself sees all of them; another caller sees only those in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
     async fn activities(
         &self,
@@ -1301,6 +1331,17 @@ pub trait UserResolver: Send + Sync + 'static {
 }
 #[ComplexObject]
 impl User {
+    ///The warnings of the reference's applications the user asked not to see again (account.disableWarning), values of WarningToDisableTypeEnum in the order that scalar lists them. A preference for applications to read; the service itself never reads it. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "disabledWarnings")]
+    async fn disabled_warnings(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().user.disabled_warnings(ctx, self).await,
+        )
+    }
     ///Non-cancelled activities of the user overlapping the period, most recent first. The user himself sees all of them; another caller sees only those in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
     #[graphql(name = "activities")]
     async fn activities(
@@ -2721,6 +2762,12 @@ pub trait EmploymentResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Employment,
     ) -> async_graphql::Result<Option<Vec<Option<OAuth2Client>>>>;
+    ///The employee's request to be detached from the company (employments.requestDetachment): when it was first made and when the admins were last written to; null when none was made. Kept when the employment is terminated; cleared when reattachEmployment cancels a termination of the same day. Readable like the employment.
+    async fn detachment_request(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<DetachmentRequestOutput>>;
 }
 #[ComplexObject]
 impl Employment {
@@ -2785,6 +2832,32 @@ impl Employment {
                 .await,
         )
     }
+    ///The employee's request to be detached from the company (employments.requestDetachment): when it was first made and when the admins were last written to; null when none was made. Kept when the employment is terminated; cleared when reattachEmployment cancels a termination of the same day. Readable like the employment.
+    #[graphql(name = "detachmentRequest")]
+    async fn detachment_request(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<DetachmentRequestOutput>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employment
+                .detachment_request(ctx, self)
+                .await,
+        )
+    }
+}
+///An employee's request to be detached from a company (Employment.detachmentRequest).
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "DetachmentRequestOutput")]
+pub struct DetachmentRequestOutput {
+    ///When the request was first made (Unix seconds).
+    #[graphql(name = "requestedAt")]
+    pub requested_at: Option<i32>,
+    ///When the company's admins were last written to about it (Unix seconds): the first request or the latest reminder.
+    #[graphql(name = "lastSentAt")]
+    pub last_sent_at: Option<i32>,
 }
 ///A team of a company: a group of its workers (through their employments), the company admins who manage it and the vehicles it uses. Created, replaced and deleted by company admins (Mutations.teams).
 #[derive(SimpleObject, Clone, Debug)]
@@ -4864,7 +4937,7 @@ pub struct BulkExpenditureItem {
     #[graphql(name = "creationTime")]
     pub creation_time: Option<crate::graphql::scalars::TimeStamp>,
 }
-///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment and rejectEmployment, the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
+///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment, rejectEmployment, updateHideEmail and requestDetachment (the employment's own user), the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Employments;
 ///The arguments of `Employments.createEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
@@ -4975,6 +5048,20 @@ pub struct EmploymentsChangeEmployeeTeamArgs {
     ///The user whose employments in the company move. Exclusive with employmentId.
     pub user_id: Option<i32>,
 }
+///The arguments of `Employments.requestDetachment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsRequestDetachmentArgs {
+    ///The caller's employment.
+    pub employment_id: i32,
+}
+///The arguments of `Employments.reattachEmployment`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct EmploymentsReattachEmploymentArgs {
+    ///The company; the caller must be one of its admins.
+    pub company_id: i32,
+    ///The former employee.
+    pub user_id: i32,
+}
 ///Resolvers of the fields of `Employments` that are not plain data.
 #[async_trait::async_trait]
 pub trait EmploymentsResolver: Send + Sync + 'static {
@@ -5050,8 +5137,20 @@ pub trait EmploymentsResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: EmploymentsChangeEmployeeTeamArgs,
     ) -> async_graphql::Result<Option<Company>>;
+    ///Asks the company's admins to detach the caller from it, and returns the employment: they are written to (each current admin once, the caller excepted) with how to end the employment (terminateEmployment). Nothing else changes; the first request's time is kept, and asking again is a reminder, at most once per 48 hours. The employment's own user only, while it is active (accepted, not cancelled, not ended before today). Errors: AUTHORIZATION_ERROR "Only the employee can request detachment" (another user's employment, or an unknown id, so that ids cannot be probed; the reference answers INVALID_INPUTS for an unknown one), INVALID_INPUTS "Employment is not active", INVALID_INPUTS "A request was already sent recently, please wait 48 hours" (with `retryAfter` seconds), AUTHENTICATION_ERROR.
+    async fn request_detachment(
+        &self,
+        ctx: &Context<'_>,
+        args: EmploymentsRequestDetachmentArgs,
+    ) -> async_graphql::Result<Option<Employment>>;
+    ///Attaches a former employee to the company again and returns the employment, in the first of these cases that applies: an employment accepted, then cancelled, and never ended is restored (same id; a cancelled invitation that was never accepted is not, unlike the reference, as it would become accepted without its user's consent); with no employment of the user in the company ended by today, INVALID_INPUTS "No terminated employment found for this user and company"; with an accepted employment without an end, INVALID_INPUTS "An active employment already exists for this user and company"; when the most recent ended employment ended today, its termination is cancelled (same id, detachment request cleared); otherwise a new accepted employment from today, with the admin rights, team and hideEmail of the most recent ended one, under the employment rules (OVERLAPPING_EMPLOYMENTS). The employee is told by e-mail. Company admins only. Errors: AUTHORIZATION_ERROR "Actor is not authorized to reattach employee", INVALID_RESOURCE "User not found", INVALID_INPUTS, OVERLAPPING_EMPLOYMENTS, AUTHENTICATION_ERROR.
+    async fn reattach_employment(
+        &self,
+        ctx: &Context<'_>,
+        args: EmploymentsReattachEmploymentArgs,
+    ) -> async_graphql::Result<Option<ReattachEmployment>>;
 }
-///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment and rejectEmployment, the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
+///Mutations on employments. All require authentication (AUTHENTICATION_ERROR) and an activated account; except validateEmployment, rejectEmployment, updateHideEmail and requestDetachment (the employment's own user), the caller must be an admin of the company concerned (AUTHORIZATION_ERROR otherwise).
 #[Object(name = "Employments")]
 impl Employments {
     ///Creates a pending employment, effective once the employee accepts it (validateEmployment); with `mail` an invitation e-mail with a token is sent. Exactly one of userId and mail must be given. Errors: INVALID_INPUTS (both or neither of userId and mail, endDate before startDate), INVALID_RESOURCE (unknown userId), OVERLAPPING_EMPLOYMENTS (overlapping employment in the same company, or two overlapping primary employments), NO_PRIMARY_EMPLOYMENT, AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
@@ -5428,6 +5527,56 @@ impl Employments {
                 .await,
         )
     }
+    ///Asks the company's admins to detach the caller from it, and returns the employment: they are written to (each current admin once, the caller excepted) with how to end the employment (terminateEmployment). Nothing else changes; the first request's time is kept, and asking again is a reminder, at most once per 48 hours. The employment's own user only, while it is active (accepted, not cancelled, not ended before today). Errors: AUTHORIZATION_ERROR "Only the employee can request detachment" (another user's employment, or an unknown id, so that ids cannot be probed; the reference answers INVALID_INPUTS for an unknown one), INVALID_INPUTS "Employment is not active", INVALID_INPUTS "A request was already sent recently, please wait 48 hours" (with `retryAfter` seconds), AUTHENTICATION_ERROR.
+    #[graphql(name = "requestDetachment")]
+    async fn request_detachment(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "employmentId", desc = "The caller's employment.")]
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Employment>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .request_detachment(
+                    ctx,
+                    EmploymentsRequestDetachmentArgs {
+                        employment_id,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Attaches a former employee to the company again and returns the employment, in the first of these cases that applies: an employment accepted, then cancelled, and never ended is restored (same id; a cancelled invitation that was never accepted is not, unlike the reference, as it would become accepted without its user's consent); with no employment of the user in the company ended by today, INVALID_INPUTS "No terminated employment found for this user and company"; with an accepted employment without an end, INVALID_INPUTS "An active employment already exists for this user and company"; when the most recent ended employment ended today, its termination is cancelled (same id, detachment request cleared); otherwise a new accepted employment from today, with the admin rights, team and hideEmail of the most recent ended one, under the employment rules (OVERLAPPING_EMPLOYMENTS). The employee is told by e-mail. Company admins only. Errors: AUTHORIZATION_ERROR "Actor is not authorized to reattach employee", INVALID_RESOURCE "User not found", INVALID_INPUTS, OVERLAPPING_EMPLOYMENTS, AUTHENTICATION_ERROR.
+    #[graphql(name = "reattachEmployment")]
+    async fn reattach_employment(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "companyId",
+            desc = "The company; the caller must be one of its admins."
+        )]
+        company_id: i32,
+        #[graphql(name = "userId", desc = "The former employee.")]
+        user_id: i32,
+    ) -> async_graphql::Result<Option<ReattachEmployment>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .employments
+                .reattach_employment(
+                    ctx,
+                    EmploymentsReattachEmploymentArgs {
+                        company_id,
+                        user_id,
+                    },
+                )
+                .await,
+        )
+    }
 }
 ///A page of days of work (User.workDays, Company.workDays).
 #[derive(SimpleObject, Clone, Debug)]
@@ -5690,7 +5839,18 @@ pub struct SendInvitationsReminders {
     #[graphql(name = "sentToEmploymentIds")]
     pub sent_to_employment_ids: Option<Vec<Option<i32>>>,
 }
-///Mutations of the caller's own account.
+///What employments.reattachEmployment answers.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "ReattachEmployment")]
+pub struct ReattachEmployment {
+    ///The employment the user is attached by.
+    #[graphql(name = "employment")]
+    pub employment: Option<Employment>,
+    ///Whether the e-mail telling the employee was queued: always true once the reattachment succeeded, since the outbox takes it with the change (the reference answers false when its mail provider fails).
+    #[graphql(name = "emailSent")]
+    pub email_sent: Option<bool>,
+}
+///Mutations of the caller's own account, served under the reference's names (its private schema). They act on the caller's account only, and need no confirmed address (a user who mistyped a new address in changeEmail can correct it). A software vendor's employment token reaches one company, not the account: it may mark its notifications read, nothing else here (AUTHORIZATION_ERROR).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Account;
 ///The arguments of `Account.markNotificationsAsRead`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
@@ -5698,6 +5858,58 @@ pub struct Account;
 pub struct AccountMarkNotificationsAsReadArgs {
     ///The notifications to mark read.
     pub notification_ids: Vec<Option<i32>>,
+}
+///The arguments of `Account.changeEmail`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeEmailArgs {
+    ///The new address (trimmed and lower-cased by the Email scalar).
+    pub email: crate::graphql::scalars::Email,
+}
+///The arguments of `Account.changeName`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeNameArgs {
+    ///The caller's own id.
+    pub user_id: i32,
+    ///New first name, 1 to 255 characters (trimmed).
+    pub new_first_name: String,
+    ///New last name, 1 to 255 characters (trimmed).
+    pub new_last_name: String,
+}
+///The arguments of `Account.changePhoneNumber`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangePhoneNumberArgs {
+    ///The caller's own id.
+    pub user_id: i32,
+    ///The new number, at most 30 characters (trimmed); blank removes it.
+    pub new_phone_number: String,
+}
+///The arguments of `Account.changeTimezone`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeTimezoneArgs {
+    ///An IANA time zone name, e.g. `Europe/Paris`, `America/Cayenne`.
+    pub timezone_name: String,
+}
+///The arguments of `Account.changeGender`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeGenderArgs {
+    ///`female` or `male`.
+    pub gender: crate::graphql::scalars::GenderEnum,
+}
+///The arguments of `Account.resetPasswordConnected`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountResetPasswordConnectedArgs {
+    ///The new password, 8 to 1024 characters.
+    pub password: crate::graphql::scalars::Password,
+    ///The caller's own id.
+    pub user_id: i32,
+    ///Roadlog extension, required: the current password. Optional in the contract only so that the reference's documents stay valid; without it the mutation fails with INVALID_INPUTS.
+    pub current_password: Option<String>,
+}
+///The arguments of `Account.disableWarning`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountDisableWarningArgs {
+    ///The warning not to show again.
+    pub warning_name: crate::graphql::scalars::WarningToDisableTypeEnum,
 }
 ///Resolvers of the fields of `Account` that are not plain data.
 #[async_trait::async_trait]
@@ -5708,8 +5920,50 @@ pub trait AccountResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: AccountMarkNotificationsAsReadArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Notification>>>>;
+    ///Changes the account's login e-mail and returns the user. The new address must be confirmed, as in the reference: the account counts as unconfirmed until the link e-mailed to the new address is opened (production then refuses the mutations that need a confirmed address, AUTHORIZATION_ERROR; logging in, reading and these account mutations still work), and the links sent earlier (confirmation, password reset) stop working. The previous address is told of the change by e-mail. The same address as the current one changes nothing and sends nothing. Errors: INVALID_INPUTS (an address another account has), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    async fn change_email(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeEmailArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Changes the user's first and last names and returns the user. Errors: INVALID_INPUTS (a name blank or longer than 255 characters; the reference accepts empty names), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token), AUTHENTICATION_ERROR.
+    async fn change_name(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeNameArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Changes the user's phone number and returns the user; a blank one removes it. Errors: INVALID_INPUTS (longer than 30 characters, or characters other than digits, spaces and `+ - . ( )`), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token), AUTHENTICATION_ERROR.
+    async fn change_phone_number(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangePhoneNumberArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Changes the user's time zone and returns the user. The zone cuts the user's days (work days, regulation days, exports), so only an IANA time zone name spelt as the time zone database spells it is accepted (the reference stores any text and fails later). Errors: INVALID_INPUTS (an unknown or blank name), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    async fn change_timezone(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeTimezoneArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Sets the user's gender (User.gender) and returns the user; as in the reference, it cannot be reset to null. Errors: AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR; a value outside GenderEnum is refused by validation.
+    async fn change_gender(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeGenderArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Changes the caller's password. Roadlog asks for the current password as well (the reference does not): a stolen token alone cannot lock the owner out. A wrong one counts as a failed login of the account from the request's address (the login throttle), and past the throttle's limit the attempt is refused without checking it. On success every other login session of the account ends (their access and refresh tokens stop working), as do the account pages' browser sessions and the unused password-reset links; the session of the request goes on. Access granted to third-party applications (OAuth) stays, as after a reset by e-mail: the owner revokes it with auth.revokeAuthorizedClient. Errors: INVALID_INPUTS (currentPassword missing or wrong — `field: currentPassword`, `reason: BAD_PASSWORD`, with `nb_bad_tries` and `max_possible_tries` as at login —, or a new password outside 8 to 1024 characters), AUTHENTICATION_ERROR (`reason: TOO_MANY_ATTEMPTS` with `retryAfter` seconds, when the throttle refuses; or no valid credentials), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token).
+    async fn reset_password_connected(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountResetPasswordConnectedArgs,
+    ) -> async_graphql::Result<Option<Void>>;
+    ///Adds a warning to User.disabledWarnings (once: disabling it again changes nothing). No mutation removes one, as in the reference. Errors: AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR; a value outside WarningToDisableTypeEnum is refused by validation.
+    async fn disable_warning(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountDisableWarningArgs,
+    ) -> async_graphql::Result<Option<Void>>;
 }
-///Mutations of the caller's own account.
+///Mutations of the caller's own account, served under the reference's names (its private schema). They act on the caller's account only, and need no confirmed address (a user who mistyped a new address in changeEmail can correct it). A software vendor's employment token reaches one company, not the account: it may mark its notifications read, nothing else here (AUTHORIZATION_ERROR).
 #[Object(name = "Account")]
 impl Account {
     ///Marks notifications of the caller read and returns them. Every id must be one of the caller's notifications (AUTHORIZATION_ERROR otherwise, nothing marked) — with a software vendor's employment token, one about a mission of the token's company; at most 500 ids. The reference serves it in its private schema under the same names. Errors: AUTHORIZATION_ERROR, INVALID_INPUTS, AUTHENTICATION_ERROR.
@@ -5729,6 +5983,183 @@ impl Account {
                     ctx,
                     AccountMarkNotificationsAsReadArgs {
                         notification_ids,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Changes the account's login e-mail and returns the user. The new address must be confirmed, as in the reference: the account counts as unconfirmed until the link e-mailed to the new address is opened (production then refuses the mutations that need a confirmed address, AUTHORIZATION_ERROR; logging in, reading and these account mutations still work), and the links sent earlier (confirmation, password reset) stop working. The previous address is told of the change by e-mail. The same address as the current one changes nothing and sends nothing. Errors: INVALID_INPUTS (an address another account has), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeEmail")]
+    async fn change_email(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "email",
+            desc = "The new address (trimmed and lower-cased by the Email scalar)."
+        )]
+        email: crate::graphql::scalars::Email,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_email(ctx, AccountChangeEmailArgs { email })
+                .await,
+        )
+    }
+    ///Changes the user's first and last names and returns the user. Errors: INVALID_INPUTS (a name blank or longer than 255 characters; the reference accepts empty names), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeName")]
+    async fn change_name(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "userId", desc = "The caller's own id.")]
+        user_id: i32,
+        #[graphql(
+            name = "newFirstName",
+            desc = "New first name, 1 to 255 characters (trimmed)."
+        )]
+        new_first_name: String,
+        #[graphql(
+            name = "newLastName",
+            desc = "New last name, 1 to 255 characters (trimmed)."
+        )]
+        new_last_name: String,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_name(
+                    ctx,
+                    AccountChangeNameArgs {
+                        user_id,
+                        new_first_name,
+                        new_last_name,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Changes the user's phone number and returns the user; a blank one removes it. Errors: INVALID_INPUTS (longer than 30 characters, or characters other than digits, spaces and `+ - . ( )`), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changePhoneNumber")]
+    async fn change_phone_number(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "userId", desc = "The caller's own id.")]
+        user_id: i32,
+        #[graphql(
+            name = "newPhoneNumber",
+            desc = "The new number, at most 30 characters (trimmed); blank removes it."
+        )]
+        new_phone_number: String,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_phone_number(
+                    ctx,
+                    AccountChangePhoneNumberArgs {
+                        user_id,
+                        new_phone_number,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Changes the user's time zone and returns the user. The zone cuts the user's days (work days, regulation days, exports), so only an IANA time zone name spelt as the time zone database spells it is accepted (the reference stores any text and fails later). Errors: INVALID_INPUTS (an unknown or blank name), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeTimezone")]
+    async fn change_timezone(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "timezoneName",
+            desc = "An IANA time zone name, e.g. `Europe/Paris`, `America/Cayenne`."
+        )]
+        timezone_name: String,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_timezone(
+                    ctx,
+                    AccountChangeTimezoneArgs {
+                        timezone_name,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Sets the user's gender (User.gender) and returns the user; as in the reference, it cannot be reset to null. Errors: AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR; a value outside GenderEnum is refused by validation.
+    #[graphql(name = "changeGender")]
+    async fn change_gender(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "gender", desc = "`female` or `male`.")]
+        gender: crate::graphql::scalars::GenderEnum,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_gender(ctx, AccountChangeGenderArgs { gender })
+                .await,
+        )
+    }
+    ///Changes the caller's password. Roadlog asks for the current password as well (the reference does not): a stolen token alone cannot lock the owner out. A wrong one counts as a failed login of the account from the request's address (the login throttle), and past the throttle's limit the attempt is refused without checking it. On success every other login session of the account ends (their access and refresh tokens stop working), as do the account pages' browser sessions and the unused password-reset links; the session of the request goes on. Access granted to third-party applications (OAuth) stays, as after a reset by e-mail: the owner revokes it with auth.revokeAuthorizedClient. Errors: INVALID_INPUTS (currentPassword missing or wrong — `field: currentPassword`, `reason: BAD_PASSWORD`, with `nb_bad_tries` and `max_possible_tries` as at login —, or a new password outside 8 to 1024 characters), AUTHENTICATION_ERROR (`reason: TOO_MANY_ATTEMPTS` with `retryAfter` seconds, when the throttle refuses; or no valid credentials), AUTHORIZATION_ERROR "Forbidden access" (userId is not the caller, or an employment token).
+    #[graphql(name = "resetPasswordConnected")]
+    async fn reset_password_connected(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "password", desc = "The new password, 8 to 1024 characters.")]
+        password: crate::graphql::scalars::Password,
+        #[graphql(name = "userId", desc = "The caller's own id.")]
+        user_id: i32,
+        #[graphql(
+            name = "currentPassword",
+            desc = "Roadlog extension, required: the current password. Optional in the contract only so that the reference's documents stay valid; without it the mutation fails with INVALID_INPUTS."
+        )]
+        current_password: Option<String>,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .reset_password_connected(
+                    ctx,
+                    AccountResetPasswordConnectedArgs {
+                        password,
+                        user_id,
+                        current_password,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Adds a warning to User.disabledWarnings (once: disabling it again changes nothing). No mutation removes one, as in the reference. Errors: AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR; a value outside WarningToDisableTypeEnum is refused by validation.
+    #[graphql(name = "disableWarning")]
+    async fn disable_warning(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "warningName", desc = "The warning not to show again.")]
+        warning_name: crate::graphql::scalars::WarningToDisableTypeEnum,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .disable_warning(
+                    ctx,
+                    AccountDisableWarningArgs {
+                        warning_name,
                     },
                 )
                 .await,

@@ -16,6 +16,8 @@ pub struct Problem {
 pub enum ProblemKind {
     /// A required parameter or field is absent (or `null`).
     Missing,
+    /// A body field the object does not define (`additionalProperties: false`).
+    Unknown,
     /// A parameter or form field that takes one value was sent more than once.
     Repeated,
     /// The value is not of the documented type, or not one of the documented values.
@@ -61,6 +63,7 @@ impl Problem {
     pub fn message(&self) -> String {
         match &self.kind {
             ProblemKind::Missing => "Missing data for required field.".to_string(),
+            ProblemKind::Unknown => "Unknown field.".to_string(),
             ProblemKind::Repeated => "Must be sent once, not repeated.".to_string(),
             ProblemKind::Invalid(Expected::Integer) => "Not a valid integer.".to_string(),
             ProblemKind::Invalid(Expected::Number) => "Not a valid number.".to_string(),
@@ -1101,6 +1104,21 @@ pub mod types {
             problems: &mut Vec<Problem>,
         ) -> Option<Self> {
             let object = rt::json_object(value, at, problems)?;
+            for key in object
+                .keys()
+                .filter(|k| {
+                    ![
+                        "company_ids",
+                        "user_ids",
+                        "min_date",
+                        "max_date",
+                        "one_file_by_employee",
+                    ]
+                        .contains(&k.as_str())
+                })
+            {
+                rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+            }
             let company_ids = match rt::member(object, "company_ids") {
                 Some(value) => {
                     rt::json_list(
@@ -1213,6 +1231,22 @@ pub mod types {
             problems: &mut Vec<Problem>,
         ) -> Option<Self> {
             let object = rt::json_object(value, at, problems)?;
+            for key in object
+                .keys()
+                .filter(|k| {
+                    ![
+                        "company_ids",
+                        "user_ids",
+                        "min_date",
+                        "max_date",
+                        "one_file_by_employee",
+                        "detailed",
+                    ]
+                        .contains(&k.as_str())
+                })
+            {
+                rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+            }
             let company_ids = match rt::member(object, "company_ids") {
                 Some(value) => {
                     rt::json_list(
@@ -1346,6 +1380,22 @@ pub mod types {
             problems: &mut Vec<Problem>,
         ) -> Option<Self> {
             let object = rt::json_object(value, at, problems)?;
+            for key in object
+                .keys()
+                .filter(|k| {
+                    ![
+                        "company_ids",
+                        "user_ids",
+                        "min_date",
+                        "max_date",
+                        "with_digital_signatures",
+                        "employee_version",
+                    ]
+                        .contains(&k.as_str())
+                })
+            {
+                rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+            }
             let company_ids = match rt::member(object, "company_ids") {
                 Some(value) => {
                     rt::json_list(
@@ -1482,6 +1532,15 @@ pub mod types {
             problems: &mut Vec<Problem>,
         ) -> Option<Self> {
             let object = rt::json_object(value, at, problems)?;
+            for key in object
+                .keys()
+                .filter(|k| {
+                    !["min_date", "max_date", "with_digital_signatures"]
+                        .contains(&k.as_str())
+                })
+            {
+                rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+            }
             let min_date = match rt::member(object, "min_date") {
                 Some(value) => {
                     rt::json_scalar(

@@ -81,6 +81,7 @@ async fn user(db: &Db, email: String, first: &str, last: String) -> Result<i64> 
         first_name: first,
         last_name: &last,
         timezone_name: "Europe/Paris",
+        chosen_by_owner: true,
     };
     let id = accounts::insert_hashed(&mut tx, &account).await?;
     tx.commit().await?;

@@ -10,6 +10,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     ///`ActivityReportRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
     pub struct ActivityReportRequest {
         ///Companies to export (at most 100). The caller must be an admin, today, of each of them.
         pub company_ids: ::std::vec::Vec<i64>,
@@ -377,6 +378,7 @@ pub mod types {
     }
     ///`ExportParamsRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
     pub struct ExportParamsRequest {
         ///Companies to export (at most 100). The caller must be an admin, today, of each of them.
         pub company_ids: ::std::vec::Vec<i64>,
@@ -1026,6 +1028,7 @@ pub mod types {
     }
     ///`TachographExportRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
     pub struct TachographExportRequest {
         ///Companies to export (at most 100). The caller must be an admin, today, of each of them.
         pub company_ids: ::std::vec::Vec<i64>,
@@ -1052,6 +1055,7 @@ pub mod types {
     }
     ///`TachographSelfExportRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
     pub struct TachographSelfExportRequest {
         ///Last day of the period, inclusive. If absent, today (UTC). Must not be before `min_date`, and `max_date` − `min_date` must not exceed 64 days.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3743,8 +3747,8 @@ fewer workers.
 **Errors.** All errors use the `ApiError` shape. An ill-formed request is answered with **422**
 (`INVALID_INPUTS`), as the reference answers it: invalid JSON, a missing or mistyped field, an
 empty `company_ids`, more than 100 `company_ids` or 5,000 `user_ids`, a bad date. `details` lists
-the messages per field (the reference nests the same under `json`). Unknown fields are ignored
-(the reference refuses them).
+the messages per field (the reference nests the same under `json`). A field the body does not
+define is refused with `Unknown field.`, as the reference refuses it.
 
 
 Sends a `POST` request to `/companies/validate_export_params`

@@ -72,3 +72,22 @@ text_enum!(
         MissionAutoValidation => "mission_auto_validation",
     }
 );
+
+text_enum!(
+    /// A user's gender, as the reference spells it (`User.gender`).
+    Gender {
+        Female => "female",
+        Male => "male",
+    }
+);
+
+text_enum!(
+    /// A warning of the reference's applications that a user asked not to see again
+    /// (`User.disabledWarnings`).
+    DisabledWarning {
+        EmployeeValidation => "employee-validation",
+        AdminMissionModification => "admin-mission-modification",
+        EmployeeGeolocationInformation => "employee-geolocation-information",
+        EmployeeOffCreation => "employee-off-creation",
+    }
+);

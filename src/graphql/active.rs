@@ -1,8 +1,10 @@
 //! Production only: an account whose e-mail address is not confirmed cannot act on a company, as
 //! in the reference (`active(user)`: "Actor is not active. The email activation is required to
 //! perform mutations."). Every mutation is refused for it with AUTHORIZATION_ERROR, except logging
-//! in (`auth`), creating the account (`signUp.user`) and redeeming an invitation
-//! (`signUp.redeemInvite`, which confirms the address it was sent to). Only production's
+//! in (`auth`), creating the account (`signUp.user`), redeeming an invitation
+//! (`signUp.redeemInvite`, which confirms the address it was sent to) and the mutations of the
+//! caller's own account (`account`, as the reference: a user who mistyped a new address in
+//! `changeEmail` corrects it there). Only production's
 //! mutations run on a schema with this extension (`build_executors`: queries never need it, and
 //! any extension slows every field); the sandbox does not install it: integrators' test
 //! accounts act at once (the book says so: `docs/src/clients/account-pages.md`).
@@ -83,7 +85,7 @@ fn needs_active(info: &ResolveInfo<'_>, in_mutation: bool) -> bool {
                 return false;
             };
             is_namespace(root_name, info.parent_type)
-                && root_name != "auth"
+                && !matches!(root_name, "auth" | "account")
                 && !(root_name == "signUp" && matches!(info.name, "user" | "redeemInvite"))
         }
         Some(_) => false,

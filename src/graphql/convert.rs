@@ -68,6 +68,11 @@ pub fn user_seen_by(row: UserRow, actor: Option<Actor>) -> User {
         // false for every user: a documented deviation (the SDL says so), not data.
         admin: false,
         birth_date: row.birth_date,
+        gender: row.gender,
+        // Roadlog has no impersonation: every credential it accepts is the user's own or one
+        // the user granted.
+        is_impersonated: Some(false),
+        should_update_password: Some(row.password_updated_at.is_none()),
     }
 }
 

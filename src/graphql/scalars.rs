@@ -218,6 +218,47 @@ string_enum_scalar!(
     RegulationRuleEnum = crate::domain::regulation::checks::Rule, "RegulationRuleEnum", "/docs#RegulationRuleEnum"
 );
 
+string_enum_scalar!(
+    /// A user's gender.
+    GenderEnum = crate::domain::kinds::Gender, "GenderEnum", "/docs#GenderEnum"
+);
+
+string_enum_scalar!(
+    /// A warning a user asked not to see again.
+    WarningToDisableTypeEnum = crate::domain::kinds::DisabledWarning, "WarningToDisableTypeEnum", "/docs#WarningToDisableTypeEnum"
+);
+
+/// A password given by a client. Any string parses: the operation that takes it checks it and
+/// answers INVALID_INPUTS, so that the rule and its error are the same for a variable and an
+/// inline value. `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(pub String);
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(***)")
+    }
+}
+
+#[Scalar(name = "Password", use_type_description, specified_by_url = "/docs#Password")]
+impl ScalarType for Password {
+    fn parse(value: Value) -> InputValueResult<Self> {
+        match value {
+            Value::String(s) => Ok(Password(s)),
+            other => Err(InputValueError::expected_type(other)),
+        }
+    }
+
+    fn is_valid(value: &Value) -> bool {
+        matches!(value, Value::String(_))
+    }
+
+    fn to_value(&self) -> Value {
+        // Never sent back: no field returns a password.
+        Value::String(String::new())
+    }
+}
+
 /// A JSON document encoded as a string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JSONString(pub String);
@@ -291,6 +332,9 @@ pub fn validate(name: &str, value: &Value) -> Result<(), String> {
         "UnitTypeEnum" => with::<UnitTypeEnum>(value),
         "RegulationCheckTypeEnum" => with::<RegulationCheckTypeEnum>(value),
         "RegulationRuleEnum" => with::<RegulationRuleEnum>(value),
+        "GenderEnum" => with::<GenderEnum>(value),
+        "WarningToDisableTypeEnum" => with::<WarningToDisableTypeEnum>(value),
+        "Password" => with::<Password>(value),
         "JSONString" => with::<JSONString>(value),
         "ShortMonth" => with::<ShortMonth>(value),
         _ => Ok(()),
@@ -342,6 +386,12 @@ mod tests {
         );
         assert!(<ActivityTypeEnum as ScalarType>::parse(Value::from("rest")).is_err());
         assert_eq!(ExpenditureTypeEnum::DayMeal.to_value(), Value::from("day_meal"));
+        assert_eq!(
+            <WarningToDisableTypeEnum as ScalarType>::parse(Value::from("employee-off-creation")).unwrap(),
+            WarningToDisableTypeEnum::EmployeeOffCreation
+        );
+        assert!(<GenderEnum as ScalarType>::parse(Value::from("FEMALE")).is_err());
+        assert_eq!(format!("{:?}", Password("secret".into())), "Password(***)");
     }
 
     #[test]

@@ -29,6 +29,36 @@ struct ConfirmFr<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "mail/confirm_new_email.en.txt")]
+struct ConfirmNewEn<'a> {
+    name: &'a str,
+    link: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/confirm_new_email.fr.txt")]
+struct ConfirmNewFr<'a> {
+    name: &'a str,
+    link: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/email_changed.en.txt")]
+struct ChangedEn<'a> {
+    name: &'a str,
+    new_email: &'a str,
+    public_url: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/email_changed.fr.txt")]
+struct ChangedFr<'a> {
+    name: &'a str,
+    new_email: &'a str,
+    public_url: &'a str,
+}
+
+#[derive(Template)]
 #[template(path = "mail/reset_password.en.txt")]
 struct ResetEn<'a> {
     link: &'a str,
@@ -51,6 +81,24 @@ struct Invitation<'a> {
     public_url: &'a str,
 }
 
+#[derive(Template)]
+#[template(path = "mail/detachment_request.txt")]
+struct DetachmentRequest<'a> {
+    employee: &'a str,
+    company: &'a str,
+    employment_id: i64,
+    /// The date of the first request, for a reminder (`YYYY-MM-DD`, and `dd/mm/YYYY` in French).
+    first_request: Option<&'a str>,
+    first_fr: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/reattachment.txt")]
+struct Reattachment<'a> {
+    company: &'a str,
+    public_url: &'a str,
+}
+
 /// Renders a text; the templates are checked at compile time, so only a failing writer can fail,
 /// which leaves the link alone rather than no message.
 fn render(text: &impl Template, link: &str) -> String {
@@ -70,6 +118,49 @@ pub fn confirm_email(lang: Lang, name: &str, link: &str) -> Message {
         Lang::Fr => Message {
             subject: "Confirmez votre adresse e-mail".into(),
             body: render(&ConfirmFr { name, link }, link),
+        },
+    }
+}
+
+/// The e-mail with the link that confirms the new address of an account (`account.changeEmail`).
+pub fn confirm_new_email(lang: Lang, name: &str, link: &str) -> Message {
+    match lang {
+        Lang::En => Message {
+            subject: "Confirm the new e-mail address of your Roadlog account".into(),
+            body: render(&ConfirmNewEn { name, link }, link),
+        },
+        Lang::Fr => Message {
+            subject: "Confirmez la nouvelle adresse e-mail de votre compte Roadlog".into(),
+            body: render(&ConfirmNewFr { name, link }, link),
+        },
+    }
+}
+
+/// The e-mail that tells the previous address of an account that the account moved to
+/// `new_email`, so that an owner who did not ask for it learns of it.
+pub fn email_changed(lang: Lang, name: &str, new_email: &str, public_url: &str) -> Message {
+    match lang {
+        Lang::En => Message {
+            subject: "The e-mail address of your Roadlog account changed".into(),
+            body: render(
+                &ChangedEn {
+                    name,
+                    new_email,
+                    public_url,
+                },
+                new_email,
+            ),
+        },
+        Lang::Fr => Message {
+            subject: "L'adresse e-mail de votre compte Roadlog a changé".into(),
+            body: render(
+                &ChangedFr {
+                    name,
+                    new_email,
+                    public_url,
+                },
+                new_email,
+            ),
         },
     }
 }
@@ -112,6 +203,48 @@ pub fn invitation(company: &str, admin: bool, link: &str, token: &str, public_ur
     }
 }
 
+/// The e-mail to a company's admins that an employee asks to be detached, or, with the date of
+/// the first request (`YYYY-MM-DD`), its reminder. In English and French together: the admins'
+/// language is not known.
+pub fn detachment_request(employee: &str, company: &str, employment_id: i64, first_request: Option<&str>) -> Message {
+    let first_fr = first_request
+        .and_then(|day| chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok())
+        .map(|day| day.format("%d/%m/%Y").to_string())
+        .unwrap_or_default();
+    let subject = match first_request {
+        None => format!(
+            "{employee} asks to be detached from {company} / Demande de détachement de {employee} du compte Roadlog de votre entreprise"
+        ),
+        Some(_) => format!(
+            "Reminder: {employee} asks to be detached from {company} / Relance : détachement de {employee} du compte Roadlog de votre entreprise"
+        ),
+    };
+    Message {
+        subject,
+        body: render(
+            &DetachmentRequest {
+                employee,
+                company,
+                employment_id,
+                first_request,
+                first_fr: &first_fr,
+            },
+            company,
+        ),
+    }
+}
+
+/// The e-mail to an employee whom a company attached again (`reattachEmployment`), in English
+/// and French together.
+pub fn reattachment(company: &str, public_url: &str) -> Message {
+    Message {
+        subject: format!(
+            "{company} attached you again / L'entreprise {company} a réactivé votre rattachement à son compte Roadlog"
+        ),
+        body: render(&Reattachment { company, public_url }, public_url),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +262,19 @@ mod tests {
         assert!(invitation.body.contains("Société & Fils invites you"));
         assert!(invitation.body.contains("as an administrator") && invitation.body.contains("gestionnaire"));
         assert!(invitation.body.contains("\n    rl_inv_x\n"));
+        let reminder = detachment_request("Léa Dupont", "Acme", 42, Some("2026-03-01"));
+        assert!(
+            reminder.subject.starts_with("Reminder: Léa Dupont"),
+            "{}",
+            reminder.subject
+        );
+        assert!(reminder.body.contains("made on 2026-03-01") && reminder.body.contains("date du 01/03/2026"));
+        assert!(reminder.body.contains("terminateEmployment(employmentId: 42)"));
+        let first = detachment_request("Léa Dupont", "Acme", 42, None);
+        assert!(
+            !first.body.contains("Reminder") && !first.body.contains("first request"),
+            "{}",
+            first.body
+        );
     }
 }

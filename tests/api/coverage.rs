@@ -51,6 +51,8 @@ const LEFT_OUT_FIELDS: &[(&str, &str)] = &[
 const CONSTANT_FIELDS: &[(&str, &str)] = &[
     // Always false: the reference's flag for its own staff; Roadlog has no staff accounts.
     ("User", "admin"),
+    // Always false: the reference's impersonation by its staff; Roadlog has none.
+    ("User", "isImpersonated"),
 ];
 
 /// The fields the issue counts (the reference's object fields outside the left-out groups).
@@ -58,8 +60,8 @@ const REFERENCE_FIELDS: usize = 349;
 
 /// The ratchet: reference fields Roadlog serves, and arguments of those it takes. Raise them when
 /// fields are added; they never go down.
-const SERVED_AT_LEAST: usize = 320;
-const ARGUMENTS_AT_LEAST: usize = 167;
+const SERVED_AT_LEAST: usize = 330;
+const ARGUMENTS_AT_LEAST: usize = 170;
 
 /// Arguments of served reference fields that Roadlog does not take yet, each named; the list may
 /// only shrink (the test fails when one of them is taken, so that it is struck off).

@@ -127,6 +127,10 @@ on_both_backends! {
             assert_eq!(answer["error_code"], "INVALID_INPUTS");
             assert!(answer["details"][field].is_array(), "{body}: {answer}");
         }
+        // A misspelt field is refused, not ignored, as the reference refuses it.
+        let (status, answer) = validate(app, Some(&c.admin), json!({ "company_ids": [c.id], "one_file_per_employee": true })).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+        assert_eq!(answer["details"], json!({ "one_file_per_employee": ["Unknown field."] }), "{answer}");
         // A split into too many files is refused before it is listed: one worker over 9,999
         // years is 9,999 files, two (the admin's own employment overlaps that period) 19,998.
         let (status, answer) = validate(app, Some(&c.admin), json!({ "company_ids": [c.id], "user_ids": c.workers, "min_date": "0001-01-01", "max_date": "9999-12-31" })).await;

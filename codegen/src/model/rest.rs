@@ -146,6 +146,9 @@ pub enum SchemaKind {
         properties: Vec<Property>,
         /// `additionalProperties` with a schema: a map.
         additional: Option<Box<Schema>>,
+        /// `additionalProperties: false`: a member the object does not define is a problem of
+        /// the request ("Unknown field."), where by default it is ignored.
+        closed: bool,
     },
 }
 

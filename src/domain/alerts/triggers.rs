@@ -70,9 +70,11 @@ impl Rules {
     }
 }
 
-/// Recomputes the worker's `from..=to` for `submitter` (with the day before, and whole weeks).
-pub async fn recompute(
+/// Recomputes the worker's `from..=to` for `submitter` (with the day before, and whole weeks);
+/// the companies' day counts change by `counts`, which the caller writes.
+async fn recompute(
     conn: &mut AnyConnection,
+    counts: &mut store::DayCounts,
     user_id: i64,
     submitter: SubmitterType,
     rules: Rules,
@@ -93,7 +95,7 @@ pub async fn recompute(
         now: now(),
         eu_driving_checks: rules.eu_driving_checks,
     });
-    store::save(conn, user_id, submitter, business, &computation).await?;
+    store::save(conn, counts, user_id, submitter, business, &computation).await?;
     Ok(Written {
         computed_days: computation.computed.len(),
         alerts: computation.alerts.len(),
@@ -114,6 +116,7 @@ pub async fn after_validation(
     users: &[i64],
     by_admin: bool,
 ) -> AppResult<()> {
+    let mut counts = store::DayCounts::new();
     for user in users {
         let (start, end, running): (Option<i64>, Option<i64>, i64) = sqlx::query_as(sql::SPAN)
             .bind(mission_id)
@@ -158,9 +161,9 @@ pub async fn after_validation(
             }
         }
         let rules = Rules::of(conn, *user, company_id).await?;
-        recompute(conn, *user, submitter, rules, from, to).await?;
+        recompute(conn, &mut counts, *user, submitter, rules, from, to).await?;
     }
-    Ok(())
+    counts.write(conn).await
 }
 
 /// After a company admin cancelled `worker`'s time in a mission of `company_id` that ran from
@@ -176,8 +179,9 @@ pub async fn after_cancel(
     let from = time::local_date(tz, start);
     let to = end.map(|e| time::local_date(tz, e)).unwrap_or_else(today);
     let rules = Rules::of(conn, worker, company_id).await?;
-    recompute(conn, worker, SubmitterType::Admin, rules, from, to).await?;
-    Ok(())
+    let mut counts = store::DayCounts::new();
+    recompute(conn, &mut counts, worker, SubmitterType::Admin, rules, from, to).await?;
+    counts.write(conn).await
 }
 
 /// Longest period the operator rebuilds at once.
@@ -235,6 +239,7 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
         let businesses = business::for_workers(&mut tx, chunk, company_id).await?;
         let mut missions = load::missions_of_workers(&mut tx, &zones, load_from, load_until).await?;
         let mut stored = store::existing(&mut tx, chunk, days, weeks).await?;
+        let mut counts = store::DayCounts::new();
         let mut jobs = Vec::with_capacity(chunk.len() * 2);
         for &user in chunk {
             for submitter in [SubmitterType::Employee, SubmitterType::Admin] {
@@ -252,8 +257,9 @@ pub async fn rebuild(db: &Db, company_id: i64, from: NaiveDate, to: NaiveDate) -
             report.computed_days += computation.computed.len();
             report.alerts += computation.alerts.len();
             let whose = (job.user, job.submitter, job.business);
-            store::apply(&mut tx, whose, &computation, prepared, old).await?;
+            store::apply(&mut tx, &mut counts, whose, &computation, prepared, old).await?;
         }
+        counts.write(&mut tx).await?;
         report.workers += chunk.len();
         tx.commit().await?;
     }

@@ -226,6 +226,15 @@ impl Caller {
         }
     }
 
+    /// The login session behind the request, when it came with a login session's token (not an
+    /// OAuth client's or an employment token).
+    pub fn session(&self) -> Option<i64> {
+        match self {
+            Caller::User { session_id, .. } => *session_id,
+            _ => None,
+        }
+    }
+
     /// The user's row as read with the token, when the caller came with one.
     pub fn account(&self) -> Option<&UserRow> {
         match self {

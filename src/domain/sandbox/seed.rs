@@ -257,6 +257,7 @@ pub async fn seed(db: &Db, environment: Environment, company_id: i64, seeder: Se
                 first_name: persona.first_name,
                 last_name: persona.last_name,
                 timezone_name: DEMO_TIME_ZONE.name(),
+                chosen_by_owner: false,
             },
         )
         .await?;

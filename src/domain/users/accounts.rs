@@ -17,6 +17,11 @@ pub struct UserRow {
     pub creation_time: i64,
     /// When the address was confirmed (see `confirmation`); `None` until then.
     pub email_confirmed_at: Option<i64>,
+    /// `female` or `male`, once the user said (`account.changeGender`).
+    pub gender: Option<String>,
+    /// When the owner last chose the password; `None` when someone else set it (see
+    /// `password_change`).
+    pub password_updated_at: Option<i64>,
     /// 1 when the user hides their e-mail from a company (an acknowledged employment with
     /// `hide_email`), 0 when not; `None` when the statement did not read it (the caller's own
     /// row, read with their token), which readers other than the user take as hidden.
@@ -69,7 +74,11 @@ macro_rules! user_columns {
             $prefix,
             "creation_time, ",
             $prefix,
-            "email_confirmed_at"
+            "email_confirmed_at, ",
+            $prefix,
+            "gender, ",
+            $prefix,
+            "password_updated_at"
         )
     };
 }
@@ -116,7 +125,7 @@ pub struct NewUser {
     pub lang: crate::i18n::Lang,
 }
 
-fn required_name(value: &str, field: &str) -> AppResult<String> {
+pub(super) fn required_name(value: &str, field: &str) -> AppResult<String> {
     let value = value.trim();
     if value.is_empty() {
         return Err(AppError::invalid_inputs(format!("{field} must not be empty")).with("field", field));
@@ -171,8 +180,9 @@ pub async fn create(
         // The account and the redemption of its invitation succeed or fail together.
         let mut tx = db.begin_write().await?;
         let inserted = sqlx::query(
-            "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time,
+                                password_updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
         )
         .bind(id)
         .bind(&new.email)
@@ -219,6 +229,10 @@ pub struct HashedAccount<'a> {
     pub first_name: &'a str,
     pub last_name: &'a str,
     pub timezone_name: &'a str,
+    /// Whether the owner chose the password (an invitation's acceptance page), rather than
+    /// someone else (the sandbox's demo workers, whose passwords the seeding admin receives):
+    /// `User.shouldUpdatePassword` is true until the owner chooses one.
+    pub chosen_by_owner: bool,
 }
 
 /// Creates an account inside the caller's write transaction, with the checks of [`create`] on
@@ -242,8 +256,8 @@ pub async fn insert_hashed(conn: &mut sqlx::AnyConnection, account: &HashedAccou
         // receives no mail) are confirmed from the start.
         sqlx::query(
             "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time,
-                                email_confirmed_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+                                email_confirmed_at, password_updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)",
         )
         .bind(id)
         .bind(account.email)
@@ -252,6 +266,7 @@ pub async fn insert_hashed(conn: &mut sqlx::AnyConnection, account: &HashedAccou
         .bind(&last_name)
         .bind(&timezone_name)
         .bind(now())
+        .bind(account.chosen_by_owner.then(now))
         .execute(&mut *conn)
         .await?;
         return Ok(id);

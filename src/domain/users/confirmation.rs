@@ -33,10 +33,31 @@ pub async fn send(
     lang: Lang,
     public_url: &str,
 ) -> AppResult<()> {
+    let link = new_link(conn, user_id, public_url).await?;
+    let message = messages::confirm_email(lang, name, &link);
+    outbox::enqueue(conn, email, &message.subject, &message.body, None).await
+}
+
+/// Queues the confirmation e-mail of an account's new address (`account.changeEmail`), inside
+/// the caller's transaction: the same link, worded for a change rather than a new account.
+pub async fn send_for_new_address(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    email: &str,
+    name: &str,
+    lang: Lang,
+    public_url: &str,
+) -> AppResult<()> {
+    let link = new_link(conn, user_id, public_url).await?;
+    let message = messages::confirm_new_email(lang, name, &link);
+    outbox::enqueue(conn, email, &message.subject, &message.body, None).await
+}
+
+/// Stores a fresh confirmation link of the user and answers it.
+async fn new_link(conn: &mut AnyConnection, user_id: i64, public_url: &str) -> AppResult<String> {
     let (token, hash) = account_tokens::fresh(Purpose::ConfirmEmail)?;
     account_tokens::store(conn, &hash, Purpose::ConfirmEmail, user_id, VALIDITY_SECONDS).await?;
-    let message = messages::confirm_email(lang, name, &link(public_url, &token));
-    outbox::enqueue(conn, email, &message.subject, &message.body, None).await
+    Ok(link(public_url, &token))
 }
 
 /// What opening a confirmation link did.

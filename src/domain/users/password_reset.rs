@@ -83,22 +83,15 @@ pub async fn complete(db: &Db, token: &str, new_password: String, hashing: &pass
     let at = now();
     // The link reached the address: it is confirmed as well.
     sqlx::query(
-        "UPDATE users SET password_hash = $2, email_confirmed_at = COALESCE(email_confirmed_at, $3) WHERE id = $1",
+        "UPDATE users SET password_hash = $2, email_confirmed_at = COALESCE(email_confirmed_at, $3), password_updated_at = $3
+         WHERE id = $1",
     )
     .bind(user_id)
     .bind(&hashed)
     .bind(at)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL")
-        .bind(user_id)
-        .bind(at)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("DELETE FROM browser_sessions WHERE user_id = $1")
-        .bind(user_id)
-        .execute(&mut *tx)
-        .await?;
+    super::sessions::end_all(&mut tx, user_id, None).await?;
     account_tokens::spend_all(&mut tx, Purpose::ResetPassword, user_id).await?;
     // Failed logins counted against the account no longer stand between its owner and it.
     sqlx::query("DELETE FROM login_failures WHERE email = (SELECT email FROM users WHERE id = $1)")

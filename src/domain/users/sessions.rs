@@ -181,6 +181,25 @@ async fn revoke_session(db: &Db, session_id: i64) -> AppResult<()> {
     Ok(())
 }
 
+/// Ends every login session of a user but `keep` (the one of the request that changed the
+/// password, if any), and every browser session of the authorization pages, inside the caller's
+/// transaction: after a new password only the person who chose it stays logged in.
+pub async fn end_all(conn: &mut AnyConnection, user_id: i64, keep: Option<i64>) -> AppResult<()> {
+    let at = now();
+    sqlx::query("UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL AND id <> $3")
+        .bind(user_id)
+        .bind(at)
+        // Session ids are positive: -1 keeps none.
+        .bind(keep.unwrap_or(-1))
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("DELETE FROM browser_sessions WHERE user_id = $1")
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
 /// Ends the session of the token sent (access or refresh token): every token of it stops working.
 pub async fn logout(db: &Db, token: Option<&str>) -> AppResult<()> {
     let Some(token) = token else {

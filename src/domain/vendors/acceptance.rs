@@ -172,6 +172,7 @@ pub async fn accept(
                     first_name: &invitation.first_name,
                     last_name: &invitation.last_name,
                     timezone_name: &invitation.timezone_name,
+                    chosen_by_owner: true,
                 },
             )
             .await?;

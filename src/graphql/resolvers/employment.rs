@@ -1,15 +1,32 @@
-//! `Employment`: its company, user, submitter, business, team and software vendors.
+//! `Employment`: its company, user, submitter, business, team, software vendors and detachment
+//! request.
 
 use async_graphql::Context;
 
 use crate::app::App;
 use crate::domain::companies::business;
 use crate::graphql::caller;
-use crate::graphql::contract::{Business, Company, Employment, EmploymentResolver, Team, User};
+use crate::graphql::contract::{
+    Business, Company, DetachmentRequestOutput, Employment, EmploymentResolver, Team, User,
+};
 use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
 impl EmploymentResolver for App {
+    async fn detachment_request(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Employment,
+    ) -> async_graphql::Result<Option<DetachmentRequestOutput>> {
+        let request =
+            crate::domain::companies::employments::detachment::of_employment(self.db(ctx), parent.id.into()).await?;
+        // Unix seconds, in the reference's Int (32 bits: until 2038).
+        Ok(request.map(|r| DetachmentRequestOutput {
+            requested_at: i32::try_from(r.requested_at).ok(),
+            last_sent_at: i32::try_from(r.last_sent_at).ok(),
+        }))
+    }
+
     async fn company(&self, ctx: &Context<'_>, parent: &Employment) -> async_graphql::Result<Option<Company>> {
         Ok(crate::graphql::loaders::missions::company(ctx, parent.company_id.into()).await?)
     }

@@ -1,4 +1,5 @@
-//! `Mutations.employments`: creating, accepting, refusing, ending and changing employments.
+//! `Mutations.employments`: creating, accepting, refusing, ending and changing employments, an
+//! employee's request to be detached and a former employee's reattachment.
 
 use async_graphql::Context;
 
@@ -8,10 +9,10 @@ use crate::graphql::caller;
 use crate::graphql::contract::{
     Company, Employment, EmploymentsBatchCreateWorkerEmploymentsArgs, EmploymentsBatchTerminateEmploymentsArgs,
     EmploymentsCancelEmploymentArgs, EmploymentsChangeEmployeeBusinessTypeArgs, EmploymentsChangeEmployeeRoleArgs,
-    EmploymentsChangeEmployeeTeamArgs, EmploymentsCreateEmploymentArgs, EmploymentsRejectEmploymentArgs,
-    EmploymentsResolver, EmploymentsSendInvitationsRemindersArgs, EmploymentsTerminateEmploymentArgs,
-    EmploymentsUpdateHideEmailArgs, EmploymentsValidateEmploymentArgs, SendInvitationsReminders,
-    TerminateEmploymentResult, Void,
+    EmploymentsChangeEmployeeTeamArgs, EmploymentsCreateEmploymentArgs, EmploymentsReattachEmploymentArgs,
+    EmploymentsRejectEmploymentArgs, EmploymentsRequestDetachmentArgs, EmploymentsResolver,
+    EmploymentsSendInvitationsRemindersArgs, EmploymentsTerminateEmploymentArgs, EmploymentsUpdateHideEmailArgs,
+    EmploymentsValidateEmploymentArgs, ReattachEmployment, SendInvitationsReminders, TerminateEmploymentResult, Void,
 };
 
 use crate::domain::companies::company;
@@ -21,6 +22,36 @@ use crate::graphql::convert::ToGraphql;
 
 #[async_trait::async_trait]
 impl EmploymentsResolver for App {
+    async fn request_detachment(
+        &self,
+        ctx: &Context<'_>,
+        args: EmploymentsRequestDetachmentArgs,
+    ) -> async_graphql::Result<Option<Employment>> {
+        let actor = caller(ctx).actor()?;
+        let row = employments::detachment::request(self.db(ctx), actor, args.employment_id.into()).await?;
+        Ok(Some(row.to_graphql()))
+    }
+
+    async fn reattach_employment(
+        &self,
+        ctx: &Context<'_>,
+        args: EmploymentsReattachEmploymentArgs,
+    ) -> async_graphql::Result<Option<ReattachEmployment>> {
+        let actor = caller(ctx).actor()?;
+        let done = employments::reattach::reattach(
+            self.db(ctx),
+            actor,
+            args.company_id.into(),
+            args.user_id.into(),
+            &self.public_url,
+        )
+        .await?;
+        Ok(Some(ReattachEmployment {
+            employment: Some(done.employment.to_graphql()),
+            email_sent: Some(done.email_sent),
+        }))
+    }
+
     async fn create_employment(
         &self,
         ctx: &Context<'_>,

@@ -37,6 +37,16 @@ fn self_actor(ctx: &Context<'_>, parent: &User, field: &str) -> Result<Actor, Ap
 
 #[async_trait::async_trait]
 impl UserResolver for App {
+    async fn disabled_warnings(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>> {
+        let user = self_only(ctx, parent, "disabledWarnings")?;
+        let warnings = crate::domain::users::profile::disabled_warnings(self.db(ctx), user).await?;
+        Ok(Some(warnings.into_iter().map(Some).collect()))
+    }
+
     async fn regulation_computations_by_day(
         &self,
         ctx: &Context<'_>,

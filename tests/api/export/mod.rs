@@ -229,6 +229,7 @@ on_both_backends! {
             (json!({ "company_ids": [company], "min_date": "2026-03-01", "max_date": "2026-02-01" }), "max_date"),
             (json!({ "company_ids": [company], "min_date": "2026-01-01", "max_date": "2026-06-01" }), "max_date"),
             (json!({ "company_ids": [company], "with_digital_signatures": "yes" }), "with_digital_signatures"),
+            (json!({ "company_ids": [company], "user_id": 5 }), "user_id"),
         ] {
             let response = export(app, Some(&admin), body.clone()).await;
             assert_eq!(response.status(), StatusCode::NOT_FOUND, "{body}");

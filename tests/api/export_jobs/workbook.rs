@@ -206,6 +206,10 @@ on_both_backends! {
         let (status, body) = post(app, "/companies/download_activity_report", Some(&c.admin), Some(json!({ "company_ids": [c.id], "min_date": "10/03/2026" }))).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
         assert!(body["details"]["min_date"].is_array(), "{body}");
+        // A field the body does not define (`detailed` belongs to the prediction), as the reference.
+        let (status, body) = post(app, "/companies/download_activity_report", Some(&c.admin), Some(json!({ "company_ids": [c.id], "detailed": true }))).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(body["details"]["detailed"], json!(["Unknown field."]), "{body}");
         let (status, _) = post(app, "/companies/download_activity_report", None, Some(json!({ "company_ids": [c.id] }))).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         let (status, body) = post(app, "/companies/download_activity_report", Some(&stranger), Some(json!({ "company_ids": [c.id] }))).await;

@@ -90,6 +90,42 @@ async fn month_rows_summarise_the_alerts(app: &TestApp) {
         .collect();
     assert!(!expected.is_empty(), "some alerts");
     assert_eq!(found, expected);
+    day_counts_count_the_month_rows(app).await;
+}
+
+/// The companies' day counts (`company_alert_days`, migration 0066) are the admin month rows
+/// counted per company, day, check and flags: how many workers were alerted.
+async fn day_counts_count_the_month_rows(app: &TestApp) {
+    type Key = (i64, String, String, i64, i64, i64);
+    let pool = &app.server.db.pool;
+    let rows: Vec<(i64, String, String, i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT company_id, month, check_type, night_work, not_enough_break, too_much_uninterrupted_work_time, days \
+         FROM company_alert_months WHERE submitter_type = 'admin'",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let mut expected: BTreeMap<Key, i64> = BTreeMap::new();
+    for (company, month, check, night, few, long, days) in rows {
+        for bit in (0..31).filter(|bit| (days >> bit) & 1 == 1) {
+            let day = format!("{month}-{:02}", bit + 1);
+            *expected
+                .entry((company, day, check.clone(), night, few, long))
+                .or_default() += 1;
+        }
+    }
+    let counts: Vec<(i64, String, String, i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT company_id, day, check_type, night_work, not_enough_break, too_much_uninterrupted_work_time, workers \
+         FROM company_alert_days WHERE workers <> 0",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let found: BTreeMap<Key, i64> = counts
+        .into_iter()
+        .map(|(company, day, check, night, few, long, workers)| ((company, day, check, night, few, long), workers))
+        .collect();
+    assert_eq!(found, expected, "the day counts are not the month rows counted");
 }
 
 /// A company's recap over `period` (`m`, `f`, `t`), as its admin reads it, counted from the month

@@ -1,5 +1,6 @@
-//! The month's recap: the same counts with and without the days' details, and the other
-//! companies of a worker named on their alerted days.
+//! The month's recap: the same counts with and without the days' details, the company's day
+//! counts under concurrent validations and without its former workers, and the other companies
+//! of a worker named on their alerted days.
 
 use super::*;
 
@@ -128,5 +129,68 @@ on_both_backends! {
             assert_eq!(details.len(), 1, "{body}");
             assert_eq!(details[0]["otherCompanyRelation"], expected, "{}: {body}", date(d));
         }
+    }
+}
+
+on_both_backends! {
+    async fn the_recap_of_a_company_counts_its_current_workers_under_concurrent_validations(app) {
+        // Four workers with 13 h of driving on the same two days: the admin validates all their
+        // missions at once, so that the company's day counts are written by concurrent
+        // transactions (on PostgreSQL, each waiting on the others' rows).
+        let c = company(app).await;
+        let mut workers = vec![c.worker.clone()];
+        for n in 1..4 {
+            let worker = app.new_user(&format!("driver{n}@example.com")).await;
+            app.hire(&c.admin, c.id, &worker).await;
+            workers.push(worker);
+        }
+        sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        let (d1, d2) = (day(9), day(8));
+        let mut missions = vec![];
+        for worker in &workers {
+            for d in [d1, d2] {
+                let long = mission(app, worker, c.id, &[("drive", d + 5 * HOUR, d + 18 * HOUR)]).await;
+                validate(app, worker, long, worker).await;
+                missions.push((long, worker));
+            }
+        }
+        futures::future::join_all(missions.iter().map(|(m, w)| validate(app, &c.admin, *m, w))).await;
+        month_rows_summarise_the_alerts(app).await;
+
+        let month = month_of(&date(d2));
+        let period = json!({ "m": month });
+        let in_month = [d1, d2].iter().filter(|d| month_of(&date(**d)) == month).count() as i64;
+        let work_day_alerts = |recap: &Value| -> i64 {
+            recap["dailyAlerts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|g| g["alertsType"] == "maximumWorkDayTime")
+                .map_or(0, |g| g["nbAlerts"].as_i64().unwrap())
+        };
+        let recap = counted(app, &c.admin, c.id, &period, None).await;
+        assert_eq!(work_day_alerts(&recap), 4 * in_month, "{recap}");
+
+        // Two of them leave: one ended yesterday, one dismissed. The recap counts the two others
+        // only (the day counts less the former workers' month rows), as the alerts do.
+        sqlx::query("UPDATE employments SET end_date = $1 WHERE company_id = $2 AND user_id = $3")
+            .bind(date(day(1)))
+            .bind(c.id)
+            .bind(workers[1].id)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        sqlx::query("UPDATE employments SET dismissed_at = 1, dismiss_author_id = $1 WHERE company_id = $2 AND user_id = $3")
+            .bind(c.admin.id)
+            .bind(c.id)
+            .bind(workers[2].id)
+            .execute(&app.server.db.pool)
+            .await
+            .unwrap();
+        let recap = counted(app, &c.admin, c.id, &period, None).await;
+        assert_eq!(work_day_alerts(&recap), 2 * in_month, "{recap}");
     }
 }

@@ -276,6 +276,7 @@ impl TestApp {
             first_name: "Jeanne",
             last_name: "Martin",
             timezone_name: "Europe/Paris",
+            chosen_by_owner: true,
         };
         let id = accounts::insert_hashed(&mut tx, &account).await.unwrap();
         tx.commit().await.unwrap();

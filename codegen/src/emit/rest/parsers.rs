@@ -30,11 +30,17 @@ impl Types {
     }
 
     fn properties(&self, name: &str) -> Result<Vec<Property>, Error> {
+        Ok(self.object(name)?.0)
+    }
+
+    /// An object schema's properties, and whether it is closed (`additionalProperties: false`).
+    fn object(&self, name: &str) -> Result<(Vec<Property>, bool), Error> {
         match self.named.get(name).map(|s| &s.kind) {
             Some(SchemaKind::Object {
                 properties,
                 additional: None,
-            }) => Ok(properties.clone()),
+                closed,
+            }) => Ok((properties.clone(), *closed)),
             _ => Err(Error::new(format!("`{name}` is not an object schema"))),
         }
     }
@@ -43,7 +49,20 @@ impl Types {
     fn json_parser(&mut self, name: &str) -> Result<TokenStream, Error> {
         let ident = format_ident!("{name}");
         let mut fields = Vec::new();
-        for p in self.properties(name)? {
+        let (properties, closed) = self.object(name)?;
+        // A closed object reports each member it does not define (the reference's "Unknown
+        // field."), so that a misspelt optional field is not silently ignored.
+        let unknown = if closed {
+            let known: Vec<&str> = properties.iter().map(|p| p.name.as_str()).collect();
+            quote! {
+                for key in object.keys().filter(|k| ![#(#known),*].contains(&k.as_str())) {
+                    rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+                }
+            }
+        } else {
+            quote!()
+        };
+        for p in properties {
             let hint = format!("{name}{}", camel(&p.name));
             let wire = &p.name;
             let field = snake(wire);
@@ -95,6 +114,7 @@ impl Types {
                 /// recording every problem; `None` when there is one.
                 pub fn from_json_value(value: &serde_json::Value, at: &str, problems: &mut Vec<Problem>) -> Option<Self> {
                     let object = rt::json_object(value, at, problems)?;
+                    #unknown
                     #(#reads)*
                     let (#(Some(#names),)*) = (#(#names,)*) else {
                         return None;

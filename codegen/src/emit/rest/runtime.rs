@@ -41,6 +41,8 @@ fn validation() -> TokenStream {
         pub enum ProblemKind {
             /// A required parameter or field is absent (or `null`).
             Missing,
+            /// A body field the object does not define (`additionalProperties: false`).
+            Unknown,
             /// A parameter or form field that takes one value was sent more than once.
             Repeated,
             /// The value is not of the documented type, or not one of the documented values.
@@ -89,6 +91,7 @@ fn validation() -> TokenStream {
             pub fn message(&self) -> String {
                 match &self.kind {
                     ProblemKind::Missing => "Missing data for required field.".to_string(),
+                    ProblemKind::Unknown => "Unknown field.".to_string(),
                     ProblemKind::Repeated => "Must be sent once, not repeated.".to_string(),
                     ProblemKind::Invalid(Expected::Integer) => "Not a valid integer.".to_string(),
                     ProblemKind::Invalid(Expected::Number) => "Not a valid number.".to_string(),

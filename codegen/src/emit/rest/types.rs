@@ -80,6 +80,7 @@ impl Types {
             SchemaKind::Object {
                 properties,
                 additional: Some(value),
+                ..
             } if properties.is_empty() => {
                 let value = self.rust_type(&format!("{hint}Value"), value)?;
                 quote!(std::collections::BTreeMap<String, #value>)
@@ -145,6 +146,7 @@ impl Types {
             SchemaKind::Object {
                 properties,
                 additional: None,
+                ..
             } => {
                 let mut fields = Vec::new();
                 for p in properties {

@@ -135,7 +135,9 @@ fn refs_of(schema: &Schema, out: &mut Vec<String>) {
     match &schema.kind {
         SchemaKind::Ref(name) => out.push(name.clone()),
         SchemaKind::Array { items, .. } => refs_of(items, out),
-        SchemaKind::Object { properties, additional } => {
+        SchemaKind::Object {
+            properties, additional, ..
+        } => {
             for p in properties {
                 refs_of(&p.schema, out);
             }

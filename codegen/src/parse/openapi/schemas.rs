@@ -95,6 +95,7 @@ pub(super) fn convert(schema: &openapiv3::Schema, at: &str) -> Result<Schema, Er
                     "{at}: required property `{missing}` is not defined"
                 )));
             }
+            let closed = matches!(o.additional_properties, Some(AdditionalProperties::Any(false)));
             let additional = match &o.additional_properties {
                 None | Some(AdditionalProperties::Any(_)) => None,
                 Some(AdditionalProperties::Schema(s)) => {
@@ -104,7 +105,11 @@ pub(super) fn convert(schema: &openapiv3::Schema, at: &str) -> Result<Schema, Er
                     Some(Box::new(schema_of(s, &format!("{at} additionalProperties"))?))
                 }
             };
-            SchemaKind::Object { properties, additional }
+            SchemaKind::Object {
+                properties,
+                additional,
+                closed,
+            }
         }
         K::OneOf { .. } | K::AllOf { .. } | K::AnyOf { .. } | K::Not { .. } => {
             return unsupported("oneOf/allOf/anyOf/not");

@@ -2,9 +2,11 @@
 //! workers counted per day, check and flags. With the day details, one line per worker too,
 //! read from the alerts; without them, added up from the workers' month rows (a row per worker,
 //! month, check and flags, read as one row per month, check and flags with the workers' day sets
-//! joined), a few per month where the alerts are one per worker and day.
+//! joined), a few per month where the alerts are one per worker and day; for all the company's
+//! current workers, from the company's day counts less the rows of the workers who are not
+//! current.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Datelike, NaiveDate};
 
@@ -38,6 +40,30 @@ struct MonthRow {
     not_enough_break: i64,
     too_much_uninterrupted_work_time: i64,
     days: String,
+}
+
+/// A row of [`sql::COMPANY_DAYS`]: with no `days`, how many workers were alerted on a day
+/// (`period`) for a check and flags; with them, a month's (`period`) rows of the workers who are
+/// not current.
+#[derive(sqlx::FromRow, Debug)]
+struct CompanyRow {
+    period: String,
+    check_type: String,
+    night_work: i64,
+    not_enough_break: i64,
+    too_much_uninterrupted_work_time: i64,
+    workers: i64,
+    days: Option<String>,
+}
+
+impl CompanyRow {
+    fn flags(&self) -> [i64; 3] {
+        [
+            self.night_work,
+            self.not_enough_break,
+            self.too_much_uninterrupted_work_time,
+        ]
+    }
 }
 
 /// The parameters of [`sql::WORKERS`]: the company, today and the JSON list of the workers the
@@ -82,6 +108,72 @@ pub(super) async fn per_day(
         .fetch_all(db)
         .await?;
     added_up(rows, (from, to))
+}
+
+/// All the company's current workers' admin alerts dated in `[from, to)`, a line per day, check
+/// and flags, in order of day: the company's day counts less the month rows of its workers who
+/// are not current (one statement, whatever the number of workers).
+pub(super) async fn per_day_of_company(
+    db: &Db,
+    company_id: i64,
+    today: &str,
+    (from, to): (NaiveDate, NaiveDate),
+) -> AppResult<Vec<AlertLine>> {
+    let last = to.pred_opt().unwrap_or(to);
+    let rows: Vec<CompanyRow> = sqlx::query_as(db.sql(sql::COMPANY_DAYS))
+        .bind(company_id)
+        .bind(today)
+        .bind(None::<&str>)
+        .bind(month_text(from))
+        .bind(month_text(last))
+        .bind(date_text(from))
+        .bind(date_text(to))
+        .fetch_all(db)
+        .await?;
+    let (others, counted): (Vec<CompanyRow>, Vec<CompanyRow>) = rows.into_iter().partition(|r| r.days.is_some());
+    let others: Vec<MonthRow> = others
+        .into_iter()
+        .map(|r| MonthRow {
+            days: r.days.unwrap_or_default(),
+            month: r.period,
+            check_type: r.check_type,
+            night_work: r.night_work,
+            not_enough_break: r.not_enough_break,
+            too_much_uninterrupted_work_time: r.too_much_uninterrupted_work_time,
+        })
+        .collect();
+    Ok(less(counted, added_up(others, (from, to))?))
+}
+
+/// The day counts less the other workers' lines, in order of day; days left with no alert are
+/// dropped.
+fn less(counted: Vec<CompanyRow>, others: Vec<AlertLine>) -> Vec<AlertLine> {
+    let key = |day: &str, check: &str, flags: [i64; 3]| (day.to_string(), check.to_string(), flags);
+    let mut others: HashMap<(String, String, [i64; 3]), i64> = others
+        .into_iter()
+        .map(|l| {
+            let flags = [l.night_work, l.not_enough_break, l.too_much_uninterrupted_work_time];
+            (key(&l.day, &l.check_type, flags), l.alerts)
+        })
+        .collect();
+    let mut lines: Vec<AlertLine> = counted
+        .into_iter()
+        .filter_map(|c| {
+            let flags = c.flags();
+            let alerts = c.workers - others.remove(&key(&c.period, &c.check_type, flags)).unwrap_or(0);
+            (alerts > 0).then(|| AlertLine {
+                day: c.period,
+                check_type: c.check_type,
+                user_id: 0,
+                night_work: flags[0],
+                not_enough_break: flags[1],
+                too_much_uninterrupted_work_time: flags[2],
+                alerts,
+            })
+        })
+        .collect();
+    lines.sort_by(|a, b| a.day.cmp(&b.day));
+    lines
 }
 
 pub(super) fn month_text(day: NaiveDate) -> String {
@@ -193,6 +285,43 @@ mod tests {
         assert_eq!(days, ["2026-08-31", "2026-09-01", "2026-09-02"]);
         assert!(lines.iter().all(|l| l.night_work == 1 && l.alerts == 1));
         assert!(added_up(vec![], (from, from)).unwrap().is_empty());
+    }
+
+    fn counted(day: &str, flags: [i64; 3], workers: i64) -> CompanyRow {
+        CompanyRow {
+            period: day.to_string(),
+            check_type: "enoughBreak".to_string(),
+            night_work: flags[0],
+            not_enough_break: flags[1],
+            too_much_uninterrupted_work_time: flags[2],
+            workers,
+            days: None,
+        }
+    }
+
+    #[test]
+    fn the_workers_who_are_not_current_are_taken_out_of_the_day_counts() {
+        // Three workers alerted on September 1st (one of them gone), one on the 2nd (gone), and
+        // one with both halves on the 2nd.
+        let both = [0, 1, 1];
+        let counts = vec![
+            counted("2026-09-01", [0, 1, 0], 3),
+            counted("2026-09-02", [0, 1, 0], 1),
+            counted("2026-09-02", both, 1),
+        ];
+        let september = NaiveDate::from_ymd_opt(2026, 9, 1).unwrap();
+        let gone = added_up(
+            vec![row("2026-09", "enoughBreak", [0, 1, 0], &[0b11])],
+            (september, NaiveDate::from_ymd_opt(2026, 10, 1).unwrap()),
+        )
+        .unwrap();
+        let lines = less(counts, gone);
+        let per_day: Vec<(&str, i64, i64)> = lines
+            .iter()
+            .map(|l| (l.day.as_str(), l.too_much_uninterrupted_work_time, l.alerts))
+            .collect();
+        assert_eq!(per_day, [("2026-09-01", 0, 2), ("2026-09-02", 1, 1)]);
+        assert_eq!(total(&lines), 2 + 2);
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! company's current workers by kind, and `adminRegulationComputationsByUserAndByDay`.
 //!
 //! A recap reads its head (the admin's permission, the workers, the company's settings and the
-//! previous month's total) in one statement, then its lines in one more: without the day
-//! details, the workers' month rows (`company_alert_months`), added up per day; with them, the
-//! alerts themselves, a line per worker and day, and then the workers' names and other
-//! companies (two statements). However many workers the company has.
+//! previous month's total) in one statement, then its lines: for all the company's current
+//! workers without the day details, the company's day counts (`company_alert_days`) less the
+//! month rows of the workers who are not current (two statements); for a team or a worker, their
+//! month rows (`company_alert_months`) added up per day (one); with the day details, the alerts
+//! themselves, a line per worker and day, and then the workers' names and other companies (two
+//! more). However many workers the company has.
 
 mod admin_days;
 mod details;
@@ -124,6 +126,10 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
     let confined = confined(db, &query).await?.as_deref().map(id_list);
     let today = date_text(today());
     let period = Period::of(&query);
+    // All the current workers without details: the lines and the previous month's total come
+    // from the company's day counts, and the head does not add up the previous month's rows.
+    let whole_company = confined.is_none() && !query.with_details;
+    let previous_in_head = if whole_company { None } else { period.previous };
     let head: Option<Head> = sqlx::query_as(db.sql(sql::RECAP))
         .bind(query.company_id)
         .bind(today.as_str())
@@ -131,7 +137,7 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
         .bind(actor.user_id)
         .bind(date_text(period.from))
         .bind(date_text(period.to))
-        .bind(period.previous.map(lines::month_text))
+        .bind(previous_in_head.map(lines::month_text))
         .fetch_optional(db)
         .await?;
     let Some(head) = head else {
@@ -155,10 +161,16 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
         confined: confined.as_deref(),
     };
     let span = (period.from, period.to);
-    let lines = if query.with_details {
-        lines::per_worker(db, &workers, span).await?
+    let (lines, total_previous_month) = if whole_company {
+        let first = period.previous.unwrap_or(period.from);
+        let mut lines = lines::per_day_of_company(db, query.company_id, &today, (first, period.to)).await?;
+        let from = date_text(period.from);
+        let current = lines.split_off(lines.partition_point(|l| l.day < from));
+        (current, lines::total(&lines))
+    } else if query.with_details {
+        (lines::per_worker(db, &workers, span).await?, head.previous_total)
     } else {
-        lines::per_day(db, &workers, span).await?
+        (lines::per_day(db, &workers, span).await?, head.previous_total)
     };
     let details = if query.with_details {
         Some(details::Details::read(db, query.company_id, &head.siren, &lines).await?)
@@ -170,7 +182,7 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
         has_any_computation: true,
         month: period.month,
         total: lines::total(&lines),
-        total_previous_month: head.previous_total,
+        total_previous_month,
         daily: groups::built(kinds.daily, details.as_ref()),
         weekly: groups::built(kinds.weekly, details.as_ref()),
     })

@@ -69,6 +69,29 @@ crate::statements! {
         {IN_WORKERS},
         " GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time"
     );
+    /// All the company's current workers' admin alerts of days `[$6, $7)` in one statement, as
+    /// two kinds of rows: the company's (`$1`) counts per day, check and flags
+    /// (`company_alert_days`, `days` null), the counts of every worker who keeps month rows in the
+    /// company; and the admin month rows from month `$4` to `$5` (`YYYY-MM`) of the workers who
+    /// are not among its workers on `$2` ([`WORKERS`], `$3` null), grouped as [`MONTHS`], to be
+    /// taken out. Those are the workers with an employment there that is not current (ended, not
+    /// yet started, not approved, dismissed), read first (`g`), so that a company whose workers
+    /// are all current reads none of its month rows.
+    pub const COMPANY_DAYS: PerBackend = crate::per_backend!(
+        {WORKERS},
+        ", g AS (SELECT DISTINCT e.user_id FROM employments e WHERE e.company_id = $1 AND e.user_id IS NOT NULL \
+           AND NOT EXISTS (SELECT 1 FROM w WHERE w.user_id = e.user_id)) \
+         SELECT d.day AS period, d.check_type, d.night_work, d.not_enough_break, d.too_much_uninterrupted_work_time, \
+           d.workers, CAST(NULL AS TEXT) AS days FROM company_alert_days d \
+         WHERE d.company_id = $1 AND d.day >= $6 AND d.day < $7 AND d.workers > 0 \
+         UNION ALL \
+         SELECT m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time, \
+           CAST(0 AS BIGINT), ",
+        {JOINED_DAYS},
+        " FROM g CROSS JOIN company_alert_months m WHERE m.user_id = g.user_id AND m.company_id = $1 \
+           AND m.submitter_type = 'admin' AND m.month >= $4 AND m.month <= $5 \
+         GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time"
+    );
     /// The admin alerts of the workers ([`WORKERS`]) dated in `[$4, $5)`, per day, check, worker
     /// and flags: the recap's lines when it gives the day details (one per worker and day).
     pub const ALERTS_BY_DAY_AND_USER: PerBackend = crate::per_backend!(

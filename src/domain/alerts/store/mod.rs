@@ -6,6 +6,7 @@
 //! operator's rebuild whole months) costs reads, not writes. Runs inside the caller's
 //! transaction, so a recomputation is all or nothing, and running it twice leaves the same rows.
 
+mod day_counts;
 mod existing;
 mod months;
 mod prepared;
@@ -19,6 +20,7 @@ use crate::domain::regulation::checks::SubmitterType;
 use crate::domain::regulation::compute::Computation;
 use crate::errors::{AppError, AppResult};
 
+pub use day_counts::DayCounts;
 pub use existing::{Existing, existing};
 pub use months::share_with_company;
 pub use prepared::{Prepared, prepare};
@@ -65,9 +67,11 @@ fn json<T: serde::Serialize>(value: &T) -> AppResult<String> {
 }
 
 /// Stores a computation of `user_id`'s alerts for `submitter`: two reads, then at most six
-/// statements whatever the number of alerts and days, none when nothing changed.
+/// statements whatever the number of alerts and days, none when nothing changed. The companies'
+/// day counts change by `counts`, which the caller writes before it commits.
 pub async fn save(
     conn: &mut AnyConnection,
+    counts: &mut DayCounts,
     user_id: i64,
     submitter: SubmitterType,
     business: BusinessType,
@@ -76,14 +80,16 @@ pub async fn save(
     let mut stored = existing(conn, &[user_id], computation.days, computation.weeks).await?;
     let old = stored.remove(&(user_id, submitter)).unwrap_or_default();
     let prepared = prepare(computation, business)?;
-    apply(conn, (user_id, submitter, business), computation, prepared, old).await
+    apply(conn, counts, (user_id, submitter, business), computation, prepared, old).await
 }
 
 /// Writes the difference between a computation (`prepared` from it) of a worker's side (`whose`:
 /// worker, side and business) and what was stored (`old`, read by [`existing`] in the same
-/// transaction): at most six statements, none when nothing changed.
+/// transaction): at most six statements, none when nothing changed; the companies' day counts
+/// change by `counts`.
 pub async fn apply(
     conn: &mut AnyConnection,
+    counts: &mut DayCounts,
     whose: (i64, SubmitterType, BusinessType),
     computation: &Computation,
     prepared: Prepared,
@@ -104,7 +110,8 @@ pub async fn apply(
     }
     if changed {
         let (days, weeks) = (computation.days, computation.weeks);
-        months::summarise_months(conn, user_id, submitter, days.0.min(weeks.0), days.1.max(weeks.1)).await?;
+        let span = (days.0.min(weeks.0), days.1.max(weeks.1));
+        months::summarise_months(conn, counts, user_id, submitter, span).await?;
     }
     // Computed days: the new ones get their row (kept with its first creation time).
     let days: Vec<String> = computation

@@ -5,9 +5,12 @@
 //! [`crate::domain::workers`]): the rules then read committed state and cannot be raced.
 //!
 //! The life cycle, the changes made to an existing employment, is in `lifecycle`; ending
-//! employments, one or a batch, in `terminate`.
+//! employments, one or a batch, in `terminate`; an employee's request to be detached in
+//! `detachment`; attaching a former employee again in `reattach`.
 
+pub mod detachment;
 mod lifecycle;
+pub mod reattach;
 mod terminate;
 
 use chrono::NaiveDate;
