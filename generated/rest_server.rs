@@ -778,6 +778,62 @@ pub mod types {
         /// List the chunks (`chunks`) in the answer.
         pub detailed: bool,
     }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct ActivityReportRequest {
+        /// Companies to export (at most 100). The caller must be an admin, today, of each of them.
+        pub company_ids: Vec<i64>,
+        /// Workers to export (at most 5,000). If absent or empty, every worker with an accepted employment in those companies over the period. Ids of other users are ignored.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub user_ids: Option<Vec<i64>>,
+        /// First day of the period. If absent, today minus 364 days.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_date: Option<chrono::NaiveDate>,
+        /// Last day of the period, included. If absent, today.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_date: Option<chrono::NaiveDate>,
+        /// A file per worker instead of one consolidated file; honoured only by the `single_or_consolidated` strategy.
+        pub one_file_by_employee: bool,
+    }
+    /// Always `ok`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+    pub enum ResultOkResult {
+        #[serde(rename = "ok")]
+        Ok,
+    }
+    impl ResultOkResult {
+        /// The documented values, as sent.
+        pub const VALUES: &'static [&'static str] = &["ok"];
+        /// The value as sent.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Self::Ok => "ok",
+            }
+        }
+        /// The variant of a value as sent.
+        pub fn from_wire(text: &str) -> Option<Self> {
+            match text {
+                "ok" => Some(Self::Ok),
+                _ => None,
+            }
+        }
+    }
+    impl std::fmt::Display for ResultOkResult {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.as_str())
+        }
+    }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct ResultOk {
+        /// Always `ok`.
+        pub result: types::ResultOkResult,
+    }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct ExportsCheckout {
+        /// The caller's reports still being built.
+        pub nb_wip_exports: i64,
+        /// A download link per report ready, each handed out once and valid 60 seconds.
+        pub ready_exports_links: Vec<String>,
+    }
     /// How the report is split (the first that applies, in this order).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
     pub enum ExportPlanStrategy {
@@ -1029,6 +1085,133 @@ pub mod types {
         pub code_challenge_methods_supported: Vec<String>,
         /// The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`) and the formats of the GraphQL schema's custom scalars.
         pub service_documentation: String,
+    }
+    impl ActivityReportRequest {
+        /// Reads a `ActivityReportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
+        pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+            let value = rt::json_document(body)?;
+            let mut problems: Vec<Problem> = Vec::new();
+            match Self::from_json_value(&value, "", &mut problems) {
+                Some(parsed) if problems.is_empty() => Ok(parsed),
+                _ => Err(RequestError::new(problems)),
+            }
+        }
+        /// Reads the type from a JSON value at `at` (a field path, empty at the top),
+        /// recording every problem; `None` when there is one.
+        pub fn from_json_value(
+            value: &serde_json::Value,
+            at: &str,
+            problems: &mut Vec<Problem>,
+        ) -> Option<Self> {
+            let object = rt::json_object(value, at, problems)?;
+            for key in object
+                .keys()
+                .filter(|k| {
+                    ![
+                        "company_ids",
+                        "user_ids",
+                        "min_date",
+                        "max_date",
+                        "one_file_by_employee",
+                    ]
+                        .contains(&k.as_str())
+                })
+            {
+                rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+            }
+            let company_ids = match rt::member(object, "company_ids") {
+                Some(value) => {
+                    rt::json_list(
+                        value,
+                        &rt::join(at, "company_ids"),
+                        problems,
+                        Some(1),
+                        Some(100),
+                        "id",
+                        Expected::Integer,
+                        |v: &serde_json::Value| v.as_i64(),
+                    )
+                }
+                None => {
+                    rt::problem(
+                        problems,
+                        rt::join(at, "company_ids"),
+                        ProblemKind::Missing,
+                    );
+                    None
+                }
+            };
+            let user_ids = match rt::member(object, "user_ids") {
+                Some(value) => {
+                    rt::json_list(
+                            value,
+                            &rt::join(at, "user_ids"),
+                            problems,
+                            None,
+                            Some(5000),
+                            "id",
+                            Expected::Integer,
+                            |v: &serde_json::Value| v.as_i64(),
+                        )
+                        .map(Some)
+                }
+                None => Some(None),
+            };
+            let min_date = match rt::member(object, "min_date") {
+                Some(value) => {
+                    rt::json_scalar(
+                            value,
+                            &rt::join(at, "min_date"),
+                            problems,
+                            Expected::Date,
+                            rt::json_date,
+                        )
+                        .map(Some)
+                }
+                None => Some(None),
+            };
+            let max_date = match rt::member(object, "max_date") {
+                Some(value) => {
+                    rt::json_scalar(
+                            value,
+                            &rt::join(at, "max_date"),
+                            problems,
+                            Expected::Date,
+                            rt::json_date,
+                        )
+                        .map(Some)
+                }
+                None => Some(None),
+            };
+            let one_file_by_employee = match rt::member(object, "one_file_by_employee") {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "one_file_by_employee"),
+                        problems,
+                        Expected::Boolean,
+                        |v: &serde_json::Value| v.as_bool(),
+                    )
+                }
+                None => Some(false),
+            };
+            let (
+                Some(company_ids),
+                Some(user_ids),
+                Some(min_date),
+                Some(max_date),
+                Some(one_file_by_employee),
+            ) = (company_ids, user_ids, min_date, max_date, one_file_by_employee) else {
+                return None;
+            };
+            Some(Self {
+                company_ids,
+                user_ids,
+                min_date,
+                max_date,
+                one_file_by_employee,
+            })
+        }
     }
     impl ExportParamsRequest {
         /// Reads a `ExportParamsRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
@@ -1550,6 +1733,12 @@ pub enum BearerAuthOperation {
     GenerateTachographFiles,
     /// `validateExportParams` (`POST /companies/validate_export_params`).
     ValidateExportParams,
+    /// `downloadActivityReport` (`POST /companies/download_activity_report`).
+    DownloadActivityReport,
+    /// `exportsCheckout` (`POST /exports/checkout`).
+    ExportsCheckout,
+    /// `exportsCancel` (`POST /exports/cancel`).
+    ExportsCancel,
     /// `generateTachographFile` (`POST /users/generate_tachograph_file`).
     GenerateTachographFile,
     /// `sandboxOutbox` (`GET /sandbox/outbox`).
@@ -3325,6 +3514,376 @@ impl warp::Reply for ValidateExportParamsResponse {
         ValidateExportParamsResponse::into_response(self)
     }
 }
+/// The request of `downloadActivityReport` (`POST /companies/download_activity_report`), parsed and validated.
+#[derive(Debug)]
+pub struct DownloadActivityReportRequest {
+    /// The `application/json` body.
+    pub body: types::ActivityReportRequest,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl DownloadActivityReportRequest {
+    /// Parses and validates the query and body of a request: every problem is reported.
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Result<Self, RequestError> {
+        let _ = (&query, &body);
+        let mut problems: Vec<Problem> = Vec::new();
+        let body = match types::ActivityReportRequest::from_json(body) {
+            Ok(body) => Some(body),
+            Err(error) => {
+                problems.extend(error.problems);
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(body),) = (body,) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self { body, headers, client_ip })
+    }
+}
+/// The documented answers of `downloadActivityReport`, one variant per status.
+#[derive(Debug)]
+pub enum DownloadActivityReportResponse {
+    /// 202: The report is queued.
+    Accepted(types::ResultOk),
+    /// 401: Missing, invalid or revoked access token.
+    Unauthorized(types::ApiError),
+    /// 403: The caller is not an admin today of one of the companies, or one of the companies does not exist.
+    Forbidden(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
+    /// 422: Ill-formed request: invalid JSON, missing or mistyped field, empty `company_ids`, bad date; or a split into too many files.
+    UnprocessableEntity(types::ApiError),
+    /// 429: The caller already has 10 reports in progress (`TOO_MANY_EXPORTS`: fetch or cancel them first); or the request came with a software vendor's employment token and the vendor is over its rate (`AUTHORIZATION_ERROR`). Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl DownloadActivityReportResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            DownloadActivityReportResponse::Accepted(body) => {
+                let response = rt::json(202, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadActivityReportResponse::Unauthorized(body) => {
+                let response = rt::json(401, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadActivityReportResponse::Forbidden(body) => {
+                let response = rt::json(403, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadActivityReportResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadActivityReportResponse::UnprocessableEntity(body) => {
+                let response = rt::json(422, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadActivityReportResponse::TooManyRequests { body, retry_after } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
+                response
+            }
+            DownloadActivityReportResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for DownloadActivityReportResponse {
+    fn into_response(self) -> warp::reply::Response {
+        DownloadActivityReportResponse::into_response(self)
+    }
+}
+/// The request of `exportsCheckout` (`POST /exports/checkout`), parsed and validated.
+#[derive(Debug)]
+pub struct ExportsCheckoutRequest {
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl ExportsCheckoutRequest {
+    /// Reads the query and body of a request (nothing in them can be invalid).
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Self {
+        let _ = (query, body);
+        Self { headers, client_ip }
+    }
+}
+/// The documented answers of `exportsCheckout`, one variant per status.
+#[derive(Debug)]
+pub enum ExportsCheckoutResponse {
+    /// 200: The caller's reports in progress and the links of those ready.
+    Ok(types::ExportsCheckout),
+    /// 401: Missing, invalid or revoked access token.
+    Unauthorized(types::ApiError),
+    /// 429: The request came with a software vendor's employment token and the vendor is over its rate. Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl ExportsCheckoutResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            ExportsCheckoutResponse::Ok(body) => {
+                let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            ExportsCheckoutResponse::Unauthorized(body) => {
+                let response = rt::json(401, "application/json; charset=utf-8", &body);
+                response
+            }
+            ExportsCheckoutResponse::TooManyRequests { body, retry_after } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
+                response
+            }
+            ExportsCheckoutResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for ExportsCheckoutResponse {
+    fn into_response(self) -> warp::reply::Response {
+        ExportsCheckoutResponse::into_response(self)
+    }
+}
+/// The request of `exportsCancel` (`POST /exports/cancel`), parsed and validated.
+#[derive(Debug)]
+pub struct ExportsCancelRequest {
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl ExportsCancelRequest {
+    /// Reads the query and body of a request (nothing in them can be invalid).
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Self {
+        let _ = (query, body);
+        Self { headers, client_ip }
+    }
+}
+/// The documented answers of `exportsCancel`, one variant per status.
+#[derive(Debug)]
+pub enum ExportsCancelResponse {
+    /// 200: The reports are cancelled.
+    Ok(types::ResultOk),
+    /// 401: Missing, invalid or revoked access token.
+    Unauthorized(types::ApiError),
+    /// 429: The request came with a software vendor's employment token and the vendor is over its rate. Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl ExportsCancelResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            ExportsCancelResponse::Ok(body) => {
+                let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            ExportsCancelResponse::Unauthorized(body) => {
+                let response = rt::json(401, "application/json; charset=utf-8", &body);
+                response
+            }
+            ExportsCancelResponse::TooManyRequests { body, retry_after } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
+                response
+            }
+            ExportsCancelResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for ExportsCancelResponse {
+    fn into_response(self) -> warp::reply::Response {
+        ExportsCancelResponse::into_response(self)
+    }
+}
+/// The request of `exportDownload` (`GET /exports/download`), parsed and validated.
+#[derive(Debug)]
+pub struct ExportDownloadRequest {
+    /// The report.
+    pub export_id: i64,
+    /// When the link stops working (Unix seconds).
+    pub expires: i64,
+    /// HMAC-SHA256 of the report and the expiry by the service's key (hex).
+    pub signature: String,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl ExportDownloadRequest {
+    /// Parses and validates the query and body of a request: every problem is reported.
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Result<Self, RequestError> {
+        let _ = (&query, &body);
+        let mut problems: Vec<Problem> = Vec::new();
+        let export_id = rt::flat_required(
+            query,
+            "export_id",
+            &mut problems,
+            rt::text_i64,
+        );
+        let expires = rt::flat_required(query, "expires", &mut problems, rt::text_i64);
+        let signature = rt::flat_required(
+            query,
+            "signature",
+            &mut problems,
+            rt::text_string,
+        );
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(export_id), Some(expires), Some(signature)) = (
+            export_id,
+            expires,
+            signature,
+        ) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self {
+            export_id,
+            expires,
+            signature,
+            headers,
+            client_ip,
+        })
+    }
+}
+/// The documented answers of `exportDownload`, one variant per status.
+#[derive(Debug)]
+pub enum ExportDownloadResponse {
+    /// 200: The report's file.
+    Ok {
+        ///The body.
+        body: bytes::Bytes,
+        /// The `Content-Type` header. The file's type.
+        content_type: String,
+        /// The `Content-Disposition` header. `attachment; filename="<ASCII name>"; filename*=UTF-8''<name>`.
+        content_disposition: String,
+    },
+    /// 403: A link badly signed or expired, or missing a parameter.
+    Forbidden(types::ApiError),
+    /// 404: The file is no longer kept, or the report was cancelled.
+    NotFound(types::ApiError),
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl ExportDownloadResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            ExportDownloadResponse::Ok { body, content_type, content_disposition } => {
+                let length = body.len();
+                let mut response = rt::bytes(
+                    200,
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                    body,
+                );
+                rt::set_header(&mut response, "content-length", &length.to_string());
+                {
+                    let value = content_type;
+                    rt::set_header(&mut response, "content-type", &value);
+                }
+                {
+                    let value = content_disposition;
+                    rt::set_header(&mut response, "content-disposition", &value);
+                }
+                response
+            }
+            ExportDownloadResponse::Forbidden(body) => {
+                let response = rt::json(403, "application/json; charset=utf-8", &body);
+                response
+            }
+            ExportDownloadResponse::NotFound(body) => {
+                let response = rt::json(404, "application/json; charset=utf-8", &body);
+                response
+            }
+            ExportDownloadResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for ExportDownloadResponse {
+    fn into_response(self) -> warp::reply::Response {
+        ExportDownloadResponse::into_response(self)
+    }
+}
 /// The request of `generateTachographFile` (`POST /users/generate_tachograph_file`), parsed and validated.
 #[derive(Debug)]
 pub struct GenerateTachographFileRequest {
@@ -3858,6 +4417,29 @@ pub trait RestApi: Send + Sync + 'static {
         bearer_auth: Self::BearerAuth,
         request: ValidateExportParamsRequest,
     ) -> ValidateExportParamsResponse;
+    /// `POST /companies/download_activity_report`: Queue an Excel activity report
+    async fn download_activity_report(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: DownloadActivityReportRequest,
+    ) -> DownloadActivityReportResponse;
+    /// `POST /exports/checkout`: Poll the caller's reports and get the links of the ready ones
+    async fn exports_checkout(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: ExportsCheckoutRequest,
+    ) -> ExportsCheckoutResponse;
+    /// `POST /exports/cancel`: Cancel the caller's reports in progress or ready
+    async fn exports_cancel(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: ExportsCancelRequest,
+    ) -> ExportsCancelResponse;
+    /// `GET /exports/download`: Download a report through the link handed out by the checkout
+    async fn export_download(
+        &self,
+        request: ExportDownloadRequest,
+    ) -> ExportDownloadResponse;
     /// `POST /users/generate_tachograph_file`: Export the caller's own C1B driver-card file
     async fn generate_tachograph_file(
         &self,
@@ -3899,6 +4481,10 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("tokenRefresh", "POST", "/token/refresh"),
     ("tokenLogout", "POST", "/token/logout"),
     ("validateExportParams", "POST", "/companies/validate_export_params"),
+    ("downloadActivityReport", "POST", "/companies/download_activity_report"),
+    ("exportsCheckout", "POST", "/exports/checkout"),
+    ("exportsCancel", "POST", "/exports/cancel"),
+    ("exportDownload", "GET", "/exports/download"),
     ("generateTachographFile", "POST", "/users/generate_tachograph_file"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
@@ -4415,6 +5001,239 @@ pub fn routes<A: RestApi>(
     let api_10 = api.clone();
     let route_10 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("companies"))
+        .and(warp::path("download_activity_report"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("companies"))
+                .and(warp::path("download_activity_report"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_10.clone();
+            async move {
+                let body = match crate::http::body::read_limited(
+                        body,
+                        10485760,
+                        deadline,
+                    )
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let bearer_auth = match api
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::DownloadActivityReport,
+                        rt::bearer_token(&headers).as_deref(),
+                        &headers,
+                    )
+                    .await
+                {
+                    Ok(principal) => principal,
+                    Err(error) => {
+                        return DownloadActivityReportResponse::Unauthorized(error)
+                            .into_response();
+                    }
+                };
+                let request = match DownloadActivityReportRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                ) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        return DownloadActivityReportResponse::UnprocessableEntity(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                api.download_activity_report(bearer_auth, request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_11 = api.clone();
+    let route_11 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("exports"))
+        .and(warp::path("checkout"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("exports"))
+                .and(warp::path("checkout"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_11.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let bearer_auth = match api
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::ExportsCheckout,
+                        rt::bearer_token(&headers).as_deref(),
+                        &headers,
+                    )
+                    .await
+                {
+                    Ok(principal) => principal,
+                    Err(error) => {
+                        return ExportsCheckoutResponse::Unauthorized(error)
+                            .into_response();
+                    }
+                };
+                let request = ExportsCheckoutRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.exports_checkout(bearer_auth, request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_12 = api.clone();
+    let route_12 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("exports"))
+        .and(warp::path("cancel"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("exports"))
+                .and(warp::path("cancel"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_12.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let bearer_auth = match api
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::ExportsCancel,
+                        rt::bearer_token(&headers).as_deref(),
+                        &headers,
+                    )
+                    .await
+                {
+                    Ok(principal) => principal,
+                    Err(error) => {
+                        return ExportsCancelResponse::Unauthorized(error).into_response();
+                    }
+                };
+                let request = ExportsCancelRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.exports_cancel(bearer_auth, request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_13 = api.clone();
+    let route_13 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("exports"))
+        .and(warp::path("download"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("exports"))
+                .and(warp::path("download"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_13.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let request = match ExportDownloadRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                ) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        return ExportDownloadResponse::Forbidden(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                api.export_download(request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_14 = api.clone();
+    let route_14 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path("users"))
         .and(warp::path("generate_tachograph_file"))
         .and(warp::path::end()))
@@ -4436,7 +5255,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_10.clone();
+            let api = api_14.clone();
             async move {
                 let body = match crate::http::body::read_limited(
                         body,
@@ -4482,8 +5301,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_11 = api.clone();
-    let route_11 = (warp::any()
+    let api_15 = api.clone();
+    let route_15 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("tachograph"))
         .and(warp::path("root-public-key"))
@@ -4506,7 +5325,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_11.clone();
+            let api = api_15.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -4524,8 +5343,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_12 = api.clone();
-    let route_12 = (warp::any()
+    let api_16 = api.clone();
+    let route_16 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("health"))
         .and(warp::path::end()))
@@ -4542,7 +5361,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_12.clone();
+            let api = api_16.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -4560,8 +5379,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_13 = api.clone();
-    let route_13 = (warp::any()
+    let api_17 = api.clone();
+    let route_17 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("ready"))
         .and(warp::path::end()))
@@ -4578,7 +5397,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_13.clone();
+            let api = api_17.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -4596,8 +5415,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_14 = api.clone();
-    let route_14 = (warp::any()
+    let api_18 = api.clone();
+    let route_18 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("metrics"))
         .and(warp::path::end()))
@@ -4614,7 +5433,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_14.clone();
+            let api = api_18.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -4632,8 +5451,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_15 = api.clone();
-    let route_15 = (warp::any()
+    let api_19 = api.clone();
+    let route_19 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("sandbox"))
         .and(warp::path("outbox"))
@@ -4656,7 +5475,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_15.clone();
+            let api = api_19.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -4697,8 +5516,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_16 = api.clone();
-    let route_16 = (warp::any()
+    let api_20 = api.clone();
+    let route_20 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
@@ -4721,7 +5540,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_16.clone();
+            let api = api_20.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -4786,6 +5605,18 @@ pub fn routes<A: RestApi>(
         .unify()
         .boxed()
         .or(route_16)
+        .unify()
+        .boxed()
+        .or(route_17)
+        .unify()
+        .boxed()
+        .or(route_18)
+        .unify()
+        .boxed()
+        .or(route_19)
+        .unify()
+        .boxed()
+        .or(route_20)
         .unify()
         .boxed()
 }

@@ -29,6 +29,10 @@ pub struct App {
     pub key_sealer: crate::domain::export::sealing::Sealer,
     /// The key of the browser forms' CSRF tokens.
     pub csrf_key: crate::domain::auth::csrf_key::CsrfKey,
+    /// The key that signs the activity reports' download links.
+    pub export_links: crate::domain::export::jobs::links::LinkKey,
+    /// The key that signs the activity reports' workbooks (`Mobilic HMAC`).
+    pub xlsx_signing_key: [u8; 32],
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::domain::auth::client_rate::ClientLimiter>,
     /// Requests per software vendor on `/protected` and with employment tokens (`None`:

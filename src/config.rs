@@ -56,6 +56,7 @@ pub mod defaults {
     pub const VENDOR_RATE_LIMIT: u32 = 1200;
     pub const CARD_KEY_POOL: usize = 1000;
     pub const AUTO_VALIDATION_PERIOD_SECS: u64 = 3600;
+    pub const EXPORT_WORKERS: usize = 2;
 }
 
 /// Where the data is: every command that opens the database takes these.
@@ -224,6 +225,11 @@ pub struct Settings {
     /// from a scheduler, may run it).
     #[arg(long, env = "ROADLOG_AUTO_VALIDATION_PERIOD", default_value_t = defaults::AUTO_VALIDATION_PERIOD_SECS)]
     pub auto_validation_period: u64,
+    /// Excel activity reports this instance builds at once, each on a blocking thread of its
+    /// own (the API's requests keep the other threads). 0: this instance builds none (another
+    /// instance sharing the database does).
+    #[arg(long, env = "ROADLOG_EXPORT_WORKERS", default_value_t = defaults::EXPORT_WORKERS)]
+    pub export_workers: usize,
 }
 
 impl Settings {
@@ -249,6 +255,7 @@ impl Settings {
             console: true,
             card_key_pool: defaults::CARD_KEY_POOL,
             auto_validation_period: defaults::AUTO_VALIDATION_PERIOD_SECS,
+            export_workers: defaults::EXPORT_WORKERS,
         }
     }
 

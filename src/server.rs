@@ -182,6 +182,12 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let csrf_key = crate::domain::auth::csrf_key::CsrfKey::load(&db)
         .await
         .map_err(|error| anyhow::anyhow!("the CSRF key cannot be read or stored: {error:?}"))?;
+    let export_links = crate::domain::export::jobs::links::LinkKey::load(&db)
+        .await
+        .map_err(|error| anyhow::anyhow!("the export links' key cannot be read or stored: {error:?}"))?;
+    let xlsx_signing_key = crate::domain::export::jobs::build::signing_key(&db)
+        .await
+        .map_err(|error| anyhow::anyhow!("the workbooks' signing key cannot be read or stored: {error:?}"))?;
     let app = Arc::new(App {
         db: db.clone(),
         environment: settings.environment(),
@@ -201,6 +207,8 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         cors_origins: settings.cors_origins.clone(),
         key_sealer,
         csrf_key,
+        export_links,
+        xlsx_signing_key,
         console: settings.console,
     });
     let transport = match &settings.smtp_url {
@@ -236,6 +244,14 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         Duration::from_secs(settings.auto_validation_period),
         stopped.clone(),
     ));
+    if settings.export_workers > 0 {
+        tasks.push(crate::domain::export::jobs::worker::spawn(
+            db.clone(),
+            settings.export_workers,
+            app.xlsx_signing_key,
+            stopped.clone(),
+        ));
+    }
     let until_stopped = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };

@@ -8,6 +8,30 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    ///`ActivityReportRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct ActivityReportRequest {
+        ///Companies to export (at most 100). The caller must be an admin, today, of each of them.
+        pub company_ids: ::std::vec::Vec<i64>,
+        ///Last day of the period, included. If absent, today.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_date: ::std::option::Option<::chrono::naive::NaiveDate>,
+        ///First day of the period. If absent, today minus 364 days.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub min_date: ::std::option::Option<::chrono::naive::NaiveDate>,
+        ///A file per worker instead of one consolidated file; honoured only by the `single_or_consolidated` strategy.
+        #[serde(default)]
+        pub one_file_by_employee: bool,
+        ///Workers to export (at most 5,000). If absent or empty, every worker with an accepted employment in those companies over the period. Ids of other users are ignored.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub user_ids: ::std::vec::Vec<i64>,
+    }
+    impl ActivityReportRequest {
+        pub fn builder() -> builder::ActivityReportRequest {
+            Default::default()
+        }
+    }
     ///Error body of the REST routes other than the OAuth endpoints.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct ApiError {
@@ -462,6 +486,19 @@ pub mod types {
             value.parse()
         }
     }
+    ///`ExportsCheckout`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ExportsCheckout {
+        ///The caller's reports still being built.
+        pub nb_wip_exports: i64,
+        ///A download link per report ready, each handed out once and valid 60 seconds.
+        pub ready_exports_links: ::std::vec::Vec<::std::string::String>,
+    }
+    impl ExportsCheckout {
+        pub fn builder() -> builder::ExportsCheckout {
+            Default::default()
+        }
+    }
     ///`Health`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Health {
@@ -823,6 +860,68 @@ pub mod types {
             Default::default()
         }
     }
+    ///`ResultOk`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ResultOk {
+        ///Always `ok`.
+        pub result: ResultOkResult,
+    }
+    impl ResultOk {
+        pub fn builder() -> builder::ResultOk {
+            Default::default()
+        }
+    }
+    ///Always `ok`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ResultOkResult {
+        #[serde(rename = "ok")]
+        Ok,
+    }
+    impl ::std::fmt::Display for ResultOkResult {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Ok => f.write_str("ok"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ResultOkResult {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "ok" => Ok(Self::Ok),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ResultOkResult {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ResultOkResult {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///Form parameters of the revocation request (RFC 7009 §2.1).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct RevokeRequest {
@@ -1120,6 +1219,129 @@ pub mod types {
     }
     /// Types for composing complex structures.
     pub mod builder {
+        #[derive(Clone, Debug)]
+        pub struct ActivityReportRequest {
+            company_ids: ::std::result::Result<
+                ::std::vec::Vec<i64>,
+                ::std::string::String,
+            >,
+            max_date: ::std::result::Result<
+                ::std::option::Option<::chrono::naive::NaiveDate>,
+                ::std::string::String,
+            >,
+            min_date: ::std::result::Result<
+                ::std::option::Option<::chrono::naive::NaiveDate>,
+                ::std::string::String,
+            >,
+            one_file_by_employee: ::std::result::Result<bool, ::std::string::String>,
+            user_ids: ::std::result::Result<::std::vec::Vec<i64>, ::std::string::String>,
+        }
+        impl ::std::default::Default for ActivityReportRequest {
+            fn default() -> Self {
+                Self {
+                    company_ids: Err("no value supplied for company_ids".to_string()),
+                    max_date: Ok(Default::default()),
+                    min_date: Ok(Default::default()),
+                    one_file_by_employee: Ok(Default::default()),
+                    user_ids: Ok(Default::default()),
+                }
+            }
+        }
+        impl ActivityReportRequest {
+            pub fn company_ids<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.company_ids = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for company_ids: {e}")
+                    });
+                self
+            }
+            pub fn max_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for max_date: {e}")
+                    });
+                self
+            }
+            pub fn min_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.min_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for min_date: {e}")
+                    });
+                self
+            }
+            pub fn one_file_by_employee<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.one_file_by_employee = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for one_file_by_employee: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn user_ids<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.user_ids = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for user_ids: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ActivityReportRequest>
+        for super::ActivityReportRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ActivityReportRequest,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    company_ids: value.company_ids?,
+                    max_date: value.max_date?,
+                    min_date: value.min_date?,
+                    one_file_by_employee: value.one_file_by_employee?,
+                    user_ids: value.user_ids?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ActivityReportRequest>
+        for ActivityReportRequest {
+            fn from(value: super::ActivityReportRequest) -> Self {
+                Self {
+                    company_ids: Ok(value.company_ids),
+                    max_date: Ok(value.max_date),
+                    min_date: Ok(value.min_date),
+                    one_file_by_employee: Ok(value.one_file_by_employee),
+                    user_ids: Ok(value.user_ids),
+                }
+            }
+        }
         #[derive(Clone, Debug)]
         pub struct ApiError {
             details: ::std::result::Result<
@@ -1933,6 +2155,75 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct ExportsCheckout {
+            nb_wip_exports: ::std::result::Result<i64, ::std::string::String>,
+            ready_exports_links: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ExportsCheckout {
+            fn default() -> Self {
+                Self {
+                    nb_wip_exports: Err(
+                        "no value supplied for nb_wip_exports".to_string(),
+                    ),
+                    ready_exports_links: Err(
+                        "no value supplied for ready_exports_links".to_string(),
+                    ),
+                }
+            }
+        }
+        impl ExportsCheckout {
+            pub fn nb_wip_exports<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.nb_wip_exports = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for nb_wip_exports: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn ready_exports_links<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ready_exports_links = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ready_exports_links: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ExportsCheckout> for super::ExportsCheckout {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ExportsCheckout,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    nb_wip_exports: value.nb_wip_exports?,
+                    ready_exports_links: value.ready_exports_links?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ExportsCheckout> for ExportsCheckout {
+            fn from(value: super::ExportsCheckout) -> Self {
+                Self {
+                    nb_wip_exports: Ok(value.nb_wip_exports),
+                    ready_exports_links: Ok(value.ready_exports_links),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct Health {
             environment: ::std::result::Result<
                 super::HealthEnvironment,
@@ -2316,6 +2607,44 @@ pub mod types {
                     access_token: Ok(value.access_token),
                     refresh_token: Ok(value.refresh_token),
                 }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ResultOk {
+            result: ::std::result::Result<super::ResultOkResult, ::std::string::String>,
+        }
+        impl ::std::default::Default for ResultOk {
+            fn default() -> Self {
+                Self {
+                    result: Err("no value supplied for result".to_string()),
+                }
+            }
+        }
+        impl ResultOk {
+            pub fn result<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ResultOkResult>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.result = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for result: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ResultOk> for super::ResultOk {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ResultOk,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { result: value.result? })
+            }
+        }
+        impl ::std::convert::From<super::ResultOk> for ResultOk {
+            fn from(value: super::ResultOk) -> Self {
+                Self { result: Ok(value.result) }
             }
         }
         #[derive(Clone, Debug)]
@@ -3432,6 +3761,110 @@ let response = client.validate_export_params()
 ```*/
     pub fn validate_export_params(&self) -> builder::ValidateExportParams<'_> {
         builder::ValidateExportParams::new(self)
+    }
+    /**Queue an Excel activity report
+
+Queues the Excel activity report of the companies' workers over a period and answers at once
+(`202`); the report is built in the background and fetched with `POST /exports/checkout`. The
+same operation is also served at `/api/companies/download_activity_report`.
+
+**Who may call it, workers, period, split.** As for `POST /companies/validate_export_params`,
+which predicts the split of the same body: one workbook per chunk, a ZIP
+(`rapport_activités.zip`) when there are several. A workbook is named `rapport_activités`, then
+`_<file_suffix>` unless the chunk is the consolidated one, then `_vide` when no worker has a day
+with activity. The split is computed when the job is built, with the dates the job was queued
+on.
+
+**Job.** One job per call, `work_in_progress` until a worker of the service builds it, then
+`ready`; `failed` when the report covers no worker (`Aucune donnée à exporter.`). Files are
+kept seven days after they are built.
+
+**Errors.** As for `POST /companies/validate_export_params` (`ApiError` bodies, 422 for an
+ill-formed body, 403, 401, 429), and 429 (`TOO_MANY_EXPORTS`, not in the reference) when the
+caller already has 10 reports in progress; nothing is queued on error.
+
+
+Sends a `POST` request to `/companies/download_activity_report`
+
+```ignore
+let response = client.download_activity_report()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn download_activity_report(&self) -> builder::DownloadActivityReport<'_> {
+        builder::DownloadActivityReport::new(self)
+    }
+    /**Poll the caller's reports and get the links of the ready ones
+
+Counts the caller's reports still being built (`nb_wip_exports`) and hands out a download link
+for each report ready (`ready_exports_links`), which is `downloaded` from then on: a link is
+handed out once, and a second call does not list it again. A ready report whose file is no
+longer kept becomes `failed`. Failed and cancelled reports are never listed. The same
+operation is also served at `/api/exports/checkout`.
+
+**Links.** `GET /exports/download` with the report's id, an expiry and a signature: the link
+works alone (no other credential) for 60 seconds.
+
+
+Sends a `POST` request to `/exports/checkout`
+
+```ignore
+let response = client.exports_checkout()
+    .send()
+    .await;
+```*/
+    pub fn exports_checkout(&self) -> builder::ExportsCheckout<'_> {
+        builder::ExportsCheckout::new(self)
+    }
+    /**Cancel the caller's reports in progress or ready
+
+Every report of the caller being built or ready becomes `cancelled`: a report being built stops
+and is not stored, a ready one's file is removed and never handed out. The same operation is
+also served at `/api/exports/cancel`.
+
+
+Sends a `POST` request to `/exports/cancel`
+
+```ignore
+let response = client.exports_cancel()
+    .send()
+    .await;
+```*/
+    pub fn exports_cancel(&self) -> builder::ExportsCancel<'_> {
+        builder::ExportsCancel::new(self)
+    }
+    /**Download a report through the link handed out by the checkout
+
+The link `POST /exports/checkout` hands out: it works alone, without other credentials, for 60
+seconds, as the reference's pre-signed links do. The body is the file, with the reference's
+content type (`application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` for one
+workbook, `application/zip` for several) and `Content-Disposition: attachment` naming it (an
+ASCII `filename` with accents folded, and the exact name in `filename*`). The same operation is
+also served at `/api/exports/download`.
+
+**Errors** (`ApiError`). A link with a bad signature or expired: **403**
+(`AUTHORIZATION_ERROR`); one missing a parameter or with a mistyped one: **403**
+(`INVALID_INPUTS`, the problems in `details`). A good link whose file is no longer kept (seven days after it
+was built) or whose report was cancelled: **404** (`NOT_FOUND`).
+
+
+Sends a `GET` request to `/exports/download`
+
+Arguments:
+- `expires`: When the link stops working (Unix seconds).
+- `export_id`: The report.
+- `signature`: HMAC-SHA256 of the report and the expiry by the service's key (hex).
+```ignore
+let response = client.export_download()
+    .expires(expires)
+    .export_id(export_id)
+    .signature(signature)
+    .send()
+    .await;
+```*/
+    pub fn export_download(&self) -> builder::ExportDownload<'_> {
+        builder::ExportDownload::new(self)
     }
     /**Export the caller's own C1B driver-card file
 
@@ -4692,6 +5125,379 @@ pub mod builder {
                     )
                 }
                 429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::download_activity_report`]
+
+[`Client::download_activity_report`]: super::Client::download_activity_report*/
+    #[derive(Debug, Clone)]
+    pub struct DownloadActivityReport<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::ActivityReportRequest, String>,
+    }
+    impl<'a> DownloadActivityReport<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ActivityReportRequest>,
+            <V as std::convert::TryInto<
+                types::ActivityReportRequest,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `ActivityReportRequest` for body failed: {}", s
+                    )
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::ActivityReportRequest,
+            ) -> types::builder::ActivityReportRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/companies/download_activity_report`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::ResultOk>, Error<types::ApiError>> {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::ActivityReportRequest::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/companies/download_activity_report", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "download_activity_report",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                202u16 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                403u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::exports_checkout`]
+
+[`Client::exports_checkout`]: super::Client::exports_checkout*/
+    #[derive(Debug, Clone)]
+    pub struct ExportsCheckout<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> ExportsCheckout<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        ///Sends a `POST` request to `/exports/checkout`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::ExportsCheckout>, Error<types::ApiError>> {
+            let Self { client } = self;
+            let url = format!("{}/exports/checkout", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "exports_checkout",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::exports_cancel`]
+
+[`Client::exports_cancel`]: super::Client::exports_cancel*/
+    #[derive(Debug, Clone)]
+    pub struct ExportsCancel<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> ExportsCancel<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        ///Sends a `POST` request to `/exports/cancel`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::ResultOk>, Error<types::ApiError>> {
+            let Self { client } = self;
+            let url = format!("{}/exports/cancel", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "exports_cancel",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::export_download`]
+
+[`Client::export_download`]: super::Client::export_download*/
+    #[derive(Debug, Clone)]
+    pub struct ExportDownload<'a> {
+        client: &'a super::Client,
+        expires: Result<i64, String>,
+        export_id: Result<i64, String>,
+        signature: Result<::std::string::String, String>,
+    }
+    impl<'a> ExportDownload<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                expires: Err("expires was not initialized".to_string()),
+                export_id: Err("export_id was not initialized".to_string()),
+                signature: Err("signature was not initialized".to_string()),
+            }
+        }
+        pub fn expires<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.expires = value
+                .try_into()
+                .map_err(|_| "conversion to `i64` for expires failed".to_string());
+            self
+        }
+        pub fn export_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.export_id = value
+                .try_into()
+                .map_err(|_| "conversion to `i64` for export_id failed".to_string());
+            self
+        }
+        pub fn signature<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.signature = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for signature failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/exports/download`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<ByteStream>, Error<types::ApiError>> {
+            let Self { client, expires, export_id, signature } = self;
+            let expires = expires.map_err(Error::InvalidRequest)?;
+            let export_id = export_id.map_err(Error::InvalidRequest)?;
+            let signature = signature.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/exports/download", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .query(&progenitor_client::QueryParam::new("expires", &expires))
+                .query(&progenitor_client::QueryParam::new("export_id", &export_id))
+                .query(&progenitor_client::QueryParam::new("signature", &signature))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "export_download",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                403u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

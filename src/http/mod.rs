@@ -5,6 +5,7 @@
 
 pub mod allow;
 pub mod api_error;
+pub mod attachment;
 pub mod body;
 pub mod compression;
 pub mod console;
@@ -19,6 +20,7 @@ pub mod listener;
 pub mod media;
 pub mod middleware;
 pub mod published;
+pub mod report_jobs;
 pub mod reports;
 pub mod session_tokens;
 pub mod streamed;

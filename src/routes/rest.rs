@@ -13,7 +13,9 @@ use crate::mail::outbox;
 
 use crate::http::contract::{
     self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
-    AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, Expected, FromRequestError,
+    AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, DownloadActivityReportRequest,
+    DownloadActivityReportResponse, Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest,
+    ExportsCancelResponse, ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError,
     GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest,
     GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest, MetricsResponse, ProblemKind,
     ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest,
@@ -233,6 +235,61 @@ impl RestApi for RestHandlers {
         };
         audit(&self.app, &caller, "POST /companies/validate_export_params").await;
         crate::http::reports::validate(&self.app, actor, request).await
+    }
+
+    async fn download_activity_report(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: DownloadActivityReportRequest,
+    ) -> DownloadActivityReportResponse {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| DownloadActivityReportResponse::TooManyRequests { body, retry_after },
+            DownloadActivityReportResponse::InternalServerError,
+        ) {
+            Ok(authenticated) => authenticated,
+            Err(answer) => return answer,
+        };
+        audit(&self.app, &caller, "POST /companies/download_activity_report").await;
+        crate::http::report_jobs::queue(&self.app, actor, request).await
+    }
+
+    async fn exports_checkout(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        _request: ExportsCheckoutRequest,
+    ) -> ExportsCheckoutResponse {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| ExportsCheckoutResponse::TooManyRequests { body, retry_after },
+            ExportsCheckoutResponse::InternalServerError,
+        ) {
+            Ok(authenticated) => authenticated,
+            Err(answer) => return answer,
+        };
+        audit(&self.app, &caller, "POST /exports/checkout").await;
+        crate::http::report_jobs::checkout(&self.app, actor).await
+    }
+
+    async fn exports_cancel(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        _request: ExportsCancelRequest,
+    ) -> ExportsCancelResponse {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| ExportsCancelResponse::TooManyRequests { body, retry_after },
+            ExportsCancelResponse::InternalServerError,
+        ) {
+            Ok(authenticated) => authenticated,
+            Err(answer) => return answer,
+        };
+        audit(&self.app, &caller, "POST /exports/cancel").await;
+        crate::http::report_jobs::cancel(&self.app, actor).await
+    }
+
+    async fn export_download(&self, request: ExportDownloadRequest) -> ExportDownloadResponse {
+        crate::http::report_jobs::download(&self.app, request).await
     }
 
     async fn tachograph_root_public_key(

@@ -32,6 +32,7 @@ mod employment_tokens;
 mod employments;
 mod export;
 mod export_benchmark;
+mod export_jobs;
 mod export_params;
 mod export_personal;
 mod export_readers;

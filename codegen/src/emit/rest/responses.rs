@@ -63,8 +63,10 @@ pub(super) fn response_variant(
     for h in &r.headers {
         let lower = h.name.to_ascii_lowercase();
         let schema = types.resolve(&h.schema).clone();
-        if lower == "content-type" {
-            // OpenAPI: ignored; the media type says it.
+        let several = matches!(&schema.kind, SchemaKind::Enum(values) if values.len() > 1);
+        if lower == "content-type" && !several {
+            // OpenAPI: ignored; the media type says it. A list of types is a field: the answer
+            // sets one of them over the media type.
             continue;
         }
         if lower == "content-length" {

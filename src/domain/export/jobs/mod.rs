@@ -1,0 +1,7 @@
+//! Excel activity reports built in the background: the jobs' table ([`store`]), their building
+//! ([`build`]), each instance's worker ([`worker`]) and the signed download links ([`links`]).
+
+pub mod build;
+pub mod links;
+pub mod store;
+pub mod worker;

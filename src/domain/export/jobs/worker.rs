@@ -1,0 +1,168 @@
+//! The report worker of an instance: claims queued jobs under a lease, builds at most
+//! `concurrency` at once (each workbook written on a blocking thread), keeps the lease alive
+//! while building, and records the outcome only if the job is still its own and in progress (a
+//! cancelled job stays cancelled, and its building stops at the next renewal). Each round also
+//! fails the jobs out of attempts and removes the expired files.
+//!
+//! Instances sharing a database each run a worker; a job is claimed by one of them at a time
+//! ([`store::claim`]). A worker that dies holding a job loses nothing: the lease expires and the
+//! job is claimed again. A stopping server gives its jobs back at once.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+
+use crate::db::{Db, now};
+
+use super::build::{self, Outcome};
+use super::store::{self, Job};
+
+/// How long a claim holds without renewal.
+pub const LEASE_SECS: i64 = 120;
+
+/// How often a job being built renews its lease (and notices a cancellation).
+const RENEW_EVERY: Duration = Duration::from_secs(20);
+
+/// How often the queue is polled.
+const POLL: Duration = Duration::from_secs(1);
+
+/// How often the upkeep runs (jobs out of attempts, expired files): nothing there is urgent.
+const UPKEEP_EVERY: Duration = Duration::from_secs(30);
+
+/// Why a job failed when its building broke (the cause is in the server's log).
+pub const BUILD_FAILED: &str = "La génération du fichier a échoué.";
+
+/// A fresh claimer identity.
+pub fn claimer_id() -> String {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).expect("the system has a random source");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs the worker until `stop` turns true; builds at most `concurrency` jobs at once (at
+/// least one), signing the workbooks with `key`.
+pub fn spawn(
+    db: Db,
+    concurrency: usize,
+    key: [u8; 32],
+    mut stop: watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let claimer = claimer_id();
+        let permits = Arc::new(Semaphore::new(concurrency.max(1)));
+        let mut running = JoinSet::new();
+        let mut last_upkeep: Option<Instant> = None;
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            if last_upkeep.is_none_or(|at| at.elapsed() >= UPKEEP_EVERY) {
+                last_upkeep = Some(Instant::now());
+                match store::upkeep(&db).await {
+                    Ok(0) => {}
+                    Ok(removed) => tracing::info!(removed, "expired export files removed"),
+                    Err(error) => tracing::warn!(?error, "export worker: upkeep failed"),
+                }
+            }
+            while let Ok(permit) = permits.clone().try_acquire_owned() {
+                match store::claim(&db, &claimer, LEASE_SECS).await {
+                    Ok(Some(job)) => {
+                        let (db, claimer, stop) = (db.clone(), claimer.clone(), stop.clone());
+                        running.spawn(async move {
+                            run(&db, &claimer, job, key, stop).await;
+                            drop(permit);
+                        });
+                    }
+                    Ok(None) => break,
+                    Err(error) => {
+                        tracing::warn!(?error, "export worker: the queue is unavailable");
+                        break;
+                    }
+                }
+            }
+            while running.try_join_next().is_some() {}
+            tokio::select! {
+                () = tokio::time::sleep(POLL) => {}
+                _ = stop.changed() => {}
+                Some(_) = running.join_next(), if !running.is_empty() => {}
+            }
+        }
+        // Each job sees the stop and gives itself back.
+        while running.join_next().await.is_some() {}
+    })
+}
+
+/// Builds one claimed job and records its outcome.
+async fn run(db: &Db, claimer: &str, job: Job, key: [u8; 32], mut stop: watch::Receiver<bool>) {
+    let started = Instant::now();
+    let elapsed = || i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+    let building = build::build(db, &job, now(), key);
+    tokio::pin!(building);
+    // The guard `wait_for` gives is dropped inside this future, before the release awaits.
+    let stopping = async move {
+        let _ = stop.wait_for(|stopped| *stopped).await;
+    };
+    tokio::pin!(stopping);
+    let mut renewal = tokio::time::interval(RENEW_EVERY);
+    renewal.tick().await;
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut building => break outcome,
+            _ = renewal.tick() => {
+                match store::renew(db, claimer, job.id, LEASE_SECS).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::info!(export_id = job.id, "export stopped: cancelled or taken over");
+                        return;
+                    }
+                    Err(error) => tracing::warn!(?error, export_id = job.id, "export lease not renewed"),
+                }
+            }
+            () = &mut stopping => {
+                if let Err(error) = store::release(db, claimer, job.id).await {
+                    tracing::warn!(?error, export_id = job.id, "export not given back: its lease will expire");
+                }
+                return;
+            }
+        }
+    };
+    let recorded = match outcome {
+        Ok(Outcome::Built(file)) => {
+            let size = file.bytes.len();
+            match store::finish(db, claimer, job.id, &file, elapsed()).await {
+                Ok(true) => {
+                    tracing::info!(
+                        export_id = job.id,
+                        exporter = job.exporter,
+                        size,
+                        ms = elapsed(),
+                        "export ready"
+                    );
+                    Ok(())
+                }
+                Ok(false) => {
+                    tracing::info!(export_id = job.id, "export built but cancelled meanwhile: not stored");
+                    Ok(())
+                }
+                Err(error) => Err(error),
+            }
+        }
+        Ok(Outcome::Refused(reason)) => {
+            tracing::info!(export_id = job.id, %reason, "export failed");
+            store::fail(db, claimer, job.id, &reason, elapsed()).await
+        }
+        Err(error) => {
+            tracing::error!(?error, export_id = job.id, "export failed");
+            store::fail(db, claimer, job.id, BUILD_FAILED, elapsed()).await
+        }
+    };
+    if let Err(error) = recorded {
+        tracing::warn!(
+            ?error,
+            export_id = job.id,
+            "export outcome not recorded: its lease will expire"
+        );
+    }
+}
