@@ -44,6 +44,11 @@ pub fn base32(secret: &[u8]) -> AppResult<String> {
     Ok(totp(secret)?.get_secret_base32())
 }
 
+/// The secret from its base32 form (as an authenticator application reads it when typed).
+pub fn secret_from_base32(text: &str) -> Option<Vec<u8>> {
+    totp_rs::Secret::Encoded(text.trim().to_uppercase()).to_bytes().ok()
+}
+
 /// The `otpauth://` URI of the key (what a QR code carries), labelled with the account's e-mail.
 pub fn provisioning_uri(secret: &[u8], email: &str) -> AppResult<String> {
     let encode = |text: &str| -> String { url::form_urlencoded::byte_serialize(text.as_bytes()).collect() };
@@ -144,6 +149,8 @@ mod tests {
 
     #[test]
     fn the_uri_is_what_authenticators_read() {
+        let secret = new_secret().unwrap();
+        assert_eq!(secret_from_base32(&base32(&secret).unwrap()).unwrap(), secret);
         let uri = provisioning_uri(&[0u8; 20], "jeanne+1@example.com").unwrap();
         assert_eq!(
             uri,

@@ -122,3 +122,21 @@ pub async fn disable(db: &Db, sealer: &Sealer, user_id: i64, code: &str) -> AppR
         Proof::Wrong => Err(proof::wrong_code()),
     }
 }
+
+/// At start-up, with the signing keys (`domain::export::keys_store::seal_stored_keys`): seals the
+/// secrets stored in clear once a key-encryption key is configured. Answers how many.
+pub async fn seal_stored(conn: &mut sqlx::AnyConnection, sealer: &Sealer) -> AppResult<usize> {
+    let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as("SELECT user_id, secret FROM totp_credentials")
+        .fetch_all(&mut *conn)
+        .await?;
+    let mut sealed = 0;
+    for (user_id, secret) in rows.into_iter().filter(|(_, s)| !Sealer::is_sealed(s)) {
+        sqlx::query("UPDATE totp_credentials SET secret = $1 WHERE user_id = $2")
+            .bind(sealer.seal(&proof::sealed_name(user_id), secret)?)
+            .bind(user_id)
+            .execute(&mut *conn)
+            .await?;
+        sealed += 1;
+    }
+    Ok(sealed)
+}
