@@ -68,8 +68,7 @@ impl OwnerSolicitor<OAuthRequest> for Solicitor {
     ) -> OwnerConsent<OAuthResponse> {
         let client = self.client_name(&solicitation.pre_grant().client_id).await;
         match (&self.user, self.decision) {
-            (None, _) if self.second_factor.is_some() => {
-                let (challenge, error) = self.second_factor.as_ref().expect("checked");
+            (None, _) if let Some((challenge, error)) = &self.second_factor => {
                 let (status, error) = match error {
                     Some((status, message)) => (*status, Some(message.as_str())),
                     None => (StatusCode::OK, None),

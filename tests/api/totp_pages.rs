@@ -1,7 +1,8 @@
 //! The OAuth login page of an account with a second factor, as a browser drives it, on both
 //! databases: the password leads to the code page (no session yet), a wrong code shows it again,
 //! the right one leads to the consent and the authorization code; a recovery code works there
-//! too, once; past 5 wrong codes the page answers 429.
+//! too, once; past 5 wrong codes the page answers 429. The invitation page, which asks for a
+//! password only, opens no session for such an account.
 
 use reqwest::StatusCode;
 
@@ -123,5 +124,25 @@ on_both_backends! {
         app.new_user("plain@example.com").await;
         let consent = password(app, &mut Browser::new(), &url, "plain@example.com").await;
         assert!(consent.body.contains("Authorize Fleet?"), "{}", consent.body);
+    }
+
+    async fn the_invitation_page_opens_no_session_without_the_code(app) {
+        let admin = app.new_user("boss@example.com").await;
+        let company = app.new_company(&admin, "Transports Martin").await;
+        let link = crate::account_pages::invite(app, &admin, company, "guarded@example.com", false).await;
+        let user = app.new_user("guarded@example.com").await;
+        enable(app, &user).await;
+        let mut browser = Browser::new();
+        let page = browser.get(&link).await;
+        let csrf = field(&page.body, "csrf_token");
+        let answer = browser
+            .post(
+                &forms::action(&app.url(""), &page.body),
+                &[("csrf_token", &csrf), ("action", "login"), ("email", "guarded@example.com"), ("password", "long enough secret")],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.body);
+        assert!(answer.body.contains("second factor"), "{}", answer.body);
+        assert_eq!(sessions_of(app, user.id).await, 0);
     }
 }
