@@ -253,6 +253,19 @@ mod tests {
     }
 
     #[test]
+    fn the_code_page_carries_the_challenge_escaped() {
+        let page = super::second_factor(Lang::En, "/a?x=1&y=2", "t", "<Fleet>", "rl_tc_\"x", Some("Wrong code."));
+        assert!(page.contains("name=\"challenge\" value=\"rl_tc_&#34;x\""), "{page}");
+        assert!(page.contains("name=\"action\" value=\"totp\"") && page.contains("&#60;Fleet&#62;"));
+        assert!(page.contains("role=\"alert\">Wrong code.</p>"));
+        let page = super::second_factor(Lang::Fr, "/a", "t", "Fleet", "c", None);
+        assert!(
+            page.contains("codes de secours") && !page.contains("role=\"alert\""),
+            "{page}"
+        );
+    }
+
+    #[test]
     fn pages_speak_french_when_asked() {
         let page = super::consent(Lang::Fr, "/a", "t", "Fleet", "Jeanne");
         assert!(
