@@ -781,6 +781,12 @@ pub struct AuthLoginArgs {
     ///Password of the account.
     pub password: String,
 }
+///The arguments of `Auth.validateTotpLogin`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AuthValidateTotpLoginArgs {
+    ///The authenticator's 6-digit code (spaces ignored), or a recovery code.
+    pub code: String,
+}
 ///The arguments of `Auth.revokeAuthorizedClient`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
 #[derive(Debug, Clone)]
 pub struct AuthRevokeAuthorizedClientArgs {
@@ -790,7 +796,7 @@ pub struct AuthRevokeAuthorizedClientArgs {
 ///Resolvers of the fields of `Auth` that are not plain data.
 #[async_trait::async_trait]
 pub trait AuthResolver: Send + Sync + 'static {
-    ///Logs in with e-mail and password and returns a new access token and refresh token. Wrong e-mail or password fails with AUTHENTICATION_ERROR; after repeated failures the account is locked for a while and login is refused with AUTHENTICATION_ERROR even with the right password.
+    ///Logs in with e-mail and password and returns a new access token and refresh token. Wrong e-mail or password fails with AUTHENTICATION_ERROR; after repeated failures the account is locked for a while and login is refused with AUTHENTICATION_ERROR even with the right password. For an account with a second factor (User.totpEnabled), a right password answers `totpRequired: true` and a challenge in accessToken, to complete with Auth.validateTotpLogin.
     async fn login(
         &self,
         ctx: &Context<'_>,
@@ -800,6 +806,12 @@ pub trait AuthResolver: Send + Sync + 'static {
     async fn refresh(
         &self,
         ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<UserTokens>>;
+    ///Completes the login of an account with a second factor: the challenge that Auth.login answered (as accessToken, with `totpRequired: true`) is sent as `Authorization: Bearer <challenge>`, and `code` is the authenticator's current code or one of the recovery codes setupTotp showed (each works once). A right code spends the challenge and answers a new access token and refresh token, as a login without second factor. At most 5 wrong codes per user in 5 minutes, counted with those of account.verifyTotp and disableTotp whatever the challenge; past them every code is refused, the right one included, until the oldest is 5 minutes old. Unlike the reference, a challenge works for one login only, and a TOTP code once. Errors: AUTHENTICATION_ERROR "Missing authorization header" (no Bearer), "Invalid or expired TOTP challenge token" (unknown, expired or spent challenge, or the second factor removed since), "Invalid TOTP code" (`reason: BAD_TOTP_CODE`; the challenge stays usable), `reason: TOO_MANY_ATTEMPTS` with `retryAfter` (seconds) past the limit; INVALID_INPUTS (a code longer than 64 characters).
+    async fn validate_totp_login(
+        &self,
+        ctx: &Context<'_>,
+        args: AuthValidateTotpLoginArgs,
     ) -> async_graphql::Result<Option<UserTokens>>;
     ///Revokes the session of the access or refresh token sent as Bearer, so that its refresh token can no longer be used. Fails with AUTHENTICATION_ERROR when no valid token is sent.
     async fn logout(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Void>>;
@@ -813,7 +825,7 @@ pub trait AuthResolver: Send + Sync + 'static {
 ///Authentication mutations. No access token is required to call them.
 #[Object(name = "Auth")]
 impl Auth {
-    ///Logs in with e-mail and password and returns a new access token and refresh token. Wrong e-mail or password fails with AUTHENTICATION_ERROR; after repeated failures the account is locked for a while and login is refused with AUTHENTICATION_ERROR even with the right password.
+    ///Logs in with e-mail and password and returns a new access token and refresh token. Wrong e-mail or password fails with AUTHENTICATION_ERROR; after repeated failures the account is locked for a while and login is refused with AUTHENTICATION_ERROR even with the right password. For an account with a second factor (User.totpEnabled), a right password answers `totpRequired: true` and a challenge in accessToken, to complete with Auth.validateTotpLogin.
     #[graphql(name = "login")]
     async fn login(
         &self,
@@ -839,6 +851,26 @@ impl Auth {
         ctx: &Context<'_>,
     ) -> async_graphql::Result<Option<UserTokens>> {
         null_on_error(ctx, ctx.data_unchecked::<Resolvers>().auth.refresh(ctx).await)
+    }
+    ///Completes the login of an account with a second factor: the challenge that Auth.login answered (as accessToken, with `totpRequired: true`) is sent as `Authorization: Bearer <challenge>`, and `code` is the authenticator's current code or one of the recovery codes setupTotp showed (each works once). A right code spends the challenge and answers a new access token and refresh token, as a login without second factor. At most 5 wrong codes per user in 5 minutes, counted with those of account.verifyTotp and disableTotp whatever the challenge; past them every code is refused, the right one included, until the oldest is 5 minutes old. Unlike the reference, a challenge works for one login only, and a TOTP code once. Errors: AUTHENTICATION_ERROR "Missing authorization header" (no Bearer), "Invalid or expired TOTP challenge token" (unknown, expired or spent challenge, or the second factor removed since), "Invalid TOTP code" (`reason: BAD_TOTP_CODE`; the challenge stays usable), `reason: TOO_MANY_ATTEMPTS` with `retryAfter` (seconds) past the limit; INVALID_INPUTS (a code longer than 64 characters).
+    #[graphql(name = "validateTotpLogin")]
+    async fn validate_totp_login(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "code",
+            desc = "The authenticator's 6-digit code (spaces ignored), or a recovery code."
+        )]
+        code: String,
+    ) -> async_graphql::Result<Option<UserTokens>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .auth
+                .validate_totp_login(ctx, AuthValidateTotpLoginArgs { code })
+                .await,
+        )
     }
     ///Revokes the session of the access or refresh token sent as Bearer, so that its refresh token can no longer be used. Fails with AUTHENTICATION_ERROR when no valid token is sent.
     #[graphql(name = "logout")]
@@ -1052,13 +1084,13 @@ pub struct CompanySignUpOutput {
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "LoginOutput")]
 pub struct LoginOutput {
-    ///Short-lived token to send as `Authorization: Bearer <accessToken>` on authenticated requests.
+    ///Short-lived token to send as `Authorization: Bearer <accessToken>` on authenticated requests; with totpRequired, the login's challenge instead (see totpRequired).
     #[graphql(name = "accessToken")]
     pub access_token: Option<String>,
-    ///Long-lived, single-use token to send as Bearer to Auth.refresh to obtain a new token pair.
+    ///Long-lived, single-use token to send as Bearer to Auth.refresh to obtain a new token pair; null with totpRequired.
     #[graphql(name = "refreshToken")]
     pub refresh_token: Option<String>,
-    ///Whether a second authentication factor is required. Roadlog has no second factor, so this is always false; kept for compatibility with Mobilic clients.
+    ///True when the account has a second factor (User.totpEnabled): accessToken is then not an access token but a challenge, valid 5 minutes, that opens nothing but Auth.validateTotpLogin (sent to it as `Authorization: Bearer <accessToken>` with a code), and refreshToken is null. False for a login that opened a session.
     #[graphql(name = "totpRequired")]
     pub totp_required: Option<bool>,
 }
@@ -1262,6 +1294,12 @@ pub trait UserResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &User,
     ) -> async_graphql::Result<Option<Vec<Option<String>>>>;
+    ///Whether the user logs in with a second factor (a TOTP authenticator enabled by account.verifyTotp). Readable by the user himself only (AUTHORIZATION_ERROR otherwise): whether an account has a second factor tells an attacker which accounts a password alone opens.
+    async fn totp_enabled(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<bool>>;
     ///Non-cancelled activities of the user overlapping the period, most recent first. The user himself sees all of them; another caller sees only those in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
     async fn activities(
         &self,
@@ -1340,6 +1378,17 @@ impl User {
         null_on_error(
             ctx,
             ctx.data_unchecked::<Resolvers>().user.disabled_warnings(ctx, self).await,
+        )
+    }
+    ///Whether the user logs in with a second factor (a TOTP authenticator enabled by account.verifyTotp). Readable by the user himself only (AUTHORIZATION_ERROR otherwise): whether an account has a second factor tells an attacker which accounts a password alone opens.
+    #[graphql(name = "totpEnabled")]
+    async fn totp_enabled(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<bool>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().user.totp_enabled(ctx, self).await,
         )
     }
     ///Non-cancelled activities of the user overlapping the period, most recent first. The user himself sees all of them; another caller sees only those in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
@@ -5911,6 +5960,18 @@ pub struct AccountDisableWarningArgs {
     ///The warning not to show again.
     pub warning_name: crate::graphql::scalars::WarningToDisableTypeEnum,
 }
+///The arguments of `Account.verifyTotp`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountVerifyTotpArgs {
+    ///The authenticator's current 6-digit code (spaces ignored).
+    pub code: String,
+}
+///The arguments of `Account.disableTotp`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountDisableTotpArgs {
+    ///The authenticator's current code, or a recovery code.
+    pub code: String,
+}
 ///Resolvers of the fields of `Account` that are not plain data.
 #[async_trait::async_trait]
 pub trait AccountResolver: Send + Sync + 'static {
@@ -5961,6 +6022,23 @@ pub trait AccountResolver: Send + Sync + 'static {
         &self,
         ctx: &Context<'_>,
         args: AccountDisableWarningArgs,
+    ) -> async_graphql::Result<Option<Void>>;
+    ///Starts setting up a second factor for the caller's login (the reference keeps it to its own staff; Roadlog offers it to every user): a new secret for a TOTP authenticator application, and 10 recovery codes. Both are shown in this answer only (the secret is stored encrypted, the recovery codes as hashes). The login asks for no code until account.verifyTotp proves the authenticator. Calling it again before verifyTotp replaces the secret and the codes; once enabled, it is refused (the reference silently disables the second factor): disableTotp, with a code, comes first, so that a stolen session alone cannot move the second factor elsewhere. Errors: INVALID_INPUTS (already enabled), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    async fn setup_totp(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<SetupTOTPOutput>>;
+    ///Enables the second factor set up by setupTotp, given a current code of the authenticator (recovery codes do not count here); from then on Auth.login and the OAuth login page ask for a code. Verifying an enabled second factor again only checks the code. Wrong codes count towards the limit of 5 per user in 5 minutes shared with the login (see Auth.validateTotpLogin). Errors: INVALID_INPUTS "TOTP not set up. Call setupTotp first." (or a code longer than 64 characters), AUTHENTICATION_ERROR "Invalid TOTP code" (`reason: BAD_TOTP_CODE`) or `reason: TOO_MANY_ATTEMPTS` with `retryAfter`, AUTHORIZATION_ERROR (an employment token).
+    async fn verify_totp(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountVerifyTotpArgs,
+    ) -> async_graphql::Result<Option<Void>>;
+    ///Roadlog extension, not in the reference (which has no way out): removes the caller's second factor, its secret and its recovery codes, given a current code of the authenticator or an unused recovery code (spent then). The login then asks for the password only. Wrong codes count towards the limit of 5 per user in 5 minutes. Errors: INVALID_INPUTS (no second factor enabled, or a code longer than 64 characters), AUTHENTICATION_ERROR "Invalid TOTP code" (`reason: BAD_TOTP_CODE`) or `reason: TOO_MANY_ATTEMPTS` with `retryAfter`, AUTHORIZATION_ERROR (an employment token).
+    async fn disable_totp(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountDisableTotpArgs,
     ) -> async_graphql::Result<Option<Void>>;
 }
 ///Mutations of the caller's own account, served under the reference's names (its private schema). They act on the caller's account only, and need no confirmed address (a user who mistyped a new address in changeEmail can correct it). A software vendor's employment token reaches one company, not the account: it may mark its notifications read, nothing else here (AUTHORIZATION_ERROR).
@@ -6165,6 +6243,71 @@ impl Account {
                 .await,
         )
     }
+    ///Starts setting up a second factor for the caller's login (the reference keeps it to its own staff; Roadlog offers it to every user): a new secret for a TOTP authenticator application, and 10 recovery codes. Both are shown in this answer only (the secret is stored encrypted, the recovery codes as hashes). The login asks for no code until account.verifyTotp proves the authenticator. Calling it again before verifyTotp replaces the secret and the codes; once enabled, it is refused (the reference silently disables the second factor): disableTotp, with a code, comes first, so that a stolen session alone cannot move the second factor elsewhere. Errors: INVALID_INPUTS (already enabled), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "setupTotp")]
+    async fn setup_totp(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<SetupTOTPOutput>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().account.setup_totp(ctx).await,
+        )
+    }
+    ///Enables the second factor set up by setupTotp, given a current code of the authenticator (recovery codes do not count here); from then on Auth.login and the OAuth login page ask for a code. Verifying an enabled second factor again only checks the code. Wrong codes count towards the limit of 5 per user in 5 minutes shared with the login (see Auth.validateTotpLogin). Errors: INVALID_INPUTS "TOTP not set up. Call setupTotp first." (or a code longer than 64 characters), AUTHENTICATION_ERROR "Invalid TOTP code" (`reason: BAD_TOTP_CODE`) or `reason: TOO_MANY_ATTEMPTS` with `retryAfter`, AUTHORIZATION_ERROR (an employment token).
+    #[graphql(name = "verifyTotp")]
+    async fn verify_totp(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "code",
+            desc = "The authenticator's current 6-digit code (spaces ignored)."
+        )]
+        code: String,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .verify_totp(ctx, AccountVerifyTotpArgs { code })
+                .await,
+        )
+    }
+    ///Roadlog extension, not in the reference (which has no way out): removes the caller's second factor, its secret and its recovery codes, given a current code of the authenticator or an unused recovery code (spent then). The login then asks for the password only. Wrong codes count towards the limit of 5 per user in 5 minutes. Errors: INVALID_INPUTS (no second factor enabled, or a code longer than 64 characters), AUTHENTICATION_ERROR "Invalid TOTP code" (`reason: BAD_TOTP_CODE`) or `reason: TOO_MANY_ATTEMPTS` with `retryAfter`, AUTHORIZATION_ERROR (an employment token).
+    #[graphql(name = "disableTotp")]
+    async fn disable_totp(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "code",
+            desc = "The authenticator's current code, or a recovery code."
+        )]
+        code: String,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .disable_totp(ctx, AccountDisableTotpArgs { code })
+                .await,
+        )
+    }
+}
+///Result of account.setupTotp: what the authenticator application needs, and the recovery codes, shown once.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "SetupTOTPOutput")]
+pub struct SetupTOTPOutput {
+    ///The `otpauth://totp/Roadlog:<e-mail>?secret=…&issuer=Roadlog…` URI of the new secret, to show as a QR code for the authenticator application (SHA-1, 6 digits, 30 seconds).
+    #[graphql(name = "provisioningUri")]
+    pub provisioning_uri: String,
+    ///Roadlog extension: the same secret in base32 (32 characters), for typing into an authenticator by hand.
+    #[graphql(name = "secret")]
+    pub secret: String,
+    ///Roadlog extension: 10 recovery codes (`xxxx-xxxx-xxxx-xxxx`), each usable once instead of a code of the authenticator, at login or to disable the second factor. Shown only in this answer.
+    #[graphql(name = "recoveryCodes")]
+    pub recovery_codes: Vec<String>,
 }
 ///Management of a company's vehicles by its admins (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). The reference serves these in its private schema under the same names. A company has one vehicle per registration number, matched ignoring case, spaces and dashes, terminated ones included. Rows are never deleted: a terminated vehicle leaves Company.vehicles and Team.vehicles but stays on the missions that used it (Mission.vehicle, C1B files).
 #[derive(Clone, Copy, Debug, Default)]

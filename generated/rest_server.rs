@@ -1755,6 +1755,10 @@ pub struct AuthorizeSubmitForm {
     pub email: Vec<String>,
     /// `password` (every occurrence, as sent).
     pub password: Vec<String>,
+    /// `challenge` (every occurrence, as sent).
+    pub challenge: Vec<String>,
+    /// `code` (every occurrence, as sent).
+    pub code: Vec<String>,
 }
 impl AuthorizeSubmitForm {
     /// Reads the form from a body, whatever its media type (nothing in it can be invalid).
@@ -1800,11 +1804,33 @@ impl AuthorizeSubmitForm {
                 rt::text_string,
             )
             .unwrap_or_default();
+        let challenge = rt::flat_all(
+                &pairs,
+                "challenge",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        let code = rt::flat_all(
+                &pairs,
+                "code",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
         Self {
             csrf_token,
             action,
             email,
             password,
+            challenge,
+            code,
         }
     }
 }
@@ -2461,7 +2487,7 @@ impl AuthorizeSubmitRequest {
 /// The documented answers of `authorizeSubmit`, one variant per status.
 #[derive(Debug)]
 pub enum AuthorizeSubmitResponse {
-    /// 200: The consent page (after a login) or the login page again.
+    /// 200: The consent page (after a login), the code page (after the password of an account with a second factor) or the login page again.
     Ok {
         ///The body.
         body: String,
@@ -2477,7 +2503,7 @@ pub enum AuthorizeSubmitResponse {
     },
     /// 400: HTML error page: unknown client, or missing or unregistered redirect URI. The server does not redirect in this case.
     BadRequest(String),
-    /// 401: The login page again, saying that the e-mail or the password is wrong.
+    /// 401: The login page again, saying that the e-mail or the password is wrong; or the code page again, saying that the code is wrong.
     Unauthorized {
         ///The body.
         body: String,
@@ -2491,7 +2517,7 @@ pub enum AuthorizeSubmitResponse {
         /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
-    /// 429: The login page again, after too many failed logins, saying when to retry.
+    /// 429: The login page again, after too many failed logins, or the code page, after too many wrong codes, saying when to retry.
     TooManyRequests {
         ///The body.
         body: String,

@@ -187,6 +187,10 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub action: ::std::option::Option<AuthorizeSubmitBodyAction>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub challenge: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub code: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub csrf_token: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub email: ::std::option::Option<::std::string::String>,
@@ -214,6 +218,8 @@ pub mod types {
     pub enum AuthorizeSubmitBodyAction {
         #[serde(rename = "login")]
         Login,
+        #[serde(rename = "totp")]
+        Totp,
         #[serde(rename = "allow")]
         Allow,
         #[serde(rename = "deny")]
@@ -223,6 +229,7 @@ pub mod types {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Login => f.write_str("login"),
+                Self::Totp => f.write_str("totp"),
                 Self::Allow => f.write_str("allow"),
                 Self::Deny => f.write_str("deny"),
             }
@@ -235,6 +242,7 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "login" => Ok(Self::Login),
+                "totp" => Ok(Self::Totp),
                 "allow" => Ok(Self::Allow),
                 "deny" => Ok(Self::Deny),
                 _ => Err("invalid value".into()),
@@ -1702,6 +1710,14 @@ pub mod types {
                 ::std::option::Option<super::AuthorizeSubmitBodyAction>,
                 ::std::string::String,
             >,
+            challenge: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             csrf_token: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -1719,6 +1735,8 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     action: Ok(Default::default()),
+                    challenge: Ok(Default::default()),
+                    code: Ok(Default::default()),
                     csrf_token: Ok(Default::default()),
                     email: Ok(Default::default()),
                     password: Ok(Default::default()),
@@ -1737,6 +1755,30 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for action: {e}")
+                    });
+                self
+            }
+            pub fn challenge<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.challenge = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for challenge: {e}")
+                    });
+                self
+            }
+            pub fn code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for code: {e}")
                     });
                 self
             }
@@ -1785,6 +1827,8 @@ pub mod types {
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     action: value.action?,
+                    challenge: value.challenge?,
+                    code: value.code?,
                     csrf_token: value.csrf_token?,
                     email: value.email?,
                     password: value.password?,
@@ -1795,6 +1839,8 @@ pub mod types {
             fn from(value: super::AuthorizeSubmitBody) -> Self {
                 Self {
                     action: Ok(value.action),
+                    challenge: Ok(value.challenge),
+                    code: Ok(value.code),
                     csrf_token: Ok(value.csrf_token),
                     email: Ok(value.email),
                     password: Ok(value.password),
@@ -3547,7 +3593,7 @@ let response = client.authorize()
     }
     /**Login and consent forms of the authorization endpoint (browser only)
 
-The login and consent pages post here, to the same URL and query string as the authorization request. Form fields: `csrf_token` (must match the `rl_csrf` cookie), `action` (`login` with `email` and `password`, or `allow` / `deny`). A successful login sets the `rl_session` cookie (HttpOnly, SameSite=Lax, Secure in production) and shows the consent page; `allow` redirects (302) to the redirect URI with `code` and `state`, `deny` with `error=access_denied` and `state`. Repeated failed logins answer 429 with a page.
+The login and consent pages post here, to the same URL and query string as the authorization request. Form fields: `csrf_token` (must match the `rl_csrf` cookie), `action` (`login` with `email` and `password`, `totp` with `challenge` and `code`, or `allow` / `deny`). For an account with a second factor a right password shows the code page, whose form carries the login's challenge (valid 5 minutes, spent by the login) and posts `totp` with the authenticator's code or a recovery code; a wrong code shows it again (401), at most 5 wrong codes per user in 5 minutes (then 429). A successful login sets the `rl_session` cookie (HttpOnly, SameSite=Lax, Secure in production) and shows the consent page; `allow` redirects (302) to the redirect URI with `code` and `state`, `deny` with `error=access_denied` and `state`. Repeated failed logins answer 429 with a page.
 
 Sends a `POST` request to `/oauth/authorize`
 

@@ -1,5 +1,6 @@
 //! `GET|POST /oauth/authorize` (RFC 6749 §4.1.1): oxide-auth's authorization flow over our
-//! primitives, with a login page (the same accounts as the API), a consent page naming the
+//! primitives, with a login page (the same accounts as the API, and their second factor:
+//! [`super::login_step`]), a consent page naming the
 //! application, CSRF protection (a form token bound to the browser and its session, and no POST
 //! from another origin: [`super::csrf`]), and a browser session kept in the database. An unknown client or an unregistered redirect URI is
 //! an HTML error page, never a redirect; other errors (a repeated parameter included) redirect
@@ -12,7 +13,7 @@ use warp::http::StatusCode;
 
 use crate::app::App;
 use crate::db::Db;
-use crate::domain::users::{browser_sessions, sessions};
+use crate::domain::users::browser_sessions;
 use crate::http::contract::{
     AuthorizeRequest, AuthorizeResponse, AuthorizeSubmitForm, AuthorizeSubmitRequest, AuthorizeSubmitResponse,
 };
@@ -20,6 +21,7 @@ use crate::i18n::Lang;
 
 use super::csrf;
 use super::endpoint::FlowEndpoint;
+use super::login_step::{self, Step};
 use super::pages;
 use super::primitives::{DbAuthorizer, DbRegistrar, SharedState};
 use super::web::{self, OAuthRequest, OAuthResponse};
@@ -34,6 +36,9 @@ struct Solicitor {
     user: Option<(i64, String)>,
     decision: Option<bool>,
     login_error: Option<(StatusCode, String)>,
+    /// The login's challenge after a right password, when the account has a second factor, and
+    /// why the last code was refused.
+    second_factor: Option<(String, Option<(StatusCode, String)>)>,
     csrf: String,
     action: String,
     lang: Lang,
@@ -63,6 +68,16 @@ impl OwnerSolicitor<OAuthRequest> for Solicitor {
     ) -> OwnerConsent<OAuthResponse> {
         let client = self.client_name(&solicitation.pre_grant().client_id).await;
         match (&self.user, self.decision) {
+            (None, _) if let Some((challenge, error)) = &self.second_factor => {
+                let (status, error) = match error {
+                    Some((status, message)) => (*status, Some(message.as_str())),
+                    None => (StatusCode::OK, None),
+                };
+                OwnerConsent::InProgress(OAuthResponse::html(
+                    status,
+                    pages::second_factor(self.lang, &self.action, &self.csrf, &client, challenge, error),
+                ))
+            }
             (None, _) => {
                 let (status, error) = match &self.login_error {
                     Some((status, message)) => (*status, Some(message.as_str())),
@@ -230,6 +245,7 @@ async fn serve(
     let mut user = session_user(db, cookies::get(&jar, cookies::SESSION)).await;
     let mut decision = None;
     let mut login_error = None;
+    let mut second_factor = None;
     if let Some(form) = form {
         // A field sent twice counts once, its last value (as a browser's form never does).
         let field = |values: &Vec<String>| values.last().cloned();
@@ -238,19 +254,19 @@ async fn serve(
             return html_error(lang, StatusCode::FORBIDDEN, t.form_expired);
         }
         match field(&form.action).as_deref() {
-            Some("login") => {
-                let email = crate::graphql::scalars::normalize_email(field(&form.email).as_deref().unwrap_or(""))
-                    .unwrap_or_default();
-                let address = client_ip.map(|ip| ip.to_string()).unwrap_or_default();
-                let password = field(&form.password).unwrap_or_default();
-                // One password check at a time per core, as for the API: a page that cannot get
-                // its turn soon says so instead of queueing without end.
-                let Ok(hashing) = crate::domain::auth::password::Hashing::permit().await else {
-                    return html_error(lang, StatusCode::SERVICE_UNAVAILABLE, t.busy);
+            Some(action @ ("login" | "totp")) => {
+                let step = if action == "login" {
+                    let email = crate::graphql::scalars::normalize_email(field(&form.email).as_deref().unwrap_or(""))
+                        .unwrap_or_default();
+                    let address = client_ip.map(|ip| ip.to_string()).unwrap_or_default();
+                    let password = field(&form.password).unwrap_or_default();
+                    login_step::password(app, lang, &email, password, &address).await
+                } else {
+                    let code = field(&form.code).unwrap_or_default();
+                    login_step::code(app, lang, field(&form.challenge).unwrap_or_default(), &code).await
                 };
-                let checked = sessions::verify_credentials(db, &email, password, &address, &hashing).await;
-                match checked {
-                    Ok(user_id) => match browser_sessions::open(db, user_id, SESSION_SECONDS).await {
+                match step {
+                    Step::User(user_id) => match browser_sessions::open(db, user_id, SESSION_SECONDS).await {
                         Ok(token) => {
                             user = session_user(db, Some(&token)).await;
                             session = Some(token.clone());
@@ -261,24 +277,12 @@ async fn serve(
                             return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
                         }
                     },
-                    Err(error) if error.extension("reason") == Some(&serde_json::json!("TOO_MANY_ATTEMPTS")) => {
-                        let minutes = error
-                            .extension("retryAfter")
-                            .and_then(serde_json::Value::as_i64)
-                            .map(|s| (s + 59) / 60)
-                            .unwrap_or(15);
-                        login_error = Some((
-                            StatusCode::TOO_MANY_REQUESTS,
-                            t.too_many.replace("{minutes}", &minutes.to_string()),
-                        ));
+                    Step::Code { challenge, error } => second_factor = Some((challenge, error)),
+                    Step::Login(status, message) => login_error = Some((status, message)),
+                    Step::Failed(status) if status == StatusCode::SERVICE_UNAVAILABLE => {
+                        return html_error(lang, status, t.busy);
                     }
-                    Err(error) if error.code == crate::errors::Code::AuthenticationError => {
-                        login_error = Some((StatusCode::UNAUTHORIZED, t.wrong_credentials.to_string()));
-                    }
-                    Err(error) => {
-                        error.log_if_internal();
-                        return html_error(lang, StatusCode::INTERNAL_SERVER_ERROR, t.retry);
-                    }
+                    Step::Failed(status) => return html_error(lang, status, t.retry),
                 }
             }
             Some("allow") if user.is_some() => decision = Some(true),
@@ -313,6 +317,7 @@ async fn serve(
         user,
         decision,
         login_error,
+        second_factor,
         csrf,
         action,
         lang,

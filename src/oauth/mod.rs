@@ -6,6 +6,7 @@ pub mod clients;
 pub mod csrf;
 mod endpoint;
 pub mod limits;
+mod login_step;
 pub mod pages;
 pub mod primitives;
 pub mod revoke;

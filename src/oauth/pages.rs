@@ -1,4 +1,4 @@
-//! The browser pages of the authorization endpoint: login, consent and error. Server-rendered
+//! The browser pages of the authorization endpoint: login, second factor, consent and error. Server-rendered
 //! from askama templates (`templates/oauth/`, checked at compile time, HTML-escaped by
 //! default), plain, accessible (labels, headings, language, contrast), usable on a phone (mobile
 //! workers authorize applications from their phones), and without any external asset. In
@@ -39,6 +39,14 @@ pub struct Texts {
     pub busy: &'static str,
     pub retry: &'static str,
     pub unknown_client: &'static str,
+    code_title: &'static str,
+    code_heading: &'static str,
+    code_label: &'static str,
+    code_hint: &'static str,
+    code_submit: &'static str,
+    /// Sentences of the second factor's errors.
+    pub wrong_code: &'static str,
+    pub login_expired: &'static str,
 }
 
 const EN: Texts = Texts {
@@ -69,6 +77,13 @@ const EN: Texts = Texts {
     busy: "The service is busy. Retry in a moment.",
     retry: "Please retry.",
     unknown_client: "The application that sent you here is unknown, or asked to send you back to an address it did not register.",
+    code_title: "Code",
+    code_heading: "Enter the code of your authenticator",
+    code_label: "Code (6 digits)",
+    code_hint: "Lost your authenticator? Enter one of your recovery codes instead.",
+    code_submit: "Verify",
+    wrong_code: "Wrong code.",
+    login_expired: "This login has expired: log in again.",
 };
 
 const FR: Texts = Texts {
@@ -99,6 +114,13 @@ const FR: Texts = Texts {
     busy: "Le service est occupé. Réessayez dans un instant.",
     retry: "Veuillez réessayer.",
     unknown_client: "L'application qui vous a envoyé ici est inconnue, ou demande à vous renvoyer vers une adresse qu'elle n'a pas enregistrée.",
+    code_title: "Code",
+    code_heading: "Saisissez le code de votre application d'authentification",
+    code_label: "Code (6 chiffres)",
+    code_hint: "Application perdue ? Saisissez plutôt l'un de vos codes de secours.",
+    code_submit: "Vérifier",
+    wrong_code: "Code incorrect.",
+    login_expired: "Cette connexion a expiré : connectez-vous à nouveau.",
 };
 
 /// The texts of a language.
@@ -119,6 +141,17 @@ struct Login<'a> {
     error: Option<&'a str>,
     /// The sign-up page, which comes back to this authorization request afterwards.
     signup: String,
+}
+
+#[derive(Template)]
+#[template(path = "oauth/second_factor.html")]
+struct SecondFactor<'a> {
+    t: &'a Texts,
+    action: &'a str,
+    csrf: &'a str,
+    client: &'a str,
+    challenge: &'a str,
+    error: Option<&'a str>,
 }
 
 #[derive(Template)]
@@ -161,6 +194,26 @@ pub fn login(lang: Lang, action: &str, csrf: &str, client: &str, error: Option<&
     })
 }
 
+/// The second step of the login of an account with a second factor: the code, with the login's
+/// challenge in a hidden field (it proves the password only, and expires in minutes).
+pub fn second_factor(
+    lang: Lang,
+    action: &str,
+    csrf: &str,
+    client: &str,
+    challenge: &str,
+    error: Option<&str>,
+) -> String {
+    render(&SecondFactor {
+        t: texts(lang),
+        action,
+        csrf,
+        client,
+        challenge,
+        error,
+    })
+}
+
 /// The consent page: who asks, for whom, and what it will be able to do.
 pub fn consent(lang: Lang, action: &str, csrf: &str, client: &str, user: &str) -> String {
     render(&Consent {
@@ -197,6 +250,19 @@ mod tests {
         let page = super::login(Lang::En, "/oauth/authorize?client_id=1&state=x", "t", "c", None);
         assert!(page.contains("href=\"/account/signup?next=%2Foauth%2Fauthorize%3Fclient_id%3D1%26state%3Dx\""));
         assert!(page.contains("href=\"/account/password/reset\""));
+    }
+
+    #[test]
+    fn the_code_page_carries_the_challenge_escaped() {
+        let page = super::second_factor(Lang::En, "/a?x=1&y=2", "t", "<Fleet>", "rl_tc_\"x", Some("Wrong code."));
+        assert!(page.contains("name=\"challenge\" value=\"rl_tc_&#34;x\""), "{page}");
+        assert!(page.contains("name=\"action\" value=\"totp\"") && page.contains("&#60;Fleet&#62;"));
+        assert!(page.contains("role=\"alert\">Wrong code.</p>"));
+        let page = super::second_factor(Lang::Fr, "/a", "t", "Fleet", "c", None);
+        assert!(
+            page.contains("codes de secours") && !page.contains("role=\"alert\""),
+            "{page}"
+        );
     }
 
     #[test]

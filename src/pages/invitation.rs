@@ -8,7 +8,7 @@ use warp::http::StatusCode;
 
 use crate::domain::auth::{Actor, password};
 use crate::domain::companies::invitations::{self, InvitationState, InvitationView};
-use crate::domain::users::sessions;
+use crate::domain::users::{sessions, totp};
 use crate::errors::Code;
 use crate::graphql::scalars::normalize_email;
 
@@ -123,10 +123,28 @@ pub async fn submit(visit: &mut Visit) -> Result<Answer, Answer> {
             };
             let checked = sessions::verify_credentials(&visit.app.db, &email, given, &address, &hashing).await;
             match checked {
-                Ok(user_id) => {
-                    visit.log_in(user_id).await?;
-                    show(visit, &token, &view, StatusCode::OK, None).await
-                }
+                // A password alone opens no browser session for an account with a second
+                // factor: that session would reach the OAuth consent page.
+                Ok(user_id) => match totp::is_enabled(&visit.app.db, user_id).await {
+                    Ok(false) => {
+                        visit.log_in(user_id).await?;
+                        show(visit, &token, &view, StatusCode::OK, None).await
+                    }
+                    Ok(true) => {
+                        show(
+                            visit,
+                            &token,
+                            &view,
+                            StatusCode::UNAUTHORIZED,
+                            Some(t.second_factor_needed),
+                        )
+                        .await
+                    }
+                    Err(error) => {
+                        error.log_if_internal();
+                        Err(visit.problem(StatusCode::INTERNAL_SERVER_ERROR, t.retry))
+                    }
+                },
                 Err(error) if error.extension("reason") == Some(&serde_json::json!("TOO_MANY_ATTEMPTS")) => {
                     let minutes = error
                         .extension("retryAfter")

@@ -79,6 +79,8 @@ pub struct Texts {
     pub busy: &'static str,
     pub retry: &'static str,
     pub wrong_credentials: &'static str,
+    /// An account with a second factor cannot log in here with its password alone.
+    pub second_factor_needed: &'static str,
     pub bad_request: &'static str,
     pub method_not_allowed: &'static str,
 }
@@ -158,6 +160,7 @@ const EN: Texts = Texts {
     busy: "The service is busy. Retry in a moment.",
     retry: "Something went wrong on our side. Please retry.",
     wrong_credentials: "Wrong e-mail or password.",
+    second_factor_needed: "This account logs in with a second factor, which this page does not ask for: accept the invitation in your application (or on the authorization page of an application, once logged in there with your code).",
     bad_request: "This request is not valid.",
     method_not_allowed: "This page does not accept this method.",
 };
@@ -237,6 +240,7 @@ const FR: Texts = Texts {
     busy: "Le service est occupé. Réessayez dans un instant.",
     retry: "Une erreur est survenue de notre côté. Veuillez réessayer.",
     wrong_credentials: "E-mail ou mot de passe incorrect.",
+    second_factor_needed: "Ce compte se connecte avec un second facteur, que cette page ne demande pas : acceptez l'invitation dans votre application (ou sur la page d'autorisation d'une application, une fois connecté avec votre code).",
     bad_request: "Cette requête n'est pas valide.",
     method_not_allowed: "Cette page n'accepte pas cette méthode.",
 };

@@ -34,7 +34,7 @@ const LEFT_OUT_TYPES: &[&str] = &[
 ];
 
 /// Fields of other types that belong to the same groups, and the TOTP second factor of the
-/// reference's web login.
+/// reference's staff login (which Roadlog serves to every user, outside the count).
 const LEFT_OUT_FIELDS: &[(&str, &str)] = &[
     ("User", "userControls"),
     ("Company", "currentCompanyCertification"),

@@ -73,6 +73,8 @@ mod spans;
 mod stress;
 mod teams;
 mod time_zones;
+mod totp;
+mod totp_pages;
 mod vehicles;
 mod vendors;
 mod work_days;

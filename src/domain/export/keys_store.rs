@@ -168,6 +168,8 @@ pub async fn seal_stored_keys(db: &Db, sealer: &Sealer) -> AppResult<usize> {
         sealed += 1;
     }
     sealed += key_pool::seal_stored(&mut tx, sealer).await?;
+    // The second factor's secrets are sealed with the same key, the same way.
+    sealed += crate::domain::users::totp::credential::seal_stored(&mut tx, sealer).await?;
     tx.commit().await?;
     // A wrong key would only show at the next export: find out now.
     stored(db, sealer, "root").await?;

@@ -12,4 +12,5 @@ pub mod profile;
 pub mod sessions;
 pub mod signup_limit;
 pub mod throttle;
+pub mod totp;
 pub mod zones;

@@ -81,7 +81,17 @@ pub async fn open(db: &Db, environment: Environment, user_id: i64) -> AppResult<
     Ok(pair)
 }
 
-/// Checks an e-mail and password and opens a session.
+/// What a right password gives.
+pub enum Login {
+    /// A new session.
+    Session(TokenPair),
+    /// The account has a second factor: the challenge to complete with a code
+    /// (`totp::challenge::complete`).
+    SecondFactor { challenge: String },
+}
+
+/// Checks an e-mail and password and opens a session, or, for an account with a second factor,
+/// issues the challenge that a code turns into one.
 pub async fn login(
     db: &Db,
     environment: Environment,
@@ -89,9 +99,14 @@ pub async fn login(
     given_password: String,
     address: &str,
     hashing: &password::Hashing,
-) -> AppResult<TokenPair> {
+) -> AppResult<Login> {
     let user_id = verify_credentials(db, email, given_password, address, hashing).await?;
-    open(db, environment, user_id).await
+    if super::totp::is_enabled(db, user_id).await? {
+        return Ok(Login::SecondFactor {
+            challenge: super::totp::challenge::issue(db, user_id).await?,
+        });
+    }
+    Ok(Login::Session(open(db, environment, user_id).await?))
 }
 
 /// Checks an e-mail and password from a client address under the login throttle (see

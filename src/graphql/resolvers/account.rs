@@ -1,5 +1,5 @@
 //! `Mutations.account` and `User.notifications`: the caller's own account (see
-//! `domain::users::profile`, `email_change`, `password_change`) and notifications (see
+//! `domain::users::profile`, `email_change`, `password_change`, `totp`) and notifications (see
 //! `domain::notifications`).
 
 use async_graphql::Context;
@@ -9,12 +9,13 @@ use crate::domain::auth::Actor;
 use crate::domain::kinds::NotificationType as Kind;
 use crate::domain::notifications::{self, NotificationRow};
 use crate::domain::users::password_change::{self, PasswordChange};
-use crate::domain::users::{accounts, email_change, profile};
+use crate::domain::users::{accounts, email_change, profile, totp};
 use crate::errors::AppError;
 use crate::graphql::contract::{
     AccountChangeEmailArgs, AccountChangeGenderArgs, AccountChangeNameArgs, AccountChangePhoneNumberArgs,
-    AccountChangeTimezoneArgs, AccountDisableWarningArgs, AccountMarkNotificationsAsReadArgs,
-    AccountResetPasswordConnectedArgs, AccountResolver, Notification, NotificationType, User, Void,
+    AccountChangeTimezoneArgs, AccountDisableTotpArgs, AccountDisableWarningArgs, AccountMarkNotificationsAsReadArgs,
+    AccountResetPasswordConnectedArgs, AccountResolver, AccountVerifyTotpArgs, Notification, NotificationType,
+    SetupTOTPOutput, User, Void,
 };
 use crate::graphql::convert::{ToGraphql, user_seen_by};
 use crate::graphql::scalars::{JSONString, TimeStamp};
@@ -162,6 +163,32 @@ impl AccountResolver for App {
     ) -> async_graphql::Result<Option<Void>> {
         let actor = owner(ctx)?;
         profile::disable_warning(self.db(ctx), actor.user_id, args.warning_name).await?;
+        Ok(done())
+    }
+
+    async fn setup_totp(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<SetupTOTPOutput>> {
+        let actor = owner(ctx)?;
+        let setup = totp::setup(self.db(ctx), &self.key_sealer, actor.user_id).await?;
+        Ok(Some(SetupTOTPOutput {
+            provisioning_uri: setup.provisioning_uri,
+            secret: setup.secret,
+            recovery_codes: setup.recovery_codes,
+        }))
+    }
+
+    async fn verify_totp(&self, ctx: &Context<'_>, args: AccountVerifyTotpArgs) -> async_graphql::Result<Option<Void>> {
+        let actor = owner(ctx)?;
+        totp::verify(self.db(ctx), &self.key_sealer, actor.user_id, &args.code).await?;
+        Ok(done())
+    }
+
+    async fn disable_totp(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountDisableTotpArgs,
+    ) -> async_graphql::Result<Option<Void>> {
+        let actor = owner(ctx)?;
+        totp::disable(self.db(ctx), &self.key_sealer, actor.user_id, &args.code).await?;
         Ok(done())
     }
 }

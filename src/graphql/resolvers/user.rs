@@ -47,6 +47,11 @@ impl UserResolver for App {
         Ok(Some(warnings.into_iter().map(Some).collect()))
     }
 
+    async fn totp_enabled(&self, ctx: &Context<'_>, parent: &User) -> async_graphql::Result<Option<bool>> {
+        let user = self_only(ctx, parent, "totpEnabled")?;
+        Ok(Some(crate::domain::users::totp::is_enabled(self.db(ctx), user).await?))
+    }
+
     async fn regulation_computations_by_day(
         &self,
         ctx: &Context<'_>,
