@@ -10,6 +10,7 @@ pub mod invitations;
 pub mod known_addresses;
 pub mod permissions;
 pub mod records;
+pub mod register;
 pub mod reminders;
 pub mod rules;
 pub mod service;
