@@ -138,6 +138,12 @@ pub struct QueriesMissionArgs {
     ///Identifier of the mission.
     pub id: i32,
 }
+///The arguments of `Queries.output`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct QueriesOutputArgs {
+    ///The corrections to try.
+    pub items: Option<Vec<Option<BulkActivityItem>>>,
+}
 ///Resolvers of the fields of `Queries` that are not plain data.
 #[async_trait::async_trait]
 pub trait QueriesResolver: Send + Sync + 'static {
@@ -163,6 +169,12 @@ pub trait QueriesResolver: Send + Sync + 'static {
     ) -> async_graphql::Result<Option<Mission>>;
     ///Checks the credentials sent with the request and returns the caller's user id. Fails with AUTHENTICATION_ERROR when credentials are missing, invalid or expired.
     async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput>;
+    ///Dry run of activity corrections: plays the items in order as Activities.validateMission plays its activityItems (log as logActivity, edit as editActivity, cancel as cancelActivity, with their rules, permissions and errors; each item holds exactly one of them), then rolls everything back: nothing is stored, whatever the outcome. Returns the activity of the last item as it would be (for a log item, its id is one the database handed out and will not use again; fields that read other records, such as versions, read what is stored), or null for an empty list. At most 100 items (INVALID_INPUTS beyond). Requires authentication; used to check a batch before validateMission.
+    async fn output(
+        &self,
+        ctx: &Context<'_>,
+        args: QueriesOutputArgs,
+    ) -> async_graphql::Result<Option<Activity>>;
 }
 ///Root of all read operations. Every query requires authentication (`Authorization: Bearer <accessToken>`); without valid credentials it fails with AUTHENTICATION_ERROR.
 #[Object(name = "Queries")]
@@ -228,6 +240,23 @@ impl Queries {
     async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput> {
         ctx.data_unchecked::<Resolvers>().queries.check_auth(ctx).await
     }
+    ///Dry run of activity corrections: plays the items in order as Activities.validateMission plays its activityItems (log as logActivity, edit as editActivity, cancel as cancelActivity, with their rules, permissions and errors; each item holds exactly one of them), then rolls everything back: nothing is stored, whatever the outcome. Returns the activity of the last item as it would be (for a log item, its id is one the database handed out and will not use again; fields that read other records, such as versions, read what is stored), or null for an empty list. At most 100 items (INVALID_INPUTS beyond). Requires authentication; used to check a batch before validateMission.
+    #[graphql(name = "output")]
+    async fn output(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "items", desc = "The corrections to try.")]
+        items: Option<Vec<Option<BulkActivityItem>>>,
+    ) -> async_graphql::Result<Option<Activity>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .queries
+                .output(ctx, QueriesOutputArgs { items })
+                .await,
+        )
+    }
 }
 ///Result of Queries.checkAuth.
 #[derive(SimpleObject, Clone, Debug)]
@@ -262,6 +291,12 @@ pub struct MutationsUpdateCompanyDetailsArgs {
     pub eu_driving_time_checks: Option<bool>,
     ///Roadlog extension, not in the reference: the new legal name of the company (Company.legalName), 1 to 255 characters (trimmed). Omitted, null or blank: unchanged.
     pub new_legal_name: Option<String>,
+}
+///The arguments of `Mutations.snoozeNbWorkerInfo`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct MutationsSnoozeNbWorkerInfoArgs {
+    ///The caller's employment.
+    pub employment_id: i32,
 }
 ///The arguments of `Mutations.editCompanySettings`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
 #[derive(Debug, Clone)]
@@ -332,6 +367,12 @@ pub trait MutationsResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: MutationsUpdateCompanyDetailsArgs,
     ) -> async_graphql::Result<Option<Company>>;
+    ///Puts off, for 15 days, the question of the company's number of workers (Employment.shouldForceNbWorkerInfo) for the caller's own employment: the employment's snooze date becomes today. The caller's own employments only: another one, or an unknown id, is AUTHORIZATION_ERROR "Forbidden access" and nothing changes. The reference serves it in its private schema under the same name. Errors: AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    async fn snooze_nb_worker_info(
+        &self,
+        ctx: &Context<'_>,
+        args: MutationsSnoozeNbWorkerInfoArgs,
+    ) -> async_graphql::Result<Option<Void>>;
     ///Changes the settings of a company (CompanySettings) and returns the company. Company admins only (AUTHORIZATION_ERROR otherwise; an employment token of an admin may). An omitted or null argument leaves its setting unchanged, so allowOtherTask cannot be set back to null; nothing else happens (no e-mail, no recomputation). What the settings do: requireExpenditures false makes activities.logExpenditure fail with AUTHORIZATION_ERROR, allowTeamMode false stops a non-admin mission submitter from recording time for a co-worker who has none in the mission; the others are kept for the clients that shape their screens on them (Roadlog produces none of the reference's Excel or PDF exports they shape there). The reference serves it in its private schema under the same names. Errors: INVALID_INPUTS (otherTaskLabel longer than 24 characters, where the reference fails with an internal error), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn edit_company_settings(
         &self,
@@ -471,6 +512,28 @@ impl Mutations {
                         new_phone_number,
                         eu_driving_time_checks,
                         new_legal_name,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Puts off, for 15 days, the question of the company's number of workers (Employment.shouldForceNbWorkerInfo) for the caller's own employment: the employment's snooze date becomes today. The caller's own employments only: another one, or an unknown id, is AUTHORIZATION_ERROR "Forbidden access" and nothing changes. The reference serves it in its private schema under the same name. Errors: AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    #[graphql(name = "snoozeNbWorkerInfo")]
+    async fn snooze_nb_worker_info(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "employmentId", desc = "The caller's employment.")]
+        employment_id: i32,
+    ) -> async_graphql::Result<Option<Void>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .mutations
+                .snooze_nb_worker_info(
+                    ctx,
+                    MutationsSnoozeNbWorkerInfoArgs {
+                        employment_id,
                     },
                 )
                 .await,
@@ -1873,6 +1936,24 @@ pub trait CompanyResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &Company,
     ) -> async_graphql::Result<Option<bool>>;
+    ///The SIRET numbers (14 digits) of the establishments the company stands for: the one given when a software vendor registered it (protected company.softwareRegistration(siret)); an empty list when the company stands for every establishment of its SIREN. Readable like the company.
+    async fn sirets(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>>;
+    ///True when no activity that is not cancelled exists in any mission of the company (missions without activities, or with only cancelled ones, count as none). Readable like the company.
+    async fn has_no_activity(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<bool>>;
+    ///The figures of an admin's home page (DashboardSummary). Company admins only: others get null with AUTHORIZATION_ERROR "Forbidden access to field 'dashboardSummary' of company object. Actor must be company admin.". "Today" and "this week" (from Monday) are those of the requesting admin's time zone; the 30- and 31-day windows count back from the server's clock. Read in a fixed number of statements whatever the number of workers.
+    async fn dashboard_summary(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<DashboardSummary>>;
     ///The users with an accepted admin employment of the company covering today. Company admins only (the reference reserves it to road-control officers, whom Roadlog does not serve); other callers get null with AUTHORIZATION_ERROR.
     async fn current_admins(
         &self,
@@ -2003,6 +2084,39 @@ impl Company {
                 .company
                 .has_no_active_admins(ctx, self)
                 .await,
+        )
+    }
+    ///The SIRET numbers (14 digits) of the establishments the company stands for: the one given when a software vendor registered it (protected company.softwareRegistration(siret)); an empty list when the company stands for every establishment of its SIREN. Readable like the company.
+    #[graphql(name = "sirets")]
+    async fn sirets(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.sirets(ctx, self).await,
+        )
+    }
+    ///True when no activity that is not cancelled exists in any mission of the company (missions without activities, or with only cancelled ones, count as none). Readable like the company.
+    #[graphql(name = "hasNoActivity")]
+    async fn has_no_activity(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<bool>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.has_no_activity(ctx, self).await,
+        )
+    }
+    ///The figures of an admin's home page (DashboardSummary). Company admins only: others get null with AUTHORIZATION_ERROR "Forbidden access to field 'dashboardSummary' of company object. Actor must be company admin.". "Today" and "this week" (from Monday) are those of the requesting admin's time zone; the 30- and 31-day windows count back from the server's clock. Read in a fixed number of statements whatever the number of workers.
+    #[graphql(name = "dashboardSummary")]
+    async fn dashboard_summary(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<DashboardSummary>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().company.dashboard_summary(ctx, self).await,
         )
     }
     ///The users with an accepted admin employment of the company covering today. Company admins only (the reference reserves it to road-control officers, whom Roadlog does not serve); other callers get null with AUTHORIZATION_ERROR.
@@ -2771,6 +2885,9 @@ pub struct Employment {
     ///When the latest invitation e-mail of the employment was sent; null when none was.
     #[graphql(name = "latestInviteEmailTime")]
     pub latest_invite_email_time: Option<crate::graphql::scalars::TimeStamp>,
+    ///True when the company's admin should be made to give the company's number of workers now: the employment has admin rights, the company has no number of workers (updateCompanyDetails(newNbWorkers)), and the admin put the question off (snoozeNbWorkerInfo) 15 days ago or more. False when the question was never put off. Readable like the employment.
+    #[graphql(name = "shouldForceNbWorkerInfo")]
+    pub should_force_nb_worker_info: Option<bool>,
 }
 ///Resolvers of the fields of `Employment` that are not plain data.
 #[async_trait::async_trait]
@@ -2896,6 +3013,32 @@ impl Employment {
                 .await,
         )
     }
+}
+///The figures of an admin's home page (Company.dashboardSummary). Cancelled activities and dismissed employments never count.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "DashboardSummary")]
+pub struct DashboardSummary {
+    ///Missions of the company with a running activity (no end) that started in the last 30 days; older running activities are left out.
+    #[graphql(name = "activeMissionsCount")]
+    pub active_missions_count: Option<i32>,
+    ///Missions of the company with an activity starting in the last 31 days, ended by every worker who has an activity in them, validated by at least one worker and by no admin (neither by hand nor automatically).
+    #[graphql(name = "pendingValidationsCount")]
+    pub pending_validations_count: Option<i32>,
+    ///Invitations of the company not answered yet: pending employments, e-mail invitations and invitations of existing users alike.
+    #[graphql(name = "pendingInvitationsCount")]
+    pub pending_invitations_count: Option<i32>,
+    ///Workers (accepted employments without admin rights, not ended before today) active in the company in the last 30 days (their latest activity, or the acceptance of their employment, since midnight 30 days ago) who have no activity in it starting today. The reference leaves out the employees invited without an explicit hasAdminRights (it stores null for them); Roadlog stores false and counts them.
+    #[graphql(name = "inactiveEmployeesCount")]
+    pub inactive_employees_count: Option<i32>,
+    ///Missions of the company validated automatically for the admins today.
+    #[graphql(name = "autoValidatedMissionsCount")]
+    pub auto_validated_missions_count: Option<i32>,
+    ///The ids of the employments counted by pendingInvitationsCount, in ascending order.
+    #[graphql(name = "pendingInvitationEmploymentIds")]
+    pub pending_invitation_employment_ids: Option<Vec<Option<i32>>>,
+    ///True when an activity in a mission of the company starts this week (from Monday 00:00).
+    #[graphql(name = "hasAnyMissionThisWeek")]
+    pub has_any_mission_this_week: Option<bool>,
 }
 ///An employee's request to be detached from a company (Employment.detachmentRequest).
 #[derive(SimpleObject, Clone, Debug)]

@@ -297,6 +297,7 @@ pub use crate::graphql::contract::CompanyAdminRegulationComputationsByUserAndDay
 pub use crate::graphql::contract::CompanySettings;
 pub use crate::graphql::contract::Employment;
 pub use crate::graphql::contract::DetachmentRequestOutput;
+pub use crate::graphql::contract::DashboardSummary;
 pub use crate::graphql::contract::Team;
 pub use crate::graphql::contract::Business;
 pub use crate::graphql::contract::TransportType;

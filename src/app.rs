@@ -41,4 +41,7 @@ pub struct App {
     /// Whether the interactive console is served (`/console`, and `GET /api/graphql` for
     /// browsers).
     pub console: bool,
+    /// The national company register consulted at a company's sign-up (offline: none is
+    /// reachable from this server, see `domain::companies::register`).
+    pub company_register: std::sync::Arc<dyn crate::domain::companies::register::CompanyRegister>,
 }

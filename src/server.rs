@@ -210,6 +210,9 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         export_links,
         xlsx_signing_key,
         console: settings.console,
+        // This server does not reach INSEE's register: sign-ups go on without it, as the
+        // reference's do when it fails.
+        company_register: Arc::new(crate::domain::companies::register::Offline),
     });
     let transport = match &settings.smtp_url {
         Some(url) => Transport::Smtp(Box::new(

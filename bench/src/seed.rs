@@ -231,7 +231,13 @@ pub async fn other_company(db: &Db, count: usize) -> Result<Vec<(String, i64)>> 
         siren: "987654321",
         phone_number: None,
     };
-    let (company_id, _) = company::sign_up(db, Actor::unconfined(admin), new).await?;
+    let (company_id, _) = company::sign_up(
+        db,
+        &roadlog::domain::companies::register::Offline,
+        Actor::unconfined(admin),
+        new,
+    )
+    .await?;
     let mut workers = Vec::with_capacity(count);
     for i in 0..count {
         let worker = hire(
@@ -262,7 +268,13 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
         siren: "123456789",
         phone_number: None,
     };
-    let (company_id, _) = company::sign_up(db, Actor::unconfined(admin), new).await?;
+    let (company_id, _) = company::sign_up(
+        db,
+        &roadlog::domain::companies::register::Offline,
+        Actor::unconfined(admin),
+        new,
+    )
+    .await?;
 
     let workers: Vec<i64> = stream::iter(0..plan.employees)
         .map(|i| {

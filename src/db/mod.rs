@@ -77,6 +77,12 @@ impl WriteTx {
     pub async fn commit(self) -> Result<(), sqlx::Error> {
         self.tx.commit().await
     }
+
+    /// Undoes everything the transaction wrote, now rather than when the connection is next
+    /// used, then gives the writer turn to the next writer.
+    pub async fn rollback(self) -> Result<(), sqlx::Error> {
+        self.tx.rollback().await
+    }
 }
 
 impl std::ops::Deref for WriteTx {

@@ -138,6 +138,7 @@ impl ToGraphql for EmploymentRow {
             is_terminated: Some(self.is_terminated(&today)),
             is_inactive: Some(self.status(&today) == "INACTIVE"),
             latest_invite_email_time: self.latest_invite_email_time.map(TimeStamp),
+            should_force_nb_worker_info: Some(self.should_force_nb_worker_info(crate::domain::companies::today())),
         }
     }
 }
@@ -348,6 +349,25 @@ impl From<TokenPair> for UserTokens {
         UserTokens {
             access_token: Some(pair.access_token),
             refresh_token: Some(pair.refresh_token),
+        }
+    }
+}
+
+impl ToGraphql for crate::domain::companies::dashboard::DashboardSummary {
+    type Output = crate::graphql::contract::DashboardSummary;
+
+    fn to_graphql(&self) -> Self::Output {
+        let int = |n: i64| Some(n.min(i64::from(i32::MAX)) as i32);
+        crate::graphql::contract::DashboardSummary {
+            active_missions_count: int(self.active_missions),
+            pending_validations_count: int(self.pending_validations),
+            pending_invitations_count: int(self.pending_invitation_ids.len() as i64),
+            inactive_employees_count: int(self.inactive_employees),
+            auto_validated_missions_count: int(self.auto_validated_missions),
+            pending_invitation_employment_ids: Some(
+                self.pending_invitation_ids.iter().map(|id| Some(*id as i32)).collect(),
+            ),
+            has_any_mission_this_week: Some(self.any_mission_this_week),
         }
     }
 }

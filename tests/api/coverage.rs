@@ -60,8 +60,8 @@ const REFERENCE_FIELDS: usize = 349;
 
 /// The ratchet: reference fields Roadlog serves, and arguments of those it takes. Raise them when
 /// fields are added; they never go down.
-const SERVED_AT_LEAST: usize = 330;
-const ARGUMENTS_AT_LEAST: usize = 170;
+const SERVED_AT_LEAST: usize = 342;
+const ARGUMENTS_AT_LEAST: usize = 171;
 
 /// Arguments of served reference fields that Roadlog does not take yet, each named; the list may
 /// only shrink (the test fails when one of them is taken, so that it is struck off).

@@ -23,6 +23,7 @@ mod constraints;
 mod contract;
 mod cors;
 mod coverage;
+mod dashboard;
 mod deleted_missions;
 mod detachment;
 mod disputes;

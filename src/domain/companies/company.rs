@@ -157,9 +157,15 @@ pub async fn find_for_employee(db: &Db, actor: Actor, id: i64) -> AppResult<Opti
         .await?)
 }
 
-/// `signUp.company`: creates the company and makes the caller its admin (an accepted employment
+/// `signUp.company`: creates the company (its legal name from `register` when the caller gives
+/// none and the register has one) and makes the caller its admin (an accepted employment
 /// from today, primary unless the caller already has a primary employment), in one transaction.
-pub async fn sign_up(db: &Db, actor: Actor, company: NewCompany<'_>) -> AppResult<(i64, i64)> {
+pub async fn sign_up(
+    db: &Db,
+    register: &dyn super::register::CompanyRegister,
+    actor: Actor,
+    company: NewCompany<'_>,
+) -> AppResult<(i64, i64)> {
     // Software acting with an employment token stays inside its one company: it creates none.
     if actor.scope.company().is_some() {
         return Err(crate::domain::auth::scope::out_of_scope());
@@ -169,6 +175,11 @@ pub async fn sign_up(db: &Db, actor: Actor, company: NewCompany<'_>) -> AppResul
     let legal_name = validate_legal_name(company.legal_name, "legalName")?;
     let siren = validate_siren(company.siren)?;
     let phone_number = company.phone_number.map(str::trim).filter(|p| !p.is_empty());
+    // A legal name given by the caller wins; otherwise the register's, when it gives one.
+    let legal_name = match legal_name {
+        Some(name) => Some(name),
+        None => super::register::legal_name_for_sign_up(register, &siren).await?,
+    };
     let mut tx = db.begin_write().await?;
     let new = NewCompany {
         usual_name: &usual_name,

@@ -3,11 +3,14 @@
 
 pub mod business;
 pub mod company;
+pub mod dashboard;
 pub mod details;
 pub mod employments;
 pub mod invitations;
 pub mod known_addresses;
 pub mod permissions;
+pub mod records;
+pub mod register;
 pub mod reminders;
 pub mod rules;
 pub mod service;

@@ -4,6 +4,7 @@
 pub mod auto_validation;
 pub mod comments;
 pub mod deleted;
+pub mod dry_run;
 pub mod holidays;
 pub mod locations;
 pub mod permissions;

@@ -111,6 +111,8 @@ pub fn client_view(link: &LinkRow, employment: &EmploymentRow) -> EmploymentRow 
         hide_email: 0,
         latest_invite_email_time: None,
         last_activity_end: None,
+        nb_worker_info_snooze_date: None,
+        company_number_workers: employment.company_number_workers,
     }
 }
 

@@ -1,5 +1,5 @@
-//! `Company`: its business, settings, users, missions, vehicles, employments and regulatory
-//! alerts.
+//! `Company`: its business, settings, users, missions, vehicles, employments, regulatory
+//! alerts, its establishments and an admin's dashboard.
 
 use async_graphql::Context;
 
@@ -10,8 +10,8 @@ use crate::graphql::caller;
 use crate::graphql::contract::{
     Business, Company, CompanyAdminRegulationComputationsByUserAndByDayArgs, CompanyEmploymentsArgs,
     CompanyMissionsArgs, CompanyMissionsDeletedArgs, CompanyRegulatoryAlertsRecapArgs, CompanyResolver,
-    CompanySettings, CompanyUsersArgs, CompanyVendorActionsArgs, CompanyWorkDaysArgs, Employment, MissionConnection,
-    Team, User, Vehicle,
+    CompanySettings, CompanyUsersArgs, CompanyVendorActionsArgs, CompanyWorkDaysArgs, DashboardSummary, Employment,
+    MissionConnection, Team, User, Vehicle,
 };
 
 use crate::domain::companies::employments::{self};
@@ -241,6 +241,27 @@ impl CompanyResolver for App {
     async fn nb_workers(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<i32>> {
         let n = crate::domain::companies::staff::nb_workers(self.db(ctx), parent.id.into()).await?;
         Ok(Some(n.min(i64::from(i32::MAX)) as i32))
+    }
+
+    async fn sirets(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<Vec<Option<String>>>> {
+        let sirets = crate::domain::companies::records::sirets(self.db(ctx), parent.id.into()).await?;
+        Ok(Some(sirets.into_iter().map(Some).collect()))
+    }
+
+    async fn has_no_activity(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<bool>> {
+        Ok(Some(
+            crate::domain::companies::records::has_no_activity(self.db(ctx), parent.id.into()).await?,
+        ))
+    }
+
+    async fn dashboard_summary(
+        &self,
+        ctx: &Context<'_>,
+        parent: &Company,
+    ) -> async_graphql::Result<Option<DashboardSummary>> {
+        let actor = caller(ctx).actor()?;
+        let summary = crate::domain::companies::dashboard::summary(self.db(ctx), actor, parent.id.into()).await?;
+        Ok(Some(summary.to_graphql()))
     }
 
     async fn has_no_active_admins(&self, ctx: &Context<'_>, parent: &Company) -> async_graphql::Result<Option<bool>> {

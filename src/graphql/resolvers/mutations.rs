@@ -1,5 +1,5 @@
 //! The fields of `Mutations` outside its namespaces: `updateCompanyDetails`,
-//! `editCompanySettings`, `seedSandboxCompany` (in `sandbox.rs`), and the software vendors' (in `vendor_access.rs`).
+//! `editCompanySettings`, `snoozeNbWorkerInfo`, `seedSandboxCompany` (in `sandbox.rs`), and the software vendors' (in `vendor_access.rs`).
 
 use async_graphql::Context;
 
@@ -9,7 +9,7 @@ use crate::graphql::caller;
 use crate::graphql::contract::{
     Company, MutationsDismissCompanyTokenArgs, MutationsDismissEmploymentTokenArgs, MutationsEditCompanySettingsArgs,
     MutationsGenerateCompanyTokenArgs, MutationsResolver, MutationsRotateEmploymentTokenArgs,
-    MutationsSeedSandboxCompanyArgs, MutationsUpdateCompanyDetailsArgs,
+    MutationsSeedSandboxCompanyArgs, MutationsSnoozeNbWorkerInfoArgs, MutationsUpdateCompanyDetailsArgs, Void,
 };
 
 #[async_trait::async_trait]
@@ -41,6 +41,16 @@ impl MutationsResolver for App {
             .await?
             .as_ref()
             .map(Company::from))
+    }
+
+    async fn snooze_nb_worker_info(
+        &self,
+        ctx: &Context<'_>,
+        args: MutationsSnoozeNbWorkerInfoArgs,
+    ) -> async_graphql::Result<Option<Void>> {
+        let actor = caller(ctx).actor()?;
+        crate::domain::companies::employments::snooze::snooze(self.db(ctx), actor, args.employment_id.into()).await?;
+        Ok(Some(Void { success: true }))
     }
 
     async fn edit_company_settings(

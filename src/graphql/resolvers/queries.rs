@@ -1,13 +1,16 @@
-//! The query root: who am I, users, and the entry points owned by the other domains.
+//! The query root: who am I, users, the entry points owned by the other domains, and the dry
+//! run of activity corrections (`output`).
 
 use async_graphql::Context;
 
 use crate::domain::companies::company;
 use crate::domain::missions;
+use crate::domain::missions::service::Correction;
 use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{
-    CheckOutput, Company, Mission, QueriesCompanyArgs, QueriesMissionArgs, QueriesResolver, QueriesUserArgs, User,
+    Activity, CheckOutput, Company, Mission, QueriesCompanyArgs, QueriesMissionArgs, QueriesOutputArgs,
+    QueriesResolver, QueriesUserArgs, User,
 };
 
 use crate::app::App;
@@ -60,6 +63,19 @@ impl QueriesResolver for App {
                 .await?
                 .to_graphql(),
         ))
+    }
+
+    async fn output(&self, ctx: &Context<'_>, args: QueriesOutputArgs) -> async_graphql::Result<Option<Activity>> {
+        let actor = caller(ctx).actor()?;
+        let items = args
+            .items
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(Correction::try_from)
+            .collect::<Result<Vec<_>, _>>()?;
+        let last = missions::dry_run::output(self.db(ctx), actor, &items).await?;
+        Ok(last.map(|row| row.to_graphql()))
     }
 
     async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput> {

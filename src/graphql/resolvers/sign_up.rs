@@ -53,7 +53,8 @@ impl SignUpResolver for App {
         args: SignUpCompanyArgs,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>> {
         let actor = caller(ctx).actor()?;
-        let (company_id, employment_id) = company::sign_up(self.db(ctx), actor, (&args).into()).await?;
+        let (company_id, employment_id) =
+            company::sign_up(self.db(ctx), self.company_register.as_ref(), actor, (&args).into()).await?;
         let company = company::find(self.db(ctx), company_id)
             .await?
             .as_ref()

@@ -6,11 +6,13 @@
 //!
 //! The life cycle, the changes made to an existing employment, is in `lifecycle`; ending
 //! employments, one or a batch, in `terminate`; an employee's request to be detached in
-//! `detachment`; attaching a former employee again in `reattach`.
+//! `detachment`; attaching a former employee again in `reattach`; an admin putting off the
+//! question of the company's number of workers in `snooze`.
 
 pub mod detachment;
 mod lifecycle;
 pub mod reattach;
+pub mod snooze;
 mod terminate;
 
 use chrono::NaiveDate;
@@ -51,7 +53,14 @@ pub struct EmploymentRow {
     pub latest_invite_email_time: Option<i64>,
     /// The end of the worker's latest ended activity in the company (`Employment.lastActiveAt`).
     pub last_activity_end: Option<i64>,
+    /// The day the admin last put off the question of the number of workers.
+    pub nb_worker_info_snooze_date: Option<String>,
+    /// The company's number of workers, when given.
+    pub company_number_workers: Option<i64>,
 }
+
+/// How long `snoozeNbWorkerInfo` puts off the question of the number of workers.
+pub const NB_WORKER_INFO_SNOOZE_DAYS: i64 = 15;
 
 /// A worker without activity for this long is INACTIVE (the reference's rule).
 pub const INACTIVE_AFTER_SECONDS: i64 = 90 * 24 * 3600;
@@ -66,10 +75,23 @@ pub const SELECT: &str = "SELECT e.id, e.user_id, e.company_id, \
                WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL), \
               e.validation_time, e.reception_time) AS last_active_at, e.team_id, e.hide_email, e.latest_invite_email_time, \
      (SELECT MAX(a.end_time) FROM activities a JOIN missions m ON m.id = a.mission_id \
-      WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL) AS last_activity_end \
+      WHERE a.user_id = e.user_id AND m.company_id = e.company_id AND a.dismissed_at IS NULL) AS last_activity_end, \
+     e.nb_worker_info_snooze_date, (SELECT c.number_workers FROM companies c WHERE c.id = e.company_id) AS company_number_workers \
      FROM employments e LEFT JOIN users u ON u.id = e.user_id";
 
 impl EmploymentRow {
+    /// `shouldForceNbWorkerInfo`: an admin who put off giving the company's number of workers
+    /// [`NB_WORKER_INFO_SNOOZE_DAYS`] days ago or more, while the company still has none.
+    pub fn should_force_nb_worker_info(&self, today: chrono::NaiveDate) -> bool {
+        if self.company_number_workers.is_some_and(|n| n > 0) || self.has_admin_rights == 0 {
+            return false;
+        }
+        self.nb_worker_info_snooze_date
+            .as_deref()
+            .and_then(parse_date)
+            .is_some_and(|snoozed| (today - snoozed).num_days() >= NB_WORKER_INFO_SNOOZE_DAYS)
+    }
+
     /// The reference's computed status.
     pub fn status(&self, today: &str) -> &'static str {
         if self.dismissed_at.is_some() {
