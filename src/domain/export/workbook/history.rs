@@ -265,11 +265,13 @@ fn validations(b: &mut Builder, facts: &Facts, label: &dyn Fn(ActivityType) -> S
         }
         if !v.is_admin || !employee_auto(v.time) {
             for activity in &facts.activities {
-                for version in &activity.versions {
-                    if let Some(end) = version.end.filter(|end| (end - v.time).abs() <= NEAR) {
-                        let text = format!("a mis fin à l'activité {} le {}", label(activity.kind), b.at(end));
-                        b.push(v.time, Author::Automatic, CREATE, text);
-                    }
+                let closed = activity
+                    .versions
+                    .iter()
+                    .find_map(|version| version.end.filter(|end| (end - v.time).abs() <= NEAR));
+                if let Some(end) = closed {
+                    let text = format!("a mis fin à l'activité {} le {}", label(activity.kind), b.at(end));
+                    b.push(v.time, Author::Automatic, CREATE, text);
                 }
             }
         }
@@ -374,6 +376,64 @@ mod tests {
                     "a supprimé l'activité Déplacement démarrée le 02/03 à 08:00".to_string(),
                     String::new(),
                     true
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_automatic_validation_tells_the_ends_it_closed_and_a_dispute_comes_last() {
+        let end = EIGHT + 2 * 3600;
+        let facts = Facts {
+            holiday_name: None,
+            activities: vec![Activity {
+                kind: ActivityType::Work,
+                versions: vec![
+                    version(EIGHT, EIGHT, None),
+                    Version {
+                        submitter: 3,
+                        ..version(end + 30, EIGHT + 600, Some(end))
+                    },
+                ],
+                dismissed: None,
+                dispute: Some(r#"{"text":"faux","submitter_id":7,"time":1772434000,"status":"created"}"#.to_string()),
+            }],
+            validations: vec![Validation {
+                submitter: None,
+                is_admin: false,
+                is_auto: true,
+                time: end + 30,
+            }],
+            ..Facts::default()
+        };
+        let rows: Vec<(String, Author, String)> = events(PARIS, &facts)
+            .into_iter()
+            .map(|e| (e.text, e.author, e.justification))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("s'est mis en Autre tâche le 02/03 à 08:00".to_string(), Author::User(7), String::new()),
+                (
+                    "a décalé le début de l'activité Autre tâche du 02/03 à 08:00 au 02/03 à 08:10".to_string(),
+                    Author::User(3),
+                    String::new()
+                ),
+                (
+                    "a mis fin à l'activité Autre tâche le 02/03 à 10:00".to_string(),
+                    Author::Automatic,
+                    String::new()
+                ),
+                (
+                    "a validé la mission automatiquement à la place du salarié".to_string(),
+                    Author::Automatic,
+                    String::new()
+                ),
+                (
+                    "a contesté la modification de l'activité Autre tâche (début décalé du 02/03 à 08:00 au 02/03 à 08:10)"
+                        .to_string(),
+                    Author::User(7),
+                    "faux".to_string()
                 ),
             ]
         );
