@@ -188,9 +188,16 @@ pub async fn sheets(
             dispute,
         });
     }
+    // The workers of each mission, so that what concerns a mission reaches its workers directly.
+    let mut workers_of: HashMap<i64, Vec<i64>> = HashMap::new();
+    for (user, mission) in facts.keys() {
+        workers_of.entry(*mission).or_default().push(*user);
+    }
     for (mission, submitter, user, is_admin, is_auto, time) in validations {
-        for ((u, m), f) in facts.iter_mut() {
-            if *m == mission && user.is_none_or(|user| user == *u) {
+        for u in workers_of.get(&mission).into_iter().flatten() {
+            if let Some(f) = facts.get_mut(&(*u, mission))
+                && user.is_none_or(|user| user == *u)
+            {
                 f.validations.push(Validation {
                     submitter,
                     is_admin: is_admin != 0,
@@ -218,8 +225,8 @@ pub async fn sheets(
             .filter(|p| !p.is_empty())
             .collect::<Vec<_>>()
             .join(" ");
-        for ((_, m), f) in facts.iter_mut() {
-            if *m == mission {
+        for u in workers_of.get(&mission).into_iter().flatten() {
+            if let Some(f) = facts.get_mut(&(*u, mission)) {
                 f.locations.push(Location {
                     is_start: kind == "mission_start_location",
                     submitter,
