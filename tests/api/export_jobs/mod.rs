@@ -17,6 +17,7 @@ use roadlog::domain::export::workbook::signature::{self, Verdict};
 
 use crate::support::{TestApp, TestUser};
 
+mod detail;
 mod lease;
 mod workbook;
 

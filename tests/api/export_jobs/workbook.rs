@@ -39,7 +39,7 @@ on_both_backends! {
         assert_eq!(signature::verify(&bytes, &key), Verdict::Valid);
         assert_eq!(signature::verify(&bytes, &[0; 32]), Verdict::SignatureDoesNotMatch);
         let mut workbook: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes.to_vec())).unwrap();
-        assert_eq!(workbook.sheet_names(), ["Activités"]);
+        assert_eq!(workbook.sheet_names(), ["Activités", "Détail", "Missions supprimées"]);
         let sheet = workbook.worksheet_range("Activités").unwrap();
         let at = |r: u32, col: u32| sheet.get_value((r, col));
         assert_eq!(text(at(0, 0)), "Entreprise : Transports Martin");

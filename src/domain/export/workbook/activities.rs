@@ -1,4 +1,5 @@
-//! The workbook of one file: the sheet `Activités`, one block per worker (a header row, a row
+//! The workbook of one file: the sheet `Activités` (then `Détail` and `Missions supprimées`,
+//! written by [`super::detail`]), one block per worker (a header row, a row
 //! per day, a totals row), laid out, coloured and formatted as the reference's report. Dates,
 //! times and durations are Excel numbers (days and fractions of a day) with their formats, so
 //! that a spreadsheet adds them up. Every sheet is protected without a password, and the
@@ -244,6 +245,12 @@ pub fn write(report: &Report) -> Result<Vec<u8>, XlsxError> {
     sheet.set_name("Activités")?;
     activities(sheet, report)?;
     sheet.protect();
+    for (name, deleted) in [("Détail", false), ("Missions supprimées", true)] {
+        let sheet = workbook.add_worksheet();
+        sheet.set_name(name)?;
+        super::detail::write(sheet, report, deleted)?;
+        sheet.protect();
+    }
     workbook.save_to_buffer()
 }
 

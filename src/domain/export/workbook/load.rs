@@ -16,6 +16,7 @@ use crate::domain::regulation::time::{self, day_end, day_start, local_datetime};
 use crate::errors::AppResult;
 
 use super::days::{self, MissionBounds, Span};
+use super::detail_load;
 use super::{DayRow, Flags, Report, WorkerDays, display_name};
 
 pub mod sql {
@@ -139,6 +140,7 @@ pub async fn report(
     let (missions, bounds, expenditures) = missions(db, &mission_ids).await?;
     let mut workers = Vec::new();
     let mut idle: Vec<(String, String, String)> = Vec::new();
+    let mut history_workers = Vec::new();
     for (id, first_name, last_name, zone) in users {
         let name = display_name(&first_name, &last_name);
         let tz = time::zone(&zone);
@@ -155,6 +157,12 @@ pub async fn report(
             max,
             now,
         );
+        history_workers.push(detail_load::Worker {
+            id,
+            name: name.clone(),
+            tz,
+            days: figures.iter().map(|f| (f.date, f.missions.clone())).collect(),
+        });
         if figures.is_empty() {
             idle.push((last_name.to_lowercase(), first_name.to_lowercase(), name));
             continue;
@@ -167,6 +175,8 @@ pub async fn report(
     }
     workers.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
     idle.sort();
+    history_workers.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    let (detail, deleted) = detail_load::sheets(db, company_ids, &history_workers, (from, until), (min, max)).await?;
     Ok(Report {
         company_names: companies.into_iter().map(|c| c.0).collect(),
         min_date: min,
@@ -174,6 +184,8 @@ pub async fn report(
         flags,
         workers,
         idle: idle.into_iter().map(|(_, _, name)| name).collect(),
+        detail,
+        deleted,
     })
 }
 

@@ -1,9 +1,14 @@
 //! The Excel activity report: what one file of a report shows ([`Report`], read from the
 //! database by [`load`]), the workbook written from it ([`activities`]) and signed
 //! ([`signature`]), and the names of the files. The day figures are computed in each worker's time zone ([`days`]).
+//! The sheets `Détail` and `Missions supprimées` ([`detail`]) tell each mission's history
+//! ([`history`], read by [`detail_load`]).
 
 pub mod activities;
 pub mod days;
+pub mod detail;
+pub mod detail_load;
+pub mod history;
 pub mod load;
 pub mod signature;
 
@@ -32,6 +37,10 @@ pub struct Report {
     pub workers: Vec<WorkerDays>,
     /// Display names of the workers without a day, by last then first name.
     pub idle: Vec<String>,
+    /// The history of the missions with an activity standing (sheet `Détail`).
+    pub detail: Vec<WorkerMissions>,
+    /// The history of the missions whose activities are all cancelled (sheet `Missions supprimées`).
+    pub deleted: Vec<WorkerMissions>,
 }
 
 impl Report {
@@ -70,6 +79,41 @@ pub struct DayRow {
     pub is_sunday_or_holiday: bool,
     /// Every mission of the day is a holiday mission.
     pub is_day_off: bool,
+}
+
+/// A worker's missions in a history sheet, by day.
+#[derive(Clone, Debug)]
+pub struct WorkerMissions {
+    pub id: i64,
+    pub name: String,
+    pub days: Vec<MissionDay>,
+}
+
+/// The missions listed on one day, by creation time.
+#[derive(Clone, Debug)]
+pub struct MissionDay {
+    pub date: NaiveDate,
+    pub missions: Vec<MissionEvents>,
+}
+
+/// One mission's history.
+#[derive(Clone, Debug)]
+pub struct MissionEvents {
+    pub name: String,
+    pub events: Vec<EventRow>,
+}
+
+/// One row of a history sheet.
+#[derive(Clone, Debug)]
+pub struct EventRow {
+    /// Local date and time, as an Excel serial number.
+    pub time: f64,
+    pub author: String,
+    pub status: String,
+    pub text: String,
+    pub activity: String,
+    pub justification: String,
+    pub is_deletion: bool,
 }
 
 /// The base name of the report's files.

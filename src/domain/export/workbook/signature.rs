@@ -148,6 +148,8 @@ mod tests {
             flags: Flags::default(),
             workers: vec![],
             idle: vec!["Jean Martin".into()],
+            detail: vec![],
+            deleted: vec![],
         })
         .unwrap()
     }
