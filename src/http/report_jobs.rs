@@ -6,7 +6,6 @@ use crate::app::App;
 use crate::db::now;
 use crate::domain::auth::Actor;
 use crate::domain::companies::today;
-use crate::domain::export::chunking::{MAX_CHUNKED_IDS, MAX_CHUNKS};
 use crate::domain::export::jobs::links::LIFETIME_SECS;
 use crate::domain::export::jobs::store::{self, Job};
 use crate::domain::export::reports::{self, ReportRequest};
@@ -65,20 +64,9 @@ pub async fn queue(app: &App, actor: Actor, request: DownloadActivityReportReque
     match reports::plan(&app.db, &request, as_of).await {
         Ok(Ok(_)) => {}
         Ok(Err(too_large)) => {
-            return DownloadActivityReportResponse::UnprocessableEntity(types::ApiError {
-                error: "Invalid request".to_string(),
-                error_code: "INVALID_INPUTS".to_string(),
-                details: Some(
-                    [(
-                        "max_date".to_string(),
-                        vec![format!(
-                            "The report would be split into {} files listing {} workers in all; at most {MAX_CHUNKS} files and {MAX_CHUNKED_IDS} workers: shorten the period or name fewer workers",
-                            too_large.chunks, too_large.ids
-                        )],
-                    )]
-                    .into(),
-                ),
-            });
+            return DownloadActivityReportResponse::UnprocessableEntity(crate::http::reports::too_large_error(
+                &too_large,
+            ));
         }
         Err(error) => {
             error.log_if_internal();

@@ -4,11 +4,24 @@
 use crate::app::App;
 use crate::domain::auth::Actor;
 use crate::domain::companies::today;
-use crate::domain::export::chunking::{MAX_CHUNKED_IDS, MAX_CHUNKS, Plan, Strategy};
+use crate::domain::export::chunking::{MAX_CHUNKED_IDS, MAX_CHUNKS, Plan, Strategy, TooLarge};
 use crate::domain::export::reports::{self, ReportRequest};
 use crate::http::api_error::internal_error;
 use crate::http::contract::{ValidateExportParamsRequest, ValidateExportParamsResponse, types};
 use crate::http::export::{Refusal, admin_of_every};
+
+/// The 422 of a report split into too many files or listing too many workers (`max_date`).
+pub fn too_large_error(too_large: &TooLarge) -> types::ApiError {
+    let message = format!(
+        "The report would be split into {} files listing {} workers in all; at most {MAX_CHUNKS} files and {MAX_CHUNKED_IDS} workers: shorten the period or name fewer workers",
+        too_large.chunks, too_large.ids
+    );
+    types::ApiError {
+        error: "Invalid request".to_string(),
+        error_code: "INVALID_INPUTS".to_string(),
+        details: Some([("max_date".to_string(), vec![message])].into()),
+    }
+}
 
 /// The split of the report the body describes, for an admin today of every company (401 and
 /// the body's shape, 422, are checked before): 403 otherwise, 422 when it is too large.
@@ -28,20 +41,7 @@ pub async fn validate(app: &App, actor: Actor, request: ValidateExportParamsRequ
     };
     match reports::plan(&app.db, &request, today()).await {
         Ok(Ok(plan)) => ValidateExportParamsResponse::Ok(answer(plan, body.detailed)),
-        Ok(Err(too_large)) => ValidateExportParamsResponse::UnprocessableEntity(types::ApiError {
-            error: "Invalid request".to_string(),
-            error_code: "INVALID_INPUTS".to_string(),
-            details: Some(
-                [(
-                    "max_date".to_string(),
-                    vec![format!(
-                        "The report would be split into {} files listing {} workers in all; at most {MAX_CHUNKS} files and {MAX_CHUNKED_IDS} workers: shorten the period or name fewer workers",
-                        too_large.chunks, too_large.ids
-                    )],
-                )]
-                .into(),
-            ),
-        }),
+        Ok(Err(too_large)) => ValidateExportParamsResponse::UnprocessableEntity(too_large_error(&too_large)),
         Err(error) => {
             error.log_if_internal();
             ValidateExportParamsResponse::InternalServerError(internal_error())
