@@ -10,6 +10,7 @@ use rust_xlsxwriter::{
     ColNum, DocProperties, Format, FormatAlign, FormatBorder, Formula, RowNum, Workbook, Worksheet, XlsxError,
 };
 
+use super::days::excel_date;
 use super::{DayRow, Report, WorkerDays};
 
 const SUNDAY_COLOUR: &str = "#ffe599";
@@ -144,12 +145,6 @@ enum Value {
 }
 
 const DAY_SECS: f64 = 86400.0;
-
-/// Excel's serial number of a date (days since 1899-12-30).
-pub fn excel_date(date: NaiveDate) -> f64 {
-    let epoch = NaiveDate::from_ymd_opt(1899, 12, 30).unwrap_or(NaiveDate::MIN);
-    (date - epoch).num_days() as f64
-}
 
 fn duration(secs: i64) -> Value {
     Value::Days(secs as f64 / DAY_SECS)

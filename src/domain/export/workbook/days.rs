@@ -172,6 +172,12 @@ fn one_day(tz: Tz, date: NaiveDate, spans: &[&Span], bounds: &BTreeMap<i64, Miss
     figures
 }
 
+/// Excel's serial number of a date (days since 1899-12-30): the sheets write days as numbers.
+pub fn excel_date(date: NaiveDate) -> f64 {
+    let epoch = NaiveDate::from_ymd_opt(1899, 12, 30).unwrap_or(NaiveDate::MIN);
+    (date - epoch).num_days() as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

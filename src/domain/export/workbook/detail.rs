@@ -6,7 +6,7 @@
 
 use rust_xlsxwriter::{ColNum, Color, Format, FormatAlign, FormatBorder, RowNum, Worksheet, XlsxError};
 
-use super::activities::excel_date;
+use super::days::excel_date;
 use super::{EventRow, MissionDay, Report, WorkerMissions};
 
 /// The banner of `Missions supprimées`.

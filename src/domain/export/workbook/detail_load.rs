@@ -14,7 +14,7 @@ use crate::domain::kinds::ActivityType;
 use crate::domain::regulation::time::{local_date, local_datetime};
 use crate::errors::AppResult;
 
-use super::activities::excel_date;
+use super::days::excel_date;
 use super::history::{self, Activity, Author, Expenditure, Facts, Location, Validation, Version};
 use super::{EventRow, MissionDay, MissionEvents, WorkerMissions};
 
