@@ -23,6 +23,12 @@ pub enum Code {
     OverlappingEmployments,
     NoPrimaryEmployment,
     InvalidResource,
+    /// No company register is configured on this server (`sirenInfo`).
+    NoSirenApiCredentials,
+    /// The company register knows no such SIREN.
+    InaccessibleSiren,
+    /// The company register failed or could not be reached.
+    UnavailableSirenApi,
     InternalError,
 }
 
@@ -42,12 +48,15 @@ impl Code {
             Code::OverlappingEmployments => "OVERLAPPING_EMPLOYMENTS",
             Code::NoPrimaryEmployment => "NO_PRIMARY_EMPLOYMENT",
             Code::InvalidResource => "INVALID_RESOURCE",
+            Code::NoSirenApiCredentials => "NO_SIREN_API_CREDENTIALS",
+            Code::InaccessibleSiren => "INACCESSIBLE_SIREN",
+            Code::UnavailableSirenApi => "UNAVAILABLE_SIREN_API",
             Code::InternalError => "INTERNAL_ERROR",
         }
     }
 
     /// Every code, for tests and documentation.
-    pub const ALL: [Code; 13] = [
+    pub const ALL: [Code; 16] = [
         Code::InvalidInputs,
         Code::AuthenticationError,
         Code::AuthorizationError,
@@ -60,6 +69,9 @@ impl Code {
         Code::OverlappingEmployments,
         Code::NoPrimaryEmployment,
         Code::InvalidResource,
+        Code::NoSirenApiCredentials,
+        Code::InaccessibleSiren,
+        Code::UnavailableSirenApi,
         Code::InternalError,
     ];
 }

@@ -58,9 +58,10 @@ const CONSTANT_FIELDS: &[(&str, &str)] = &[
 /// The fields the issue counts (the reference's object fields outside the left-out groups).
 const REFERENCE_FIELDS: usize = 349;
 
-/// The ratchet: reference fields Roadlog serves, and arguments of those it takes. Raise them when
-/// fields are added; they never go down.
-const SERVED_AT_LEAST: usize = 342;
+/// The ratchet: reference fields Roadlog serves with data, and arguments of those it takes. Every
+/// reference field is served (the test fails on a missing one): these plus [`CONSTANT_FIELDS`]
+/// make all of [`REFERENCE_FIELDS`]. They never go down.
+const SERVED_AT_LEAST: usize = 347;
 const ARGUMENTS_AT_LEAST: usize = 171;
 
 /// Arguments of served reference fields that Roadlog does not take yet, each named; the list may
@@ -194,6 +195,10 @@ async fn the_reference_api_is_covered_at_least_as_far_as_reached() {
         assert!(ours.contains_key(&key), "{type_name}.{name} is listed as a constant but not served");
         assert!(theirs.contains_key(&key), "{type_name}.{name} is listed as a constant but not in the reference");
     }
+    println!(
+        "reference fields served: {} of {counted}",
+        counted - missing_fields.len()
+    );
     println!("missing fields ({}): {}", missing_fields.len(), missing_fields.join(", "));
     println!("missing arguments ({}): {}", missing_arguments.len(), missing_arguments.join(", "));
 
@@ -202,6 +207,11 @@ async fn the_reference_api_is_covered_at_least_as_far_as_reached() {
         incompatible.is_empty(),
         "fields served under the reference's names but not as the reference types them:\n{}",
         incompatible.join("\n")
+    );
+    assert!(
+        missing_fields.is_empty(),
+        "every reference field is served; missing: {}",
+        missing_fields.join(", ")
     );
     assert_eq!(
         missing_arguments, ARGUMENTS_NOT_YET_TAKEN,

@@ -169,7 +169,7 @@ on_both_backends! {
     }
 }
 
-/// `extensions.code` of an application error: the thirteen codes of the contract.
+/// `extensions.code` of an application error: the sixteen codes of the contract.
 const CODES: &[&str] = &[
     "INVALID_INPUTS",
     "AUTHENTICATION_ERROR",
@@ -183,6 +183,9 @@ const CODES: &[&str] = &[
     "OVERLAPPING_EMPLOYMENTS",
     "NO_PRIMARY_EMPLOYMENT",
     "INVALID_RESOURCE",
+    "NO_SIREN_API_CREDENTIALS",
+    "INACCESSIBLE_SIREN",
+    "UNAVAILABLE_SIREN_API",
     "INTERNAL_ERROR",
 ];
 

@@ -76,10 +76,14 @@ fn tokens_sharing(schema: &Schema, shared: Option<Shared<'_>>) -> Result<TokenSt
             TypeDef::Object(o) => object(o)?,
         });
     }
-    items.push(registry(&Schema {
-        types: own,
-        ..schema.clone()
-    }));
+    let unreachable = unreachable_objects(schema);
+    items.push(registry(
+        &Schema {
+            types: own,
+            ..schema.clone()
+        },
+        &unreachable,
+    ));
     Ok(quote!(#(#items)*))
 }
 
@@ -406,7 +410,43 @@ fn wrapper_method(name: &str, f: &Field, with_parent: bool) -> Result<TokenStrea
     })
 }
 
-fn registry(schema: &Schema) -> TokenStream {
+/// The object types no field leads to from the roots (the reference's `Address`, which it
+/// declares and no field returns): async-graphql leaves them out of the schema unless they are
+/// registered, and the SDL is what is served.
+fn unreachable_objects(schema: &Schema) -> Vec<String> {
+    let objects: std::collections::BTreeMap<&str, &Object> = schema
+        .types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Object(o) => Some((o.name.as_str(), o)),
+            _ => None,
+        })
+        .collect();
+    let mut reached = std::collections::BTreeSet::new();
+    let mut next: Vec<&str> = std::iter::once(schema.query.as_str()).chain(schema.mutation.as_deref()).collect();
+    while let Some(name) = next.pop() {
+        if !reached.insert(name) {
+            continue;
+        }
+        if let Some(object) = objects.get(name) {
+            next.extend(object.fields.iter().filter_map(|f| match f.ty.named() {
+                (named, Kind::Object) => Some(named),
+                _ => None,
+            }));
+        }
+    }
+    schema
+        .types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Object(o) if !reached.contains(o.name.as_str()) => Some(o.name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn registry(schema: &Schema, unreachable: &[String]) -> TokenStream {
+    let unreachable: Vec<_> = unreachable.iter().map(|name| format_ident!("{name}")).collect();
     let mut with_traits: Vec<&Object> = schema
         .types
         .iter()
@@ -445,9 +485,11 @@ fn registry(schema: &Schema) -> TokenStream {
         }
         /// The schema type of the contract.
         pub type ContractSchema = async_graphql::Schema<#query, #mutation, async_graphql::EmptySubscription>;
-        /// Starts a schema builder with the generated roots and the resolvers in its data.
+        /// Starts a schema builder with the generated roots, the object types no field returns (registered so that the served schema is the SDL), and the resolvers in its data.
         pub fn schema_builder(resolvers: Resolvers) -> async_graphql::SchemaBuilder<#query, #mutation, async_graphql::EmptySubscription> {
-            async_graphql::Schema::build(#query, #mutation, async_graphql::EmptySubscription).data(resolvers)
+            async_graphql::Schema::build(#query, #mutation, async_graphql::EmptySubscription)
+                #(.register_output_type::<#unreachable>())*
+                .data(resolvers)
         }
     }
 }

@@ -65,7 +65,35 @@ pub mod sql {
              ORDER BY id"
         );
         pub const FIND_MANY: PerBackend = crate::per_backend!("SELECT ", COMPANY_COLUMNS, " FROM companies WHERE ", ["id" in 1]);
+        /// `$1` the SIREN as a number: holds the registrations of that SIREN until the transaction
+        /// ends (PostgreSQL: a transaction-scoped advisory lock; SQLite runs one write transaction
+        /// at a time already, so it only reads the parameter).
+        pub const LOCK_SIREN: PerBackend = PerBackend {
+            sqlite: "SELECT $1",
+            postgres: "SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS held",
+        };
     }
+}
+
+/// Holds the registrations of a (checked, 9-digit) SIREN until the transaction ends, so that two
+/// registrations of one SIREN do not both pass their checks.
+pub async fn lock_siren(conn: &mut AnyConnection, siren: &str) -> AppResult<()> {
+    let key: i64 = siren.parse().map_err(AppError::internal)?;
+    sqlx::query(crate::db::Backend::of(conn).sql(sql::LOCK_SIREN))
+        .bind(key)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The SIRETs registered for a SIREN, one per company (`None`: a company standing for every
+/// establishment of the SIREN).
+pub async fn registered_sirets(conn: &mut AnyConnection, siren: &str) -> AppResult<Vec<Option<String>>> {
+    let rows: Vec<(Option<String>,)> = sqlx::query_as("SELECT siret FROM companies WHERE siren = $1 ORDER BY id")
+        .bind(siren)
+        .fetch_all(conn)
+        .await?;
+    Ok(rows.into_iter().map(|(siret,)| siret).collect())
 }
 
 /// Checks a SIREN (the 9-digit French company number), with the reference's messages.
@@ -188,6 +216,14 @@ pub async fn sign_up(
         phone_number,
     };
     let company_id = insert(&mut tx, new).await?;
+    let employment_id = insert_admin(&mut tx, actor, company_id).await?;
+    tx.commit().await?;
+    Ok((company_id, employment_id))
+}
+
+/// The employment of the user who signs a new company up: approved, with admin rights, from
+/// today, primary unless the user already has a primary employment.
+pub async fn insert_admin(conn: &mut AnyConnection, user_id: i64, company_id: i64) -> AppResult<i64> {
     let new = super::employments::NewEmployment {
         company_id,
         period: super::rules::Period {
@@ -199,9 +235,7 @@ pub async fn sign_up(
         status: "approved",
         team_id: None,
     };
-    let employment_id = super::employments::insert_for_user(&mut tx, actor, actor, &new).await?;
-    tx.commit().await?;
-    Ok((company_id, employment_id))
+    super::employments::insert_for_user(conn, user_id, user_id, &new).await
 }
 
 /// The companies the actor administers today (only the company of their scope, when they are

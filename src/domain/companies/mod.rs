@@ -6,6 +6,7 @@ pub mod company;
 pub mod dashboard;
 pub mod details;
 pub mod employments;
+pub mod establishments;
 pub mod invitations;
 pub mod known_addresses;
 pub mod permissions;
@@ -15,6 +16,7 @@ pub mod reminders;
 pub mod rules;
 pub mod service;
 pub mod settings;
+pub mod siren_info;
 pub mod staff;
 
 /// Today's date (UTC), as stored (`YYYY-MM-DD`).

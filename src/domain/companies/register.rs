@@ -16,6 +16,26 @@ pub struct LegalUnit {
     pub name: String,
 }
 
+/// What the register holds on a SIREN, in the shapes of the reference's `sirenInfo`: the legal
+/// unit (`siren`, `name`, `tranche_effectif`, `tranche_effectif_year`, `activity`,
+/// `activity_code`, `creation_date`) and its open establishments (`siret`, `activity`,
+/// `activity_code`, `name`, `address`, `postal_code`, `tranche_effectif`, `tranche_effectif_year`),
+/// each as the register gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SirenRecord {
+    pub legal_unit: serde_json::Map<String, serde_json::Value>,
+    pub facilities: Vec<Facility>,
+}
+
+/// One open establishment of a legal unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Facility {
+    /// Its 14-digit SIRET.
+    pub siret: String,
+    /// Its description (the keys of [`SirenRecord`]), `siret` included.
+    pub details: serde_json::Map<String, serde_json::Value>,
+}
+
 /// Why the register gave no answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RegisterError {
@@ -42,6 +62,8 @@ impl std::fmt::Display for RegisterError {
 pub trait CompanyRegister: Send + Sync + 'static {
     /// The legal unit of a 9-digit SIREN.
     async fn legal_unit(&self, siren: &str) -> Result<LegalUnit, RegisterError>;
+    /// The legal unit and open establishments of a 9-digit SIREN (`sirenInfo`).
+    async fn siren_record(&self, siren: &str) -> Result<SirenRecord, RegisterError>;
 }
 
 /// The register of a server that cannot reach SIRENE: it never answers, and says why.
@@ -51,6 +73,10 @@ pub struct Offline;
 #[async_trait::async_trait]
 impl CompanyRegister for Offline {
     async fn legal_unit(&self, _siren: &str) -> Result<LegalUnit, RegisterError> {
+        Err(RegisterError::NotConfigured)
+    }
+
+    async fn siren_record(&self, _siren: &str) -> Result<SirenRecord, RegisterError> {
         Err(RegisterError::NotConfigured)
     }
 }
@@ -85,11 +111,16 @@ mod tests {
                 _ => Err(RegisterError::NotFound),
             }
         }
+
+        async fn siren_record(&self, siren: &str) -> Result<SirenRecord, RegisterError> {
+            Err(RegisterError::Unavailable(format!("no record of {siren} in this test")))
+        }
     }
 
     #[tokio::test]
     async fn offline_register_answers_that_it_is_not_configured() {
         assert_eq!(Offline.legal_unit("123456789").await, Err(RegisterError::NotConfigured));
+        assert_eq!(Offline.siren_record("123456789").await, Err(RegisterError::NotConfigured));
         assert_eq!(legal_name_for_sign_up(&Offline, "123456789").await.unwrap(), None);
     }
 

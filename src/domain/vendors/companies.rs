@@ -1,24 +1,9 @@
 //! `softwareRegistration`: a client registers a company (SIREN, optionally one establishment's
 //! SIRET) and is linked to it; and the link checks of every vendor operation on a company.
 
-use crate::db::{Backend, Db, now};
+use crate::db::{Db, now};
 use crate::domain::companies::company::{self, CompanyRow};
 use crate::errors::{AppError, AppResult};
-
-/// Registration statements.
-mod sql {
-    use crate::db::PerBackend;
-
-    crate::statements! {
-        /// `$1` the SIREN as a number: holds the registrations of that SIREN until the transaction
-        /// ends (PostgreSQL: a transaction-scoped advisory lock; SQLite runs one write transaction
-        /// at a time already, so it only reads the parameter).
-        pub const LOCK_SIREN: PerBackend = PerBackend {
-            sqlite: "SELECT $1",
-            postgres: "SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS held",
-        };
-    }
-}
 
 /// What a client sends to register a company.
 pub struct Registration<'a> {
@@ -60,16 +45,9 @@ pub async fn register(db: &Db, client_id: i64, registration: Registration<'_>) -
         return Err(AppError::invalid_inputs("nbWorkers must be greater than 0").with("field", "nbWorkers"));
     }
     let mut tx = db.begin_write().await?;
-    // Two registrations of one SIREN must not both pass the checks below (9 digits fit a bigint).
-    let key: i64 = siren.parse().map_err(AppError::internal)?;
-    sqlx::query(Backend::of(&tx).sql(sql::LOCK_SIREN))
-        .bind(key)
-        .execute(&mut *tx)
-        .await?;
-    let existing: Vec<(Option<String>,)> = sqlx::query_as("SELECT siret FROM companies WHERE siren = $1")
-        .bind(&siren)
-        .fetch_all(&mut *tx)
-        .await?;
+    // Two registrations of one SIREN must not both pass the checks below.
+    company::lock_siren(&mut tx, &siren).await?;
+    let existing = company::registered_sirets(&mut tx, &siren).await?;
     match &siret {
         None if !existing.is_empty() => {
             return Err(already(
@@ -77,10 +55,10 @@ pub async fn register(db: &Db, client_id: i64, registration: Registration<'_>) -
                 "A company with this SIREN is already registered",
             ));
         }
-        Some(siret) if existing.iter().any(|(s,)| s.as_deref() == Some(siret.as_str())) => {
+        Some(siret) if existing.iter().any(|s| s.as_deref() == Some(siret.as_str())) => {
             return Err(already("SIRET_ALREADY_SIGNED_UP", "This SIRET is already registered"));
         }
-        Some(_) if existing.iter().any(|(s,)| s.is_none()) => {
+        Some(_) if existing.iter().any(Option::is_none) => {
             return Err(already(
                 "SIREN_ALREADY_SIGNED_UP",
                 "A company with this SIREN is already registered",
