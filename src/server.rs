@@ -179,6 +179,14 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     if sealed > 0 {
         tracing::info!(sealed, "signing keys stored in clear are now encrypted");
     }
+    let secrets_open = crate::domain::users::totp::credential::sealed_secrets_open(&db, &key_sealer)
+        .await
+        .map_err(|error| anyhow::anyhow!("the second-factor secrets cannot be read: {error:?}"))?;
+    anyhow::ensure!(
+        secrets_open,
+        "the second-factor (TOTP) secrets are encrypted and ROADLOG_KEY_ENCRYPTION_KEY is missing or wrong: \
+         start with the key they were sealed with (logins with a second factor would fail)"
+    );
     let csrf_key = crate::domain::auth::csrf_key::CsrfKey::load(&db)
         .await
         .map_err(|error| anyhow::anyhow!("the CSRF key cannot be read or stored: {error:?}"))?;

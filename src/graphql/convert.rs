@@ -5,6 +5,7 @@ use crate::domain::activities::store::{ActivityRow, VersionRow};
 use crate::domain::auth::Actor;
 use crate::domain::companies::company::CompanyRow;
 use crate::domain::companies::employments::EmploymentRow;
+use crate::domain::companies::siren_info::{self, Registration};
 use crate::domain::companies::{date_text, today};
 use crate::domain::expenditures::ExpenditureRow;
 use crate::domain::kinds::{ActivityType, ExpenditureType, ValidationJustification};
@@ -20,7 +21,7 @@ use crate::domain::vehicles::VehicleRow;
 use super::contract::{
     Activity, ActivityConnection, ActivityEdge, ActivityVersion, Comment, Company, CompanySettings, Employment,
     Expenditure, LocationEntry, Mission, MissionConnection, MissionEdge, MissionValidation,
-    OverValidationJustification, PageInfo, User, UserTokens, Vehicle,
+    OverValidationJustification, PageInfo, SirenInfo, SirenRegistrationStatusEnum, User, UserTokens, Vehicle,
 };
 use super::scalars::{Date, GenericScalar, JSONString, TimeStamp};
 
@@ -368,6 +369,25 @@ impl ToGraphql for crate::domain::companies::dashboard::DashboardSummary {
                 self.pending_invitation_ids.iter().map(|id| Some(*id as i32)).collect(),
             ),
             has_any_mission_this_week: Some(self.any_mission_this_week),
+        }
+    }
+}
+
+impl From<siren_info::SirenInfo> for SirenInfo {
+    fn from(info: siren_info::SirenInfo) -> Self {
+        SirenInfo {
+            registration_status: match info.registration {
+                Registration::Unregistered => SirenRegistrationStatusEnum::Unregistered,
+                Registration::Fully => SirenRegistrationStatusEnum::FullyRegistered,
+                Registration::Partially(_) => SirenRegistrationStatusEnum::PartiallyRegistered,
+            },
+            legal_unit: Some(GenericScalar(serde_json::Value::Object(info.legal_unit))),
+            facilities: Some(
+                info.facilities
+                    .into_iter()
+                    .map(|facility| Some(GenericScalar(serde_json::Value::Object(facility))))
+                    .collect(),
+            ),
         }
     }
 }

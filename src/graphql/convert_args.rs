@@ -5,6 +5,7 @@
 use crate::domain::activities::log::{ActivityEdit, NewActivity};
 use crate::domain::companies::company::NewCompany;
 use crate::domain::companies::details::Details;
+use crate::domain::companies::establishments::Establishment;
 use crate::domain::companies::service::EmploymentInput;
 use crate::domain::companies::settings::SettingsChange;
 use crate::domain::expenditures::NewExpenditure;
@@ -18,7 +19,7 @@ use crate::errors::AppError;
 use crate::graphql::contract::{
     ActivitiesCreateMissionArgs, ActivitiesEditActivityArgs, ActivitiesLogActivityArgs, ActivitiesLogExpenditureArgs,
     ActivitiesLogHolidayArgs, ActivitiesLogLocationArgs, ActivitiesValidateMissionArgs, BulkActivityItem,
-    BulkExpenditureItem, EmploymentsCreateEmploymentArgs, MutationsEditCompanySettingsArgs,
+    BulkExpenditureItem, CompanySiret, EmploymentsCreateEmploymentArgs, MutationsEditCompanySettingsArgs,
     MutationsUpdateCompanyDetailsArgs, SignUpCompanyArgs, SignUpUserArgs, TeamsCreateTeamArgs, TeamsUpdateTeamArgs,
 };
 use crate::graphql::protected::contract_protected::ProtectedCompaniesSoftwareRegistrationArgs;
@@ -303,6 +304,23 @@ impl From<MutationsEditCompanySettingsArgs> for SettingsChange {
             require_mission_name: args.require_mission_name,
             allow_other_task: args.allow_other_task,
             other_task_label: args.other_task_label,
+        }
+    }
+}
+
+/// An establishment of `signUp.companies`; a null item of the list is one without any field
+/// (refused as such, with its position).
+impl From<Option<CompanySiret>> for Establishment {
+    fn from(item: Option<CompanySiret>) -> Self {
+        let Some(item) = item else {
+            return Establishment::default();
+        };
+        Establishment {
+            siret: item.siret,
+            usual_name: item.usual_name,
+            phone_number: item.phone_number,
+            business_type: item.business_type,
+            nb_workers: item.nb_workers.map(i64::from),
         }
     }
 }

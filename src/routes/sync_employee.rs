@@ -8,7 +8,7 @@ use warp::http::StatusCode;
 
 use crate::app::App;
 use crate::domain::auth::password;
-use crate::domain::vendors::acceptance::{self, Credentials, Invitation, Lookup};
+use crate::domain::vendors::acceptance::{self, Accepted, Credentials, Invitation, Lookup};
 use crate::errors::AppError;
 use crate::http::contract::{
     SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse,
@@ -35,6 +35,9 @@ struct InvitationPage<'a> {
     last_name: &'a str,
     admin: bool,
     has_account: bool,
+    /// The challenge of a right password for an account with a second factor: the page then
+    /// asks for the code.
+    challenge: Option<&'a str>,
     error: Option<&'a str>,
 }
 
@@ -143,6 +146,19 @@ fn form_page(
     status: StatusCode,
     error: Option<&str>,
 ) -> Page {
+    step_page(app, headers, token, invitation, None, status, error)
+}
+
+/// The form, asking for the password, or with `challenge` for the second factor's code.
+fn step_page(
+    app: &App,
+    headers: &warp::http::HeaderMap,
+    token: &str,
+    invitation: &Invitation,
+    challenge: Option<&str>,
+    status: StatusCode,
+    error: Option<&str>,
+) -> Page {
     let mut set_cookie = Vec::new();
     let Ok(csrf) = csrf(app, headers, &mut set_cookie) else {
         return Page::retry();
@@ -161,6 +177,7 @@ fn form_page(
             last_name: &invitation.last_name,
             admin: invitation.has_admin_rights,
             has_account: invitation.has_account,
+            challenge,
             error,
         }),
         set_cookie,
@@ -280,19 +297,80 @@ async fn submit(app: &App, request: &SyncEmployeeSubmitRequest) -> Page {
                     "The service is busy. Retry in a moment.",
                 );
             };
-            match acceptance::accept(&app.db, &invitation, credentials, &hashing).await {
-                Ok(_) => Page::plain(
+            let accepted = acceptance::accept(&app.db, &app.key_sealer, &invitation, credentials, &hashing).await;
+            match accepted {
+                Ok(Accepted::User(_)) => accepted_page(&invitation),
+                Ok(Accepted::CodeNeeded(challenge)) => step_page(
+                    app,
+                    &request.headers,
+                    token,
+                    &invitation,
+                    Some(&challenge),
                     StatusCode::OK,
-                    "Request accepted",
-                    &format!(
-                        "{} can now record your working time in {} for you. Your employment in {} is approved.",
-                        invitation.client_name, invitation.company_name, invitation.company_name
-                    ),
+                    None,
                 ),
                 Err(error) => answer_error(error, &again),
             }
         }
+        "totp" => {
+            let challenge = field(&form.challenge);
+            let code = Credentials::SecondFactor {
+                challenge: challenge.clone(),
+                code: field(&form.code),
+            };
+            // No password is hashed here: the code step needs no hashing turn.
+            let accepted =
+                acceptance::accept(&app.db, &app.key_sealer, &invitation, code, &password::Hashing::default()).await;
+            let code_again = |status: StatusCode, message: &str| {
+                step_page(
+                    app,
+                    &request.headers,
+                    token,
+                    &invitation,
+                    Some(&challenge),
+                    status,
+                    Some(message),
+                )
+            };
+            match accepted {
+                Ok(_) => accepted_page(&invitation),
+                Err(error) => code_error(error, &again, &code_again),
+            }
+        }
         _ => again(StatusCode::BAD_REQUEST, "Choose Accept or Decline."),
+    }
+}
+
+fn accepted_page(invitation: &Invitation) -> Page {
+    Page::plain(
+        StatusCode::OK,
+        "Request accepted",
+        &format!(
+            "{} can now record your working time in {} for you. Your employment in {} is approved.",
+            invitation.client_name, invitation.company_name, invitation.company_name
+        ),
+    )
+}
+
+/// The page of a refused code: the code form again for a wrong code (or too many), the password
+/// form when the sign-in's challenge expired or was spent.
+fn code_error(
+    error: AppError,
+    again: &dyn Fn(StatusCode, &str) -> Page,
+    code_again: &dyn Fn(StatusCode, &str) -> Page,
+) -> Page {
+    use crate::errors::Code;
+    let reason = error.extension("reason").and_then(serde_json::Value::as_str);
+    match (error.code, reason) {
+        (_, Some("TOO_MANY_ATTEMPTS")) => answer_error(error, code_again),
+        (Code::InvalidInputs, None) | (_, Some("BAD_TOTP_CODE")) => {
+            code_again(StatusCode::UNAUTHORIZED, "Wrong code.")
+        }
+        (Code::AuthenticationError, _) => again(
+            StatusCode::UNAUTHORIZED,
+            "Your sign-in expired. Enter your password again.",
+        ),
+        _ => answer_error(error, again),
     }
 }
 

@@ -1,14 +1,15 @@
 //! The employee's answer to a synced employment: the page behind the mailed link shows which
 //! software asks for which company, and the employee accepts or declines. Accepting signs in
-//! (an existing account) or creates the account with a password chosen there, attaches and
-//! approves the employment under the employment rules, and lets the software fetch its
-//! employment token (`employmentToken`). A link is answered once; it expires after 7 days (a new
+//! (an existing account, with its second factor's code when it has one) or creates the account
+//! with a password chosen there, attaches and approves the employment under the employment
+//! rules, and lets the software fetch its employment token (`employmentToken`). A link is answered once; it expires after 7 days (a new
 //! sync mails a new one).
 
 use crate::db::{Db, now};
 use crate::domain::auth::{password, tokens};
 use crate::domain::companies::invitations;
-use crate::domain::users::{accounts, sessions};
+use crate::domain::export::sealing::Sealer;
+use crate::domain::users::{accounts, sessions, totp};
 use crate::errors::{AppError, AppResult};
 
 /// What a mailed link leads to.
@@ -121,8 +122,21 @@ pub async fn lookup(db: &Db, token: &str) -> AppResult<Lookup> {
 pub enum Credentials {
     /// The account exists: its password (under the login throttle of `address`).
     SignIn { password: String, address: String },
+    /// The account has a second factor: the challenge its right password gave, and the code
+    /// (a TOTP code or a recovery code), under the limit of wrong codes.
+    SecondFactor { challenge: String, code: String },
     /// No account yet: the password to create it with.
     NewPassword { password: String },
+}
+
+/// Where an answer with credentials leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Accepted {
+    /// The invitation is accepted by this user.
+    User(i64),
+    /// The password was right and the account has a second factor: nothing is accepted until
+    /// the code is given with this challenge (as the login of the authorization pages).
+    CodeNeeded(String),
 }
 
 fn link_gone() -> AppError {
@@ -130,16 +144,34 @@ fn link_gone() -> AppError {
         .with("reason", "EMPLOYMENT_CLIENT_LINK_NOT_FOUND")
 }
 
-/// Accepts the invitation: answers the user id.
+/// Accepts the invitation: answers the user, or the challenge of an account with a second factor.
 pub async fn accept(
     db: &Db,
+    sealer: &Sealer,
     invitation: &Invitation,
     credentials: Credentials,
     hashing: &password::Hashing,
-) -> AppResult<i64> {
+) -> AppResult<Accepted> {
     let user_id = match credentials {
         Credentials::SignIn { password, address } => {
-            sessions::verify_credentials(db, &invitation.email, password, &address, hashing).await?
+            let user_id = sessions::verify_credentials(db, &invitation.email, password, &address, hashing).await?;
+            // A password alone accepts nothing for an account with a second factor.
+            if totp::is_enabled(db, user_id).await? {
+                return Ok(Accepted::CodeNeeded(totp::challenge::issue(db, user_id).await?));
+            }
+            user_id
+        }
+        Credentials::SecondFactor { challenge, code } => {
+            let account: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+                .bind(&invitation.email)
+                .fetch_optional(db)
+                .await?;
+            let user_id = totp::challenge::complete(db, sealer, &challenge, &code).await?;
+            // The challenge of another account's login (the API's) answers no invitation.
+            if account.map(|(id,)| id) != Some(user_id) {
+                return Err(AppError::authentication("Invalid or expired TOTP challenge token"));
+            }
+            user_id
         }
         Credentials::NewPassword { password } => {
             let length = password.chars().count();
@@ -180,13 +212,13 @@ pub async fn accept(
             // The account and the acceptance succeed or fail together.
             done?;
             tx.commit().await?;
-            return Ok(id);
+            return Ok(Accepted::User(id));
         }
     };
     let mut tx = db.begin_write().await?;
     answer(&mut tx, invitation, user_id).await?;
     tx.commit().await?;
-    Ok(user_id)
+    Ok(Accepted::User(user_id))
 }
 
 async fn answer(conn: &mut sqlx::AnyConnection, invitation: &Invitation, user_id: i64) -> AppResult<()> {

@@ -10,7 +10,7 @@ use crate::domain::users::accounts;
 use crate::errors::AppError;
 use crate::graphql::contract::{
     Activity, CheckOutput, Company, Mission, QueriesCompanyArgs, QueriesMissionArgs, QueriesOutputArgs,
-    QueriesResolver, QueriesUserArgs, User,
+    QueriesResolver, QueriesSirenInfoArgs, QueriesUserArgs, SirenInfo, User,
 };
 
 use crate::app::App;
@@ -76,6 +76,13 @@ impl QueriesResolver for App {
             .collect::<Result<Vec<_>, _>>()?;
         let last = missions::dry_run::output(self.db(ctx), actor, &items).await?;
         Ok(last.map(|row| row.to_graphql()))
+    }
+
+    async fn siren_info(&self, ctx: &Context<'_>, args: QueriesSirenInfoArgs) -> async_graphql::Result<Option<SirenInfo>> {
+        let info =
+            crate::domain::companies::siren_info::siren_info(self.db(ctx), self.company_register.as_ref(), &args.siren)
+                .await?;
+        Ok(Some(info.into()))
     }
 
     async fn check_auth(&self, ctx: &Context<'_>) -> async_graphql::Result<CheckOutput> {

@@ -3,10 +3,12 @@
 use async_graphql::Context;
 
 use crate::app::App;
+use crate::db::Db;
+use crate::domain::companies::establishments::{self, Establishment};
 use crate::domain::companies::{company, employments, invitations};
 use crate::graphql::contract::{
-    Company, CompanySignUpOutput, Employment, SignUpCompanyArgs, SignUpRedeemInviteArgs, SignUpResolver,
-    SignUpUserArgs, UserTokens,
+    Company, CompanySignUpOutput, Employment, SignUpCompaniesArgs, SignUpCompanyArgs, SignUpRedeemInviteArgs,
+    SignUpResolver, SignUpUserArgs, UserTokens,
 };
 use crate::graphql::{caller, hashing};
 
@@ -15,6 +17,19 @@ use crate::domain::users::accounts::{self, NewUser};
 use crate::domain::users::sessions::{self};
 use crate::domain::users::signup_limit;
 use crate::graphql::convert::ToGraphql;
+
+/// A company just signed up and its admin's employment, as the API returns them.
+async fn signed_up(db: &Db, company_id: i64, employment_id: i64) -> async_graphql::Result<CompanySignUpOutput> {
+    let company = company::find(db, company_id)
+        .await?
+        .as_ref()
+        .map(Company::from);
+    let mut conn = db.pool.acquire().await?;
+    let employment = employments::find(&mut conn, employment_id)
+        .await?
+        .map(|e| e.to_graphql());
+    Ok(CompanySignUpOutput { company, employment })
+}
 
 #[async_trait::async_trait]
 impl SignUpResolver for App {
@@ -55,15 +70,23 @@ impl SignUpResolver for App {
         let actor = caller(ctx).actor()?;
         let (company_id, employment_id) =
             company::sign_up(self.db(ctx), self.company_register.as_ref(), actor, (&args).into()).await?;
-        let company = company::find(self.db(ctx), company_id)
-            .await?
-            .as_ref()
-            .map(Company::from);
-        let mut conn = self.db.pool.acquire().await?;
-        let employment = employments::find(&mut conn, employment_id)
-            .await?
-            .map(|e| e.to_graphql());
-        Ok(Some(CompanySignUpOutput { company, employment }))
+        Ok(Some(signed_up(self.db(ctx), company_id, employment_id).await?))
+    }
+
+    async fn companies(
+        &self,
+        ctx: &Context<'_>,
+        args: SignUpCompaniesArgs,
+    ) -> async_graphql::Result<Option<Vec<Option<CompanySignUpOutput>>>> {
+        let actor = caller(ctx).actor()?;
+        let items: Vec<Establishment> = args.companies.into_iter().map(Establishment::from).collect();
+        let created =
+            establishments::sign_up(self.db(ctx), self.company_register.as_ref(), actor, &args.siren, &items).await?;
+        let mut outputs = Vec::with_capacity(created.len());
+        for (company_id, employment_id) in created {
+            outputs.push(Some(signed_up(self.db(ctx), company_id, employment_id).await?));
+        }
+        Ok(Some(outputs))
     }
 
     async fn redeem_invite(

@@ -140,3 +140,17 @@ pub async fn seal_stored(conn: &mut sqlx::AnyConnection, sealer: &Sealer) -> App
     }
     Ok(sealed)
 }
+
+/// At start-up, after [`seal_stored`]: whether the stored secrets open with `sealer`. False when
+/// a secret is sealed and no key-encryption key is configured, or the configured one does not
+/// open it: every login with a second factor would then fail, so the server does not start.
+pub async fn sealed_secrets_open(db: &Db, sealer: &Sealer) -> AppResult<bool> {
+    let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as("SELECT user_id, secret FROM totp_credentials ORDER BY user_id")
+        .fetch_all(db)
+        .await?;
+    // Every secret is sealed with the one key: the first sealed one tells.
+    let Some((user_id, secret)) = rows.into_iter().find(|(_, secret)| Sealer::is_sealed(secret)) else {
+        return Ok(true);
+    };
+    Ok(sealer.is_configured() && sealer.open(&proof::sealed_name(user_id), &secret).is_ok())
+}
