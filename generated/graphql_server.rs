@@ -144,6 +144,12 @@ pub struct QueriesOutputArgs {
     ///The corrections to try.
     pub items: Option<Vec<Option<BulkActivityItem>>>,
 }
+///The arguments of `Queries.sirenInfo`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct QueriesSirenInfoArgs {
+    ///The SIREN to look up: 9 digits (spaces are ignored).
+    pub siren: String,
+}
 ///Resolvers of the fields of `Queries` that are not plain data.
 #[async_trait::async_trait]
 pub trait QueriesResolver: Send + Sync + 'static {
@@ -175,6 +181,12 @@ pub trait QueriesResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: QueriesOutputArgs,
     ) -> async_graphql::Result<Option<Activity>>;
+    ///What the national company register (INSEE's SIRENE) says of a SIREN, and how far Roadlog has registered its establishments. Needs no authentication, as in the reference. The register answers first: this server consults none (see the book's page on the company register), so the query fails with NO_SIREN_API_CREDENTIALS and tells nothing, not even the registration status; a server with a register fails with INACCESSIBLE_SIREN for a SIREN it does not know and UNAVAILABLE_SIREN_API when it fails. INVALID_INPUTS for a SIREN that is not 9 digits.
+    async fn siren_info(
+        &self,
+        ctx: &Context<'_>,
+        args: QueriesSirenInfoArgs,
+    ) -> async_graphql::Result<Option<SirenInfo>>;
 }
 ///Root of all read operations. Every query requires authentication (`Authorization: Bearer <accessToken>`); without valid credentials it fails with AUTHENTICATION_ERROR.
 #[Object(name = "Queries")]
@@ -257,6 +269,54 @@ impl Queries {
                 .await,
         )
     }
+    ///What the national company register (INSEE's SIRENE) says of a SIREN, and how far Roadlog has registered its establishments. Needs no authentication, as in the reference. The register answers first: this server consults none (see the book's page on the company register), so the query fails with NO_SIREN_API_CREDENTIALS and tells nothing, not even the registration status; a server with a register fails with INACCESSIBLE_SIREN for a SIREN it does not know and UNAVAILABLE_SIREN_API when it fails. INVALID_INPUTS for a SIREN that is not 9 digits.
+    #[graphql(name = "sirenInfo")]
+    async fn siren_info(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "siren",
+            desc = "The SIREN to look up: 9 digits (spaces are ignored)."
+        )]
+        siren: String,
+    ) -> async_graphql::Result<Option<SirenInfo>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .queries
+                .siren_info(ctx, QueriesSirenInfoArgs { siren })
+                .await,
+        )
+    }
+}
+///Result of Queries.sirenInfo: the register's data as it gives them, never made up.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "SirenInfo")]
+pub struct SirenInfo {
+    ///Whether companies of Roadlog stand for the SIREN's establishments.
+    #[graphql(name = "registrationStatus")]
+    pub registration_status: SirenRegistrationStatusEnum,
+    ///The legal unit as the register describes it: `siren`, `name`, `tranche_effectif`, `tranche_effectif_year`, `activity`, `activity_code`, `creation_date`.
+    #[graphql(name = "legalUnit")]
+    pub legal_unit: Option<crate::graphql::scalars::GenericScalar>,
+    ///The open establishments as the register describes them: `siret`, `activity`, `activity_code`, `name`, `address`, `postal_code`, `tranche_effectif`, `tranche_effectif_year`, and, when the SIREN is partially_registered, `registered` (whether a company of Roadlog stands for that SIRET).
+    #[graphql(name = "facilities")]
+    pub facilities: Option<Vec<Option<crate::graphql::scalars::GenericScalar>>>,
+}
+///How far the establishments of a SIREN are registered in Roadlog.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[graphql(name = "SirenRegistrationStatusEnum", rename_items = "SCREAMING_SNAKE_CASE")]
+pub enum SirenRegistrationStatusEnum {
+    ///No company has this SIREN.
+    #[graphql(name = "unregistered")]
+    Unregistered,
+    ///A company stands for every establishment of the SIREN (signed up without SIRET).
+    #[graphql(name = "fully_registered")]
+    FullyRegistered,
+    ///Companies stand for some establishments (SIRETs) of the SIREN only.
+    #[graphql(name = "partially_registered")]
+    PartiallyRegistered,
 }
 ///Result of Queries.checkAuth.
 #[derive(SimpleObject, Clone, Debug)]
@@ -997,6 +1057,14 @@ pub struct SignUpCompanyArgs {
     ///Roadlog extension, not in the reference (which reads it from the national company register): the legal name of the company, 1 to 255 characters (trimmed), returned as Company.legalName. Optional: omitted or blank, legalName stays null until an admin gives it with updateCompanyDetails(newLegalName).
     pub legal_name: Option<String>,
 }
+///The arguments of `SignUp.companies`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct SignUpCompaniesArgs {
+    ///SIREN number of the establishments: exactly 9 digits, otherwise INVALID_INPUTS.
+    pub siren: String,
+    ///The establishments, 1 to 100.
+    pub companies: Vec<Option<CompanySiret>>,
+}
 ///The arguments of `SignUp.redeemInvite`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
 #[derive(Debug, Clone)]
 pub struct SignUpRedeemInviteArgs {
@@ -1018,6 +1086,12 @@ pub trait SignUpResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: SignUpCompanyArgs,
     ) -> async_graphql::Result<Option<CompanySignUpOutput>>;
+    ///Registers several establishments of one SIREN, each as its own company standing for its SIRET alone (Company.sirets), and makes the caller admin of each (an approved employment with admin rights starting today). Requires an authenticated, active caller. Every establishment is checked before any is created, and they are created together in one transaction, or none is: unlike the reference, which creates them one by one and silently leaves out those that fail. Errors, the first found (for an establishment, its message starts with `Company <n>: `, n counted from 1, and `extensions.index` gives its position from 0): INVALID_INPUTS for a SIREN that is not 9 digits, an empty list or more than 100 establishments, a missing usualName or siret, a SIRET that is not 14 digits or does not start with the SIREN, nbWorkers not greater than 0, an unknown businessType; INVALID_INPUTS with `reason: SIRET_ALREADY_SIGNED_UP` for a SIRET given twice or registered already, with `reason: SIREN_ALREADY_SIGNED_UP` when a company stands for the whole SIREN already; AUTHORIZATION_ERROR for software acting with an employment token. The national company register is not consulted by this server: legalName stays null, ceased activity is not detected and the settings keep their defaults (see the book's page on the company register). The reference's e-mail about the creation is not sent.
+    async fn companies(
+        &self,
+        ctx: &Context<'_>,
+        args: SignUpCompaniesArgs,
+    ) -> async_graphql::Result<Option<Vec<Option<CompanySignUpOutput>>>>;
     ///Attaches the employment invitation identified by token to the authenticated user and accepts it, as signing up with an inviteToken does; returns the accepted employment. Errors: INVALID_TOKEN (token unknown, already used or expired), AUTHENTICATION_ERROR.
     async fn redeem_invite(
         &self,
@@ -1114,6 +1188,34 @@ impl SignUp {
                 .await,
         )
     }
+    ///Registers several establishments of one SIREN, each as its own company standing for its SIRET alone (Company.sirets), and makes the caller admin of each (an approved employment with admin rights starting today). Requires an authenticated, active caller. Every establishment is checked before any is created, and they are created together in one transaction, or none is: unlike the reference, which creates them one by one and silently leaves out those that fail. Errors, the first found (for an establishment, its message starts with `Company <n>: `, n counted from 1, and `extensions.index` gives its position from 0): INVALID_INPUTS for a SIREN that is not 9 digits, an empty list or more than 100 establishments, a missing usualName or siret, a SIRET that is not 14 digits or does not start with the SIREN, nbWorkers not greater than 0, an unknown businessType; INVALID_INPUTS with `reason: SIRET_ALREADY_SIGNED_UP` for a SIRET given twice or registered already, with `reason: SIREN_ALREADY_SIGNED_UP` when a company stands for the whole SIREN already; AUTHORIZATION_ERROR for software acting with an employment token. The national company register is not consulted by this server: legalName stays null, ceased activity is not detected and the settings keep their defaults (see the book's page on the company register). The reference's e-mail about the creation is not sent.
+    #[graphql(name = "companies")]
+    async fn companies(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "siren",
+            desc = "SIREN number of the establishments: exactly 9 digits, otherwise INVALID_INPUTS."
+        )]
+        siren: String,
+        #[graphql(name = "companies", desc = "The establishments, 1 to 100.")]
+        companies: Vec<Option<CompanySiret>>,
+    ) -> async_graphql::Result<Option<Vec<Option<CompanySignUpOutput>>>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .sign_up
+                .companies(
+                    ctx,
+                    SignUpCompaniesArgs {
+                        siren,
+                        companies,
+                    },
+                )
+                .await,
+        )
+    }
     ///Attaches the employment invitation identified by token to the authenticated user and accepts it, as signing up with an inviteToken does; returns the accepted employment. Errors: INVALID_TOKEN (token unknown, already used or expired), AUTHENTICATION_ERROR.
     #[graphql(name = "redeemInvite")]
     async fn redeem_invite(
@@ -1132,7 +1234,27 @@ impl SignUp {
         )
     }
 }
-///Result of SignUp.company.
+///One establishment of SignUp.companies.
+#[derive(InputObject, Clone, Debug)]
+#[graphql(name = "CompanySiret")]
+pub struct CompanySiret {
+    ///The establishment's SIRET: 14 digits starting with the SIREN (spaces are ignored). Required.
+    #[graphql(name = "siret")]
+    pub siret: Option<String>,
+    ///Name under which the establishment's company is known (Company.name), 1 to 255 characters. Required.
+    #[graphql(name = "usualName")]
+    pub usual_name: Option<String>,
+    ///Phone number of the company. Optional.
+    #[graphql(name = "phoneNumber")]
+    pub phone_number: Option<String>,
+    ///Business type of the company and of the caller's employment (a BusinessType member name such as `LONG_DISTANCE`, otherwise INVALID_INPUTS). Optional: without it the company has no business, and CompanySettings.allowOtherTask stays null; with it allowOtherTask is false for SHIPPING and true otherwise, as in the reference.
+    #[graphql(name = "businessType")]
+    pub business_type: Option<String>,
+    ///Number of workers the company declares (Company.numberWorkers, as updateCompanyDetails(newNbWorkers) sets it): greater than 0. Optional.
+    #[graphql(name = "nbWorkers")]
+    pub nb_workers: Option<i32>,
+}
+///Result of SignUp.company and of each establishment of SignUp.companies.
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "CompanySignUpOutput")]
 pub struct CompanySignUpOutput {
@@ -5830,6 +5952,26 @@ pub struct WorkDayOutput {
     #[graphql(name = "activityDurations")]
     pub activity_durations: Option<crate::graphql::scalars::GenericScalar>,
 }
+///The reference's address type, declared for the clients generated from its schema: as in the reference, no field returns it. The addresses a client receives are those of CompanyKnownAddress (the company's book) and LocationEntry (a mission's start and end places), which carry the same name, city and postal code. Roadlog stores each address with the place that holds it, so an Address has no identifier of its own.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "Address")]
+pub struct Address {
+    ///Postal code, if known; null for an address typed in by hand (logLocation(manualAddress)).
+    #[graphql(name = "postalCode")]
+    pub postal_code: Option<String>,
+    ///City, if known; null for an address typed in by hand.
+    #[graphql(name = "city")]
+    pub city: Option<String>,
+    ///Address line: the text typed in, or the street part of a feature of the national address API.
+    #[graphql(name = "name")]
+    pub name: String,
+    ///Always null, as in the reference: a company's name for an address is CompanyKnownAddress.alias.
+    #[graphql(name = "alias")]
+    pub alias: Option<String>,
+    ///Always null: Roadlog stores an address with the place that holds it (CompanyKnownAddress.id and LocationEntry.id identify those), not in a table of its own.
+    #[graphql(name = "id")]
+    pub id: Option<i32>,
+}
 ///An address of a company's address book, which missions can start or end at (logLocation(companyKnownAddressId)).
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "CompanyKnownAddress")]
@@ -6851,10 +6993,11 @@ pub type ContractSchema = async_graphql::Schema<
     Mutations,
     async_graphql::EmptySubscription,
 >;
-/// Starts a schema builder with the generated roots and the resolvers in its data.
+/// Starts a schema builder with the generated roots, the object types no field returns (registered so that the served schema is the SDL), and the resolvers in its data.
 pub fn schema_builder(
     resolvers: Resolvers,
 ) -> async_graphql::SchemaBuilder<Queries, Mutations, async_graphql::EmptySubscription> {
     async_graphql::Schema::build(Queries, Mutations, async_graphql::EmptySubscription)
+        .register_output_type::<Address>()
         .data(resolvers)
 }

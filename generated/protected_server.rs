@@ -343,7 +343,7 @@ pub type ContractSchema = async_graphql::Schema<
     ProtectedMutations,
     async_graphql::EmptySubscription,
 >;
-/// Starts a schema builder with the generated roots and the resolvers in its data.
+/// Starts a schema builder with the generated roots, the object types no field returns (registered so that the served schema is the SDL), and the resolvers in its data.
 pub fn schema_builder(
     resolvers: Resolvers,
 ) -> async_graphql::SchemaBuilder<

@@ -1845,6 +1845,10 @@ pub struct SyncEmployeeSubmitForm {
     pub password: Vec<String>,
     /// `password_confirmation` (every occurrence, as sent).
     pub password_confirmation: Vec<String>,
+    /// `challenge` (every occurrence, as sent).
+    pub challenge: Vec<String>,
+    /// `code` (every occurrence, as sent).
+    pub code: Vec<String>,
 }
 impl SyncEmployeeSubmitForm {
     /// Reads the form from a body, whatever its media type (nothing in it can be invalid).
@@ -1890,11 +1894,33 @@ impl SyncEmployeeSubmitForm {
                 rt::text_string,
             )
             .unwrap_or_default();
+        let challenge = rt::flat_all(
+                &pairs,
+                "challenge",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        let code = rt::flat_all(
+                &pairs,
+                "code",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
         Self {
             csrf_token,
             action,
             password,
             password_confirmation,
+            challenge,
+            code,
         }
     }
 }
@@ -2913,7 +2939,7 @@ impl SyncEmployeeSubmitRequest {
 /// The documented answers of `syncEmployeeSubmit`, one variant per status.
 #[derive(Debug)]
 pub enum SyncEmployeeSubmitResponse {
-    /// 200: The answer was recorded; the page says so.
+    /// 200: The answer was recorded and the page says so; or, after the right password of an account with a second factor, the page asking for the code.
     Ok {
         ///The body.
         body: String,
@@ -2927,7 +2953,7 @@ pub enum SyncEmployeeSubmitResponse {
         /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
-    /// 401: The page again, saying that the password is wrong.
+    /// 401: The page again, saying that the password is wrong; the code page again for a wrong code; the password page again when the sign-in's challenge expired or was spent.
     Unauthorized {
         ///The body.
         body: String,
@@ -2947,7 +2973,7 @@ pub enum SyncEmployeeSubmitResponse {
     Conflict(String),
     /// 410: HTML page: the link is older than 7 days; the software can send a new one.
     Gone(String),
-    /// 429: The page again, after too many wrong passwords, saying when to retry.
+    /// 429: The page again, after too many wrong passwords or codes, saying when to retry.
     TooManyRequests {
         ///The body.
         body: String,

@@ -967,6 +967,10 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub action: ::std::option::Option<SyncEmployeeSubmitBodyAction>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub challenge: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub code: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub csrf_token: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub password: ::std::option::Option<::std::string::String>,
@@ -994,6 +998,8 @@ pub mod types {
     pub enum SyncEmployeeSubmitBodyAction {
         #[serde(rename = "accept")]
         Accept,
+        #[serde(rename = "totp")]
+        Totp,
         #[serde(rename = "decline")]
         Decline,
     }
@@ -1001,6 +1007,7 @@ pub mod types {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Accept => f.write_str("accept"),
+                Self::Totp => f.write_str("totp"),
                 Self::Decline => f.write_str("decline"),
             }
         }
@@ -1012,6 +1019,7 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "accept" => Ok(Self::Accept),
+                "totp" => Ok(Self::Totp),
                 "decline" => Ok(Self::Decline),
                 _ => Err("invalid value".into()),
             }
@@ -2838,6 +2846,14 @@ pub mod types {
                 ::std::option::Option<super::SyncEmployeeSubmitBodyAction>,
                 ::std::string::String,
             >,
+            challenge: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             csrf_token: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -2855,6 +2871,8 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     action: Ok(Default::default()),
+                    challenge: Ok(Default::default()),
+                    code: Ok(Default::default()),
                     csrf_token: Ok(Default::default()),
                     password: Ok(Default::default()),
                     password_confirmation: Ok(Default::default()),
@@ -2873,6 +2891,30 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for action: {e}")
+                    });
+                self
+            }
+            pub fn challenge<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.challenge = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for challenge: {e}")
+                    });
+                self
+            }
+            pub fn code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for code: {e}")
                     });
                 self
             }
@@ -2923,6 +2965,8 @@ pub mod types {
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     action: value.action?,
+                    challenge: value.challenge?,
+                    code: value.code?,
                     csrf_token: value.csrf_token?,
                     password: value.password?,
                     password_confirmation: value.password_confirmation?,
@@ -2934,6 +2978,8 @@ pub mod types {
             fn from(value: super::SyncEmployeeSubmitBody) -> Self {
                 Self {
                     action: Ok(value.action),
+                    challenge: Ok(value.challenge),
+                    code: Ok(value.code),
                     csrf_token: Ok(value.csrf_token),
                     password: Ok(value.password),
                     password_confirmation: Ok(value.password_confirmation),
@@ -3648,7 +3694,7 @@ let response = client.sync_employee()
     }
     /**The employee's answer to a software vendor (browser only)
 
-The page of `GET /sync_employee` posts here, to the same URL. Form fields: `csrf_token` (must match the `rl_csrf` cookie), `action` (`accept` or `decline`), and for `accept` the `password`: the account's (an existing account) or a new one of at least 8 characters, repeated in `password_confirmation` (no account yet). Accepting approves the employment, attaches it to the account (created then if needed) and lets the software fetch its employment token (`employmentToken` on `/protected`); declining rejects the employment the sync created. Either answers a page saying what was done.
+The page of `GET /sync_employee` posts here, to the same URL. Form fields: `csrf_token` (must match the `rl_csrf` cookie), `action` (`accept`, `totp` or `decline`), and for `accept` the `password`: the account's (an existing account) or a new one of at least 8 characters, repeated in `password_confirmation` (no account yet). For an account with a second factor a right password accepts nothing yet: the answer is the page asking for the code, whose form sends `action` `totp` with the `challenge` it carries (valid 5 minutes) and the `code` (a TOTP code or a recovery code), under the limit of wrong codes of the account. Accepting approves the employment, attaches it to the account (created then if needed) and lets the software fetch its employment token (`employmentToken` on `/protected`); declining rejects the employment the sync created. Either answers a page saying what was done.
 
 Sends a `POST` request to `/sync_employee`
 

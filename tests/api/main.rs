@@ -14,6 +14,7 @@ mod book;
 mod break_last_mission;
 mod businesses;
 mod companies;
+mod company_register;
 mod company_settings;
 mod compression;
 mod confinement;

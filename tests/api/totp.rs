@@ -235,3 +235,54 @@ for_both_backends! {
         app.cleanup().await;
     }
 }
+
+for_both_backends! {
+    async fn a_start_without_the_key_of_sealed_secrets_is_refused(backend) {
+        use base64::Engine;
+        let key = base64::engine::general_purpose::STANDARD.encode([42u8; 32]);
+        let sealing = key.clone();
+        let app = TestApp::spawn_with(backend, |s| {
+            s.key_encryption_key = Some(sealing);
+            s.card_key_pool = 0;
+        })
+        .await;
+        let user = app.new_user("sealed@example.com").await;
+        let (secret, _) = enable(&app, &user).await;
+        let url = app.database_url.clone();
+        app.server.begin_stop();
+        let settings = |key: Option<String>| {
+            let mut settings = roadlog::config::Settings::new(roadlog::config::Environment::Sandbox, Some(url.clone()));
+            settings.key_encryption_key = key;
+            settings.card_key_pool = 0;
+            settings
+        };
+        // Without the key, or with another, the server refuses to start and names the problem
+        // (it would start, and every login with a second factor would fail).
+        for wrong in [None, Some(base64::engine::general_purpose::STANDARD.encode([1u8; 32]))] {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let error = roadlog::server::start(&settings(wrong), listener).await.err().expect("refused");
+            let text = format!("{error:#}");
+            assert!(text.contains("ROADLOG_KEY_ENCRYPTION_KEY") && text.contains("second-factor"), "{text}");
+        }
+        // With its key it starts, and the login with a code goes through.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let second = roadlog::server::start(&settings(Some(key)), listener).await.unwrap();
+        let post = |body: Value| app.client.post(format!("{}/api/graphql", second.url())).json(&body).send();
+        let login: Value = post(json!({ "query": LOGIN, "variables": { "e": "sealed@example.com", "p": PASSWORD } })).await.unwrap().json().await.unwrap();
+        let challenge = login["data"]["auth"]["login"]["accessToken"].as_str().unwrap_or_else(|| panic!("{login}")).to_string();
+        let body: Value = app
+            .client
+            .post(format!("{}/api/graphql", second.url()))
+            .bearer_auth(&challenge)
+            .json(&json!({ "query": VALIDATE, "variables": { "c": code(&secret, 1) } }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert!(body["data"]["auth"]["validateTotpLogin"]["accessToken"].is_string(), "{body}");
+        second.stop().await;
+        app.cleanup().await;
+    }
+}

@@ -13,6 +13,7 @@ use crate::support::{Backend, TestApp, codes};
 
 mod browser;
 mod employees;
+mod second_factor;
 
 fn roadlog(app: &TestApp, args: &[&str]) -> std::process::Output {
     crate::support::process::command(args, &[("DATABASE_URL", &app.database_url)])
