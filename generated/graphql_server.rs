@@ -5952,7 +5952,7 @@ pub struct WorkDayOutput {
     #[graphql(name = "activityDurations")]
     pub activity_durations: Option<crate::graphql::scalars::GenericScalar>,
 }
-///The reference's address type, declared for the clients generated from its schema: as in the reference, no field returns it. The addresses a client receives are those of CompanyKnownAddress (the company's book) and LocationEntry (a mission's start and end places), which carry the same name, city and postal code. Roadlog stores each address with the place that holds it, so an Address has no identifier of its own.
+///The reference's address type, declared for the clients generated from its schema: as in the reference, no field returns it. It is in the published SDL (GET /schema.graphql); an introspection query, which lists the types reachable from the roots, does not show it. The addresses a client receives are those of CompanyKnownAddress (the company's book) and LocationEntry (a mission's start and end places), which carry the same name, city and postal code. Roadlog stores each address with the place that holds it, so an Address has no identifier of its own.
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "Address")]
 pub struct Address {
