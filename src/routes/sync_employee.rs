@@ -319,8 +319,14 @@ async fn submit(app: &App, request: &SyncEmployeeSubmitRequest) -> Page {
                 code: field(&form.code),
             };
             // No password is hashed here: the code step needs no hashing turn.
-            let accepted =
-                acceptance::accept(&app.db, &app.key_sealer, &invitation, code, &password::Hashing::default()).await;
+            let accepted = acceptance::accept(
+                &app.db,
+                &app.key_sealer,
+                &invitation,
+                code,
+                &password::Hashing::default(),
+            )
+            .await;
             let code_again = |status: StatusCode, message: &str| {
                 step_page(
                     app,
@@ -363,9 +369,7 @@ fn code_error(
     let reason = error.extension("reason").and_then(serde_json::Value::as_str);
     match (error.code, reason) {
         (_, Some("TOO_MANY_ATTEMPTS")) => answer_error(error, code_again),
-        (Code::InvalidInputs, None) | (_, Some("BAD_TOTP_CODE")) => {
-            code_again(StatusCode::UNAUTHORIZED, "Wrong code.")
-        }
+        (Code::InvalidInputs, None) | (_, Some("BAD_TOTP_CODE")) => code_again(StatusCode::UNAUTHORIZED, "Wrong code."),
         (Code::AuthenticationError, _) => again(
             StatusCode::UNAUTHORIZED,
             "Your sign-in expired. Enter your password again.",

@@ -423,7 +423,9 @@ fn unreachable_objects(schema: &Schema) -> Vec<String> {
         })
         .collect();
     let mut reached = std::collections::BTreeSet::new();
-    let mut next: Vec<&str> = std::iter::once(schema.query.as_str()).chain(schema.mutation.as_deref()).collect();
+    let mut next: Vec<&str> = std::iter::once(schema.query.as_str())
+        .chain(schema.mutation.as_deref())
+        .collect();
     while let Some(name) = next.pop() {
         if !reached.insert(name) {
             continue;

@@ -83,7 +83,12 @@ fn check(siren: &str, item: &Establishment) -> AppResult<Checked> {
     Ok(Checked {
         siret,
         usual_name,
-        phone_number: item.phone_number.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(str::to_string),
+        phone_number: item
+            .phone_number
+            .as_deref()
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_string),
         business,
         nb_workers: item.nb_workers,
     })
@@ -120,10 +125,7 @@ pub async fn sign_up(
     for (index, item) in items.iter().enumerate() {
         let establishment = check(&siren, item).map_err(|e| numbered(index, e))?;
         if checked.iter().any(|c: &Checked| c.siret == establishment.siret) {
-            return Err(numbered(
-                index,
-                already("SIRET_ALREADY_SIGNED_UP", "SIRET given twice"),
-            ));
+            return Err(numbered(index, already("SIRET_ALREADY_SIGNED_UP", "SIRET given twice")));
         }
         checked.push(establishment);
     }
@@ -139,7 +141,10 @@ pub async fn sign_up(
         ));
     }
     for (index, establishment) in checked.iter().enumerate() {
-        if registered.iter().any(|s| s.as_deref() == Some(establishment.siret.as_str())) {
+        if registered
+            .iter()
+            .any(|s| s.as_deref() == Some(establishment.siret.as_str()))
+        {
             return Err(numbered(
                 index,
                 already("SIRET_ALREADY_SIGNED_UP", "SIRET already registered"),

@@ -120,7 +120,10 @@ mod tests {
     #[tokio::test]
     async fn offline_register_answers_that_it_is_not_configured() {
         assert_eq!(Offline.legal_unit("123456789").await, Err(RegisterError::NotConfigured));
-        assert_eq!(Offline.siren_record("123456789").await, Err(RegisterError::NotConfigured));
+        assert_eq!(
+            Offline.siren_record("123456789").await,
+            Err(RegisterError::NotConfigured)
+        );
         assert_eq!(legal_name_for_sign_up(&Offline, "123456789").await.unwrap(), None);
     }
 

@@ -114,7 +114,10 @@ mod tests {
     #[test]
     fn registration_follows_the_companies_of_the_siren() {
         assert_eq!(registration(&[]), Registration::Unregistered);
-        assert_eq!(registration(&[Some("12345678900012".into()), None]), Registration::Fully);
+        assert_eq!(
+            registration(&[Some("12345678900012".into()), None]),
+            Registration::Fully
+        );
         assert_eq!(
             registration(&[Some("12345678900012".into())]),
             Registration::Partially(BTreeSet::from(["12345678900012".to_string()]))

@@ -78,7 +78,11 @@ impl QueriesResolver for App {
         Ok(last.map(|row| row.to_graphql()))
     }
 
-    async fn siren_info(&self, ctx: &Context<'_>, args: QueriesSirenInfoArgs) -> async_graphql::Result<Option<SirenInfo>> {
+    async fn siren_info(
+        &self,
+        ctx: &Context<'_>,
+        args: QueriesSirenInfoArgs,
+    ) -> async_graphql::Result<Option<SirenInfo>> {
         let info =
             crate::domain::companies::siren_info::siren_info(self.db(ctx), self.company_register.as_ref(), &args.siren)
                 .await?;

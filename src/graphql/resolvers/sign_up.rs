@@ -20,10 +20,7 @@ use crate::graphql::convert::ToGraphql;
 
 /// A company just signed up and its admin's employment, as the API returns them.
 async fn signed_up(db: &Db, company_id: i64, employment_id: i64) -> async_graphql::Result<CompanySignUpOutput> {
-    let company = company::find(db, company_id)
-        .await?
-        .as_ref()
-        .map(Company::from);
+    let company = company::find(db, company_id).await?.as_ref().map(Company::from);
     let mut conn = db.pool.acquire().await?;
     let employment = employments::find(&mut conn, employment_id)
         .await?
