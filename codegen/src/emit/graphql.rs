@@ -76,7 +76,7 @@ fn tokens_sharing(schema: &Schema, shared: Option<Shared<'_>>) -> Result<TokenSt
             TypeDef::Object(o) => object(o)?,
         });
     }
-    let unreachable = unreachable_objects(schema);
+    let unreachable = schema.unreachable_objects();
     items.push(registry(
         &Schema {
             types: own,
@@ -408,43 +408,6 @@ fn wrapper_method(name: &str, f: &Field, with_parent: bool) -> Result<TokenStrea
         #[graphql(name = #wire)]
         async fn #method(&self, ctx: &Context<'_> #(#params)*) -> async_graphql::Result<#ret> { #body }
     })
-}
-
-/// The object types no field leads to from the roots (the reference's `Address`, which it
-/// declares and no field returns): async-graphql leaves them out of the schema unless they are
-/// registered, and the SDL is what is served.
-fn unreachable_objects(schema: &Schema) -> Vec<String> {
-    let objects: std::collections::BTreeMap<&str, &Object> = schema
-        .types
-        .iter()
-        .filter_map(|t| match t {
-            TypeDef::Object(o) => Some((o.name.as_str(), o)),
-            _ => None,
-        })
-        .collect();
-    let mut reached = std::collections::BTreeSet::new();
-    let mut next: Vec<&str> = std::iter::once(schema.query.as_str())
-        .chain(schema.mutation.as_deref())
-        .collect();
-    while let Some(name) = next.pop() {
-        if !reached.insert(name) {
-            continue;
-        }
-        if let Some(object) = objects.get(name) {
-            next.extend(object.fields.iter().filter_map(|f| match f.ty.named() {
-                (named, Kind::Object) => Some(named),
-                _ => None,
-            }));
-        }
-    }
-    schema
-        .types
-        .iter()
-        .filter_map(|t| match t {
-            TypeDef::Object(o) if !reached.contains(o.name.as_str()) => Some(o.name.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn registry(schema: &Schema, unreachable: &[String]) -> TokenStream {

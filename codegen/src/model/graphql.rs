@@ -12,6 +12,45 @@ pub struct Schema {
     pub types: Vec<TypeDef>,
 }
 
+impl Schema {
+    /// The object types no field leads to from the roots (the reference's `Address`, which it
+    /// declares and no field returns): async-graphql leaves them out of the schema unless they are
+    /// registered, and the SDL is what is served.
+    pub fn unreachable_objects(&self) -> Vec<String> {
+        let objects: std::collections::BTreeMap<&str, &Object> = self
+            .types
+            .iter()
+            .filter_map(|t| match t {
+                TypeDef::Object(o) => Some((o.name.as_str(), o)),
+                _ => None,
+            })
+            .collect();
+        let mut reached = std::collections::BTreeSet::new();
+        let mut next: Vec<&str> = std::iter::once(self.query.as_str())
+            .chain(self.mutation.as_deref())
+            .collect();
+        while let Some(name) = next.pop() {
+            if !reached.insert(name) {
+                continue;
+            }
+            if let Some(object) = objects.get(name) {
+                next.extend(object.fields.iter().filter_map(|f| match f.ty.named() {
+                    (named, Kind::Object) => Some(named),
+                    _ => None,
+                }));
+            }
+        }
+        self
+            .types
+            .iter()
+            .filter_map(|t| match t {
+                TypeDef::Object(o) if !reached.contains(o.name.as_str()) => Some(o.name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// One type definition of the SDL.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TypeDef {
