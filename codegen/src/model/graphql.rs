@@ -40,8 +40,7 @@ impl Schema {
                 }));
             }
         }
-        self
-            .types
+        self.types
             .iter()
             .filter_map(|t| match t {
                 TypeDef::Object(o) if !reached.contains(o.name.as_str()) => Some(o.name.clone()),
