@@ -233,10 +233,9 @@ pub struct Settings {
     #[arg(long, env = "ROADLOG_EXPORT_WORKERS", default_value_t = defaults::EXPORT_WORKERS)]
     pub export_workers: usize,
     /// The key of the Excel reports' integrity signature (`Mobilic HMAC`, HMAC-SHA256 keyed with
-    /// the text's UTF-8 bytes, as the reference's `HMAC_SIGNING_KEY`: the same key verifies the
-    /// reference's workbooks), at least 16 bytes; every instance sharing a database gives the
-    /// same. Default: a key generated at first start and kept in the database. Best given through
-    /// the environment, not the command line.
+    /// the text's UTF-8 bytes, as the reference's `HMAC_SIGNING_KEY`), at least 16 bytes; every
+    /// instance sharing a database gives the same. Default: a key generated at first start and
+    /// kept in the database. Best given through the environment, not the command line.
     #[arg(long, env = "ROADLOG_XLSX_SIGNING_KEY", hide_env_values = true, value_parser = parse_signing_key)]
     pub xlsx_signing_key: Option<String>,
 }

@@ -29,7 +29,8 @@ pub async fn verify(app: &App, request: VerifyXlsxSignatureRequest) -> VerifyXls
             return VerifyXlsxSignatureResponse::InternalServerError(internal_error());
         }
     };
-    let refused = |message: &str, code: &str| VerifyXlsxSignatureResponse::UnprocessableEntity(api_error(message, code));
+    let refused =
+        |message: &str, code: &str| VerifyXlsxSignatureResponse::UnprocessableEntity(api_error(message, code));
     match verdict {
         Verdict::Valid => VerifyXlsxSignatureResponse::Ok(types::XlsxSignatureValid { success: true }),
         Verdict::MissingSignature => refused("The workbook carries no signature", "MISSING_SIGNATURE"),

@@ -39,7 +39,10 @@ pub(super) fn request_body(
     }
     let schema = types.resolve(&body.schema).clone();
     let SchemaKind::Object { properties, .. } = &schema.kind else {
-        return Err(Error::new(format!("`{}`: a multipart body must be an object schema", op.id)));
+        return Err(Error::new(format!(
+            "`{}`: a multipart body must be an object schema",
+            op.id
+        )));
     };
     let form = form_ident(op);
     let mut fields = Vec::new();
@@ -65,7 +68,9 @@ pub(super) fn request_body(
                     quote!(rt::multipart_file(form, #wire, &mut problems)),
                 )
             };
-            let text = lines(&format!("`{wire}`: the file part (at most {max_file_size} bytes). {description}"));
+            let text = lines(&format!(
+                "`{wire}`: the file part (at most {max_file_size} bytes). {description}"
+            ));
             fields.push(quote!(#text pub #field: #ty,));
             reads.push((field, read));
         } else {
@@ -139,11 +144,11 @@ pub(super) fn step(types: &Types, op: &Operation) -> Result<Option<Step>, Error>
         return Ok(None);
     };
     let schema = types.resolve(&body.schema).clone();
-    let SchemaKind::Object {
-        properties, closed, ..
-    } = &schema.kind
-    else {
-        return Err(Error::new(format!("`{}`: a multipart body must be an object schema", op.id)));
+    let SchemaKind::Object { properties, closed, .. } = &schema.kind else {
+        return Err(Error::new(format!(
+            "`{}`: a multipart body must be an object schema",
+            op.id
+        )));
     };
     let file = properties
         .iter()

@@ -166,7 +166,9 @@ fn multipart_file_size(
         .collect();
     match files.as_slice() {
         [(_, Some(max))] if *max > 0 => Ok(*max as u64),
-        [(name, _)] => refuse(&format!("the file `{name}` needs a `maxLength` (its largest size, in bytes)")),
+        [(name, _)] => refuse(&format!(
+            "the file `{name}` needs a `maxLength` (its largest size, in bytes)"
+        )),
         _ => refuse("exactly one property must be a file (`type: string, format: binary`)"),
     }
 }

@@ -253,7 +253,11 @@ mod tests {
             out.write_all(&zeros).unwrap();
         }
         let bomb = out.finish().unwrap().into_inner();
-        assert!(bomb.len() < 1024 * 1024, "{} bytes inflate past {MAX_ENTRY}", bomb.len());
+        assert!(
+            bomb.len() < 1024 * 1024,
+            "{} bytes inflate past {MAX_ENTRY}",
+            bomb.len()
+        );
         assert_eq!(verify(&bomb, b"k"), Verdict::InvalidFormat);
     }
 }
