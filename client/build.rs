@@ -77,8 +77,9 @@ struct Contract {
 
 /// The progenitor client (builder interface) of an OpenAPI document, formatted.
 fn rest_client(openapi: &str) -> Result<String, String> {
-    let spec: openapiv3::OpenAPI =
+    let mut spec: openapiv3::OpenAPI =
         serde_norway::from_str(openapi).map_err(|e| format!("not a valid OpenAPI 3.0 document: {e}"))?;
+    without_multipart(&mut spec);
     let mut settings = progenitor::GenerationSettings::default();
     settings.with_interface(progenitor::InterfaceStyle::Builder);
     let tokens = progenitor::Generator::new(&settings)
@@ -86,6 +87,31 @@ fn rest_client(openapi: &str) -> Result<String, String> {
         .map_err(|e| format!("progenitor cannot generate a client: {e}"))?;
     let file: syn::File = syn::parse2(tokens).map_err(|e| format!("the generated client does not parse: {e}"))?;
     Ok(prettyplease::unparse(&file))
+}
+
+/// Removes the operations whose body is `multipart/form-data`, which progenitor cannot generate
+/// (a file upload is one `reqwest` multipart request; the crate's README shows it).
+fn without_multipart(spec: &mut openapiv3::OpenAPI) {
+    for (_, item) in spec.paths.paths.iter_mut() {
+        let openapiv3::ReferenceOr::Item(item) = item else {
+            continue;
+        };
+        for operation in [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ] {
+            let multipart = operation.as_ref().is_some_and(|op| {
+                matches!(&op.request_body, Some(openapiv3::ReferenceOr::Item(body))
+                    if body.content.contains_key("multipart/form-data"))
+            });
+            if multipart {
+                *operation = None;
+            }
+        }
+    }
 }
 
 fn env(name: &str) -> String {

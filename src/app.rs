@@ -32,7 +32,7 @@ pub struct App {
     /// The key that signs the activity reports' download links.
     pub export_links: crate::domain::export::jobs::links::LinkKey,
     /// The key that signs the activity reports' workbooks (`Mobilic HMAC`).
-    pub xlsx_signing_key: [u8; 32],
+    pub xlsx_signing_key: crate::domain::export::jobs::build::SigningKey,
     /// Token requests per OAuth client (`None`: unlimited).
     pub client_limiter: Option<crate::domain::auth::client_rate::ClientLimiter>,
     /// Requests per software vendor on `/protected` and with employment tokens (`None`:

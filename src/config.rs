@@ -55,6 +55,8 @@ pub mod defaults {
     pub const CLIENT_RATE_LIMIT: u32 = 3000;
     pub const VENDOR_RATE_LIMIT: u32 = 1200;
     pub const CARD_KEY_POOL: usize = 1000;
+    /// The shortest signing key of the workbooks an operator may set.
+    pub const MIN_SIGNING_KEY: usize = 16;
     pub const AUTO_VALIDATION_PERIOD_SECS: u64 = 3600;
     pub const EXPORT_WORKERS: usize = 2;
 }
@@ -230,6 +232,12 @@ pub struct Settings {
     /// instance sharing the database does).
     #[arg(long, env = "ROADLOG_EXPORT_WORKERS", default_value_t = defaults::EXPORT_WORKERS)]
     pub export_workers: usize,
+    /// The key of the Excel reports' integrity signature (`Mobilic HMAC`, HMAC-SHA256 keyed with
+    /// the text's UTF-8 bytes, as the reference's `HMAC_SIGNING_KEY`), at least 16 bytes; every
+    /// instance sharing a database gives the same. Default: a key generated at first start and
+    /// kept in the database. Best given through the environment, not the command line.
+    #[arg(long, env = "ROADLOG_XLSX_SIGNING_KEY", hide_env_values = true, value_parser = parse_signing_key)]
+    pub xlsx_signing_key: Option<String>,
 }
 
 impl Settings {
@@ -256,6 +264,7 @@ impl Settings {
             card_key_pool: defaults::CARD_KEY_POOL,
             auto_validation_period: defaults::AUTO_VALIDATION_PERIOD_SECS,
             export_workers: defaults::EXPORT_WORKERS,
+            xlsx_signing_key: None,
         }
     }
 
@@ -293,6 +302,17 @@ pub fn describe_database(url: &str) -> String {
         }
         Err(_) => "an unreadable database URL".to_string(),
     }
+}
+
+/// Checks the key given to `--xlsx-signing-key`: at least [`defaults::MIN_SIGNING_KEY`] bytes.
+pub fn parse_signing_key(text: &str) -> Result<String, String> {
+    if text.len() < defaults::MIN_SIGNING_KEY {
+        return Err(format!(
+            "the workbooks' signing key must be at least {} bytes long (`openssl rand -base64 32`)",
+            defaults::MIN_SIGNING_KEY
+        ));
+    }
+    Ok(text.to_string())
 }
 
 /// Checks an origin given to `--cors-origin`: `*`, or exactly what a browser sends in `Origin`
@@ -350,6 +370,22 @@ mod tests {
         assert!(!serve(&["roadlog", "--console=false"]));
         assert!(serve(&["roadlog", "--console=true"]));
         assert!(Cli::try_parse_from(["roadlog", "--console=maybe"]).is_err());
+    }
+
+    #[test]
+    fn the_workbooks_signing_key_is_the_operators_when_long_enough() {
+        let serve = |args: &[&str]| match Cli::try_parse_from(args) {
+            Ok(Cli { command: None, serve }) => Ok(serve.xlsx_signing_key),
+            Ok(other) => panic!("not the server: {other:?}"),
+            Err(error) => Err(error.to_string()),
+        };
+        assert_eq!(serve(&["roadlog"]), Ok(None), "generated and kept in the database");
+        assert_eq!(
+            serve(&["roadlog", "--xlsx-signing-key", "0123456789abcdef"]),
+            Ok(Some("0123456789abcdef".to_string()))
+        );
+        let short = serve(&["roadlog", "--xlsx-signing-key", "short"]).unwrap_err();
+        assert!(short.contains("at least 16 bytes"), "{short}");
     }
 
     #[test]

@@ -193,7 +193,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
     let export_links = crate::domain::export::jobs::links::LinkKey::load(&db)
         .await
         .map_err(|error| anyhow::anyhow!("the export links' key cannot be read or stored: {error:?}"))?;
-    let xlsx_signing_key = crate::domain::export::jobs::build::signing_key(&db)
+    let xlsx_signing_key = crate::domain::export::jobs::build::signing_key(&db, settings.xlsx_signing_key.as_deref())
         .await
         .map_err(|error| anyhow::anyhow!("the workbooks' signing key cannot be read or stored: {error:?}"))?;
     let app = Arc::new(App {
@@ -259,7 +259,7 @@ pub async fn start(settings: &Settings, listener: TcpListener) -> anyhow::Result
         tasks.push(crate::domain::export::jobs::worker::spawn(
             db.clone(),
             settings.export_workers,
-            app.xlsx_signing_key,
+            app.xlsx_signing_key.clone(),
             stopped.clone(),
         ));
     }

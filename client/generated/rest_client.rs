@@ -46,7 +46,7 @@ pub mod types {
         >,
         ///Human-readable message.
         pub error: ::std::string::String,
-        ///Machine-readable code, from the same set as the GraphQL `extensions.code`. The values used here are `INVALID_INPUTS`, `AUTHENTICATION_ERROR` and `AUTHORIZATION_ERROR` (export), and `INTERNAL_ERROR` (health).
+        ///Machine-readable code, from the same set as the GraphQL `extensions.code`. The values used here are `INVALID_INPUTS`, `AUTHENTICATION_ERROR` and `AUTHORIZATION_ERROR` (export), `MISSING_SIGNATURE`, `SIGNATURE_DOES_NOT_MATCH` and `INVALID_FORMAT` (a workbook's signature check), and `INTERNAL_ERROR` (health).
         pub error_code: ::std::string::String,
     }
     impl ApiError {
@@ -855,6 +855,18 @@ pub mod types {
             value.parse()
         }
     }
+    ///Body of `POST /users/download_full_data_when_CGU_refused`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct RefusedCguRequest {
+        ///The caller's own id.
+        pub user_id: i64,
+    }
+    impl RefusedCguRequest {
+        pub fn builder() -> builder::RefusedCguRequest {
+            Default::default()
+        }
+    }
     ///`RestTokenPair`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct RestTokenPair {
@@ -1231,6 +1243,17 @@ pub mod types {
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
+        }
+    }
+    ///A workbook whose signature matches.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct XlsxSignatureValid {
+        ///Always `true`.
+        pub success: bool,
+    }
+    impl XlsxSignatureValid {
+        pub fn builder() -> builder::XlsxSignatureValid {
+            Default::default()
         }
     }
     /// Types for composing complex structures.
@@ -2600,6 +2623,44 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct RefusedCguRequest {
+            user_id: ::std::result::Result<i64, ::std::string::String>,
+        }
+        impl ::std::default::Default for RefusedCguRequest {
+            fn default() -> Self {
+                Self {
+                    user_id: Err("no value supplied for user_id".to_string()),
+                }
+            }
+        }
+        impl RefusedCguRequest {
+            pub fn user_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.user_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for user_id: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<RefusedCguRequest> for super::RefusedCguRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: RefusedCguRequest,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { user_id: value.user_id? })
+            }
+        }
+        impl ::std::convert::From<super::RefusedCguRequest> for RefusedCguRequest {
+            fn from(value: super::RefusedCguRequest) -> Self {
+                Self { user_id: Ok(value.user_id) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct RestTokenPair {
             access_token: ::std::result::Result<
                 ::std::string::String,
@@ -3416,6 +3477,44 @@ pub mod types {
                 }
             }
         }
+        #[derive(Clone, Debug)]
+        pub struct XlsxSignatureValid {
+            success: ::std::result::Result<bool, ::std::string::String>,
+        }
+        impl ::std::default::Default for XlsxSignatureValid {
+            fn default() -> Self {
+                Self {
+                    success: Err("no value supplied for success".to_string()),
+                }
+            }
+        }
+        impl XlsxSignatureValid {
+            pub fn success<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.success = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for success: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<XlsxSignatureValid> for super::XlsxSignatureValid {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: XlsxSignatureValid,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { success: value.success? })
+            }
+        }
+        impl ::std::convert::From<super::XlsxSignatureValid> for XlsxSignatureValid {
+            fn from(value: super::XlsxSignatureValid) -> Self {
+                Self { success: Ok(value.success) }
+            }
+        }
     }
     /// Generation of default values for serde.
     pub mod defaults {
@@ -3957,6 +4056,38 @@ let response = client.export_download()
 ```*/
     pub fn export_download(&self) -> builder::ExportDownload<'_> {
         builder::ExportDownload::new(self)
+    }
+    /**Queue the caller's full data, as Excel reports, on refusing the terms of use
+
+Queues one Excel report job per company the caller was ever employed by (any status), with
+the caller as exporter; the files are fetched with `POST /exports/checkout`. Where the
+caller's most recent employment in the company (by start date) has admin rights, the report
+covers every worker of the company, its files named
+`<company>_rapport_activités_<dd/mm/YYYY> au <dd/mm/YYYY>`; otherwise the caller alone,
+`Relevé d'heures de <First Last> - <dd/mm/YYYY> au <dd/mm/YYYY> - <company>`. The period runs
+from the earliest account creation among the report's workers to today, split into files as
+any report (`.xlsx`, or `.zip` of several). The same operation is also served at
+`/api/users/download_full_data_when_CGU_refused`.
+
+**Deviation from the reference.** The reference checks no credentials and exports the data
+of any `user_id` to whoever asks. Here the route requires the caller's access token, and
+`user_id` must be the caller's own id (403 otherwise): a user asks for their own data only.
+A caller whose jobs in progress would exceed 10 is answered 429 (`TOO_MANY_EXPORTS`), as
+`POST /companies/download_activity_report`; the jobs are queued all together or not at all.
+
+
+Sends a `POST` request to `/users/download_full_data_when_CGU_refused`
+
+```ignore
+let response = client.download_full_data_when_cgu_refused()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn download_full_data_when_cgu_refused(
+        &self,
+    ) -> builder::DownloadFullDataWhenCguRefused<'_> {
+        builder::DownloadFullDataWhenCguRefused::new(self)
     }
     /**Export the caller's own C1B driver-card file
 
@@ -5590,6 +5721,132 @@ pub mod builder {
                     )
                 }
                 404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::download_full_data_when_cgu_refused`]
+
+[`Client::download_full_data_when_cgu_refused`]: super::Client::download_full_data_when_cgu_refused*/
+    #[derive(Debug, Clone)]
+    pub struct DownloadFullDataWhenCguRefused<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::RefusedCguRequest, String>,
+    }
+    impl<'a> DownloadFullDataWhenCguRefused<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::RefusedCguRequest>,
+            <V as std::convert::TryInto<
+                types::RefusedCguRequest,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!("conversion to `RefusedCguRequest` for body failed: {}", s)
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::RefusedCguRequest,
+            ) -> types::builder::RefusedCguRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/users/download_full_data_when_CGU_refused`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::ResultOk>, Error<types::ApiError>> {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::RefusedCguRequest::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/users/download_full_data_when_CGU_refused", client.baseurl,
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "download_full_data_when_cgu_refused",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                403u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                429u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

@@ -297,6 +297,9 @@ fn refused_contracts_say_why() {
         "  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok, x-roadlog-streamed: true, content: {application/json: {schema: {type: string}}}}}\n",
         "  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok, x-roadlog-streamed: true, headers: {Content-Length: {schema: {type: integer}}}, content: {application/zip: {schema: {type: string, format: binary}}}}}\n",
         "  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok, x-roadlog-streaming: true}}\n",
+        "  /a:\n    post:\n      operationId: a\n      x-roadlog-invalid-request-status: 400\n      requestBody: {required: true, content: {multipart/form-data: {schema: {type: object, properties: {f: {type: string, format: binary}}}}}}\n      responses: {'200': {description: ok}, '400': {description: no}}\n",
+        "  /a:\n    post:\n      operationId: a\n      x-roadlog-invalid-request-status: 400\n      requestBody: {required: true, content: {multipart/form-data: {schema: {type: object, properties: {f: {type: string, format: binary, maxLength: 9}, g: {type: string, format: binary, maxLength: 9}}}}}}\n      responses: {'200': {description: ok}, '400': {description: no}}\n",
+        "  /a:\n    post:\n      operationId: a\n      requestBody: {required: true, content: {multipart/form-data: {schema: {$ref: '#/components/schemas/F'}}}}\n      responses: {'200': {description: ok}}\n",
     ];
     let mut out = String::new();
     for sdl in sdl_cases {

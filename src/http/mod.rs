@@ -20,9 +20,11 @@ pub mod listener;
 pub mod media;
 pub mod middleware;
 pub mod published;
+pub mod refused_cgu;
 pub mod report_jobs;
 pub mod reports;
 pub mod session_tokens;
+pub mod signature_check;
 pub mod streamed;
 
 /// REST handler trait, request type and routes generated from `openapi/roadlog.yaml`.

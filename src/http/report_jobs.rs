@@ -7,7 +7,7 @@ use crate::db::now;
 use crate::domain::auth::Actor;
 use crate::domain::companies::today;
 use crate::domain::export::jobs::links::LIFETIME_SECS;
-use crate::domain::export::jobs::store::{self, Job};
+use crate::domain::export::jobs::store::{self, ExportKind, Job};
 use crate::domain::export::reports::{self, ReportRequest};
 use crate::http::api_error::{api_error, internal_error};
 use crate::http::attachment::content_disposition;
@@ -82,6 +82,8 @@ pub async fn queue(app: &App, actor: Actor, request: DownloadActivityReportReque
         max_date: request.max_date,
         one_file_by_employee: request.one_file_by_employee,
         as_of,
+        kind: ExportKind::Excel,
+        base_name: None,
     };
     match store::queue(&app.db, &job).await {
         Ok(()) => DownloadActivityReportResponse::Accepted(ok()),

@@ -14,15 +14,16 @@ use crate::mail::outbox;
 use crate::http::contract::{
     self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, DownloadActivityReportRequest,
-    DownloadActivityReportResponse, Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest,
-    ExportsCancelResponse, ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError,
-    GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest,
-    GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest, MetricsResponse, ProblemKind,
-    ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest,
-    SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest,
-    SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest, TachographRootPublicKeyResponse, TokenLogoutRequest,
-    TokenLogoutResponse, TokenRefreshRequest, TokenRefreshResponse, TokenRequest, TokenResponse,
-    ValidateExportParamsRequest, ValidateExportParamsResponse, types,
+    DownloadActivityReportResponse, DownloadFullDataWhenCguRefusedRequest, DownloadFullDataWhenCguRefusedResponse,
+    Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest, ExportsCancelResponse,
+    ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError, GenerateTachographFileRequest,
+    GenerateTachographFileResponse, GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest,
+    HealthResponse, MetricsRequest, MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi,
+    RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest,
+    SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest,
+    TachographRootPublicKeyResponse, TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest,
+    TokenRefreshResponse, TokenRequest, TokenResponse, ValidateExportParamsRequest, ValidateExportParamsResponse,
+    VerifyXlsxSignatureRequest, VerifyXlsxSignatureResponse, types,
 };
 
 /// Implements the generated REST handler trait.
@@ -252,6 +253,28 @@ impl RestApi for RestHandlers {
         };
         audit(&self.app, &caller, "POST /companies/download_activity_report").await;
         crate::http::report_jobs::queue(&self.app, actor, request).await
+    }
+
+    async fn download_full_data_when_cgu_refused(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: DownloadFullDataWhenCguRefusedRequest,
+    ) -> DownloadFullDataWhenCguRefusedResponse {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| DownloadFullDataWhenCguRefusedResponse::TooManyRequests { body, retry_after },
+            DownloadFullDataWhenCguRefusedResponse::InternalServerError,
+        ) {
+            Ok(authenticated) => authenticated,
+            Err(answer) => return answer,
+        };
+        audit(&self.app, &caller, "POST /users/download_full_data_when_CGU_refused").await;
+        let by_vendor = caller.employment().is_some();
+        crate::http::refused_cgu::queue(&self.app, actor, by_vendor, request).await
+    }
+
+    async fn verify_xlsx_signature(&self, request: VerifyXlsxSignatureRequest) -> VerifyXlsxSignatureResponse {
+        crate::http::signature_check::verify(&self.app, request).await
     }
 
     async fn exports_checkout(

@@ -70,6 +70,9 @@ pub enum BodyEncoding {
     Json,
     /// `application/x-www-form-urlencoded`.
     Form,
+    /// `multipart/form-data`, of an inline object schema: exactly one file part (a
+    /// `format: binary` property, whose `maxLength` is `max_file_size`, in bytes) and text fields.
+    Multipart { max_file_size: u64 },
 }
 
 /// A request body.

@@ -1,7 +1,8 @@
 //! Exports of recorded working time. `c1b` is the EU driver-card file format (pure logic);
 //! the rest turns the database into its input, keeps the signing keys, and serves the endpoint.
 //! `chunking` and `reports` split an Excel activity report into files, as the reference does;
-//! `jobs` builds the reports in the background and `workbook` writes them.
+//! `jobs` builds the reports in the background and `workbook` writes them; `refused_cgu` queues
+//! a user's full data when they refuse the terms of use.
 
 pub mod archive;
 pub mod c1b;
@@ -11,6 +12,7 @@ mod data;
 pub mod jobs;
 pub mod key_pool;
 pub mod keys_store;
+pub mod refused_cgu;
 pub mod reports;
 pub mod request;
 pub mod sealing;

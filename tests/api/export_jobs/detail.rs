@@ -133,8 +133,8 @@ on_both_backends! {
         assert_eq!(status, StatusCode::ACCEPTED);
         let link = link_of(app, &c.admin).await;
         let bytes = app.client.get(&link).send().await.unwrap().bytes().await.unwrap();
-        let key = roadlog::domain::export::jobs::build::signing_key(&app.server.db).await.unwrap();
-        assert_eq!(signature::verify(&bytes, &key), Verdict::Valid);
+        let key = roadlog::domain::export::jobs::build::signing_key(&app.server.db, None).await.unwrap();
+        assert_eq!(signature::verify(&bytes, key.bytes()), Verdict::Valid);
         let mut workbook: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes.to_vec())).unwrap();
         assert_eq!(workbook.sheet_names(), ["Activités", "Détail", "Missions supprimées"]);
 

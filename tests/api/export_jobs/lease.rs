@@ -82,7 +82,7 @@ for_both_backends! {
         assert!(alive.id < dead.id);
 
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let key = roadlog::domain::export::jobs::build::signing_key(&db).await.unwrap();
+        let key = roadlog::domain::export::jobs::build::signing_key(&db, None).await.unwrap();
         let worker = roadlog::domain::export::jobs::worker::spawn(db.clone(), 2, key, stopped);
         let link = link_of_any(&app, &c.admin).await;
         assert!(link.contains(&format!("export_id={}&", dead.id)), "{link}");

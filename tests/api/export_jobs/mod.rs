@@ -1,7 +1,8 @@
 //! The Excel activity report as a background job, from outside, on both databases: queue it,
 //! let the service's worker build it, check out its link, download the workbook and read it
 //! back with an independent reader (`calamine`); cancel; the lease between claimers; the link's
-//! refusals; the statuses of bad requests.
+//! refusals; the statuses of bad requests; the signature check of a workbook; a user's full data
+//! on refusing the terms of use.
 
 use std::io::{Cursor, Read};
 use std::time::Duration;
@@ -19,6 +20,8 @@ use crate::support::{TestApp, TestUser};
 
 mod detail;
 mod lease;
+mod refused_cgu;
+mod signature_check;
 mod workbook;
 
 struct Company {

@@ -35,8 +35,8 @@ on_both_backends! {
         assert_eq!(row, ("downloaded".to_string(), bytes.len() as i64, None));
 
         // Signed with the service's key; a changed byte of the sheet breaks the signature.
-        let key = roadlog::domain::export::jobs::build::signing_key(&app.server.db).await.unwrap();
-        assert_eq!(signature::verify(&bytes, &key), Verdict::Valid);
+        let key = roadlog::domain::export::jobs::build::signing_key(&app.server.db, None).await.unwrap();
+        assert_eq!(signature::verify(&bytes, key.bytes()), Verdict::Valid);
         assert_eq!(signature::verify(&bytes, &[0; 32]), Verdict::SignatureDoesNotMatch);
         let mut workbook: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes.to_vec())).unwrap();
         assert_eq!(workbook.sheet_names(), ["Activités", "Détail", "Missions supprimées"]);

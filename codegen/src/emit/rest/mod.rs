@@ -7,9 +7,10 @@
 //! the parts live beside it: `types` (schemas as Rust types) and `parsers` (their JSON and form
 //! parsers), `operation` (an operation's request and response types), `request` (how query
 //! parameters, forms and bodies are read), `responses` (a documented answer as a variant and its
-//! rendering), `route` (an operation's warp route), and `runtime` and `rt` (the code every
-//! generated module starts with).
+//! rendering), `multipart` (multipart bodies), `route` (an operation's warp route), and `runtime`
+//! and `rt` (the code every generated module starts with).
 
+mod multipart;
 mod operation;
 mod parsers;
 mod request;
@@ -118,6 +119,8 @@ struct OperationCode {
     response: Ident,
     /// Whether parsing can fail (then `from_parts` answers a `Result`).
     fallible: bool,
+    /// The split of a multipart body into parts, before `from_parts`.
+    multipart: Option<multipart::Step>,
 }
 
 fn request_ident(op: &Operation) -> Ident {

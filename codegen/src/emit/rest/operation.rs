@@ -44,6 +44,7 @@ pub(super) fn operation(types: &mut Types, op: &Operation) -> Result<OperationCo
         let doc_text = match body.encoding {
             BodyEncoding::Json => "The `application/json` body.",
             BodyEncoding::Form => "The `application/x-www-form-urlencoded` body.",
+            BodyEncoding::Multipart { .. } => "The `multipart/form-data` body.",
         };
         let doc_text = lines(doc_text);
         fields.push(quote! {
@@ -53,6 +54,13 @@ pub(super) fn operation(types: &mut Types, op: &Operation) -> Result<OperationCo
         reads.push((format_ident!("body"), read, can_fail));
     }
     let fallible = reads.iter().any(|(_, _, can_fail)| *can_fail);
+    let multipart = super::multipart::step(types, op)?;
+    // A multipart body arrives split into parts (`rt::multipart`, in the route).
+    let body_type = if multipart.is_some() {
+        quote!(&rt::MultipartForm)
+    } else {
+        quote!(&[u8])
+    };
     if fallible && op.invalid_request_status.is_none() {
         return Err(Error::new(format!(
             "`{}`: its parameters or body can fail validation: name the documented status that answers an invalid request with x-roadlog-invalid-request-status",
@@ -77,7 +85,7 @@ pub(super) fn operation(types: &mut Types, op: &Operation) -> Result<OperationCo
     let from_parts = if fallible {
         quote! {
             /// Parses and validates the query and body of a request: every problem is reported.
-            pub fn from_parts(query: &[(String, String)], headers: warp::http::HeaderMap, client_ip: Option<std::net::IpAddr>, body: &[u8]) -> Result<Self, RequestError> {
+            pub fn from_parts(query: &[(String, String)], headers: warp::http::HeaderMap, client_ip: Option<std::net::IpAddr>, body: #body_type) -> Result<Self, RequestError> {
                 let _ = (&query, &body);
                 let mut problems: Vec<Problem> = Vec::new();
                 #(#fallible_reads)*
@@ -93,7 +101,7 @@ pub(super) fn operation(types: &mut Types, op: &Operation) -> Result<OperationCo
     } else {
         quote! {
             /// Reads the query and body of a request (nothing in them can be invalid).
-            pub fn from_parts(query: &[(String, String)], headers: warp::http::HeaderMap, client_ip: Option<std::net::IpAddr>, body: &[u8]) -> Self {
+            pub fn from_parts(query: &[(String, String)], headers: warp::http::HeaderMap, client_ip: Option<std::net::IpAddr>, body: #body_type) -> Self {
                 let _ = (query, body);
                 #(#plain_reads)*
                 Self { #(#names,)* headers, client_ip }
@@ -154,5 +162,6 @@ pub(super) fn operation(types: &mut Types, op: &Operation) -> Result<OperationCo
         request,
         response,
         fallible,
+        multipart,
     })
 }

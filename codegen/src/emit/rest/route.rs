@@ -1,5 +1,6 @@
 //! The warp route of an operation: path (with and without `/api`), method, body limit, the
-//! security hook, request validation, the handler call and its answer.
+//! security hook, the split of a multipart body, request validation, the handler call and its
+//! answer.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -26,7 +27,12 @@ pub(super) fn route(i: usize, op: &Operation, code: &OperationCode) -> Result<To
     let with_api = path_filter(&prefixed);
     let without_api = path_filter(&bare);
     let method = format_ident!("{}", op.method.as_str().to_ascii_lowercase());
-    let limit = proc_macro2::Literal::u64_unsuffixed(if op.body.is_some() { BODY_LIMIT } else { NO_BODY_LIMIT });
+    let limit = match (&code.multipart, &op.body) {
+        (Some(multipart), _) => multipart.body_limit(),
+        (None, Some(_)) => BODY_LIMIT,
+        (None, None) => NO_BODY_LIMIT,
+    };
+    let limit = proc_macro2::Literal::u64_unsuffixed(limit);
     let api_i = format_ident!("api_{i}");
     let route_i = format_ident!("route_{i}");
     let handler = snake(&op.id);
@@ -71,6 +77,11 @@ pub(super) fn route(i: usize, op: &Operation, code: &OperationCode) -> Result<To
             }
         };
         let name = variant(status);
+        if let Some(multipart) = &code.multipart {
+            steps.push(multipart.tokens(quote! {
+                #response::#name(<types::#body as FromRequestError>::from_request_error(error)).into_response()
+            }));
+        }
         steps.push(quote! {
             let request = match #request::from_parts(&query, headers, client_ip, &body) {
                 Ok(request) => request,

@@ -1,6 +1,6 @@
-//! The generated `rt` module: the helpers the generated parsers and renderers call, in three
-//! pieces joined in their order in the generated file: query strings and forms, JSON bodies, and
-//! headers and responses.
+//! The generated `rt` module: the helpers the generated parsers and renderers call, in four
+//! pieces joined in their order in the generated file: query strings and forms, JSON bodies,
+//! headers and responses, and multipart bodies (`multipart`'s).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -10,6 +10,7 @@ pub(super) fn rt() -> TokenStream {
     let flat = flat();
     let json = json();
     let http = http();
+    let multipart = super::multipart::rt();
     quote! {
         /// The helpers of the generated parsers and renderers.
         #[allow(dead_code)]
@@ -21,6 +22,8 @@ pub(super) fn rt() -> TokenStream {
             #json
 
             #http
+
+            #multipart
         }
     }
 }

@@ -31,7 +31,7 @@ fn validation() -> TokenStream {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Problem {
             /// The query parameter or body field at fault (nested fields joined with `.`), or
-            /// `json` / `form` for the body as a whole.
+            /// `json` / `form` for the body as a whole (`form` also for a multipart body).
             pub field: String,
             pub kind: ProblemKind,
         }
@@ -57,6 +57,8 @@ fn validation() -> TokenStream {
             InvalidJson(String),
             /// The body is not of the documented media type.
             MediaType(&'static str),
+            /// The body is not a well-formed `multipart/form-data` body.
+            InvalidMultipart(String),
         }
 
         /// A documented type or set of values.
@@ -109,6 +111,7 @@ fn validation() -> TokenStream {
                     ProblemKind::TooManyItems { max, noun } => format!("Must contain at most {max} {noun}s."),
                     ProblemKind::InvalidJson(reason) => format!("Invalid JSON: {reason}"),
                     ProblemKind::MediaType(media) => format!("Send the body as {media}."),
+                    ProblemKind::InvalidMultipart(reason) => format!("Not a valid multipart/form-data body: {reason}."),
                 }
             }
         }

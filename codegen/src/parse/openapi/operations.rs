@@ -97,7 +97,7 @@ fn query(
     Ok(query)
 }
 
-/// The request body of an operation: JSON or a form, of one schema.
+/// The request body of an operation: JSON, a form or a multipart form, of one schema.
 fn request_body(
     components: &openapiv3::Components,
     op: &openapiv3::Operation,
@@ -114,6 +114,9 @@ fn request_body(
             let encoding = match media.as_str() {
                 "application/json" => BodyEncoding::Json,
                 "application/x-www-form-urlencoded" => BodyEncoding::Form,
+                "multipart/form-data" => BodyEncoding::Multipart {
+                    max_file_size: multipart_file_size(content.schema.as_ref(), at)?,
+                },
                 other => {
                     return Err(Error::new(at(&format!(
                         "request bodies of type `{other}` are not supported"
@@ -131,6 +134,43 @@ fn request_body(
             })
         }
     })
+}
+
+/// The largest file of a multipart body: its schema is an inline object with exactly one file
+/// property (`type: string, format: binary`) whose `maxLength` bounds it, so that the body's
+/// size is known before it is read.
+fn multipart_file_size(
+    schema: Option<&ReferenceOr<openapiv3::Schema>>,
+    at: &impl Fn(&str) -> String,
+) -> Result<u64, Error> {
+    use openapiv3::{SchemaKind as K, StringFormat, Type, VariantOrUnknownOrEmpty};
+    let refuse = |what: &str| Err(Error::new(at(&format!("multipart body: {what}"))));
+    let Some(ReferenceOr::Item(schema)) = schema else {
+        return refuse("the schema must be an inline object");
+    };
+    let K::Type(Type::Object(object)) = &schema.schema_kind else {
+        return refuse("the schema must be an inline object");
+    };
+    let files: Vec<(&String, Option<usize>)> = object
+        .properties
+        .iter()
+        .filter_map(|(name, property)| match property {
+            ReferenceOr::Item(p) => match &p.schema_kind {
+                K::Type(Type::String(s)) if matches!(s.format, VariantOrUnknownOrEmpty::Item(StringFormat::Binary)) => {
+                    Some((name, s.max_length))
+                }
+                _ => None,
+            },
+            ReferenceOr::Reference { .. } => None,
+        })
+        .collect();
+    match files.as_slice() {
+        [(_, Some(max))] if *max > 0 => Ok(*max as u64),
+        [(name, _)] => refuse(&format!(
+            "the file `{name}` needs a `maxLength` (its largest size, in bytes)"
+        )),
+        _ => refuse("exactly one property must be a file (`type: string, format: binary`)"),
+    }
 }
 
 /// The documented responses of an operation: one per status (no `default`, no ranges), each

@@ -3,6 +3,7 @@
 //! or, for several chunks, a ZIP of them.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use crate::db::Db;
 use crate::domain::auth::server_secrets;
@@ -26,15 +27,38 @@ pub enum Outcome {
     Refused(String),
 }
 
-/// The key that signs the workbooks (`Mobilic HMAC`): generated at first start and shared by
-/// the instances, as the other server secrets.
-pub async fn signing_key(db: &Db) -> AppResult<[u8; 32]> {
-    server_secrets::get_or_create(db, "xlsx-signing").await
+/// The key that signs the workbooks (`Mobilic HMAC`): the operator's
+/// (`ROADLOG_XLSX_SIGNING_KEY`, its UTF-8 bytes, as the reference's `HMAC_SIGNING_KEY`) when
+/// given, else one generated at first start and shared by the instances, as the other server
+/// secrets.
+pub async fn signing_key(db: &Db, configured: Option<&str>) -> AppResult<SigningKey> {
+    match configured {
+        Some(key) => Ok(SigningKey(Arc::from(key.as_bytes()))),
+        None => Ok(SigningKey(Arc::from(
+            &server_secrets::get_or_create(db, "xlsx-signing").await?[..],
+        ))),
+    }
+}
+
+/// The key of the workbooks' signature, shared by the workers and the verification route.
+#[derive(Clone)]
+pub struct SigningKey(Arc<[u8]>);
+
+impl SigningKey {
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SigningKey(..)")
+    }
 }
 
 /// Builds `job`'s file, its workbooks signed with `key`, running activities counting until
 /// `now`.
-pub async fn build(db: &Db, job: &Job, now: i64, key: [u8; 32]) -> AppResult<Outcome> {
+pub async fn build(db: &Db, job: &Job, now: i64, key: SigningKey) -> AppResult<Outcome> {
     let request = ReportRequest {
         company_ids: job.company_ids.clone(),
         user_ids: job.user_ids.clone(),
@@ -71,10 +95,12 @@ pub async fn build(db: &Db, job: &Job, now: i64, key: [u8; 32]) -> AppResult<Out
             now,
         )
         .await?;
-        let name = workbook::file_name(&chunk.file_suffix, report.is_empty());
+        let base = job.base_name.as_deref().unwrap_or(workbook::BASE_NAME);
+        let name = workbook::file_name_from(base, &chunk.file_suffix, report.is_empty());
+        let key = key.clone();
         let bytes = tokio::task::spawn_blocking(move || {
             let plain = activities::write(&report).map_err(AppError::internal)?;
-            signature::sign(&plain, &key)
+            signature::sign(&plain, key.bytes())
         })
         .await
         .map_err(AppError::internal)??;
@@ -92,7 +118,7 @@ pub async fn build(db: &Db, job: &Job, now: i64, key: [u8; 32]) -> AppResult<Out
         .await
         .map_err(AppError::internal)??;
     Ok(Outcome::Built(File {
-        name: format!("{}.zip", workbook::BASE_NAME),
+        name: format!("{}.zip", job.base_name.as_deref().unwrap_or(workbook::BASE_NAME)),
         content_type: ZIP,
         bytes,
     }))

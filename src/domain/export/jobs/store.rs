@@ -26,10 +26,11 @@ pub const ABANDONED: &str = "La génération a été interrompue trop de fois.";
 pub mod sql {
     crate::statements! {
         /// `$1` exporter, `$2` companies, `$3` users, `$4` `$5` dates, `$6` one file per
-        /// worker, `$7` the day it is queued, `$8` the clock.
+        /// worker, `$7` the day it is queued, `$8` the clock, `$9` the export's type, `$10` the
+        /// files' base name.
         pub const QUEUE: &str = "INSERT INTO exports (user_id, export_type, status, company_ids, user_ids, min_date, \
-             max_date, one_file_by_employee, as_of, created_at, updated_at) \
-             VALUES ($1, 'excel', 'work_in_progress', $2, $3, $4, $5, $6, $7, $8, $8)";
+             max_date, one_file_by_employee, as_of, created_at, updated_at, base_name) \
+             VALUES ($1, $9, 'work_in_progress', $2, $3, $4, $5, $6, $7, $8, $8, $10)";
         /// Claims the oldest claimable job: `$1` claimer, `$2` lease end, `$3` the clock,
         /// `$4` attempts allowed.
         pub const CLAIM: &str = "UPDATE exports SET claimed_by = $1, claimed_until = $2, attempts = attempts + 1, \
@@ -37,7 +38,8 @@ pub mod sql {
              WHERE status = 'work_in_progress' AND attempts < $4 AND (claimed_until IS NULL OR claimed_until < $3) \
                AND id IN (SELECT id FROM exports WHERE status = 'work_in_progress' AND attempts < $4 \
                             AND (claimed_until IS NULL OR claimed_until < $3) ORDER BY id LIMIT 1) \
-             RETURNING id, user_id, company_ids, user_ids, min_date, max_date, one_file_by_employee, as_of";
+             RETURNING id, user_id, company_ids, user_ids, min_date, max_date, one_file_by_employee, as_of, \
+               export_type, base_name";
         /// Extends the lease of a job still ours and still in progress.
         pub const RENEW: &str = "UPDATE exports SET claimed_until = $3 \
              WHERE id = $1 AND claimed_by = $2 AND status = 'work_in_progress'";
@@ -89,16 +91,48 @@ pub struct Job {
     pub one_file_by_employee: bool,
     /// The day it was queued: the defaults of the period and the split are computed from it.
     pub as_of: NaiveDate,
+    pub kind: ExportKind,
+    /// The files' base name; `None`: `rapport_activités`.
+    pub base_name: Option<String>,
 }
 
-type JobRow = (i64, i64, String, String, Option<String>, Option<String>, i64, String);
+/// Why an export was asked (`export_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportKind {
+    /// An activity report (`POST /companies/download_activity_report`).
+    Excel,
+    /// A user's data on refusing the terms of use (`POST /users/download_full_data_when_CGU_refused`).
+    RefusedCgu,
+}
+
+impl ExportKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            ExportKind::Excel => "excel",
+            ExportKind::RefusedCgu => "refused_cgu",
+        }
+    }
+}
+
+type JobRow = (
+    i64,
+    i64,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+    String,
+    String,
+    Option<String>,
+);
 
 fn ids(text: &str) -> AppResult<Vec<i64>> {
     serde_json::from_str(text).map_err(AppError::internal)
 }
 
 fn job(row: JobRow) -> AppResult<Job> {
-    let (id, exporter, company_ids, user_ids, min_date, max_date, one_file, as_of) = row;
+    let (id, exporter, company_ids, user_ids, min_date, max_date, one_file, as_of, kind, base_name) = row;
     Ok(Job {
         id,
         exporter,
@@ -108,11 +142,25 @@ fn job(row: JobRow) -> AppResult<Job> {
         max_date: max_date.as_deref().and_then(parse_date),
         one_file_by_employee: one_file != 0,
         as_of: parse_date(&as_of).ok_or_else(|| AppError::internal("an export's as_of is not a date"))?,
+        kind: if kind == ExportKind::RefusedCgu.as_str() {
+            ExportKind::RefusedCgu
+        } else {
+            ExportKind::Excel
+        },
+        base_name,
     })
 }
 
 /// Queues a job (`id` is ignored).
 pub async fn queue(db: &Db, job: &Job) -> AppResult<()> {
+    let mut tx = db.begin_write().await?;
+    queue_in(&mut tx, job).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Queues a job inside a transaction.
+pub async fn queue_in(conn: &mut sqlx::AnyConnection, job: &Job) -> AppResult<()> {
     sqlx::query(sql::QUEUE)
         .bind(job.exporter)
         .bind(id_list(&job.company_ids))
@@ -122,7 +170,9 @@ pub async fn queue(db: &Db, job: &Job) -> AppResult<()> {
         .bind(i64::from(job.one_file_by_employee))
         .bind(date_text(job.as_of))
         .bind(now())
-        .execute(db)
+        .bind(job.kind.as_str())
+        .bind(job.base_name.as_deref())
+        .execute(&mut *conn)
         .await?;
     Ok(())
 }

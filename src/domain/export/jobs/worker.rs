@@ -16,7 +16,7 @@ use tokio::task::JoinSet;
 
 use crate::db::{Db, now};
 
-use super::build::{self, Outcome};
+use super::build::{self, Outcome, SigningKey};
 use super::store::{self, Job};
 
 /// How long a claim holds without renewal.
@@ -46,7 +46,7 @@ pub fn claimer_id() -> String {
 pub fn spawn(
     db: Db,
     concurrency: usize,
-    key: [u8; 32],
+    key: SigningKey,
     mut stop: watch::Receiver<bool>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -69,7 +69,7 @@ pub fn spawn(
             while let Ok(permit) = permits.clone().try_acquire_owned() {
                 match store::claim(&db, &claimer, LEASE_SECS).await {
                     Ok(Some(job)) => {
-                        let (db, claimer, stop) = (db.clone(), claimer.clone(), stop.clone());
+                        let (db, claimer, stop, key) = (db.clone(), claimer.clone(), stop.clone(), key.clone());
                         running.spawn(async move {
                             run(&db, &claimer, job, key, stop).await;
                             drop(permit);
@@ -95,7 +95,7 @@ pub fn spawn(
 }
 
 /// Builds one claimed job and records its outcome.
-async fn run(db: &Db, claimer: &str, job: Job, key: [u8; 32], mut stop: watch::Receiver<bool>) {
+async fn run(db: &Db, claimer: &str, job: Job, key: SigningKey, mut stop: watch::Receiver<bool>) {
     let started = Instant::now();
     let elapsed = || i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
     let building = build::build(db, &job, now(), key);

@@ -122,7 +122,12 @@ pub const BASE_NAME: &str = "rapport_activités";
 /// The name of a chunk's workbook: the base name, the chunk's suffix unless it is the whole
 /// report's, `_vide` when no worker has a day.
 pub fn file_name(suffix: &str, empty: bool) -> String {
-    let mut name = BASE_NAME.to_string();
+    file_name_from(BASE_NAME, suffix, empty)
+}
+
+/// [`file_name`] from another base name.
+pub fn file_name_from(base: &str, suffix: &str, empty: bool) -> String {
+    let mut name = base.to_string();
     if suffix != "consolide" && suffix != "export" {
         name.push('_');
         name.push_str(suffix);

@@ -5,8 +5,12 @@
 //! too (after the sheets): a changed name, place or comment breaks the signature, where the
 //! reference's would still verify.
 //! Signing rewrites the archive: every entry copied in order, `docProps/custom.xml` last with the
-//! property's value replaced. Reading a workbook to check is bounded: a file of more entries, or
-//! entries larger than [`MAX_ENTRY`] uncompressed, is refused as ill-formed.
+//! property's value replaced. Reading a workbook to check is bounded: a file of more than
+//! [`MAX_ENTRIES`] entries, signed entries larger than [`MAX_ENTRY`] uncompressed, or custom
+//! properties larger than [`MAX_CUSTOM`], is refused as ill-formed. The signed entries are
+//! decompressed a buffer at a time into the HMAC, never held whole, so that a small archive that
+//! inflates to gigabytes (a zip bomb) costs at most [`MAX_ENTRY`] bytes of inflating per entry
+//! and no memory.
 
 use std::io::{Cursor, Read, Write};
 
@@ -25,9 +29,12 @@ const SIGNED: [&str; 3] = [
     "xl/sharedStrings.xml",
 ];
 
-/// Largest entry read (uncompressed), and most entries, of a workbook to check.
+/// Largest signed entry (uncompressed) of a workbook to check.
 pub const MAX_ENTRY: u64 = 64 * 1024 * 1024;
-const MAX_ENTRIES: usize = 1000;
+/// Largest custom properties (uncompressed) of a workbook to check.
+pub const MAX_CUSTOM: u64 = 1024 * 1024;
+/// Most entries of a workbook to check.
+pub const MAX_ENTRIES: usize = 1000;
 
 /// What checking a workbook found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,29 +47,53 @@ pub enum Verdict {
     InvalidFormat,
 }
 
-fn read_entry(archive: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<Option<Vec<u8>>, ()> {
+/// The entry `name`, whole, if it is at most `limit` bytes uncompressed.
+fn read_entry(archive: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str, limit: u64) -> Result<Option<Vec<u8>>, ()> {
     let entry = match archive.by_name(name) {
         Ok(entry) => entry,
         Err(zip::result::ZipError::FileNotFound) => return Ok(None),
         Err(_) => return Err(()),
     };
     let mut bytes = Vec::new();
-    entry.take(MAX_ENTRY + 1).read_to_end(&mut bytes).map_err(|_| ())?;
-    if bytes.len() as u64 > MAX_ENTRY {
+    entry.take(limit + 1).read_to_end(&mut bytes).map_err(|_| ())?;
+    if bytes.len() as u64 > limit {
         return Err(());
     }
     Ok(Some(bytes))
 }
 
+/// Feeds the entry `name` to `mac` a buffer at a time; `Ok(false)` when it is absent, `Err` when
+/// it is unreadable or inflates past [`MAX_ENTRY`].
+fn feed_entry(archive: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str, mac: &mut Hmac<Sha256>) -> Result<bool, ()> {
+    let entry = match archive.by_name(name) {
+        Ok(entry) => entry,
+        Err(zip::result::ZipError::FileNotFound) => return Ok(false),
+        Err(_) => return Err(()),
+    };
+    let mut entry = entry.take(MAX_ENTRY + 1);
+    let mut buffer = [0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = entry.read(&mut buffer).map_err(|_| ())?;
+        if n == 0 {
+            return Ok(true);
+        }
+        total += n as u64;
+        if total > MAX_ENTRY {
+            return Err(());
+        }
+        mac.update(&buffer[..n]);
+    }
+}
+
 /// The lowercase hex HMAC of the signed sheets, `None` when the archive is not a workbook.
 fn digest(archive: &mut zip::ZipArchive<Cursor<&[u8]>>, key: &[u8]) -> Option<String> {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).ok()?;
-    let first = read_entry(archive, SIGNED[0]).ok()??;
-    mac.update(&first);
+    if !feed_entry(archive, SIGNED[0], &mut mac).ok()? {
+        return None;
+    }
     for name in &SIGNED[1..] {
-        if let Some(bytes) = read_entry(archive, name).ok()? {
-            mac.update(&bytes);
-        }
+        feed_entry(archive, name, &mut mac).ok()?;
     }
     Some(mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect())
 }
@@ -79,7 +110,7 @@ fn value_span(custom: &str) -> Option<(usize, usize)> {
 pub fn sign(xlsx: &[u8], key: &[u8]) -> AppResult<Vec<u8>> {
     let mut archive = zip::ZipArchive::new(Cursor::new(xlsx)).map_err(AppError::internal)?;
     let signature = digest(&mut archive, key).ok_or_else(|| AppError::internal("the workbook has no first sheet"))?;
-    let custom = read_entry(&mut archive, CUSTOM)
+    let custom = read_entry(&mut archive, CUSTOM, MAX_CUSTOM)
         .ok()
         .flatten()
         .and_then(|bytes| String::from_utf8(bytes).ok())
@@ -110,7 +141,7 @@ pub fn verify(xlsx: &[u8], key: &[u8]) -> Verdict {
     if archive.len() > MAX_ENTRIES {
         return Verdict::InvalidFormat;
     }
-    let Ok(custom) = read_entry(&mut archive, CUSTOM) else {
+    let Ok(custom) = read_entry(&mut archive, CUSTOM, MAX_CUSTOM) else {
         return Verdict::InvalidFormat;
     };
     let Some(custom) = custom.and_then(|bytes| String::from_utf8(bytes).ok()) else {
@@ -197,5 +228,36 @@ mod tests {
         };
         assert_eq!(verify(&forged, b"k"), Verdict::SignatureDoesNotMatch);
         assert_eq!(verify(b"not a zip", b"k"), Verdict::InvalidFormat);
+    }
+
+    /// A signed sheet that inflates past the limit is refused, read a buffer at a time: the
+    /// check's memory does not grow with what the archive claims.
+    #[test]
+    fn a_sheet_that_inflates_past_the_limit_is_an_invalid_format() {
+        let signed = sign(&workbook("Transports Martin"), b"k").unwrap();
+        let mut archive = zip::ZipArchive::new(Cursor::new(&signed[..])).unwrap();
+        let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .large_file(true);
+        for i in 0..archive.len() {
+            let entry = archive.by_index_raw(i).unwrap();
+            if entry.name_raw() == SIGNED[1].as_bytes() {
+                continue;
+            }
+            out.raw_copy_file(entry).unwrap();
+        }
+        out.start_file(SIGNED[1], options).unwrap();
+        let zeros = vec![0u8; 1024 * 1024];
+        for _ in 0..=(MAX_ENTRY / zeros.len() as u64) {
+            out.write_all(&zeros).unwrap();
+        }
+        let bomb = out.finish().unwrap().into_inner();
+        assert!(
+            bomb.len() < 1024 * 1024,
+            "{} bytes inflate past {MAX_ENTRY}",
+            bomb.len()
+        );
+        assert_eq!(verify(&bomb, b"k"), Verdict::InvalidFormat);
     }
 }
