@@ -16,7 +16,7 @@ use crate::http::contract::{
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, DownloadActivityReportRequest,
     DownloadActivityReportResponse, Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest,
     ExportsCancelResponse, ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError,
-    GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest,
+    GeneratePdfExportRequest, GeneratePdfExportResponse, GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest,
     GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest, MetricsResponse, ProblemKind,
     ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest,
     SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest,
@@ -210,6 +210,23 @@ impl RestApi for RestHandlers {
         };
         audit(&self.app, &caller, "POST /users/generate_tachograph_file").await;
         crate::http::export::generate_personal(&self.app, actor, request).await
+    }
+
+    async fn generate_pdf_export(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: GeneratePdfExportRequest,
+    ) -> GeneratePdfExportResponse {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| GeneratePdfExportResponse::TooManyRequests { body, retry_after },
+            GeneratePdfExportResponse::InternalServerError,
+        ) {
+            Ok(authenticated) => authenticated,
+            Err(answer) => return answer,
+        };
+        audit(&self.app, &caller, "POST /users/generate_pdf_export").await;
+        crate::http::pdf_exports::statement(&self.app, actor, request).await
     }
 
     async fn token_refresh(&self, request: TokenRefreshRequest) -> TokenRefreshResponse {
