@@ -915,6 +915,13 @@ pub mod types {
         /// Sign the file with this environment's non-official key chain.
         pub with_digital_signatures: bool,
     }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct PdfExportRequest {
+        /// First day of the period.
+        pub min_date: chrono::NaiveDate,
+        /// Last day of the period, inclusive; at most 366 days after `min_date`.
+        pub max_date: chrono::NaiveDate,
+    }
     /// Error body of the REST routes other than the OAuth endpoints.
     #[derive(Debug, Clone, PartialEq, serde::Serialize)]
     pub struct ApiError {
@@ -1362,6 +1369,74 @@ pub mod types {
             })
         }
     }
+    impl PdfExportRequest {
+        /// Reads a `PdfExportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
+        pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+            let value = rt::json_document(body)?;
+            let mut problems: Vec<Problem> = Vec::new();
+            match Self::from_json_value(&value, "", &mut problems) {
+                Some(parsed) if problems.is_empty() => Ok(parsed),
+                _ => Err(RequestError::new(problems)),
+            }
+        }
+        /// Reads the type from a JSON value at `at` (a field path, empty at the top),
+        /// recording every problem; `None` when there is one.
+        pub fn from_json_value(
+            value: &serde_json::Value,
+            at: &str,
+            problems: &mut Vec<Problem>,
+        ) -> Option<Self> {
+            let object = rt::json_object(value, at, problems)?;
+            for key in object
+                .keys()
+                .filter(|k| !["min_date", "max_date"].contains(&k.as_str()))
+            {
+                rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+            }
+            let min_date = match rt::member(object, "min_date") {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "min_date"),
+                        problems,
+                        Expected::Date,
+                        rt::json_date,
+                    )
+                }
+                None => {
+                    rt::problem(
+                        problems,
+                        rt::join(at, "min_date"),
+                        ProblemKind::Missing,
+                    );
+                    None
+                }
+            };
+            let max_date = match rt::member(object, "max_date") {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "max_date"),
+                        problems,
+                        Expected::Date,
+                        rt::json_date,
+                    )
+                }
+                None => {
+                    rt::problem(
+                        problems,
+                        rt::join(at, "max_date"),
+                        ProblemKind::Missing,
+                    );
+                    None
+                }
+            };
+            let (Some(min_date), Some(max_date)) = (min_date, max_date) else {
+                return None;
+            };
+            Some(Self { min_date, max_date })
+        }
+    }
     impl TachographExportRequest {
         /// Reads a `TachographExportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
         pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
@@ -1741,6 +1816,8 @@ pub enum BearerAuthOperation {
     ExportsCancel,
     /// `generateTachographFile` (`POST /users/generate_tachograph_file`).
     GenerateTachographFile,
+    /// `generatePdfExport` (`POST /users/generate_pdf_export`).
+    GeneratePdfExport,
     /// `sandboxOutbox` (`GET /sandbox/outbox`).
     SandboxOutbox,
 }
@@ -4022,6 +4099,118 @@ impl warp::Reply for GenerateTachographFileResponse {
         GenerateTachographFileResponse::into_response(self)
     }
 }
+/// The request of `generatePdfExport` (`POST /users/generate_pdf_export`), parsed and validated.
+#[derive(Debug)]
+pub struct GeneratePdfExportRequest {
+    /// The `application/json` body.
+    pub body: types::PdfExportRequest,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl GeneratePdfExportRequest {
+    /// Parses and validates the query and body of a request: every problem is reported.
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Result<Self, RequestError> {
+        let _ = (&query, &body);
+        let mut problems: Vec<Problem> = Vec::new();
+        let body = match types::PdfExportRequest::from_json(body) {
+            Ok(body) => Some(body),
+            Err(error) => {
+                problems.extend(error.problems);
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(body),) = (body,) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self { body, headers, client_ip })
+    }
+}
+/// The documented answers of `generatePdfExport`, one variant per status.
+#[derive(Debug)]
+pub enum GeneratePdfExportResponse {
+    /// 200: The PDF document.
+    Ok {
+        ///The body.
+        body: bytes::Bytes,
+        /// The `Content-Disposition` header. `attachment; filename="<ASCII name>"; filename*=UTF-8''<name>`.
+        content_disposition: String,
+    },
+    /// 401: Missing, invalid or revoked access token.
+    Unauthorized(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
+    /// 422: Ill-formed request: invalid JSON, missing or mistyped field, bad date, unknown field; or a period longer than 366 days.
+    UnprocessableEntity(types::ApiError),
+    /// 429: The request came with a software vendor's employment token and the vendor is over its rate (`--vendor-rate-limit`, shared with `/protected`). Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl GeneratePdfExportResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            GeneratePdfExportResponse::Ok { body, content_disposition } => {
+                let length = body.len();
+                let mut response = rt::bytes(200, "application/pdf", body);
+                rt::set_header(&mut response, "content-length", &length.to_string());
+                {
+                    let value = content_disposition;
+                    rt::set_header(&mut response, "content-disposition", &value);
+                }
+                response
+            }
+            GeneratePdfExportResponse::Unauthorized(body) => {
+                let response = rt::json(401, "application/json; charset=utf-8", &body);
+                response
+            }
+            GeneratePdfExportResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            GeneratePdfExportResponse::UnprocessableEntity(body) => {
+                let response = rt::json(422, "application/json; charset=utf-8", &body);
+                response
+            }
+            GeneratePdfExportResponse::TooManyRequests { body, retry_after } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
+                response
+            }
+            GeneratePdfExportResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for GeneratePdfExportResponse {
+    fn into_response(self) -> warp::reply::Response {
+        GeneratePdfExportResponse::into_response(self)
+    }
+}
 /// The request of `tachographRootPublicKey` (`GET /api/tachograph/root-public-key`), parsed and validated.
 #[derive(Debug)]
 pub struct TachographRootPublicKeyRequest {
@@ -4472,6 +4661,12 @@ pub trait RestApi: Send + Sync + 'static {
         bearer_auth: Self::BearerAuth,
         request: GenerateTachographFileRequest,
     ) -> GenerateTachographFileResponse;
+    /// `POST /users/generate_pdf_export`: The caller's own "Relevé d'heures" as PDF
+    async fn generate_pdf_export(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: GeneratePdfExportRequest,
+    ) -> GeneratePdfExportResponse;
     /// `GET /api/tachograph/root-public-key`: Root public key of this environment's C1B signing chain
     async fn tachograph_root_public_key(
         &self,
@@ -4512,6 +4707,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("exportsCancel", "POST", "/exports/cancel"),
     ("exportDownload", "GET", "/exports/download"),
     ("generateTachographFile", "POST", "/users/generate_tachograph_file"),
+    ("generatePdfExport", "POST", "/users/generate_pdf_export"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
     ("ready", "GET", "/ready"),
@@ -5330,6 +5526,76 @@ pub fn routes<A: RestApi>(
     let api_15 = api.clone();
     let route_15 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("users"))
+        .and(warp::path("generate_pdf_export"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("users"))
+                .and(warp::path("generate_pdf_export"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_15.clone();
+            async move {
+                let body = match crate::http::body::read_limited(
+                        body,
+                        10485760,
+                        deadline,
+                    )
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let bearer_auth = match api
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::GeneratePdfExport,
+                        rt::bearer_token(&headers).as_deref(),
+                        &headers,
+                    )
+                    .await
+                {
+                    Ok(principal) => principal,
+                    Err(error) => {
+                        return GeneratePdfExportResponse::Unauthorized(error)
+                            .into_response();
+                    }
+                };
+                let request = match GeneratePdfExportRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                ) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        return GeneratePdfExportResponse::UnprocessableEntity(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                api.generate_pdf_export(bearer_auth, request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_16 = api.clone();
+    let route_16 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path("tachograph"))
         .and(warp::path("root-public-key"))
         .and(warp::path::end()))
@@ -5351,7 +5617,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_15.clone();
+            let api = api_16.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -5369,48 +5635,12 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_16 = api.clone();
-    let route_16 = (warp::any()
+    let api_17 = api.clone();
+    let route_17 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("health"))
         .and(warp::path::end()))
         .or(warp::any().and(warp::path("health")).and(warp::path::end()))
-        .unify()
-        .and(warp::get())
-        .and(request_parts())
-        .and(crate::http::body::deadline())
-        .and(warp::body::stream())
-        .then(move |
-            query: Vec<(String, String)>,
-            headers: warp::http::HeaderMap,
-            client_ip: Option<std::net::IpAddr>,
-            deadline,
-            body|
-        {
-            let api = api_16.clone();
-            async move {
-                let body = match crate::http::body::read_limited(body, 65536, deadline)
-                    .await
-                {
-                    Ok(body) => body,
-                    Err(error) => return error.into_response(),
-                };
-                let request = HealthRequest::from_parts(
-                    &query,
-                    headers,
-                    client_ip,
-                    &body,
-                );
-                api.health(request).await.into_response()
-            }
-        })
-        .boxed();
-    let api_17 = api.clone();
-    let route_17 = (warp::any()
-        .and(warp::path("api"))
-        .and(warp::path("ready"))
-        .and(warp::path::end()))
-        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
@@ -5431,22 +5661,22 @@ pub fn routes<A: RestApi>(
                     Ok(body) => body,
                     Err(error) => return error.into_response(),
                 };
-                let request = ReadyRequest::from_parts(
+                let request = HealthRequest::from_parts(
                     &query,
                     headers,
                     client_ip,
                     &body,
                 );
-                api.ready(request).await.into_response()
+                api.health(request).await.into_response()
             }
         })
         .boxed();
     let api_18 = api.clone();
     let route_18 = (warp::any()
         .and(warp::path("api"))
-        .and(warp::path("metrics"))
+        .and(warp::path("ready"))
         .and(warp::path::end()))
-        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
@@ -5467,6 +5697,42 @@ pub fn routes<A: RestApi>(
                     Ok(body) => body,
                     Err(error) => return error.into_response(),
                 };
+                let request = ReadyRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.ready(request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_19 = api.clone();
+    let route_19 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("metrics"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_19.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
                 let request = MetricsRequest::from_parts(
                     &query,
                     headers,
@@ -5477,8 +5743,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_19 = api.clone();
-    let route_19 = (warp::any()
+    let api_20 = api.clone();
+    let route_20 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("sandbox"))
         .and(warp::path("outbox"))
@@ -5501,7 +5767,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_19.clone();
+            let api = api_20.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -5542,8 +5808,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_20 = api.clone();
-    let route_20 = (warp::any()
+    let api_21 = api.clone();
+    let route_21 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
@@ -5566,7 +5832,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_20.clone();
+            let api = api_21.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -5643,6 +5909,9 @@ pub fn routes<A: RestApi>(
         .unify()
         .boxed()
         .or(route_20)
+        .unify()
+        .boxed()
+        .or(route_21)
         .unify()
         .boxed()
 }
