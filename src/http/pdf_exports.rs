@@ -25,12 +25,10 @@ pub async fn statement(app: &App, actor: Actor, request: GeneratePdfExportReques
         return GeneratePdfExportResponse::UnprocessableEntity(period_too_long());
     }
     match pdf::statement(&app.db, actor, body.min_date, body.max_date, SERVICE_NAME).await {
-        Ok((name, bytes)) => {
-            GeneratePdfExportResponse::Ok {
-                body: bytes.into(),
-                content_disposition: content_disposition(&name),
-            }
-        }
+        Ok((name, bytes)) => GeneratePdfExportResponse::Ok {
+            body: bytes.into(),
+            content_disposition: content_disposition(&name),
+        },
         Err(error) => {
             error.log_if_internal();
             GeneratePdfExportResponse::InternalServerError(internal_error())

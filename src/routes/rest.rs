@@ -15,14 +15,15 @@ use crate::http::contract::{
     self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, DownloadActivityReportRequest,
     DownloadActivityReportResponse, Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest,
-    ExportsCancelResponse, ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError,
-    GeneratePdfExportRequest, GeneratePdfExportResponse, GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest,
-    GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest, MetricsResponse, ProblemKind,
-    ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest,
-    SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest,
-    SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest, TachographRootPublicKeyResponse, TokenLogoutRequest,
-    TokenLogoutResponse, TokenRefreshRequest, TokenRefreshResponse, TokenRequest, TokenResponse,
-    ValidateExportParamsRequest, ValidateExportParamsResponse, types,
+    ExportsCancelResponse, ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError, GeneratePdfExportRequest,
+    GeneratePdfExportResponse, GenerateTachographFileRequest, GenerateTachographFileResponse,
+    GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest,
+    MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest,
+    RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse,
+    SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest,
+    TachographRootPublicKeyResponse, TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest,
+    TokenRefreshResponse, TokenRequest, TokenResponse, ValidateExportParamsRequest, ValidateExportParamsResponse,
+    types,
 };
 
 /// Implements the generated REST handler trait.

@@ -28,19 +28,33 @@ async fn insert(app: &TestApp, sql: &'static str, binds: &[i64]) -> i64 {
 
 async fn mission(app: &TestApp, company: i64, worker: i64, name: &'static str) -> i64 {
     let sql = match name {
-        "Livraison Lyon" => "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Livraison Lyon', $1, $2, 0, 0) RETURNING id",
-        "Congé payé" => "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Congé payé', $1, $2, 0, 0) RETURNING id",
-        _ => "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Retour', $1, $2, 0, 0) RETURNING id",
+        "Livraison Lyon" => {
+            "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Livraison Lyon', $1, $2, 0, 0) RETURNING id"
+        }
+        "Congé payé" => {
+            "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Congé payé', $1, $2, 0, 0) RETURNING id"
+        }
+        _ => {
+            "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Retour', $1, $2, 0, 0) RETURNING id"
+        }
     };
     insert(app, sql, &[company, worker]).await
 }
 
 async fn activity(app: &TestApp, mission: i64, user: i64, kind: &'static str, start: i64, end: i64) {
     let sql = match kind {
-        "drive" => "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'drive', $3, $3, $3, $4, $4) RETURNING id",
-        "work" => "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'work', $3, $3, $3, $4, $4) RETURNING id",
-        "support" => "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'support', $3, $3, $3, $4, $4) RETURNING id",
-        _ => "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'off', $3, $3, $3, $4, $4) RETURNING id",
+        "drive" => {
+            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'drive', $3, $3, $3, $4, $4) RETURNING id"
+        }
+        "work" => {
+            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'work', $3, $3, $3, $4, $4) RETURNING id"
+        }
+        "support" => {
+            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'support', $3, $3, $3, $4, $4) RETURNING id"
+        }
+        _ => {
+            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'off', $3, $3, $3, $4, $4) RETURNING id"
+        }
     };
     insert(app, sql, &[mission, user, start, end]).await;
 }
@@ -63,9 +77,33 @@ async fn worker_week(app: &TestApp) -> TestUser {
         .unwrap();
     let w = worker.id;
     let tuesday = mission(app, company, w, "Livraison Lyon").await;
-    activity(app, tuesday, w, "drive", paris("2026-03-10", 5, 0), paris("2026-03-10", 7, 30)).await;
-    activity(app, tuesday, w, "work", paris("2026-03-10", 8, 0), paris("2026-03-10", 12, 0)).await;
-    activity(app, tuesday, w, "support", paris("2026-03-10", 13, 0), paris("2026-03-10", 14, 0)).await;
+    activity(
+        app,
+        tuesday,
+        w,
+        "drive",
+        paris("2026-03-10", 5, 0),
+        paris("2026-03-10", 7, 30),
+    )
+    .await;
+    activity(
+        app,
+        tuesday,
+        w,
+        "work",
+        paris("2026-03-10", 8, 0),
+        paris("2026-03-10", 12, 0),
+    )
+    .await;
+    activity(
+        app,
+        tuesday,
+        w,
+        "support",
+        paris("2026-03-10", 13, 0),
+        paris("2026-03-10", 14, 0),
+    )
+    .await;
     insert(
         app,
         "INSERT INTO mission_validations (mission_id, submitter_id, user_id, is_admin, reception_time, creation_time) \
@@ -74,7 +112,15 @@ async fn worker_week(app: &TestApp) -> TestUser {
     )
     .await;
     let off = mission(app, company, w, "Congé payé").await;
-    activity(app, off, w, "off", paris("2026-03-12", 8, 0), paris("2026-03-12", 15, 0)).await;
+    activity(
+        app,
+        off,
+        w,
+        "off",
+        paris("2026-03-12", 8, 0),
+        paris("2026-03-12", 15, 0),
+    )
+    .await;
     insert(
         app,
         "INSERT INTO mission_validations (mission_id, submitter_id, user_id, is_admin, reception_time, creation_time) \
@@ -90,7 +136,15 @@ async fn worker_week(app: &TestApp) -> TestUser {
     )
     .await;
     let sunday = mission(app, company, w, "Retour").await;
-    activity(app, sunday, w, "work", paris("2026-03-15", 9, 0), paris("2026-03-15", 10, 30)).await;
+    activity(
+        app,
+        sunday,
+        w,
+        "work",
+        paris("2026-03-15", 9, 0),
+        paris("2026-03-15", 10, 30),
+    )
+    .await;
     worker
 }
 
@@ -121,6 +175,10 @@ on_both_backends! {
         );
         let bytes = response.bytes().await.unwrap();
         assert!(bytes.starts_with(b"%PDF-"));
+        // To look at the document: `ROADLOG_KEEP_PDF=<folder>` keeps it there.
+        if let Ok(folder) = std::env::var("ROADLOG_KEEP_PDF") {
+            std::fs::write(std::path::Path::new(&folder).join(format!("releve-{:?}.pdf", app.backend)), &bytes).unwrap();
+        }
         let text = text_of(&bytes);
         for expected in [
             "Roadlog",

@@ -136,7 +136,14 @@ impl<'f> Canvas<'f> {
     }
 
     pub fn rect(&mut self, x: f32, y: f32, w: f32, h: f32, fill: Option<Rgb>, stroke: Option<Rgb>) {
-        self.push(Item::Rect { x, y, w, h, fill, stroke });
+        self.push(Item::Rect {
+            x,
+            y,
+            w,
+            h,
+            fill,
+            stroke,
+        });
     }
 
     /// One line of text starting at `x`, baseline `y`.
@@ -233,7 +240,14 @@ fn fill(color: Rgb) -> Fill {
 
 fn draw(surface: &mut Surface<'_>, fonts: &Fonts, item: &Item) {
     match item {
-        Item::Rect { x, y, w, h, fill: inside, stroke } => {
+        Item::Rect {
+            x,
+            y,
+            w,
+            h,
+            fill: inside,
+            stroke,
+        } => {
             let mut builder = PathBuilder::new();
             let Some(rect) = Rect::from_xywh(*x, *y, *w, *h) else {
                 return;

@@ -11,8 +11,14 @@ use skrifa::{FontRef, MetadataProvider};
 
 use crate::errors::{AppError, AppResult};
 
-static REGULAR: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSansCondensed.ttf"));
-static BOLD: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSansCondensed-Bold.ttf"));
+static REGULAR: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/fonts/DejaVuSansCondensed.ttf"
+));
+static BOLD: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/fonts/DejaVuSansCondensed-Bold.ttf"
+));
 
 /// One face: the font krilla embeds, and its character map and advances.
 pub struct Face {
@@ -26,7 +32,11 @@ impl Face {
     fn new(data: &'static [u8]) -> AppResult<Self> {
         let font = Font::new(data.into(), 0).ok_or_else(|| AppError::internal("the PDF font cannot be read"))?;
         let face = FontRef::new(data).map_err(|_| AppError::internal("the PDF font cannot be read"))?;
-        let units_per_em = f32::from(face.metrics(Size::unscaled(), LocationRef::default()).units_per_em.max(1));
+        let units_per_em = f32::from(
+            face.metrics(Size::unscaled(), LocationRef::default())
+                .units_per_em
+                .max(1),
+        );
         Ok(Self {
             font,
             charmap: face.charmap(),
@@ -85,12 +95,18 @@ impl Face {
                 if !line.is_empty() {
                     lines.push(std::mem::take(&mut line));
                 }
-                for c in word.chars() {
-                    line.push(c);
-                    if self.width(&line, size) > width && line.chars().count() > 1 {
-                        line.pop();
+                // A word too wide for a line is cut after its hyphens, then between characters.
+                for piece in word.split_inclusive('-') {
+                    if !line.is_empty() && self.width(&format!("{line}{piece}"), size) > width {
                         lines.push(std::mem::take(&mut line));
+                    }
+                    for c in piece.chars() {
                         line.push(c);
+                        if self.width(&line, size) > width && line.chars().count() > 1 {
+                            line.pop();
+                            lines.push(std::mem::take(&mut line));
+                            line.push(c);
+                        }
                     }
                 }
             }
@@ -131,11 +147,20 @@ mod tests {
         }
         let face = &fonts.regular;
         assert!(face.width("Relevé", 10.0) > face.width("Relev", 10.0));
-        let lines = face.wrap("Jours de congé ou d'absence", 10.0, face.width("Jours de congé", 10.0) + 0.1);
+        let lines = face.wrap(
+            "Jours de congé ou d'absence",
+            10.0,
+            face.width("Jours de congé", 10.0) + 0.1,
+        );
         assert_eq!(lines, ["Jours de congé", "ou d'absence"]);
         assert_eq!(face.wrap("a\nb", 10.0, 100.0), ["a", "b"]);
+        let narrow = face.width("Casse-croû", 10.0);
+        assert_eq!(face.wrap("Casse-croûte", 10.0, narrow), ["Casse-", "croûte"]);
         let glyphs = face.glyphs("é1");
         assert_eq!(glyphs.len(), 2);
-        assert_eq!((glyphs[0].text_range.clone(), glyphs[1].text_range.clone()), (0..2, 2..3));
+        assert_eq!(
+            (glyphs[0].text_range.clone(), glyphs[1].text_range.clone()),
+            (0..2, 2..3)
+        );
     }
 }

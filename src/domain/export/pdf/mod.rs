@@ -37,15 +37,8 @@ pub async fn statement(
     max: NaiveDate,
     service: &str,
 ) -> AppResult<(String, Vec<u8>)> {
-    let statement = statement_load::statement(
-        db,
-        actor,
-        min,
-        max,
-        crate::domain::companies::today(),
-        crate::db::now(),
-    )
-    .await?;
+    let statement =
+        statement_load::statement(db, actor, min, max, crate::domain::companies::today(), crate::db::now()).await?;
     let name = statement::file_name(&statement.name, min, max);
     let service = service.to_string();
     let bytes = tokio::task::spawn_blocking(move || statement_pages::render(&statement, &service))

@@ -136,7 +136,12 @@ impl Statement {
 
     /// The marks used in the weekly detail.
     pub fn marks(&self) -> Vec<Mark> {
-        let mut marks: Vec<Mark> = self.days.values().map(|d| d.mark).filter(|m| *m != Mark::None).collect();
+        let mut marks: Vec<Mark> = self
+            .days
+            .values()
+            .map(|d| d.mark)
+            .filter(|m| *m != Mark::None)
+            .collect();
         marks.sort_by(|a, b| b.cmp(a));
         marks.dedup();
         marks

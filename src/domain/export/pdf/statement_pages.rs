@@ -5,9 +5,7 @@ use chrono::{Datelike, NaiveDate};
 
 use super::canvas::{BLACK, Canvas, MARGIN, Orientation, Rgb};
 use super::fonts::Fonts;
-use super::statement::{
-    Mark, Statement, Totals, clock, date, hours, month_name, short_date, week_title, weekday_name,
-};
+use super::statement::{Mark, Statement, Totals, clock, date, hours, month_name, short_date, week_title, weekday_name};
 use super::table::{Column, Row, Table};
 use crate::errors::AppResult;
 
@@ -41,7 +39,11 @@ pub fn render(statement: &Statement, service: &str) -> AppResult<Vec<u8>> {
     canvas.new_page();
     section(&mut canvas, "Détail par semaine");
     // Four weeks a page; three on the first when the period starts on a Monday.
-    let first_group = if statement.min_date.weekday() == chrono::Weekday::Mon { 3 } else { 4 };
+    let first_group = if statement.min_date.weekday() == chrono::Weekday::Mon {
+        3
+    } else {
+        4
+    };
     for (index, (from, to)) in weeks.iter().enumerate() {
         if index == first_group || index > first_group && (index - first_group) % 4 == 0 {
             canvas.new_page();
@@ -50,12 +52,23 @@ pub fn render(statement: &Statement, service: &str) -> AppResult<Vec<u8>> {
         canvas.y += 10.0;
     }
     legend(&mut canvas, statement);
-    canvas.finish(service, &super::statement::file_name(&statement.name, statement.min_date, statement.max_date))
+    canvas.finish(
+        service,
+        &super::statement::file_name(&statement.name, statement.min_date, statement.max_date),
+    )
 }
 
 fn heading(canvas: &mut Canvas<'_>, statement: &Statement) {
     canvas.y += 4.0;
-    canvas.centred(MARGIN, canvas.content_width(), canvas.y + 18.0, 20.0, true, BLACK, "RELEVÉ D'HEURES");
+    canvas.centred(
+        MARGIN,
+        canvas.content_width(),
+        canvas.y + 18.0,
+        20.0,
+        true,
+        BLACK,
+        "RELEVÉ D'HEURES",
+    );
     canvas.y += 36.0;
     let extracted = format!("Extrait le {}", date(statement.extracted_on));
     canvas.centred(MARGIN, canvas.content_width(), canvas.y, 10.0, false, BLACK, &extracted);
@@ -63,7 +76,10 @@ fn heading(canvas: &mut Canvas<'_>, statement: &Statement) {
     let (x, w, h) = (MARGIN, 320.0, 40.0);
     canvas.rect(x, canvas.y, w, h, Some(Rgb::hex(0xf2f6ff)), Some(Rgb::hex(0x3284ff)));
     let period = format!("du {} au {}", date(statement.min_date), date(statement.max_date));
-    for (i, (label, value)) in [("Nom", statement.name.as_str()), ("Période", period.as_str())].iter().enumerate() {
+    for (i, (label, value)) in [("Nom", statement.name.as_str()), ("Période", period.as_str())]
+        .iter()
+        .enumerate()
+    {
         let y = canvas.y + 16.0 + i as f32 * 15.0;
         canvas.text(x + 8.0, y, 10.0, true, BLACK, &format!("{label} :"));
         canvas.text(x + 70.0, y, 10.0, false, BLACK, value);
@@ -111,7 +127,7 @@ fn summary(
         columns.push(Column::new("Autre tâche", 1.0, ACTIVITIES));
     }
     if c.support {
-        columns.push(Column::new("Accompagnement", 1.0, ACTIVITIES));
+        columns.push(Column::new("Accompagnement", 1.35, ACTIVITIES));
     }
     columns.push(Column::new("Heures travaillées", 2.4, ACTIVITIES));
     if with_off_hours {
@@ -147,7 +163,10 @@ fn summary(
     // The months' table has its total only when it has several months; the weeks' always.
     if with_off_hours || periods.len() > 1 {
         rows.push(Row {
-            cells: cells("Total".into(), &statement.totals(statement.min_date, statement.max_date)),
+            cells: cells(
+                "Total".into(),
+                &statement.totals(statement.min_date, statement.max_date),
+            ),
             fill: Some(TOTAL_ROW),
             bold: true,
         });
@@ -176,17 +195,17 @@ fn week(statement: &Statement, from: NaiveDate, to: NaiveDate) -> Table {
         columns.push(Column::new("Temps de Liaison", 1.0, ACTIVITIES));
     }
     if c.support {
-        columns.push(Column::new("Accompagnement", 1.1, ACTIVITIES));
+        columns.push(Column::new("Accompagnement", 1.45, ACTIVITIES));
     }
     columns.extend([
         Column::new("Pause", 0.9, ACTIVITIES),
         Column::new("Heures travaillées", 1.0, ACTIVITIES),
         Column::new("Dont heures au tarif nuit", 1.0, ACTIVITIES),
         Column::new("Heures de congé ou d'absence", 1.1, OFF),
-        Column::new("Motif", 1.4, OFF),
+        Column::new("Motif", 1.3, OFF),
     ]);
     if c.expenditures {
-        columns.extend(EXPENDITURE_TITLES.iter().map(|t| Column::new(*t, 0.8, EXPENDITURES)));
+        columns.extend(EXPENDITURE_TITLES.iter().map(|t| Column::new(*t, 1.05, EXPENDITURES)));
     }
     let figures = |t: &Totals, start: String, end: String, motive: String| -> Vec<String> {
         let mut cells = vec![start, end, hours(t.amplitude), hours(t.drive)];
@@ -199,7 +218,13 @@ fn week(statement: &Statement, from: NaiveDate, to: NaiveDate) -> Table {
         if c.support {
             cells.push(hours(t.support));
         }
-        cells.extend([hours(t.pause), hours(t.total_work), hours(t.night), hours(t.off), motive]);
+        cells.extend([
+            hours(t.pause),
+            hours(t.total_work),
+            hours(t.night),
+            hours(t.off),
+            motive,
+        ]);
         if c.expenditures {
             cells.extend(t.expenditures.iter().map(i64::to_string));
         }
@@ -261,16 +286,30 @@ fn week(statement: &Statement, from: NaiveDate, to: NaiveDate) -> Table {
 }
 
 fn legend(canvas: &mut Canvas<'_>, statement: &Statement) {
-    let sample = |day: u32| NaiveDate::from_ymd_opt(2026, 1, day).map(short_date).unwrap_or_default();
+    let sample = |day: u32| {
+        NaiveDate::from_ymd_opt(2026, 1, day)
+            .map(short_date)
+            .unwrap_or_default()
+    };
     let mut entries: Vec<(Option<(String, Rgb)>, &str)> = vec![
         (
             Some((format!("Dimanche {}", sample(4)), SUNDAY_ROW)),
             "Jour de travail majoré (dimanches et jours fériés)",
         ),
-        (Some((format!("Lundi {}", sample(5)), IDLE_ROW)), "Journée non travaillée"),
+        (
+            Some((format!("Lundi {}", sample(5)), IDLE_ROW)),
+            "Journée non travaillée",
+        ),
     ];
-    if statement.days.values().any(|d| d.row.figures.off > 0 && d.row.figures.total_work == 0) {
-        entries.push((Some((format!("Mardi {}", sample(6)), OFF)), "Journée de congé ou d'absence"));
+    if statement
+        .days
+        .values()
+        .any(|d| d.row.figures.off > 0 && d.row.figures.total_work == 0)
+    {
+        entries.push((
+            Some((format!("Mardi {}", sample(6)), OFF)),
+            "Journée de congé ou d'absence",
+        ));
     }
     for mark in statement.marks() {
         entries.push((

@@ -77,7 +77,14 @@ impl Table {
         let height = self.height(lines);
         let mut x = MARGIN;
         for (i, width) in widths.iter().enumerate() {
-            canvas.rect(x, canvas.y, *width, height, fills.get(i).copied().flatten(), Some(BORDER));
+            canvas.rect(
+                x,
+                canvas.y,
+                *width,
+                height,
+                fills.get(i).copied().flatten(),
+                Some(BORDER),
+            );
             let cell = lines.get(i).map_or(&[][..], Vec::as_slice);
             // Shorter cells are centred vertically in the row.
             let mut y = canvas.y
