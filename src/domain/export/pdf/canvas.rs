@@ -110,10 +110,6 @@ impl<'f> Canvas<'f> {
         self.width - 2.0 * MARGIN
     }
 
-    pub fn page_count(&self) -> usize {
-        self.pages.len()
-    }
-
     /// Starts a new page (none when the current one is still empty).
     pub fn new_page(&mut self) {
         if self.pages.last().is_some_and(|p| !p.is_empty()) {
@@ -160,20 +156,10 @@ impl<'f> Canvas<'f> {
         }
     }
 
-    /// One line of text centred between `x` and `x + w`.
-    pub fn centred(&mut self, x: f32, w: f32, y: f32, size: f32, bold: bool, color: Rgb, text: &str) {
+    /// One line of text centred between `x` and `x + w` (`span`).
+    pub fn centred(&mut self, (x, w): (f32, f32), y: f32, size: f32, bold: bool, color: Rgb, text: &str) {
         let width = self.fonts.face(bold).width(text, size);
         self.text(x + (w - width).max(0.0) / 2.0, y, size, bold, color, text);
-    }
-
-    /// A paragraph over the content width from the cursor, which moves below it.
-    pub fn paragraph(&mut self, size: f32, bold: bool, color: Rgb, text: &str) {
-        let lines = self.fonts.face(bold).wrap(text, size, self.content_width());
-        for line in lines {
-            self.ensure(size * 1.3);
-            self.y += size * 1.3;
-            self.text(MARGIN, self.y - size * 0.3, size, bold, color, &line);
-        }
     }
 
     /// The PDF: every page with the band naming `service` and its footer, titled `title`.

@@ -61,8 +61,7 @@ pub fn render(statement: &Statement, service: &str) -> AppResult<Vec<u8>> {
 fn heading(canvas: &mut Canvas<'_>, statement: &Statement) {
     canvas.y += 4.0;
     canvas.centred(
-        MARGIN,
-        canvas.content_width(),
+        (MARGIN, canvas.content_width()),
         canvas.y + 18.0,
         20.0,
         true,
@@ -71,7 +70,14 @@ fn heading(canvas: &mut Canvas<'_>, statement: &Statement) {
     );
     canvas.y += 36.0;
     let extracted = format!("Extrait le {}", date(statement.extracted_on));
-    canvas.centred(MARGIN, canvas.content_width(), canvas.y, 10.0, false, BLACK, &extracted);
+    canvas.centred(
+        (MARGIN, canvas.content_width()),
+        canvas.y,
+        10.0,
+        false,
+        BLACK,
+        &extracted,
+    );
     canvas.y += 14.0;
     let (x, w, h) = (MARGIN, 320.0, 40.0);
     canvas.rect(x, canvas.y, w, h, Some(Rgb::hex(0xf2f6ff)), Some(Rgb::hex(0x3284ff)));

@@ -95,7 +95,7 @@ impl Table {
                 if i == 0 && !header {
                     canvas.text(x + PADDING, y, self.size, bold, BLACK, line);
                 } else {
-                    canvas.centred(x, *width, y, self.size, bold, BLACK, line);
+                    canvas.centred((x, *width), y, self.size, bold, BLACK, line);
                 }
                 y += self.line_height();
             }
