@@ -133,7 +133,7 @@ fn summary(
         columns.push(Column::new("Autre tâche", 1.0, ACTIVITIES));
     }
     if c.support {
-        columns.push(Column::new("Accompagnement", 1.35, ACTIVITIES));
+        columns.push(Column::new("Accompagnement", 1.0, ACTIVITIES));
     }
     columns.push(Column::new("Heures travaillées", 2.4, ACTIVITIES));
     if with_off_hours {
@@ -201,7 +201,7 @@ fn week(statement: &Statement, from: NaiveDate, to: NaiveDate) -> Table {
         columns.push(Column::new("Temps de Liaison", 1.0, ACTIVITIES));
     }
     if c.support {
-        columns.push(Column::new("Accompagnement", 1.45, ACTIVITIES));
+        columns.push(Column::new("Accompagnement", 1.0, ACTIVITIES));
     }
     columns.extend([
         Column::new("Pause", 0.9, ACTIVITIES),
@@ -211,7 +211,7 @@ fn week(statement: &Statement, from: NaiveDate, to: NaiveDate) -> Table {
         Column::new("Motif", 1.3, OFF),
     ]);
     if c.expenditures {
-        columns.extend(EXPENDITURE_TITLES.iter().map(|t| Column::new(*t, 1.05, EXPENDITURES)));
+        columns.extend(EXPENDITURE_TITLES.iter().map(|t| Column::new(*t, 0.8, EXPENDITURES)));
     }
     let figures = |t: &Totals, start: String, end: String, motive: String| -> Vec<String> {
         let mut cells = vec![start, end, hours(t.amplitude), hours(t.drive)];

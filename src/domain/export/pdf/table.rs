@@ -40,9 +40,39 @@ pub struct Table {
 }
 
 impl Table {
-    fn widths(&self, total: f32) -> Vec<f32> {
+    /// The columns' widths: each at least its widest header word (its widest line for the first
+    /// column, which holds the rows' labels), the rest shared by weight.
+    fn widths(&self, canvas: &Canvas<'_>, total: f32) -> Vec<f32> {
+        let (bold, regular) = (canvas.fonts.face(true), canvas.fonts.face(false));
+        let words = |text: &str, face: &super::fonts::Face| -> f32 {
+            text.split([' ', '\n'])
+                .flat_map(|w| w.split_inclusive('-'))
+                .map(|w| face.width(w, self.size))
+                .fold(0.0, f32::max)
+        };
+        let minimums: Vec<f32> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, column)| {
+                let mut least = words(&column.title, bold);
+                if i == 0 {
+                    for row in &self.rows {
+                        let face = if row.bold { bold } else { regular };
+                        let cell = row.cells.first().map_or("", String::as_str);
+                        least = cell.split('\n').map(|l| face.width(l, self.size)).fold(least, f32::max);
+                    }
+                }
+                least + 2.0 * PADDING + 1.0
+            })
+            .collect();
+        let spare = (total - minimums.iter().sum::<f32>()).max(0.0);
         let sum: f32 = self.columns.iter().map(|c| c.weight).sum::<f32>().max(f32::EPSILON);
-        self.columns.iter().map(|c| total * c.weight / sum).collect()
+        self.columns
+            .iter()
+            .zip(minimums)
+            .map(|(c, least)| least + spare * c.weight / sum)
+            .collect()
     }
 
     fn line_height(&self) -> f32 {
@@ -107,7 +137,7 @@ impl Table {
     /// Draws the table from the cursor, which moves below it; a row that does not fit starts a
     /// new page, where the header is drawn again.
     pub fn draw(&self, canvas: &mut Canvas<'_>) {
-        let widths = self.widths(canvas.content_width());
+        let widths = self.widths(canvas, canvas.content_width());
         let titles: Vec<&str> = self.columns.iter().map(|c| c.title.as_str()).collect();
         let header = self.lines(canvas, &titles, true, &widths);
         let header_fills: Vec<Option<Rgb>> = self.columns.iter().map(|c| Some(c.colour)).collect();
