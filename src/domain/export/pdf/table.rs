@@ -40,8 +40,8 @@ pub struct Table {
 }
 
 impl Table {
-    /// The columns' widths: each at least its widest header word (its widest line for the first
-    /// column, which holds the rows' labels), the rest shared by weight.
+    /// The columns' widths: each at least its widest word, header and rows (its widest line for
+    /// the first column, which holds the rows' labels), the rest shared by weight.
     fn widths(&self, canvas: &Canvas<'_>, total: f32) -> Vec<f32> {
         let (bold, regular) = (canvas.fonts.face(true), canvas.fonts.face(false));
         let words = |text: &str, face: &super::fonts::Face| -> f32 {
@@ -56,12 +56,14 @@ impl Table {
             .enumerate()
             .map(|(i, column)| {
                 let mut least = words(&column.title, bold);
-                if i == 0 {
-                    for row in &self.rows {
-                        let face = if row.bold { bold } else { regular };
-                        let cell = row.cells.first().map_or("", String::as_str);
-                        least = cell.split('\n').map(|l| face.width(l, self.size)).fold(least, f32::max);
-                    }
+                for row in &self.rows {
+                    let face = if row.bold { bold } else { regular };
+                    let cell = row.cells.get(i).map_or("", String::as_str);
+                    least = least.max(if i == 0 {
+                        cell.split('\n').map(|l| face.width(l, self.size)).fold(0.0, f32::max)
+                    } else {
+                        words(cell, face)
+                    });
                 }
                 least + 2.0 * PADDING + 1.0
             })
