@@ -736,6 +736,20 @@ pub mod types {
             Default::default()
         }
     }
+    ///`PdfExportRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct PdfExportRequest {
+        ///Last day of the period, inclusive; at most 366 days after `min_date`.
+        pub max_date: ::chrono::naive::NaiveDate,
+        ///First day of the period.
+        pub min_date: ::chrono::naive::NaiveDate,
+    }
+    impl PdfExportRequest {
+        pub fn builder() -> builder::PdfExportRequest {
+            Default::default()
+        }
+    }
     ///`Readiness`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Readiness {
@@ -2546,6 +2560,70 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PdfExportRequest {
+            max_date: ::std::result::Result<
+                ::chrono::naive::NaiveDate,
+                ::std::string::String,
+            >,
+            min_date: ::std::result::Result<
+                ::chrono::naive::NaiveDate,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for PdfExportRequest {
+            fn default() -> Self {
+                Self {
+                    max_date: Err("no value supplied for max_date".to_string()),
+                    min_date: Err("no value supplied for min_date".to_string()),
+                }
+            }
+        }
+        impl PdfExportRequest {
+            pub fn max_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for max_date: {e}")
+                    });
+                self
+            }
+            pub fn min_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.min_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for min_date: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PdfExportRequest> for super::PdfExportRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: PdfExportRequest,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    max_date: value.max_date?,
+                    min_date: value.min_date?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::PdfExportRequest> for PdfExportRequest {
+            fn from(value: super::PdfExportRequest) -> Self {
+                Self {
+                    max_date: Ok(value.max_date),
+                    min_date: Ok(value.min_date),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct Readiness {
             environment: ::std::result::Result<
                 super::ReadinessEnvironment,
@@ -4123,6 +4201,47 @@ let response = client.generate_tachograph_file()
 ```*/
     pub fn generate_tachograph_file(&self) -> builder::GenerateTachographFile<'_> {
         builder::GenerateTachographFile::new(self)
+    }
+    /**The caller's own "Relevé d'heures" as PDF
+
+The caller's printable record of their own working time over a period, as the reference
+service's "Relevé d'heures": their days in every company where they have an accepted
+employment overlapping the period (with a software vendor's employment token, the token's
+company only), cut in their own time zone as the Excel activity report cuts them. The same
+operation is also served at `/api/users/generate_pdf_export`.
+
+**Document.** A4 landscape, in French, with the service's name in a blue band at the top of
+every page and `Page <n> sur <total>` at the bottom. The title `RELEVÉ D'HEURES`, the date of
+extraction, the worker's name and the period; then **Global par mois** (one row per calendar
+month the period touches), **Global par semaine** (one row per Monday-to-Sunday week, clipped
+to the period) and **Détail par semaine** (each day of each week, its start and end, amplitude,
+driving, work, break, hours worked, night hours, hours off and their reason, then the week's
+total), and a legend. Durations are written `<h>h<mm>` (`7h30`, `27h05`). Columns for other
+tasks, support, transfers and expenses appear when one of the worker's companies asks for them
+(or the worker has such time). A day is marked ` *` when one of its missions is not validated
+by the worker, else ` **` when an admin has not validated it, else ` ***` when someone else
+changed it after the worker's validation. The font is embedded: accents print everywhere.
+
+**Name.** `Content-Disposition` names the file as the reference does, `Relevé d'heures de
+<First Last> - <dd/mm/YYYY> au <dd/mm/YYYY>` (the requested dates, no extension), as an ASCII
+`filename` with accents folded and the exact name in `filename*`.
+
+**Errors.** An ill-formed body (invalid JSON, a missing or mistyped field, a bad date, a field
+the body does not define) and a period longer than 366 days are answered with **422**
+(`INVALID_INPUTS`) before anything is read; the period's message sits under `_schema`, as the
+reference reports it. 401 without a valid token.
+
+
+Sends a `POST` request to `/users/generate_pdf_export`
+
+```ignore
+let response = client.generate_pdf_export()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn generate_pdf_export(&self) -> builder::GeneratePdfExport<'_> {
+        builder::GeneratePdfExport::new(self)
     }
     /**Root public key of this environment's C1B signing chain
 
@@ -5957,6 +6076,119 @@ pub mod builder {
                     )
                 }
                 413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::generate_pdf_export`]
+
+[`Client::generate_pdf_export`]: super::Client::generate_pdf_export*/
+    #[derive(Debug, Clone)]
+    pub struct GeneratePdfExport<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::PdfExportRequest, String>,
+    }
+    impl<'a> GeneratePdfExport<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::PdfExportRequest>,
+            <V as std::convert::TryInto<
+                types::PdfExportRequest,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!("conversion to `PdfExportRequest` for body failed: {}", s)
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::PdfExportRequest,
+            ) -> types::builder::PdfExportRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/users/generate_pdf_export`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<ByteStream>, Error<types::ApiError>> {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::PdfExportRequest::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/users/generate_pdf_export", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "generate_pdf_export",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                422u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

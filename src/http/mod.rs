@@ -19,6 +19,7 @@ pub mod graphql;
 pub mod listener;
 pub mod media;
 pub mod middleware;
+pub mod pdf_exports;
 pub mod published;
 pub mod refused_cgu;
 pub mod report_jobs;

@@ -14,16 +14,7 @@ use crate::mail::outbox;
 use crate::http::contract::{
     self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, DownloadActivityReportRequest,
-    DownloadActivityReportResponse, DownloadFullDataWhenCguRefusedRequest, DownloadFullDataWhenCguRefusedResponse,
-    Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest, ExportsCancelResponse,
-    ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError, GenerateTachographFileRequest,
-    GenerateTachographFileResponse, GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest,
-    HealthResponse, MetricsRequest, MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi,
-    RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest,
-    SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest,
-    TachographRootPublicKeyResponse, TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest,
-    TokenRefreshResponse, TokenRequest, TokenResponse, ValidateExportParamsRequest, ValidateExportParamsResponse,
-    VerifyXlsxSignatureRequest, VerifyXlsxSignatureResponse, types,
+    DownloadActivityReportResponse, DownloadFullDataWhenCguRefusedRequest, DownloadFullDataWhenCguRefusedResponse, Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest, ExportsCancelResponse, ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError, GeneratePdfExportRequest, GeneratePdfExportResponse, GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest, MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest, TachographRootPublicKeyResponse, TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest, TokenRefreshResponse, TokenRequest, TokenResponse, ValidateExportParamsRequest, ValidateExportParamsResponse, VerifyXlsxSignatureRequest, VerifyXlsxSignatureResponse, types,
 };
 
 /// Implements the generated REST handler trait.
@@ -211,6 +202,23 @@ impl RestApi for RestHandlers {
         };
         audit(&self.app, &caller, "POST /users/generate_tachograph_file").await;
         crate::http::export::generate_personal(&self.app, actor, request).await
+    }
+
+    async fn generate_pdf_export(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: GeneratePdfExportRequest,
+    ) -> GeneratePdfExportResponse {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| GeneratePdfExportResponse::TooManyRequests { body, retry_after },
+            GeneratePdfExportResponse::InternalServerError,
+        ) {
+            Ok(authenticated) => authenticated,
+            Err(answer) => return answer,
+        };
+        audit(&self.app, &caller, "POST /users/generate_pdf_export").await;
+        crate::http::pdf_exports::statement(&self.app, actor, request).await
     }
 
     async fn token_refresh(&self, request: TokenRefreshRequest) -> TokenRefreshResponse {

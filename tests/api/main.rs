@@ -59,6 +59,7 @@ mod oauth_limits;
 mod oauth_token;
 mod operator;
 mod own_account;
+mod pdf_exports;
 mod plans;
 mod property;
 mod published;

@@ -97,6 +97,44 @@ pub async fn report(
     max: NaiveDate,
     now: i64,
 ) -> AppResult<Report> {
+    let days = days_of(db, company_ids, user_ids, min, max, now).await?;
+    let (detail, deleted) = detail_load::sheets(db, company_ids, &days.history, days.window, (min, max)).await?;
+    Ok(Report {
+        company_names: days.company_names,
+        min_date: min,
+        max_date: max,
+        flags: days.flags,
+        workers: days.workers,
+        idle: days.idle,
+        detail,
+        deleted,
+    })
+}
+
+/// The days of a report, without the missions' history.
+pub struct Days {
+    pub company_names: Vec<String>,
+    pub flags: Flags,
+    /// Workers with at least one day, by display name.
+    pub workers: Vec<WorkerDays>,
+    /// Display names of the workers without a day, by last then first name.
+    pub idle: Vec<String>,
+    history: Vec<detail_load::Worker>,
+    /// The instants between which the period's activities of any worker lie.
+    window: (i64, i64),
+}
+
+/// The days of the workers `user_ids` in the companies `company_ids` from `min` to `max` (both
+/// included), running activities counting until `now`: the `Activités` sheet's rows, and the
+/// days of the worker's own "Relevé d'heures".
+pub async fn days_of(
+    db: &Db,
+    company_ids: &[i64],
+    user_ids: &[i64],
+    min: NaiveDate,
+    max: NaiveDate,
+    now: i64,
+) -> AppResult<Days> {
     let companies: Vec<(String, i64, i64, i64, i64)> = sqlx::query_as(db.sql(sql::COMPANIES))
         .bind(id_list(company_ids))
         .fetch_all(db)
@@ -176,16 +214,13 @@ pub async fn report(
     workers.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
     idle.sort();
     history_workers.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
-    let (detail, deleted) = detail_load::sheets(db, company_ids, &history_workers, (from, until), (min, max)).await?;
-    Ok(Report {
+    Ok(Days {
         company_names: companies.into_iter().map(|c| c.0).collect(),
-        min_date: min,
-        max_date: max,
         flags,
         workers,
         idle: idle.into_iter().map(|(_, _, name)| name).collect(),
-        detail,
-        deleted,
+        history: history_workers,
+        window: (from, until),
     })
 }
 
@@ -339,6 +374,7 @@ fn row(
         comments: day_missions.iter().flat_map(|m| m.comments.iter().cloned()).collect(),
         is_sunday_or_holiday: figures.date.weekday() == Weekday::Sun || is_public_holiday(figures.date),
         is_day_off: !day_missions.is_empty() && day_missions.iter().all(|m| m.is_holiday),
+        has_holiday_mission: day_missions.iter().any(|m| m.is_holiday),
         figures,
     }
 }

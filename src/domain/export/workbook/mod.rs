@@ -74,6 +74,8 @@ pub struct DayRow {
     /// Counts of `day_meal`, `night_meal`, `sleep_over`, `snack`.
     pub expenditures: [i64; 4],
     pub holiday_names: Vec<String>,
+    /// Some mission of the day is a holiday mission.
+    pub has_holiday_mission: bool,
     pub comments: Vec<String>,
     /// A Sunday or a French bank holiday.
     pub is_sunday_or_holiday: bool,
