@@ -38,6 +38,10 @@ impl SignUpResolver for App {
             lang: crate::graphql::RequestData::of(ctx)
                 .map(|data| data.lang)
                 .unwrap_or_default(),
+            // The language of the account's e-mails: the one the request names, else French.
+            language: crate::graphql::RequestData::of(ctx)
+                .and_then(|data| data.stated_lang)
+                .unwrap_or(crate::i18n::Lang::Fr),
             ..args.into()
         };
         let scope = caller(ctx).scope();
