@@ -2,7 +2,7 @@
 //! tell a user about something they can read in the service anyway (their time changed, a
 //! holiday recorded for them, a colleague's acceptance); the others carry a link or news the
 //! account depends on (security, an address change, the account's employments) and cannot be
-//! stopped. `docs/src/mails.md` lists them all with their triggers; a test checks it names each.
+//! stopped. `docs/src/clients/mails.md` lists them all with their triggers; a test checks it names each.
 
 /// A type of e-mail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn the_book_lists_every_type() {
-        let book = include_str!("../../docs/src/mails.md");
+        let book = include_str!("../../docs/src/clients/mails.md");
         for kind in MailType::ALL {
             assert!(book.contains(&format!("`{}`", kind.as_str())), "{} missing from the book", kind.as_str());
         }

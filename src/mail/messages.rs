@@ -265,6 +265,35 @@ pub fn reattachment(lang: Lang, company: &str, public_url: &str) -> Message {
     }
 }
 
+/// The e-mail to an existing account that a company added it as an employee (or, `reminder`,
+/// its reminder), in the account's language: it answers through the API.
+pub fn employment_invitation(lang: Lang, company: &str, employment_id: i64, public_url: &str, reminder: bool) -> Message {
+    match lang {
+        Lang::En => {
+            let again = if reminder { "Reminder: " } else { "" };
+            Message {
+                subject: format!("{again}{company} added you as an employee"),
+                body: format!(
+                    "{again}{company} added you as an employee on Roadlog.\n\n\
+                     Accept the employment (employments.validateEmployment, employment {employment_id}) or refuse it\n\
+                     (employments.rejectEmployment). Service: {public_url}\n"
+                ),
+            }
+        }
+        Lang::Fr => {
+            let again = if reminder { "Rappel : " } else { "" };
+            Message {
+                subject: format!("{again}L'entreprise {company} vous a ajouté(e) comme salarié(e)"),
+                body: format!(
+                    "{again}L'entreprise {company} vous a ajouté(e) comme salarié(e) sur Roadlog.\n\n\
+                     Acceptez le rattachement (employments.validateEmployment, rattachement {employment_id}) ou\n\
+                     refusez-le (employments.rejectEmployment). Service : {public_url}\n"
+                ),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -199,7 +199,7 @@ pub async fn create(
         match inserted {
             Ok(_) => {
                 if let Some(token) = &new.invite_token {
-                    crate::domain::companies::invitations::redeem(&mut tx, id, scope, token).await?;
+                    crate::domain::companies::invitations::redeem(&mut tx, id, scope, token, public_url).await?;
                 }
                 let (confirmed,): (Option<i64>,) = sqlx::query_as("SELECT email_confirmed_at FROM users WHERE id = $1")
                     .bind(id)

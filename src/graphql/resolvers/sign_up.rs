@@ -77,7 +77,7 @@ impl SignUpResolver for App {
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            invitations::redeem_by(self.db(ctx), actor, &args.token)
+            invitations::redeem_by(self.db(ctx), actor, &args.token, &self.public_url)
                 .await?
                 .to_graphql(),
         ))
