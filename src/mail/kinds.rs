@@ -128,7 +128,11 @@ mod tests {
     fn the_book_lists_every_type() {
         let book = include_str!("../../docs/src/clients/mails.md");
         for kind in MailType::ALL {
-            assert!(book.contains(&format!("`{}`", kind.as_str())), "{} missing from the book", kind.as_str());
+            assert!(
+                book.contains(&format!("`{}`", kind.as_str())),
+                "{} missing from the book",
+                kind.as_str()
+            );
         }
     }
 }

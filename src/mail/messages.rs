@@ -267,7 +267,13 @@ pub fn reattachment(lang: Lang, company: &str, public_url: &str) -> Message {
 
 /// The e-mail to an existing account that a company added it as an employee (or, `reminder`,
 /// its reminder), in the account's language: it answers through the API.
-pub fn employment_invitation(lang: Lang, company: &str, employment_id: i64, public_url: &str, reminder: bool) -> Message {
+pub fn employment_invitation(
+    lang: Lang,
+    company: &str,
+    employment_id: i64,
+    public_url: &str,
+    reminder: bool,
+) -> Message {
     match lang {
         Lang::En => {
             let again = if reminder { "Reminder: " } else { "" };

@@ -20,7 +20,13 @@ struct Footer<'a> {
 
 /// The end of an optional e-mail: how to stop that type, with its link.
 pub fn unsubscribe_footer(lang: Lang, link: &str) -> String {
-    render(&Footer { fr: lang == Lang::Fr, link }, link)
+    render(
+        &Footer {
+            fr: lang == Lang::Fr,
+            link,
+        },
+        link,
+    )
 }
 
 /// The local date and time of an instant in a zone.
@@ -207,7 +213,13 @@ pub fn mission_changes(lang: Lang, mail: &MissionMail, before: Span, after: Span
         (Lang::En, true) => ("Start", "End", "Total time"),
     };
     let lines = vec![
-        change_line(lang, start_word, time(Some(before.start)), time(Some(after.start)), None),
+        change_line(
+            lang,
+            start_word,
+            time(Some(before.start)),
+            time(Some(after.start)),
+            None,
+        ),
         change_line(lang, end_word, time(before.end), time(after.end), None),
         change_line(
             lang,
@@ -384,12 +396,28 @@ mod tests {
             work: 8 * 3600 + 30 * 60,
         };
         let fr = new_mission(Lang::Fr, &mail(), now);
-        assert_eq!(fr.subject, "La mission Tournée <nord> du 02/03 a été rajoutée à votre historique");
-        assert!(fr.body.contains("    Début : 08:00\n    Fin : 17:00\n    Temps de travail : 8h30\n"), "{}", fr.body);
+        assert_eq!(
+            fr.subject,
+            "La mission Tournée <nord> du 02/03 a été rajoutée à votre historique"
+        );
+        assert!(
+            fr.body
+                .contains("    Début : 08:00\n    Fin : 17:00\n    Temps de travail : 8h30\n"),
+            "{}",
+            fr.body
+        );
         assert!(fr.body.contains("gestionnaire de l'entreprise TRANSPORTS ÈVE"));
         let en = new_mission(Lang::En, &mail(), now);
-        assert_eq!(en.subject, "The mission Tournée <nord> of 2026-03-02 was added to your history");
-        assert!(en.body.contains("    Start: 08:00\n    End: 17:00\n    Work time: 8h30\n"), "{}", en.body);
+        assert_eq!(
+            en.subject,
+            "The mission Tournée <nord> of 2026-03-02 was added to your history"
+        );
+        assert!(
+            en.body
+                .contains("    Start: 08:00\n    End: 17:00\n    Work time: 8h30\n"),
+            "{}",
+            en.body
+        );
     }
 
     #[test]
@@ -408,7 +436,11 @@ mod tests {
         assert_eq!(fr.subject, "Modifications sur votre mission Tournée <nord> du 02/03");
         assert!(fr.body.contains("Début : 08:00 → 09:00\n"), "{}", fr.body);
         assert!(fr.body.contains("Fin : 17:00 (inchangé)\n"), "{}", fr.body);
-        assert!(fr.body.contains("Temps de travail : 9h00 → 8h00 (réduit)\n"), "{}", fr.body);
+        assert!(
+            fr.body.contains("Temps de travail : 9h00 → 8h00 (réduit)\n"),
+            "{}",
+            fr.body
+        );
         let en = mission_changes(Lang::En, &mail(), before, after, true);
         assert_eq!(en.subject, "Change to your tournée <nord> of 2026-03-02");
         assert!(en.body.contains("Total time: 9h00 → 8h00 (shorter)"), "{}", en.body);
@@ -437,6 +469,12 @@ mod tests {
             PARIS,
             &[(MONDAY_8, MONDAY_8 + 9 * 3600)],
         );
-        assert!(holiday.body.contains("le 02/03/2026, une absence de type « congé payé » de 08:00 à 17:00"), "{}", holiday.body);
+        assert!(
+            holiday
+                .body
+                .contains("le 02/03/2026, une absence de type « congé payé » de 08:00 à 17:00"),
+            "{}",
+            holiday.body
+        );
     }
 }

@@ -19,13 +19,16 @@ const HOLIDAY: &str = "mutation($c: Int!, $s: TimeStamp!, $e: TimeStamp!, $t: St
 const LANGUAGE: &str = "mutation($l: String!) { account { changeLanguage(language: $l) { id language } } }";
 const OPT_OUT: &str = "mutation($t: String!, $o: Boolean!) { account { changeEmailOptOut(emailType: $t, optOut: $o) { id emailOptOuts } } }";
 const PREFERENCES: &str = "query($u: Int!) { user(id: $u) { language emailOptOuts } }";
-const TERMINATE: &str = "mutation($e: Int!, $d: Date) { employments { terminateEmployment(employmentId: $e, endDate: $d) { id } } }";
+const TERMINATE: &str =
+    "mutation($e: Int!, $d: Date) { employments { terminateEmployment(employmentId: $e, endDate: $d) { id } } }";
 const ACCEPT: &str = "mutation($e: Int!) { employments { validateEmployment(employmentId: $e) { id } } }";
 
 /// The (subject, body) of the mail queued for `to`, oldest first, but the employment's (the
 /// companies of these tests hire their workers).
 async fn mails(app: &TestApp, to: &str) -> Vec<(String, String)> {
-    let mut all = roadlog::mail::outbox::latest(&app.server.db, Some(to), 100).await.unwrap();
+    let mut all = roadlog::mail::outbox::latest(&app.server.db, Some(to), 100)
+        .await
+        .unwrap();
     all.reverse();
     all.into_iter()
         .map(|m| (m.subject, m.body))
@@ -35,17 +38,26 @@ async fn mails(app: &TestApp, to: &str) -> Vec<(String, String)> {
 
 async fn set_language(app: &TestApp, user: &TestUser, language: &str) {
     let body = app.as_user(user, LANGUAGE, json!({ "l": language })).await;
-    assert_eq!(body["data"]["account"]["changeLanguage"]["language"], language, "{body}");
+    assert_eq!(
+        body["data"]["account"]["changeLanguage"]["language"], language,
+        "{body}"
+    );
 }
 
 /// Local (Paris) time of an instant, in a chrono format.
 fn paris(t: i64, format: &str) -> String {
-    chrono_tz::Europe::Paris.timestamp_opt(t, 0).unwrap().format(format).to_string()
+    chrono_tz::Europe::Paris
+        .timestamp_opt(t, 0)
+        .unwrap()
+        .format(format)
+        .to_string()
 }
 
 /// The unsubscribe link at the end of a body.
 fn unsubscribe_link(body: &str) -> String {
-    let at = body.find("/mail/unsubscribe?token=").unwrap_or_else(|| panic!("no link: {body}"));
+    let at = body
+        .find("/mail/unsubscribe?token=")
+        .unwrap_or_else(|| panic!("no link: {body}"));
     let start = body[..at].rfind(char::is_whitespace).unwrap() + 1;
     let end = at + body[at..].find(char::is_whitespace).unwrap();
     body[start..end].to_string()

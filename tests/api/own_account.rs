@@ -248,7 +248,11 @@ on_both_backends! {
 /// `changeEmail` with the account's language set to `lang` first: both e-mails are in it.
 async fn change_email(app: &TestApp, user: &TestUser, email: &str, lang: &str) -> Value {
     let body = app
-        .as_user(user, "mutation($l: String!) { account { changeLanguage(language: $l) { id } } }", json!({ "l": lang }))
+        .as_user(
+            user,
+            "mutation($l: String!) { account { changeLanguage(language: $l) { id } } }",
+            json!({ "l": lang }),
+        )
         .await;
     assert!(body["errors"].is_null(), "{body}");
     app.client

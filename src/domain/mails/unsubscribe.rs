@@ -22,7 +22,8 @@ const SECRET: &str = "mail-unsubscribe";
 pub const MAX_TOKEN: usize = 200;
 
 fn signature(key: &[u8; 32], user_id: i64, kind: MailType) -> String {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
+    let mut mac =
+        <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
     mac.update(format!("roadlog unsubscribe v1\0{user_id}\0{}", kind.as_str()).as_bytes());
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
 }

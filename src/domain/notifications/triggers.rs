@@ -109,7 +109,9 @@ pub async fn after_admin_validation(
         if admin_somewhere == 0 {
             let (kind, start) = match &outcome {
                 Outcome::New { now, .. } => (NotificationType::NewMissionByAdmin, now.start),
-                Outcome::Changed { then, now, .. } => (NotificationType::MissionChangesWarning, then.start.or(now.start)),
+                Outcome::Changed { then, now, .. } => {
+                    (NotificationType::MissionChangesWarning, then.start.or(now.start))
+                }
             };
             let start = local_start(conn, user, start.unwrap_or(at)).await?;
             let data = json!({ "mission_id": mission_id, "mission_start_date": start });
@@ -127,7 +129,11 @@ pub(super) enum Outcome {
     /// The worker never acted on the mission and has time in it.
     New { now: Measures, holiday: bool },
     /// The worker's time changed after their last action.
-    Changed { then: Measures, now: Measures, holiday: bool },
+    Changed {
+        then: Measures,
+        now: Measures,
+        holiday: bool,
+    },
 }
 
 /// Whether the worker's time in the mission is new to them or changed since their last action

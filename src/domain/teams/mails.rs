@@ -44,7 +44,9 @@ fn message(lang: Lang, change: Change, team: &str, company: &str) -> Message {
         ),
         (Lang::Fr, Change::ColleagueAdded) => (
             format!("Ajout d'un responsable dans votre groupe {team}"),
-            format!("Un autre gestionnaire de l'entreprise {company} gère désormais avec vous le groupe {team} sur Roadlog.\n"),
+            format!(
+                "Un autre gestionnaire de l'entreprise {company} gère désormais avec vous le groupe {team} sur Roadlog.\n"
+            ),
         ),
         (Lang::Fr, Change::Removed) => (
             format!("Vous ne gérez plus le groupe {team}"),

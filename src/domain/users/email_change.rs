@@ -8,8 +8,8 @@
 //! transaction, so that an owner who did not ask for the change learns of it.
 
 use crate::db::{Db, is_unique_violation};
-use crate::errors::{AppError, AppResult};
 use crate::domain::mails::stored_lang;
+use crate::errors::{AppError, AppResult};
 use crate::mail::{messages, outbox};
 
 use super::confirmation;

@@ -13,10 +13,10 @@ use crate::domain::users::password_change::{self, PasswordChange};
 use crate::domain::users::{accounts, email_change, profile, totp};
 use crate::errors::AppError;
 use crate::graphql::contract::{
-    AccountChangeEmailArgs, AccountChangeEmailOptOutArgs, AccountChangeGenderArgs, AccountChangeLanguageArgs, AccountChangeNameArgs, AccountChangePhoneNumberArgs,
-    AccountChangeTimezoneArgs, AccountDisableTotpArgs, AccountDisableWarningArgs, AccountMarkNotificationsAsReadArgs,
-    AccountResetPasswordConnectedArgs, AccountResolver, AccountVerifyTotpArgs, Notification, NotificationType,
-    SetupTOTPOutput, User, Void,
+    AccountChangeEmailArgs, AccountChangeEmailOptOutArgs, AccountChangeGenderArgs, AccountChangeLanguageArgs,
+    AccountChangeNameArgs, AccountChangePhoneNumberArgs, AccountChangeTimezoneArgs, AccountDisableTotpArgs,
+    AccountDisableWarningArgs, AccountMarkNotificationsAsReadArgs, AccountResetPasswordConnectedArgs, AccountResolver,
+    AccountVerifyTotpArgs, Notification, NotificationType, SetupTOTPOutput, User, Void,
 };
 use crate::graphql::convert::{ToGraphql, user_seen_by};
 use crate::graphql::scalars::{JSONString, TimeStamp};

@@ -180,7 +180,8 @@ impl ActivitiesResolver for App {
         args: ActivitiesLogHolidayArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Mission>>>> {
         let actor = caller(ctx).actor()?;
-        let views = crate::domain::missions::holidays::log_holiday(self.db(ctx), actor, args.into(), &self.public_url).await?;
+        let views =
+            crate::domain::missions::holidays::log_holiday(self.db(ctx), actor, args.into(), &self.public_url).await?;
         Ok(Some(views.iter().map(|view| Some(view.to_graphql())).collect()))
     }
 

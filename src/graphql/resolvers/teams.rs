@@ -40,7 +40,14 @@ impl TeamsResolver for App {
         args: TeamsCreateTeamArgs,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let company_id = teams::create(self.db(ctx), actor, args.company_id.into(), args.into(), &self.public_url).await?;
+        let company_id = teams::create(
+            self.db(ctx),
+            actor,
+            args.company_id.into(),
+            args.into(),
+            &self.public_url,
+        )
+        .await?;
         company_of(self.db(ctx), company_id).await
     }
 

@@ -60,7 +60,12 @@ impl UserResolver for App {
     ) -> async_graphql::Result<Option<Vec<Option<String>>>> {
         let user = self_only(ctx, parent, "emailOptOuts")?;
         let stopped = crate::domain::mails::preferences::opt_outs(self.db(ctx), user).await?;
-        Ok(Some(stopped.into_iter().map(|kind| Some(kind.as_str().to_string())).collect()))
+        Ok(Some(
+            stopped
+                .into_iter()
+                .map(|kind| Some(kind.as_str().to_string()))
+                .collect(),
+        ))
     }
 
     async fn totp_enabled(&self, ctx: &Context<'_>, parent: &User) -> async_graphql::Result<Option<bool>> {

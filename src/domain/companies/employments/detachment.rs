@@ -5,8 +5,8 @@
 
 use crate::db::{Db, now};
 use crate::domain::auth::Actor;
-use crate::errors::{AppError, AppResult};
 use crate::domain::mails;
+use crate::errors::{AppError, AppResult};
 use crate::mail::kinds::MailType;
 use crate::mail::messages;
 
