@@ -67,8 +67,10 @@ pub async fn send(
     if kind.optional() {
         let link = unsubscribe::link(conn, public_url, user_id, kind).await?;
         message.body.push_str(&notices::unsubscribe_footer(to.lang, &link));
+        outbox::enqueue_stoppable(conn, &to.email, &message.subject, &message.body, &link).await?;
+    } else {
+        outbox::enqueue(conn, &to.email, &message.subject, &message.body, None).await?;
     }
-    outbox::enqueue(conn, &to.email, &message.subject, &message.body, None).await?;
     Ok(true)
 }
 

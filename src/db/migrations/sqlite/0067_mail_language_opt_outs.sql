@@ -14,3 +14,7 @@ CREATE TABLE mail_opt_outs (
     stopped_at BIGINT NOT NULL,
     PRIMARY KEY (user_id, mail_type)
 );
+
+-- The unsubscribe link of a queued optional e-mail, which the SMTP sender also gives as the
+-- List-Unsubscribe header (RFC 2369, one-click per RFC 8058); NULL for the other e-mails.
+ALTER TABLE emails ADD COLUMN unsubscribe_url TEXT;
