@@ -25,7 +25,9 @@ impl Header for ListUnsubscribe {
     }
 
     fn parse(s: &str) -> Result<Self, HeaderError> {
-        Ok(ListUnsubscribe(s.trim().trim_start_matches('<').trim_end_matches('>').to_string()))
+        Ok(ListUnsubscribe(
+            s.trim().trim_start_matches('<').trim_end_matches('>').to_string(),
+        ))
     }
 
     fn display(&self) -> HeaderValue {
@@ -153,7 +155,13 @@ mod tests {
             ..bad
         };
         let text = String::from_utf8(relay.message(&stoppable).unwrap().formatted()).unwrap();
-        assert!(text.contains("List-Unsubscribe: <https://r.example/mail/unsubscribe?token=u1.x.y>\r\n"), "{text}");
-        assert!(text.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"), "{text}");
+        assert!(
+            text.contains("List-Unsubscribe: <https://r.example/mail/unsubscribe?token=u1.x.y>\r\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"),
+            "{text}"
+        );
     }
 }
