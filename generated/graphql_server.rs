@@ -1485,6 +1485,18 @@ pub trait UserResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         parent: &User,
     ) -> async_graphql::Result<Option<bool>>;
+    ///Roadlog extension: the language of the e-mails the service sends the user, `fr` or `en` (account.changeLanguage). Set at sign-up from the request's Accept-Language, French when it names neither; French for the accounts created otherwise. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    async fn language(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<String>>;
+    ///Roadlog extension: the optional e-mail types the user stopped (account.changeEmailOptOut, or the link at the end of each such e-mail), in the order of the book's list of e-mails. The optional types are `invitation_accepted`, `new_mission_information`, `mission_changes_warning`, `holiday_changes_warning`, `holiday_logging_by_admin`, `team_affectation` and `team_new_colleague`; the others (security, address, account and employment e-mails) cannot be stopped. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    async fn email_opt_outs(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>>;
     ///Non-cancelled activities of the user overlapping the period, most recent first. The user himself sees all of them; another caller sees only those in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
     async fn activities(
         &self,
@@ -1574,6 +1586,28 @@ impl User {
         null_on_error(
             ctx,
             ctx.data_unchecked::<Resolvers>().user.totp_enabled(ctx, self).await,
+        )
+    }
+    ///Roadlog extension: the language of the e-mails the service sends the user, `fr` or `en` (account.changeLanguage). Set at sign-up from the request's Accept-Language, French when it names neither; French for the accounts created otherwise. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "language")]
+    async fn language(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<String>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().user.language(ctx, self).await,
+        )
+    }
+    ///Roadlog extension: the optional e-mail types the user stopped (account.changeEmailOptOut, or the link at the end of each such e-mail), in the order of the book's list of e-mails. The optional types are `invitation_accepted`, `new_mission_information`, `mission_changes_warning`, `holiday_changes_warning`, `holiday_logging_by_admin`, `team_affectation` and `team_new_colleague`; the others (security, address, account and employment e-mails) cannot be stopped. Readable by the user himself only (AUTHORIZATION_ERROR otherwise).
+    #[graphql(name = "emailOptOuts")]
+    async fn email_opt_outs(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>> {
+        null_on_error(
+            ctx,
+            ctx.data_unchecked::<Resolvers>().user.email_opt_outs(ctx, self).await,
         )
     }
     ///Non-cancelled activities of the user overlapping the period, most recent first. The user himself sees all of them; another caller sees only those in companies where he is currently admin, and gets AUTHORIZATION_ERROR when there is none. Invalid cursor: INVALID_INPUTS.
@@ -6245,6 +6279,20 @@ pub struct AccountDisableWarningArgs {
     ///The warning not to show again.
     pub warning_name: crate::graphql::scalars::WarningToDisableTypeEnum,
 }
+///The arguments of `Account.changeLanguage`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeLanguageArgs {
+    ///`fr` or `en` (any case).
+    pub language: String,
+}
+///The arguments of `Account.changeEmailOptOut`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
+#[derive(Debug, Clone)]
+pub struct AccountChangeEmailOptOutArgs {
+    ///An optional type, as User.emailOptOuts lists them (e.g. `mission_changes_warning`).
+    pub email_type: String,
+    ///True to stop the type, false to receive it again.
+    pub opt_out: bool,
+}
 ///The arguments of `Account.verifyTotp`, which its resolver receives whole. Named `{Type}{Field}Args`; the generator refuses a contract in which such a name is taken twice.
 #[derive(Debug, Clone)]
 pub struct AccountVerifyTotpArgs {
@@ -6308,6 +6356,18 @@ pub trait AccountResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: AccountDisableWarningArgs,
     ) -> async_graphql::Result<Option<Void>>;
+    ///Roadlog extension: sets the language of the e-mails the service sends the caller (User.language) and returns the user. Errors: INVALID_INPUTS (a language other than `fr` or `en`, `field: language`), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    async fn change_language(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeLanguageArgs,
+    ) -> async_graphql::Result<Option<User>>;
+    ///Roadlog extension: stops (optOut true) or resumes (false) an optional type of e-mail for the caller (User.emailOptOuts) and returns the user; stopping a stopped type, or resuming a sent one, changes nothing. Errors: INVALID_INPUTS (`field: emailType`: an unknown type, or one that cannot be stopped: security, address, account and employment e-mails), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    async fn change_email_opt_out(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeEmailOptOutArgs,
+    ) -> async_graphql::Result<Option<User>>;
     ///Starts setting up a second factor for the caller's login (the reference keeps it to its own staff; Roadlog offers it to every user): a new secret for a TOTP authenticator application, and 10 recovery codes. Both are shown in this answer only (the secret is stored encrypted, the recovery codes as hashes). The login asks for no code until account.verifyTotp proves the authenticator. Calling it again before verifyTotp replaces the secret and the codes; once enabled, it is refused (the reference silently disables the second factor): disableTotp, with a code, comes first, so that a stolen session alone cannot move the second factor elsewhere. Errors: INVALID_INPUTS (already enabled), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
     async fn setup_totp(
         &self,
@@ -6523,6 +6583,59 @@ impl Account {
                     ctx,
                     AccountDisableWarningArgs {
                         warning_name,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Roadlog extension: sets the language of the e-mails the service sends the caller (User.language) and returns the user. Errors: INVALID_INPUTS (a language other than `fr` or `en`, `field: language`), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeLanguage")]
+    async fn change_language(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "language", desc = "`fr` or `en` (any case).")]
+        language: String,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_language(
+                    ctx,
+                    AccountChangeLanguageArgs {
+                        language,
+                    },
+                )
+                .await,
+        )
+    }
+    ///Roadlog extension: stops (optOut true) or resumes (false) an optional type of e-mail for the caller (User.emailOptOuts) and returns the user; stopping a stopped type, or resuming a sent one, changes nothing. Errors: INVALID_INPUTS (`field: emailType`: an unknown type, or one that cannot be stopped: security, address, account and employment e-mails), AUTHORIZATION_ERROR (an employment token), AUTHENTICATION_ERROR.
+    #[graphql(name = "changeEmailOptOut")]
+    async fn change_email_opt_out(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            name = "emailType",
+            desc = "An optional type, as User.emailOptOuts lists them (e.g. `mission_changes_warning`)."
+        )]
+        email_type: String,
+        #[graphql(
+            name = "optOut",
+            desc = "True to stop the type, false to receive it again."
+        )]
+        opt_out: bool,
+    ) -> async_graphql::Result<Option<User>> {
+        null_on_error(
+            ctx,
+            ctx
+                .data_unchecked::<Resolvers>()
+                .account
+                .change_email_opt_out(
+                    ctx,
+                    AccountChangeEmailOptOutArgs {
+                        email_type,
+                        opt_out,
                     },
                 )
                 .await,

@@ -24,9 +24,14 @@ impl Lang {
     /// on a tie; English when nothing matches, when the header is absent or unreadable. A weight
     /// of 0 means "not this one". Ill-formed weights count as 1, as lenient parsers do.
     pub fn negotiate(header: Option<&str>) -> Lang {
-        let Some(header) = header else {
-            return Lang::En;
-        };
+        Lang::stated(header).unwrap_or(Lang::En)
+    }
+
+    /// The language an `Accept-Language` value prefers, as [`Lang::negotiate`] reads it, or
+    /// `None` when it names neither of ours (what a new account stores: French then, the
+    /// service's default for its users' e-mails).
+    pub fn stated(header: Option<&str>) -> Option<Lang> {
+        let header = header?;
         let mut best: Option<(u16, Lang)> = None;
         // At most 32 ranges are read: a header of thousands of ranges costs no more.
         for range in header.split(',').take(32) {
@@ -48,7 +53,7 @@ impl Lang {
                 best = Some((weight, lang));
             }
         }
-        best.map_or(Lang::En, |(_, lang)| lang)
+        best.map(|(_, lang)| lang)
     }
 }
 

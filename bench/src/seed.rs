@@ -107,7 +107,7 @@ async fn hire(db: &Db, admin: i64, company_id: i64, email: String, last: String)
         "http://127.0.0.1",
     )
     .await?;
-    employments::answer(db, Actor::unconfined(worker), employment.id, true).await?;
+    employments::answer(db, Actor::unconfined(worker), employment.id, true, "http://127.0.0.1").await?;
     Ok(worker)
 }
 

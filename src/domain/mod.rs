@@ -10,6 +10,7 @@ pub mod companies;
 pub mod expenditures;
 pub mod export;
 pub mod kinds;
+pub mod mails;
 pub mod missions;
 pub mod notifications;
 pub mod regulation;

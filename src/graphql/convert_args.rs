@@ -221,6 +221,7 @@ impl From<SignUpUserArgs> for NewUser {
             timezone_name: args.timezone_name,
             invite_token: args.invite_token,
             lang: crate::i18n::Lang::default(),
+            language: crate::i18n::Lang::Fr,
         }
     }
 }

@@ -35,6 +35,9 @@ pub struct RequestData {
     pub client: Option<ClientAddress>,
     /// The language of the e-mails a mutation sends to the caller.
     pub lang: Lang,
+    /// The language the request's `Accept-Language` names, if it names one of ours (the
+    /// language a sign-up stores).
+    pub stated_lang: Option<Lang>,
     pub loaders: Loaders,
     /// The alerts of the regulation check lists being resolved.
     pub alerts: AlertStash,

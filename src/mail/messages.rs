@@ -1,8 +1,9 @@
 //! The texts of the e-mails sent to people: subject and body, from askama text templates
 //! (`templates/mail/`, checked at compile time, not HTML-escaped: they are plain text).
 //! Confirmation and reset e-mails are in the language of the page or request that caused them;
-//! an invitation is in English and French together, because the language of the invited person
-//! is unknown (the request that invites is an administrator's, often from a program).
+//! the e-mails to an account in the account's language (`domain::mails`); an invitation is in
+//! English and French together, because the language of the invited person is unknown (the
+//! request that invites is an administrator's, often from a program).
 
 use askama::Template;
 
@@ -84,6 +85,7 @@ struct Invitation<'a> {
 #[derive(Template)]
 #[template(path = "mail/detachment_request.txt")]
 struct DetachmentRequest<'a> {
+    fr: bool,
     employee: &'a str,
     company: &'a str,
     employment_id: i64,
@@ -95,13 +97,14 @@ struct DetachmentRequest<'a> {
 #[derive(Template)]
 #[template(path = "mail/reattachment.txt")]
 struct Reattachment<'a> {
+    fr: bool,
     company: &'a str,
     public_url: &'a str,
 }
 
 /// Renders a text; the templates are checked at compile time, so only a failing writer can fail,
 /// which leaves the link alone rather than no message.
-fn render(text: &impl Template, link: &str) -> String {
+pub(crate) fn render(text: &impl Template, link: &str) -> String {
     text.render().unwrap_or_else(|error| {
         tracing::error!(%error, "an e-mail could not be rendered");
         format!("{link}\n")
@@ -203,26 +206,34 @@ pub fn invitation(company: &str, admin: bool, link: &str, token: &str, public_ur
     }
 }
 
-/// The e-mail to a company's admins that an employee asks to be detached, or, with the date of
-/// the first request (`YYYY-MM-DD`), its reminder. In English and French together: the admins'
-/// language is not known.
-pub fn detachment_request(employee: &str, company: &str, employment_id: i64, first_request: Option<&str>) -> Message {
+/// The e-mail to a company's admin that an employee asks to be detached, or, with the date of
+/// the first request (`YYYY-MM-DD`), its reminder; in the admin's language.
+pub fn detachment_request(
+    lang: Lang,
+    employee: &str,
+    company: &str,
+    employment_id: i64,
+    first_request: Option<&str>,
+) -> Message {
     let first_fr = first_request
         .and_then(|day| chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok())
         .map(|day| day.format("%d/%m/%Y").to_string())
         .unwrap_or_default();
-    let subject = match first_request {
-        None => format!(
-            "{employee} asks to be detached from {company} / Demande de détachement de {employee} du compte Roadlog de votre entreprise"
-        ),
-        Some(_) => format!(
-            "Reminder: {employee} asks to be detached from {company} / Relance : détachement de {employee} du compte Roadlog de votre entreprise"
-        ),
+    let subject = match (lang, first_request) {
+        (Lang::En, None) => format!("{employee} asks to be detached from {company}"),
+        (Lang::En, Some(_)) => format!("Reminder: {employee} asks to be detached from {company}"),
+        (Lang::Fr, None) => {
+            format!("Demande de détachement de {employee} du compte Roadlog de votre entreprise {company}")
+        }
+        (Lang::Fr, Some(_)) => {
+            format!("Relance : détachement de {employee} du compte Roadlog de votre entreprise {company}")
+        }
     };
     Message {
         subject,
         body: render(
             &DetachmentRequest {
+                fr: lang == Lang::Fr,
                 employee,
                 company,
                 employment_id,
@@ -234,14 +245,58 @@ pub fn detachment_request(employee: &str, company: &str, employment_id: i64, fir
     }
 }
 
-/// The e-mail to an employee whom a company attached again (`reattachEmployment`), in English
-/// and French together.
-pub fn reattachment(company: &str, public_url: &str) -> Message {
+/// The e-mail to an employee whom a company attached again (`reattachEmployment`), in the
+/// employee's language.
+pub fn reattachment(lang: Lang, company: &str, public_url: &str) -> Message {
+    let subject = match lang {
+        Lang::En => format!("{company} attached you again"),
+        Lang::Fr => format!("L'entreprise {company} a réactivé votre rattachement à son compte Roadlog"),
+    };
     Message {
-        subject: format!(
-            "{company} attached you again / L'entreprise {company} a réactivé votre rattachement à son compte Roadlog"
+        subject,
+        body: render(
+            &Reattachment {
+                fr: lang == Lang::Fr,
+                company,
+                public_url,
+            },
+            public_url,
         ),
-        body: render(&Reattachment { company, public_url }, public_url),
+    }
+}
+
+/// The e-mail to an existing account that a company added it as an employee (or, `reminder`,
+/// its reminder), in the account's language: it answers through the API.
+pub fn employment_invitation(
+    lang: Lang,
+    company: &str,
+    employment_id: i64,
+    public_url: &str,
+    reminder: bool,
+) -> Message {
+    match lang {
+        Lang::En => {
+            let again = if reminder { "Reminder: " } else { "" };
+            Message {
+                subject: format!("{again}{company} added you as an employee"),
+                body: format!(
+                    "{again}{company} added you as an employee on Roadlog.\n\n\
+                     Accept the employment (employments.validateEmployment, employment {employment_id}) or refuse it\n\
+                     (employments.rejectEmployment). Service: {public_url}\n"
+                ),
+            }
+        }
+        Lang::Fr => {
+            let again = if reminder { "Rappel : " } else { "" };
+            Message {
+                subject: format!("{again}L'entreprise {company} vous a ajouté(e) comme salarié(e)"),
+                body: format!(
+                    "{again}L'entreprise {company} vous a ajouté(e) comme salarié(e) sur Roadlog.\n\n\
+                     Acceptez le rattachement (employments.validateEmployment, rattachement {employment_id}) ou\n\
+                     refusez-le (employments.rejectEmployment). Service : {public_url}\n"
+                ),
+            }
+        }
     }
 }
 
@@ -262,15 +317,18 @@ mod tests {
         assert!(invitation.body.contains("Société & Fils invites you"));
         assert!(invitation.body.contains("as an administrator") && invitation.body.contains("gestionnaire"));
         assert!(invitation.body.contains("\n    rl_inv_x\n"));
-        let reminder = detachment_request("Léa Dupont", "Acme", 42, Some("2026-03-01"));
+        let reminder = detachment_request(Lang::En, "Léa Dupont", "Acme", 42, Some("2026-03-01"));
         assert!(
             reminder.subject.starts_with("Reminder: Léa Dupont"),
             "{}",
             reminder.subject
         );
-        assert!(reminder.body.contains("made on 2026-03-01") && reminder.body.contains("date du 01/03/2026"));
+        assert!(reminder.body.contains("made on 2026-03-01"));
+        let rappel = detachment_request(Lang::Fr, "Léa Dupont", "Acme", 42, Some("2026-03-01"));
+        assert!(rappel.subject.starts_with("Relance : détachement de Léa Dupont"));
+        assert!(rappel.body.contains("date du 01/03/2026"), "{}", rappel.body);
         assert!(reminder.body.contains("terminateEmployment(employmentId: 42)"));
-        let first = detachment_request("Léa Dupont", "Acme", 42, None);
+        let first = detachment_request(Lang::En, "Léa Dupont", "Acme", 42, None);
         assert!(
             !first.body.contains("Reminder") && !first.body.contains("first request"),
             "{}",

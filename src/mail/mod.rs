@@ -2,7 +2,9 @@
 //! the message, and a sender that delivers it afterwards. A crash between the two loses nothing:
 //! unsent rows are picked up again. `messages` writes what people read.
 
+pub mod kinds;
 pub mod messages;
+pub mod notices;
 pub mod outbox;
 pub mod sender;
 pub mod smtp;

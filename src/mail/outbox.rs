@@ -30,6 +30,29 @@ pub async fn enqueue(
     Ok(())
 }
 
+/// [`enqueue`] of an optional message to an account's own address, with its unsubscribe link,
+/// which the SMTP sender gives as the `List-Unsubscribe` header.
+pub async fn enqueue_stoppable(
+    conn: &mut AnyConnection,
+    recipient: &str,
+    subject: &str,
+    body: &str,
+    unsubscribe_url: &str,
+) -> AppResult<()> {
+    sqlx::query(
+        "INSERT INTO emails (recipient, subject, body, created_at, company_id, unsubscribe_url)
+         VALUES ($1, $2, $3, $4, NULL, $5)",
+    )
+    .bind(recipient)
+    .bind(subject)
+    .bind(body)
+    .bind(now())
+    .bind(unsubscribe_url)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// Queues a message to the account that has the address `email`, if one has it, inside the
 /// caller's transaction. The same statement runs either way, so that the work done (and its
 /// time) does not tell whether an account exists (the password reset's request).
@@ -188,6 +211,8 @@ pub struct Claimed {
     pub recipient: String,
     pub subject: String,
     pub body: String,
+    /// The link that stops this type of message, for an optional one.
+    pub unsubscribe_url: Option<String>,
 }
 
 /// Claims up to `limit` unsent messages for `sender` until `lease_secs` from now. A message is
@@ -202,7 +227,7 @@ pub async fn claim(db: &Db, sender: &str, limit: i64, lease_secs: i64) -> Result
            AND id IN (SELECT id FROM emails
                       WHERE sent_at IS NULL AND attempts < $4 AND (claimed_until IS NULL OR claimed_until < $5)
                       ORDER BY id LIMIT $3)
-         RETURNING id, recipient, subject, body",
+         RETURNING id, recipient, subject, body, unsubscribe_url",
     )
     .bind(sender)
     .bind(at + lease_secs)

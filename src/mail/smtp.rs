@@ -2,14 +2,56 @@
 //! provider's relay reached through a TLS tunnel), with `lettre`: plain SMTP, no authentication.
 //! The body is sent base64-encoded so that any UTF-8 text passes any relay, and the Message-ID
 //! is derived from the outbox row, so a relay (or a mailbox) can recognise a repeated delivery.
+//! An optional message carries its unsubscribe link as `List-Unsubscribe`, with
+//! `List-Unsubscribe-Post` so that mail clients stop it in one click (RFC 2369, RFC 8058).
 
 use std::time::Duration;
 
-use lettre::message::header::{ContentTransferEncoding, ContentType};
+use lettre::message::header::{ContentTransferEncoding, ContentType, Header, HeaderName, HeaderValue};
 use lettre::message::{Mailbox, SinglePart};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 use super::outbox::Claimed;
+
+type HeaderError = Box<dyn std::error::Error + Send + Sync>;
+
+/// `List-Unsubscribe: <url>`.
+#[derive(Clone)]
+struct ListUnsubscribe(String);
+
+impl Header for ListUnsubscribe {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("List-Unsubscribe")
+    }
+
+    fn parse(s: &str) -> Result<Self, HeaderError> {
+        Ok(ListUnsubscribe(
+            s.trim().trim_start_matches('<').trim_end_matches('>').to_string(),
+        ))
+    }
+
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), format!("<{}>", self.0))
+    }
+}
+
+/// `List-Unsubscribe-Post: List-Unsubscribe=One-Click`.
+#[derive(Clone)]
+struct OneClick;
+
+impl Header for OneClick {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("List-Unsubscribe-Post")
+    }
+
+    fn parse(_: &str) -> Result<Self, HeaderError> {
+        Ok(OneClick)
+    }
+
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), "List-Unsubscribe=One-Click".to_string())
+    }
+}
 
 /// Where and as whom to send.
 #[derive(Clone, Debug)]
@@ -54,11 +96,15 @@ impl Relay {
             .recipient
             .parse()
             .map_err(|e| format!("invalid recipient address: {e}"))?;
-        Message::builder()
+        let mut builder = Message::builder()
             .from(self.from.clone())
             .to(to)
             .subject(message.subject.clone())
-            .message_id(Some(format!("<outbox-{}@roadlog>", message.id)))
+            .message_id(Some(format!("<outbox-{}@roadlog>", message.id)));
+        if let Some(url) = &message.unsubscribe_url {
+            builder = builder.header(ListUnsubscribe(url.clone())).header(OneClick);
+        }
+        builder
             .singlepart(
                 SinglePart::builder()
                     .header(ContentType::TEXT_PLAIN)
@@ -91,8 +137,10 @@ mod tests {
             recipient: "d@e.f".into(),
             subject: "Société".into(),
             body: "é".into(),
+            unsubscribe_url: None,
         };
         let text = String::from_utf8(relay.message(&claimed).unwrap().formatted()).unwrap();
+        assert!(!text.contains("List-Unsubscribe"), "{text}");
         assert!(text.contains("Message-ID: <outbox-7@roadlog>"), "{text}");
         assert!(text.contains("Content-Transfer-Encoding: base64"), "{text}");
         assert!(text.to_lowercase().contains("subject: =?utf-8?b?"), "{text}");
@@ -101,5 +149,19 @@ mod tests {
             ..claimed
         };
         assert!(relay.message(&bad).is_err());
+        let stoppable = Claimed {
+            recipient: "d@e.f".into(),
+            unsubscribe_url: Some("https://r.example/mail/unsubscribe?token=u1.x.y".into()),
+            ..bad
+        };
+        let text = String::from_utf8(relay.message(&stoppable).unwrap().formatted()).unwrap();
+        assert!(
+            text.contains("List-Unsubscribe: <https://r.example/mail/unsubscribe?token=u1.x.y>\r\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"),
+            "{text}"
+        );
     }
 }

@@ -148,6 +148,7 @@ pub async fn signup_submit(visit: &mut Visit) -> Result<Answer, Answer> {
         timezone_name: None,
         invite_token: None,
         lang: visit.lang,
+        language: visit.stated_lang.unwrap_or(crate::i18n::Lang::Fr),
     };
     // One password hash at a time per core, as for the logins.
     let Ok(hashing) = password::Hashing::permit().await else {

@@ -184,7 +184,7 @@ pub async fn submit(visit: &mut Visit) -> Result<Answer, Answer> {
             };
             let db = &visit.app.db;
             let done = if action == "accept" {
-                invitations::redeem_by(db, Actor::unconfined(user_id), &token)
+                invitations::redeem_by(db, Actor::unconfined(user_id), &token, &visit.app.public_url)
                     .await
                     .map(|_| ())
             } else {

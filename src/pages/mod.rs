@@ -14,6 +14,7 @@
 //! | `GET, POST /account/password/reset` | ask for a reset link |
 //! | `GET, POST /account/password/new?token=…` | choose the new password |
 //! | `GET, POST /invitations/accept?token=…` | see, then accept or decline an invitation |
+//! | `GET, POST /mail/unsubscribe?token=…` | stop an optional type of e-mail, without logging in |
 //!
 //! These routes are pages for people, like the console, not operations for programs: they are
 //! not in `openapi/roadlog.yaml`.
@@ -21,6 +22,7 @@
 mod account;
 mod invitation;
 mod texts;
+mod unsubscribe;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -45,12 +47,13 @@ pub const PAGE_ATTEMPTS: i64 = 10;
 const MAX_FORM_BYTES: u64 = 16 * 1024;
 
 /// The paths served here.
-pub const PATHS: [&str; 5] = [
+pub const PATHS: [&str; 6] = [
     "/account/signup",
     "/account/confirm",
     "/account/password/reset",
     "/account/password/new",
     "/invitations/accept",
+    "/mail/unsubscribe",
 ];
 
 const CONTENT_SECURITY_POLICY: &str =
@@ -60,6 +63,8 @@ const CONTENT_SECURITY_POLICY: &str =
 pub(crate) struct Visit {
     pub app: Arc<App>,
     pub lang: Lang,
+    /// The language `Accept-Language` names, if one of ours (what a sign-up stores).
+    pub stated_lang: Option<Lang>,
     pub t: &'static Texts,
     /// The query's pairs (a key given twice makes the request ill-formed, see [`Visit::query`]).
     query: Vec<(String, String)>,
@@ -404,9 +409,11 @@ impl Visit {
         client_ip: Option<IpAddr>,
         form: Vec<(String, String)>,
     ) -> Visit {
-        let lang = Lang::negotiate(headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()));
+        let accept_language = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
+        let lang = Lang::negotiate(accept_language);
         Visit {
             lang,
+            stated_lang: Lang::stated(accept_language),
             t: texts::of(lang),
             query: url::form_urlencoded::parse(query.as_bytes()).into_owned().collect(),
             form,
@@ -431,6 +438,8 @@ async fn dispatch(mut visit: Visit, path: &str, method: Method) -> warp::reply::
         ("/account/password/new", true) => account::new_password_submit(&mut visit).await,
         ("/invitations/accept", false) => invitation::page(&mut visit).await,
         ("/invitations/accept", true) => invitation::submit(&mut visit).await,
+        ("/mail/unsubscribe", false) => unsubscribe::page(&mut visit).await,
+        ("/mail/unsubscribe", true) => unsubscribe::submit(&mut visit).await,
         _ => Err(visit.problem(StatusCode::METHOD_NOT_ALLOWED, visit.t.method_not_allowed)),
     };
     let answer = answer.unwrap_or_else(|answer| answer);

@@ -31,7 +31,7 @@ async fn requests(app: &TestApp, to: &str) -> Vec<String> {
     subjects(app, to)
         .await
         .into_iter()
-        .filter(|s| s.contains("asks to be detached"))
+        .filter(|s| s.contains("détachement de"))
         .collect()
 }
 
@@ -94,10 +94,10 @@ on_both_backends! {
         for to in ["admin@example.com", "second@example.com"] {
             let subjects = requests(app, to).await;
             assert_eq!(subjects.len(), 1, "{to}: {subjects:?}");
-            assert!(subjects[0].starts_with("Jeanne Martin asks to be detached from Acme"), "{subjects:?}");
+            assert!(subjects[0].starts_with("Demande de détachement de Jeanne Martin du compte Roadlog de votre entreprise Acme"), "{subjects:?}");
         }
         assert!(latest_body(app, "admin@example.com").await.contains(&format!("terminateEmployment(employmentId: {employment})")));
-        assert_eq!(subjects(app, "worker@example.com").await, ["Acme added you as an employee"]);
+        assert_eq!(subjects(app, "worker@example.com").await, ["L'entreprise Acme vous a ajouté(e) comme salarié(e)"]);
 
         // Within 48 hours: refused, nothing sent.
         let body = app.as_user(&worker, REQUEST, json!({ "e": employment })).await;
@@ -116,10 +116,10 @@ on_both_backends! {
         assert!(request["lastSentAt"].as_i64().unwrap() >= before);
         let subjects = requests(app, "second@example.com").await;
         assert_eq!(subjects.len(), 2);
-        assert!(subjects[1].starts_with("Reminder: Jeanne Martin asks to be detached"), "{subjects:?}");
+        assert!(subjects[1].starts_with("Relance : détachement de Jeanne Martin"), "{subjects:?}");
         let day = chrono::DateTime::from_timestamp(first, 0).unwrap().date_naive();
         let body = latest_body(app, "second@example.com").await;
-        assert!(body.contains(&format!("made on {day}")) && body.contains(&day.format("%d/%m/%Y").to_string()), "{body}");
+        assert!(body.contains(&format!("La première demande date du {}.", day.format("%d/%m/%Y"))), "{body}");
 
         // The admins read it; ending the employment keeps it.
         let body = app.as_user(&admin, TERMINATE, json!({ "e": employment })).await;
@@ -167,7 +167,7 @@ on_both_backends! {
         assert_eq!(stored(app, employment).await, (None, None));
         let mails = subjects(app, "worker@example.com").await;
         assert_eq!(mails.len(), 3, "added, ended, attached again: {mails:?}");
-        assert!(mails[2].starts_with("Acme attached you again"), "{mails:?}");
+        assert!(mails[2].starts_with("L'entreprise Acme a réactivé votre rattachement"), "{mails:?}");
 
         // An open employment and none ended: nothing to attach again, as the reference answers.
         let body = reattach(app, &admin, company, worker.id).await;
@@ -205,6 +205,6 @@ on_both_backends! {
         let body = reattach(app, &admin, company, invited.id).await;
         let restored = &body["data"]["employments"]["reattachEmployment"]["employment"];
         assert_eq!((restored["id"].as_i64(), restored["status"].as_str()), (Some(invitation), Some("ACTIVE")), "{body}");
-        assert!(subjects(app, "invited@example.com").await.last().unwrap().starts_with("Acme attached you again"));
+        assert!(subjects(app, "invited@example.com").await.last().unwrap().starts_with("L'entreprise Acme a réactivé"));
     }
 }

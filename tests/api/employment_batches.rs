@@ -103,8 +103,8 @@ on_both_backends! {
         );
         // The ended employee is told, at their own address; no one else is.
         let mails = outbox(app, "ended@example.com").await;
-        assert!(mails.iter().any(|m| m["subject"].as_str().unwrap().contains("ended your employment")), "{mails:?}");
-        assert!(!outbox(app, "late@example.com").await.iter().any(|m| m["subject"].as_str().unwrap().contains("ended")));
+        assert!(mails.iter().any(|m| m["subject"].as_str().unwrap().contains("Compte Roadlog détaché")), "{mails:?}");
+        assert!(!outbox(app, "late@example.com").await.iter().any(|m| m["subject"].as_str().unwrap().contains("détaché")));
 
         // An empty batch answers an empty list.
         let body = app.as_user(&admin, BATCH, json!({ "l": [] })).await;

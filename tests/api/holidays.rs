@@ -147,9 +147,9 @@ on_both_backends! {
         );
         // The worker is told by e-mail, at his own address.
         let mail = crate::support::employments::outbox(app, "worker@example.com").await;
-        let told: Vec<&Value> = mail.iter().filter(|m| m["subject"] == "Transports Martin recorded a holiday for you").collect();
+        let told: Vec<&Value> = mail.iter().filter(|m| m["subject"] == "Enregistrement d’un congé ou d’une absence par votre gestionnaire").collect();
         assert_eq!(told.len(), 1, "{mail:?}");
-        assert!(told[0]["body"].as_str().unwrap().contains("\"Leave\", 1 day(s)"), "{}", told[0]["body"]);
+        assert!(told[0]["body"].as_str().unwrap().contains("une absence de type « leave » de"), "{}", told[0]["body"]);
         // The worker reads it with his missions; no notification for a holiday.
         let body = app
             .as_user(&c.worker, "query($u: Int!) { user(id: $u) { missions { edges { node { id isHoliday } } } notifications { id } } }", json!({ "u": c.worker.id }))

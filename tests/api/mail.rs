@@ -1,7 +1,8 @@
 //! Outgoing e-mail through an SMTP relay: an invitation reaches a (fake) relay with the right
 //! envelope, headers and body; a relay that is down loses nothing; a sender that dies between
 //! claiming a message and sending it loses nothing either (its lease expires and the message
-//! is delivered once); a stopping sender gives back what it claimed.
+//! is delivered once); a stopping sender gives back what it claimed. An optional e-mail carries
+//! its unsubscribe link as `List-Unsubscribe` (one-click), a mandatory one does not.
 
 use base64::Engine;
 use roadlog::mail::outbox;
@@ -53,6 +54,28 @@ async fn sent_state(app: &TestApp, recipient: &str) -> (Option<i64>, i64, Option
 }
 
 for_both_backends! {
+    async fn optional_mail_reaches_the_relay_with_its_unsubscribe_header(backend) {
+        let mut relay = Relay::start().await;
+        let app = TestApp::spawn_with(backend, with_relay(relay.port)).await;
+        let admin = app.new_user("admin@example.com").await;
+        let worker = app.new_user("worker@example.com").await;
+        let company = app.new_company(&admin, "Acme").await;
+        app.hire(&admin, company, &worker).await;
+        // The worker's employment e-mail cannot be stopped; the admin's acceptance one can.
+        let first = relay.next().await.replace("\r\n ", " ");
+        assert!(first.contains("RCPT TO:<worker@example.com>"), "{first}");
+        assert!(!first.contains("List-Unsubscribe"), "{first}");
+        let second = relay.next().await.replace("\r\n ", " ");
+        assert!(second.contains("RCPT TO:<admin@example.com>"), "{second}");
+        let body = message_body(&second);
+        let at = body.find("http://").unwrap();
+        let link = body[at..].split_whitespace().next().unwrap();
+        assert!(link.contains("/mail/unsubscribe?token="), "{body}");
+        assert!(second.contains(&format!("List-Unsubscribe: <{link}>\r\n")), "{second}");
+        assert!(second.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"), "{second}");
+        app.cleanup().await;
+    }
+
     async fn invitations_reach_the_smtp_relay(backend) {
         let mut relay = Relay::start().await;
         let app = TestApp::spawn_with(backend, with_relay(relay.port)).await;

@@ -49,6 +49,7 @@ mod known_addresses;
 mod local_dates;
 mod local_days;
 mod mail;
+mod mail_types;
 mod migrations;
 mod missions;
 mod notifications;

@@ -245,7 +245,16 @@ on_both_backends! {
     }
 }
 
+/// `changeEmail` with the account's language set to `lang` first: both e-mails are in it.
 async fn change_email(app: &TestApp, user: &TestUser, email: &str, lang: &str) -> Value {
+    let body = app
+        .as_user(
+            user,
+            "mutation($l: String!) { account { changeLanguage(language: $l) { id } } }",
+            json!({ "l": lang }),
+        )
+        .await;
+    assert!(body["errors"].is_null(), "{body}");
     app.client
         .post(app.url("/api/graphql"))
         .bearer_auth(&user.token)
@@ -302,7 +311,7 @@ for_both_backends! {
         let body = change_email(&app, &jeanne, "not an address", "en").await;
         assert!(!body["errors"].as_array().unwrap().is_empty(), "{body}");
 
-        // A mistyped address is corrected the same way, in the request's language; the link sent
+        // A mistyped address is corrected the same way, in the account's language; the link sent
         // to the mistyped one no longer works.
         let body = change_email(&app, &jeanne, "right@example.com", "fr").await;
         assert!(body["errors"].is_null(), "{body}");

@@ -153,8 +153,8 @@ on_both_backends! {
         assert_eq!(team["vehicles"], json!([{ "id": truck, "registrationNumber": "AB123CD" }]));
         // The new admin was told, at their own address; the actor was not.
         let mail = outbox(app, "second@example.com").await;
-        assert!(mail.iter().any(|m| m["subject"] == "You now manage the team North"), "{mail:?}");
-        assert!(outbox(app, "admin@example.com").await.iter().all(|m| m["subject"] != "You now manage the team North"));
+        assert!(mail.iter().any(|m| m["subject"] == "Vous gérez désormais le groupe North"), "{mail:?}");
+        assert!(outbox(app, "admin@example.com").await.iter().all(|m| m["subject"] != "Vous gérez désormais le groupe North"));
 
         // Employment.team and teamId.
         let body = app.as_user(&admin, EMPLOYMENTS, json!({ "c": company })).await;
@@ -204,7 +204,7 @@ on_both_backends! {
         assert_eq!(ids(&team["users"]), [other_worker.id]);
         assert_eq!(team["vehicles"], json!([]));
         let mail = outbox(app, "second@example.com").await;
-        assert!(mail.iter().any(|m| m["subject"] == "You no longer manage the team South"), "{mail:?}");
+        assert!(mail.iter().any(|m| m["subject"] == "Vous ne gérez plus le groupe South"), "{mail:?}");
         let (_, employments) = stored(app, company).await;
         assert_eq!(employments.iter().filter(|(_, team)| *team == Some(team_id)).count(), 1);
 

@@ -4,12 +4,28 @@
 
 use base64::Engine;
 
+use sqlx::AnyConnection;
+
 use crate::db::{Db, now};
 use crate::errors::{AppError, AppResult};
 
 /// The secret of `name`, generated and stored the first time. Of two instances starting at
 /// once, the first insert wins and both read it.
 pub async fn get_or_create(db: &Db, name: &str) -> AppResult<[u8; 32]> {
+    let mut conn = db.pool.acquire().await?;
+    get_or_create_on(&mut conn, name).await
+}
+
+/// [`get_or_create`] on a connection, inside the caller's transaction if it runs one (the
+/// unsubscribe links, signed as their e-mail is queued). A stored secret is only read.
+pub async fn get_or_create_on(conn: &mut AnyConnection, name: &str) -> AppResult<[u8; 32]> {
+    let stored: Option<(String,)> = sqlx::query_as("SELECT secret FROM server_secrets WHERE name = $1")
+        .bind(name)
+        .fetch_optional(&mut *conn)
+        .await?;
+    if let Some((stored,)) = stored {
+        return decode(name, &stored);
+    }
     let mut fresh = [0u8; 32];
     getrandom::fill(&mut fresh).map_err(AppError::internal)?;
     sqlx::query(
@@ -18,12 +34,16 @@ pub async fn get_or_create(db: &Db, name: &str) -> AppResult<[u8; 32]> {
     .bind(name)
     .bind(base64::engine::general_purpose::STANDARD.encode(fresh))
     .bind(now())
-    .execute(db)
+    .execute(&mut *conn)
     .await?;
     let (stored,): (String,) = sqlx::query_as("SELECT secret FROM server_secrets WHERE name = $1")
         .bind(name)
-        .fetch_one(db)
+        .fetch_one(&mut *conn)
         .await?;
+    decode(name, &stored)
+}
+
+fn decode(name: &str, stored: &str) -> AppResult<[u8; 32]> {
     base64::engine::general_purpose::STANDARD
         .decode(stored.trim())
         .ok()

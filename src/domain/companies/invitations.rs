@@ -68,7 +68,14 @@ pub async fn invite(
 /// Attaches the invitation to `user_id` and accepts it, under the employment rules, inside the
 /// caller's transaction; `scope` is how far the caller reaches (an employment token's cannot join
 /// the employee to another company). Unknown, used, cancelled or expired tokens are INVALID_TOKEN.
-pub async fn redeem(conn: &mut AnyConnection, user_id: i64, scope: Scope, token: &str) -> AppResult<i64> {
+/// The inviting admin is told (`employments::accepted`).
+pub async fn redeem(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    scope: Scope,
+    token: &str,
+    public_url: &str,
+) -> AppResult<i64> {
     let found: Option<employments::HeldRow> = sqlx::query_as(
         "SELECT id, company_id, start_date, end_date, is_primary FROM employments
          WHERE invite_token_hash = $1 AND user_id IS NULL AND validation_status = 'pending'
@@ -110,6 +117,7 @@ pub async fn redeem(conn: &mut AnyConnection, user_id: i64, scope: Scope, token:
     crate::domain::alerts::store::share_with_company(conn, user_id, company_id).await?;
     crate::domain::teams::follow_accepted(conn, id).await?;
     confirm_invited_address(conn, user_id, id).await?;
+    super::employments::accepted::tell_inviter(conn, id, public_url).await?;
     Ok(id)
 }
 
@@ -130,9 +138,14 @@ async fn confirm_invited_address(conn: &mut AnyConnection, user_id: i64, employm
 }
 
 /// `signUp.redeemInvite`: redeems in its own transaction and answers the employment.
-pub async fn redeem_by(db: &Db, actor: Actor, token: &str) -> AppResult<super::employments::EmploymentRow> {
+pub async fn redeem_by(
+    db: &Db,
+    actor: Actor,
+    token: &str,
+    public_url: &str,
+) -> AppResult<super::employments::EmploymentRow> {
     let mut tx = db.begin_write().await?;
-    let id = redeem(&mut tx, actor.user_id, actor.scope, token).await?;
+    let id = redeem(&mut tx, actor.user_id, actor.scope, token, public_url).await?;
     tx.commit().await?;
     let mut conn = db.pool.acquire().await?;
     super::employments::find(&mut conn, id)

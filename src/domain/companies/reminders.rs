@@ -121,23 +121,14 @@ async fn to_account(
     company_name: &str,
     public_url: &str,
 ) -> AppResult<()> {
-    let (email,): (String,) = sqlx::query_as("SELECT email FROM users WHERE id = $1")
-        .bind(user_id)
-        .fetch_one(&mut *conn)
-        .await?;
-    let body = format!(
-        "Reminder: {company_name} added you as an employee on Roadlog.\n\n\
-         Accept the employment (employments.validateEmployment, employment {employment_id}) or refuse it\n\
-         (employments.rejectEmployment). Service: {public_url}\n"
-    );
-    outbox::enqueue(
+    crate::domain::mails::send_required(
         conn,
-        &email,
-        &format!("Reminder: {company_name} added you as an employee"),
-        &body,
-        None,
+        user_id,
+        crate::mail::kinds::MailType::EmploymentInvitationReminder,
+        |to| crate::mail::messages::employment_invitation(to.lang, company_name, employment_id, public_url, true),
     )
-    .await
+    .await?;
+    Ok(())
 }
 
 /// Reminder statements.

@@ -136,22 +136,12 @@ async fn create_in(
         .bind(crate::db::now())
         .execute(&mut *conn)
         .await?;
-    let (email,): (String,) = sqlx::query_as("SELECT email FROM users WHERE id = $1")
-        .bind(user_id)
-        .fetch_one(&mut *conn)
-        .await?;
-    let body = format!(
-        "{company_name} added you as an employee on Roadlog.\n\n\
-         Accept the employment (employments.validateEmployment, employment {id}) or refuse it\n\
-         (employments.rejectEmployment). Service: {public_url}\n"
-    );
-    // The account's own address: not the company's to read, even in the sandbox.
-    crate::mail::outbox::enqueue(
+    // The account's own address, in its language: not the company's to read, even in the sandbox.
+    crate::domain::mails::send_required(
         conn,
-        &email,
-        &format!("{company_name} added you as an employee"),
-        &body,
-        None,
+        user_id,
+        crate::mail::kinds::MailType::EmploymentInvitation,
+        |to| crate::mail::messages::employment_invitation(to.lang, company_name, id, public_url, false),
     )
     .await?;
     Ok(id)

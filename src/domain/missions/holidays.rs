@@ -21,9 +21,12 @@ use crate::domain::activities::log::{self, NewActivity};
 use crate::domain::activities::rules::to_minute;
 use crate::domain::auth::Actor;
 use crate::domain::kinds::ActivityType;
+use crate::domain::mails;
 use crate::domain::regulation::time::{local_datetime, local_to_utc};
 use crate::domain::workers;
 use crate::errors::{AppError, AppResult};
+use crate::mail::kinds::MailType;
+use crate::mail::notices;
 
 use super::service::{MissionInput, create_in, mission_name};
 use super::store::{self, MissionView};
@@ -81,7 +84,7 @@ fn comment_text(comment: Option<&str>) -> Option<&str> {
 
 /// `activities.logHoliday`: the worker is `user_id` or the actor; a company admin records for
 /// the company's workers, anyone for himself. Returns the missions created, in time order.
-pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResult<Vec<MissionView>> {
+pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput, public_url: &str) -> AppResult<Vec<MissionView>> {
     let title = mission_name(&input.title).map_err(|e| e.with("field", "title"))?;
     if let Some(comment) = comment_text(input.comment.as_deref())
         && comment.chars().count() > comments::MAX_LENGTH
@@ -96,16 +99,6 @@ pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResul
     workers::lock(&mut tx, &[worker]).await?;
     let tz = crate::domain::alerts::load::zone(&mut tx, worker).await?;
     let periods = daily_periods(tz, to_minute(input.start), to_minute(input.end))?;
-    let periods_text = match (periods.first(), periods.last()) {
-        (Some(first), Some(last)) => format!(
-            "{} day(s), from {} to {} ({})",
-            periods.len(),
-            local_text(tz, first.0),
-            local_text(tz, last.1),
-            tz.name()
-        ),
-        _ => String::new(),
-    };
     // Someone else's holiday is recorded by an admin only (the reference refuses at its
     // validation step; checked first here, so that nothing else is looked at).
     if worker != actor.user_id && !permissions::is_admin(&mut tx, actor, input.company_id).await? {
@@ -114,7 +107,7 @@ pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResul
         ));
     }
     let mut ids = Vec::with_capacity(periods.len());
-    for (start, end) in periods {
+    for &(start, end) in &periods {
         let mission = MissionInput {
             company_id: input.company_id,
             name: Some(title.clone()),
@@ -143,54 +136,67 @@ pub async fn log_holiday(db: &Db, actor: Actor, input: HolidayInput) -> AppResul
         ids.push(mission_id);
     }
     if worker != actor.user_id {
-        tell_worker(&mut tx, worker, &input, &title, &periods_text).await?;
+        let holiday = Holiday {
+            company_id: input.company_id,
+            title: &title,
+            tz,
+            periods: &periods,
+        };
+        tell_worker(&mut tx, worker, actor.user_id, &holiday, public_url).await?;
     }
     tx.commit().await?;
     let mut views = store::load_many(db, &ids, actor).await?;
     Ok(ids.iter().filter_map(|id| views.remove(id)).collect())
 }
 
-/// A time as the worker reads it on their clock, `2026-11-20 08:00`.
-fn local_text(tz: Tz, t: i64) -> String {
-    local_datetime(tz, t).format("%Y-%m-%d %H:%M").to_string()
-}
-
 pub mod sql {
     crate::statements! {
-        /// The worker's address and the company's name.
-        pub const WORKER_AND_COMPANY: &str = "SELECT u.email, c.usual_name FROM users u, companies c WHERE u.id = $1 AND c.id = $2";
+        /// The admin's names and the company's name.
+        pub const ADMIN_AND_COMPANY: &str = "SELECT u.first_name, u.last_name, c.usual_name FROM users u, companies c \
+             WHERE u.id = $1 AND c.id = $2";
     }
 }
 
-/// As the reference, a worker whose holiday an admin recorded is told by e-mail (at his own
-/// address), in the transaction that records it.
+/// A holiday recorded, as the worker's e-mail tells it.
+struct Holiday<'a> {
+    company_id: i64,
+    title: &'a str,
+    tz: Tz,
+    periods: &'a [(i64, i64)],
+}
+
+/// As the reference, a worker whose holiday an admin recorded is told by e-mail
+/// (`holiday_logging_by_admin`, optional, in the worker's language), in the transaction that
+/// records it.
 async fn tell_worker(
     conn: &mut sqlx::AnyConnection,
     worker: i64,
-    input: &HolidayInput,
-    title: &str,
-    periods: &str,
+    admin: i64,
+    holiday: &Holiday<'_>,
+    public_url: &str,
 ) -> AppResult<()> {
-    let found: Option<(String, String)> = sqlx::query_as(sql::WORKER_AND_COMPANY)
-        .bind(worker)
-        .bind(input.company_id)
+    let found: Option<(String, String, String)> = sqlx::query_as(sql::ADMIN_AND_COMPANY)
+        .bind(admin)
+        .bind(holiday.company_id)
         .fetch_optional(&mut *conn)
         .await?;
-    let Some((email, company)) = found else {
+    let Some((first, last, company)) = found else {
         return Ok(());
     };
-    let body = format!(
-        "{company} recorded a holiday for you on Roadlog: \"{title}\", {periods}.\n\n\
-         It counts as rest, not work, and is already validated; read it with your missions (me.missions).\n"
-    );
-    crate::mail::outbox::enqueue(
-        conn,
-        &email,
-        &format!("{company} recorded a holiday for you"),
-        &body,
-        None,
-    )
-    .await
+    let admin_name = format!("{first} {last}");
+    mails::send(conn, worker, MailType::HolidayLoggingByAdmin, public_url, |to| {
+        notices::holiday_logged(
+            to.lang,
+            &to.name,
+            &admin_name,
+            &company,
+            holiday.title,
+            holiday.tz,
+            holiday.periods,
+        )
+    })
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -106,7 +106,7 @@ pub struct Validation {
 }
 
 /// `validateMission`: the corrections, then the validation, in one transaction.
-pub async fn validate(db: &Db, actor: Actor, validation: Validation) -> AppResult<MissionView> {
+pub async fn validate(db: &Db, actor: Actor, validation: Validation, public_url: &str) -> AppResult<MissionView> {
     // Every worker the corrections touch is locked, with the validated ones.
     let mut touched = validation.users.clone();
     for correction in &validation.corrections {
@@ -156,7 +156,15 @@ pub async fn validate(db: &Db, actor: Actor, validation: Validation) -> AppResul
     .await?;
     // Only this manual path tells the workers what an admin did.
     if permissions::is_admin(&mut tx, actor, mission_row.company_id).await? {
-        notifications::triggers::after_admin_validation(&mut tx, mission, &validation.users, now()).await?;
+        notifications::triggers::after_admin_validation(
+            &mut tx,
+            mission,
+            &validation.users,
+            actor.user_id,
+            now(),
+            public_url,
+        )
+        .await?;
     }
     tx.commit().await?;
     store::load_one(db, mission, actor).await

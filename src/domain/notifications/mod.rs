@@ -4,6 +4,7 @@
 //! (`mission_auto_validation`). Each is written in the transaction of the action that causes it
 //! (see `triggers`); the user reads them newest first and marks them read.
 
+mod mails;
 pub mod triggers;
 
 use serde_json::Value;

@@ -56,10 +56,10 @@ pub mod sql {
 
 /// The measures a worker compares: first start, last end (`None`: running), work seconds.
 #[derive(Debug, PartialEq, Eq)]
-struct Measures {
-    start: Option<i64>,
-    end: Option<i64>,
-    work: i64,
+pub(super) struct Measures {
+    pub start: Option<i64>,
+    pub end: Option<i64>,
+    pub work: i64,
 }
 
 /// The measures of a set of activities (type, start, end); `off` counts as work in a holiday
@@ -86,76 +86,105 @@ async fn local_start(conn: &mut AnyConnection, user_id: i64, start: i64) -> AppR
     Ok(time::local_datetime(tz, start).format("%Y-%m-%dT%H:%M:%S").to_string())
 }
 
-/// After `validateMission` by an admin of the mission's company, for each validated worker.
+/// After `validateMission` by `admin`, an admin of the mission's company, for each validated
+/// worker: the notification (for a worker who is admin of no company, as the reference) and the
+/// e-mail (for every worker but the admin himself, as the reference: see `mails`).
 pub async fn after_admin_validation(
     conn: &mut AnyConnection,
     mission_id: i64,
     users: &[i64],
+    admin: i64,
     at: i64,
+    public_url: &str,
 ) -> AppResult<()> {
     for &user in users {
-        let (admin,): (i64,) = sqlx::query_as(sql::ADMIN_SOMEWHERE)
+        let Some(outcome) = outcome(conn, mission_id, user, at).await? else {
+            continue;
+        };
+        let (admin_somewhere,): (i64,) = sqlx::query_as(sql::ADMIN_SOMEWHERE)
             .bind(user)
             .bind(date_text(today()))
             .fetch_one(&mut *conn)
             .await?;
-        if admin > 0 {
-            continue;
-        }
-        let current: Vec<(String, i64, Option<i64>)> = sqlx::query_as(sql::CURRENT)
-            .bind(mission_id)
-            .bind(user)
-            .fetch_all(&mut *conn)
-            .await?;
-        if current.is_empty() {
-            continue;
-        }
-        let (validated,): (Option<i64>,) = sqlx::query_as(sql::OWN_VALIDATION)
-            .bind(mission_id)
-            .bind(user)
-            .fetch_one(&mut *conn)
-            .await?;
-        let last_action = match validated {
-            Some(t) => Some(t),
-            None => {
-                let (changed,): (Option<i64>,) = sqlx::query_as(sql::OWN_CHANGE)
-                    .bind(mission_id)
-                    .bind(user)
-                    .fetch_one(&mut *conn)
-                    .await?;
-                changed
-            }
-        };
-        let now = measures(&current, at);
-        let Some(last_action) = last_action else {
-            let start = local_start(conn, user, now.start.unwrap_or(at)).await?;
+        if admin_somewhere == 0 {
+            let (kind, start) = match &outcome {
+                Outcome::New { now, .. } => (NotificationType::NewMissionByAdmin, now.start),
+                Outcome::Changed { then, now, .. } => {
+                    (NotificationType::MissionChangesWarning, then.start.or(now.start))
+                }
+            };
+            let start = local_start(conn, user, start.unwrap_or(at)).await?;
             let data = json!({ "mission_id": mission_id, "mission_start_date": start });
-            create(conn, user, NotificationType::NewMissionByAdmin, &data).await?;
-            continue;
-        };
-        let (changes,): (i64,) = sqlx::query_as(sql::CHANGED_AFTER)
-            .bind(mission_id)
-            .bind(user)
-            .bind(last_action)
-            .fetch_one(&mut *conn)
-            .await?;
-        if changes == 0 {
-            continue;
+            create(conn, user, kind, &data).await?;
         }
-        let before: Vec<(String, i64, Option<i64>)> = sqlx::query_as(sql::AS_OF)
-            .bind(mission_id)
-            .bind(user)
-            .bind(last_action)
-            .fetch_all(&mut *conn)
-            .await?;
-        let then = measures(&before, at);
-        if then != now {
-            let start = local_start(conn, user, then.start.or(now.start).unwrap_or(at)).await?;
-            let data = json!({ "mission_id": mission_id, "mission_start_date": start });
-            create(conn, user, NotificationType::MissionChangesWarning, &data).await?;
+        if user != admin {
+            super::mails::tell(conn, mission_id, user, admin, &outcome, at, public_url).await?;
         }
     }
     Ok(())
+}
+
+/// What an admin's validation means for a worker.
+pub(super) enum Outcome {
+    /// The worker never acted on the mission and has time in it.
+    New { now: Measures, holiday: bool },
+    /// The worker's time changed after their last action.
+    Changed {
+        then: Measures,
+        now: Measures,
+        holiday: bool,
+    },
+}
+
+/// Whether the worker's time in the mission is new to them or changed since their last action
+/// (`None`: neither, nothing to tell).
+async fn outcome(conn: &mut AnyConnection, mission_id: i64, user: i64, at: i64) -> AppResult<Option<Outcome>> {
+    let current: Vec<(String, i64, Option<i64>)> = sqlx::query_as(sql::CURRENT)
+        .bind(mission_id)
+        .bind(user)
+        .fetch_all(&mut *conn)
+        .await?;
+    if current.is_empty() {
+        return Ok(None);
+    }
+    let holiday = current.iter().any(|(kind, _, _)| kind == "off");
+    let (validated,): (Option<i64>,) = sqlx::query_as(sql::OWN_VALIDATION)
+        .bind(mission_id)
+        .bind(user)
+        .fetch_one(&mut *conn)
+        .await?;
+    let last_action = match validated {
+        Some(t) => Some(t),
+        None => {
+            let (changed,): (Option<i64>,) = sqlx::query_as(sql::OWN_CHANGE)
+                .bind(mission_id)
+                .bind(user)
+                .fetch_one(&mut *conn)
+                .await?;
+            changed
+        }
+    };
+    let now = measures(&current, at);
+    let Some(last_action) = last_action else {
+        return Ok(Some(Outcome::New { now, holiday }));
+    };
+    let (changes,): (i64,) = sqlx::query_as(sql::CHANGED_AFTER)
+        .bind(mission_id)
+        .bind(user)
+        .bind(last_action)
+        .fetch_one(&mut *conn)
+        .await?;
+    if changes == 0 {
+        return Ok(None);
+    }
+    let before: Vec<(String, i64, Option<i64>)> = sqlx::query_as(sql::AS_OF)
+        .bind(mission_id)
+        .bind(user)
+        .bind(last_action)
+        .fetch_all(&mut *conn)
+        .await?;
+    let then = measures(&before, at);
+    Ok((then != now).then_some(Outcome::Changed { then, now, holiday }))
 }
 
 /// After the worker-side automatic validation of `user`'s time in the mission.

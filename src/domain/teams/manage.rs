@@ -14,7 +14,6 @@ use crate::domain::auth::Actor;
 use crate::domain::auth::tokens;
 use crate::domain::companies::permissions;
 use crate::errors::{AppError, AppResult};
-use crate::mail::outbox;
 
 use super::{MAX_NAME, TeamRow};
 
@@ -66,8 +65,6 @@ pub mod sql {
         /// User `$1` is no admin of the teams of company `$2` any more.
         pub const DROP_ADMIN: &str = "DELETE FROM team_admin_users WHERE user_id = $1 \
              AND team_id IN (SELECT id FROM teams WHERE company_id = $2)";
-        pub const USER_EMAIL: &str = "SELECT email FROM users WHERE id = $1";
-        pub const COMPANY_NAME: &str = "SELECT usual_name FROM companies WHERE id = $1";
         pub const EMPLOYMENT_TEAM: &str = "SELECT team_id, user_id, company_id FROM employments WHERE id = $1";
     }
 }
@@ -106,7 +103,7 @@ async fn require_admin(conn: &mut AnyConnection, actor: Actor, company_id: i64) 
 }
 
 /// `teams.createTeam`: answers the company's id.
-pub async fn create(db: &Db, actor: Actor, company_id: i64, input: TeamInput) -> AppResult<i64> {
+pub async fn create(db: &Db, actor: Actor, company_id: i64, input: TeamInput, public_url: &str) -> AppResult<i64> {
     let name = check_name(&input.name)?;
     // Random identifiers can collide; a collision spoils the transaction on PostgreSQL, so each
     // attempt has its own.
@@ -130,7 +127,7 @@ pub async fn create(db: &Db, actor: Actor, company_id: i64, input: TeamInput) ->
                     name,
                     creation_time,
                 };
-                replace(db, &mut tx, actor, &team, &input).await?;
+                replace(db, &mut tx, actor, &team, &input, public_url).await?;
                 tx.commit().await?;
                 return Ok(company_id);
             }
@@ -155,7 +152,7 @@ async fn for_admin(tx: &mut WriteTx, actor: Actor, team_id: i64) -> AppResult<Te
 
 /// `teams.updateTeam`: replaces the team's name, admins, vehicles and members; answers the
 /// company's id.
-pub async fn update(db: &Db, actor: Actor, team_id: i64, input: TeamInput) -> AppResult<i64> {
+pub async fn update(db: &Db, actor: Actor, team_id: i64, input: TeamInput, public_url: &str) -> AppResult<i64> {
     let name = check_name(&input.name)?;
     let mut tx = db.begin_write().await?;
     let team = for_admin(&mut tx, actor, team_id).await?;
@@ -166,7 +163,7 @@ pub async fn update(db: &Db, actor: Actor, team_id: i64, input: TeamInput) -> Ap
         .await?;
     // The messages name the team as it is now called.
     let team = TeamRow { name, ..team };
-    replace(db, &mut tx, actor, &team, &input).await?;
+    replace(db, &mut tx, actor, &team, &input, public_url).await?;
     tx.commit().await?;
     Ok(team.company_id)
 }
@@ -190,7 +187,14 @@ async fn admin_ids(conn: &mut AnyConnection, team_id: i64) -> AppResult<Vec<i64>
 
 /// Sets the admins, vehicles, known addresses and members of a team, replacing the previous ones, and tells the
 /// admins what changed for them.
-async fn replace(db: &Db, tx: &mut WriteTx, actor: Actor, team: &TeamRow, input: &TeamInput) -> AppResult<()> {
+async fn replace(
+    db: &Db,
+    tx: &mut WriteTx,
+    actor: Actor,
+    team: &TeamRow,
+    input: &TeamInput,
+    public_url: &str,
+) -> AppResult<()> {
     let before = admin_ids(tx, team.id).await?;
     sqlx::query(sql::CLEAR_ADMINS).bind(team.id).execute(&mut **tx).await?;
     sqlx::query(db.sql(sql::ADD_ADMINS))
@@ -230,60 +234,7 @@ async fn replace(db: &Db, tx: &mut WriteTx, actor: Actor, team: &TeamRow, input:
         .execute(&mut **tx)
         .await?;
     let after = admin_ids(tx, team.id).await?;
-    notify_admins(tx, actor, team, &before, &after).await
-}
-
-/// The reference's three messages: to a new admin of the team (but the actor) that they manage
-/// it, to the admins who stay that a colleague joined them, to a removed admin that they no
-/// longer manage it. Sent to the accounts' own addresses, so never listed by the company's
-/// sandbox outbox.
-async fn notify_admins(
-    conn: &mut AnyConnection,
-    actor: Actor,
-    team: &TeamRow,
-    before: &[i64],
-    after: &[i64],
-) -> AppResult<()> {
-    let added: Vec<i64> = after.iter().copied().filter(|u| !before.contains(u)).collect();
-    let removed: Vec<i64> = before.iter().copied().filter(|u| !after.contains(u)).collect();
-    let stayed: Vec<i64> = after.iter().copied().filter(|u| before.contains(u)).collect();
-    if added.is_empty() && removed.is_empty() {
-        return Ok(());
-    }
-    let (company,): (String,) = sqlx::query_as(sql::COMPANY_NAME)
-        .bind(team.company_id)
-        .fetch_one(&mut *conn)
-        .await?;
-    let team_name = &team.name;
-    let mut messages: Vec<(i64, String, String)> = Vec::new();
-    for &user in added.iter().filter(|&&u| u != actor.user_id) {
-        messages.push((
-            user,
-            format!("You now manage the team {team_name}"),
-            format!("You were made an admin of the team {team_name} of {company} on Roadlog.\n"),
-        ));
-    }
-    if !added.is_empty() {
-        for &user in stayed.iter().filter(|&&u| u != actor.user_id) {
-            messages.push((
-                user,
-                format!("A colleague now manages the team {team_name} with you"),
-                format!("Another admin of {company} now manages the team {team_name} with you on Roadlog.\n"),
-            ));
-        }
-    }
-    for &user in removed.iter().filter(|&&u| u != actor.user_id) {
-        messages.push((
-            user,
-            format!("You no longer manage the team {team_name}"),
-            format!("You are no longer an admin of the team {team_name} of {company} on Roadlog.\n"),
-        ));
-    }
-    for (user, subject, body) in messages {
-        let (email,): (String,) = sqlx::query_as(sql::USER_EMAIL).bind(user).fetch_one(&mut *conn).await?;
-        outbox::enqueue(conn, &email, &subject, &body, None).await?;
-    }
-    Ok(())
+    super::mails::notify_admins(tx, actor, team, (&before, &after), public_url).await
 }
 
 /// Whether `team_id` is a team of the company.

@@ -6,6 +6,7 @@
 //! Reading is here; creating, replacing, deleting and moving workers between teams is in
 //! `manage`.
 
+mod mails;
 mod manage;
 
 pub use manage::{

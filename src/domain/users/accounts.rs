@@ -121,8 +121,10 @@ pub struct NewUser {
     pub timezone_name: Option<String>,
     /// An invitation to redeem with the new account.
     pub invite_token: Option<String>,
-    /// The language of the confirmation e-mail.
+    /// The language of the confirmation e-mail (the request's).
     pub lang: crate::i18n::Lang,
+    /// The language of the account's e-mails from then on (`users.language`).
+    pub language: crate::i18n::Lang,
 }
 
 pub(super) fn required_name(value: &str, field: &str) -> AppResult<String> {
@@ -181,8 +183,8 @@ pub async fn create(
         let mut tx = db.begin_write().await?;
         let inserted = sqlx::query(
             "INSERT INTO users (id, email, password_hash, first_name, last_name, timezone_name, creation_time,
-                                password_updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+                                password_updated_at, language)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)",
         )
         .bind(id)
         .bind(&new.email)
@@ -191,12 +193,13 @@ pub async fn create(
         .bind(&last_name)
         .bind(&timezone_name)
         .bind(now())
+        .bind(new.language.tag())
         .execute(&mut *tx)
         .await;
         match inserted {
             Ok(_) => {
                 if let Some(token) = &new.invite_token {
-                    crate::domain::companies::invitations::redeem(&mut tx, id, scope, token).await?;
+                    crate::domain::companies::invitations::redeem(&mut tx, id, scope, token, public_url).await?;
                 }
                 let (confirmed,): (Option<i64>,) = sqlx::query_as("SELECT email_confirmed_at FROM users WHERE id = $1")
                     .bind(id)

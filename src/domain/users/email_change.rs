@@ -8,8 +8,8 @@
 //! transaction, so that an owner who did not ask for the change learns of it.
 
 use crate::db::{Db, is_unique_violation};
+use crate::domain::mails::stored_lang;
 use crate::errors::{AppError, AppResult};
-use crate::i18n::Lang;
 use crate::mail::{messages, outbox};
 
 use super::confirmation;
@@ -28,14 +28,17 @@ fn taken() -> AppError {
 }
 
 /// Gives `user_id` the address `new_email` (already normalised by the `Email` scalar).
-pub async fn change(db: &Db, user_id: i64, new_email: &str, lang: Lang, public_url: &str) -> AppResult<Changed> {
-    let row: Option<(String, String)> = sqlx::query_as("SELECT email, first_name FROM users WHERE id = $1")
-        .bind(user_id)
-        .fetch_optional(db)
-        .await?;
-    let Some((old_email, name)) = row else {
+/// Both e-mails are in the account's language (`users.language`).
+pub async fn change(db: &Db, user_id: i64, new_email: &str, public_url: &str) -> AppResult<Changed> {
+    let row: Option<(String, String, String)> =
+        sqlx::query_as("SELECT email, first_name, language FROM users WHERE id = $1")
+            .bind(user_id)
+            .fetch_optional(db)
+            .await?;
+    let Some((old_email, name, language)) = row else {
         return Err(AppError::authentication("Invalid token"));
     };
+    let lang = stored_lang(&language);
     if old_email == new_email {
         return Ok(Changed::Unchanged);
     }

@@ -7,15 +7,16 @@ use async_graphql::Context;
 use crate::app::App;
 use crate::domain::auth::Actor;
 use crate::domain::kinds::NotificationType as Kind;
+use crate::domain::mails::preferences;
 use crate::domain::notifications::{self, NotificationRow};
 use crate::domain::users::password_change::{self, PasswordChange};
 use crate::domain::users::{accounts, email_change, profile, totp};
 use crate::errors::AppError;
 use crate::graphql::contract::{
-    AccountChangeEmailArgs, AccountChangeGenderArgs, AccountChangeNameArgs, AccountChangePhoneNumberArgs,
-    AccountChangeTimezoneArgs, AccountDisableTotpArgs, AccountDisableWarningArgs, AccountMarkNotificationsAsReadArgs,
-    AccountResetPasswordConnectedArgs, AccountResolver, AccountVerifyTotpArgs, Notification, NotificationType,
-    SetupTOTPOutput, User, Void,
+    AccountChangeEmailArgs, AccountChangeEmailOptOutArgs, AccountChangeGenderArgs, AccountChangeLanguageArgs,
+    AccountChangeNameArgs, AccountChangePhoneNumberArgs, AccountChangeTimezoneArgs, AccountDisableTotpArgs,
+    AccountDisableWarningArgs, AccountMarkNotificationsAsReadArgs, AccountResetPasswordConnectedArgs, AccountResolver,
+    AccountVerifyTotpArgs, Notification, NotificationType, SetupTOTPOutput, User, Void,
 };
 use crate::graphql::convert::{ToGraphql, user_seen_by};
 use crate::graphql::scalars::{JSONString, TimeStamp};
@@ -85,9 +86,8 @@ impl AccountResolver for App {
         args: AccountChangeEmailArgs,
     ) -> async_graphql::Result<Option<User>> {
         let actor = owner(ctx)?;
-        // The e-mails in the language the request prefers.
-        let lang = RequestData::of(ctx).map(|data| data.lang).unwrap_or_default();
-        email_change::change(self.db(ctx), actor.user_id, &args.email.0, lang, &self.public_url).await?;
+        // The e-mails in the account's language.
+        email_change::change(self.db(ctx), actor.user_id, &args.email.0, &self.public_url).await?;
         me(self, ctx, actor).await
     }
 
@@ -164,6 +164,28 @@ impl AccountResolver for App {
         let actor = owner(ctx)?;
         profile::disable_warning(self.db(ctx), actor.user_id, args.warning_name).await?;
         Ok(done())
+    }
+
+    async fn change_language(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeLanguageArgs,
+    ) -> async_graphql::Result<Option<User>> {
+        let actor = owner(ctx)?;
+        let lang = preferences::language(&args.language)?;
+        preferences::change_language(self.db(ctx), actor.user_id, lang).await?;
+        me(self, ctx, actor).await
+    }
+
+    async fn change_email_opt_out(
+        &self,
+        ctx: &Context<'_>,
+        args: AccountChangeEmailOptOutArgs,
+    ) -> async_graphql::Result<Option<User>> {
+        let actor = owner(ctx)?;
+        let kind = preferences::optional_type(&args.email_type)?;
+        preferences::change_opt_out(self.db(ctx), actor.user_id, kind, args.opt_out).await?;
+        me(self, ctx, actor).await
     }
 
     async fn setup_totp(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<SetupTOTPOutput>> {

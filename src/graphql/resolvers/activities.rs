@@ -93,7 +93,7 @@ impl ActivitiesResolver for App {
     ) -> async_graphql::Result<Option<Mission>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            missions::validate(self.db(ctx), actor, args.try_into()?)
+            missions::validate(self.db(ctx), actor, args.try_into()?, &self.public_url)
                 .await?
                 .to_graphql(),
         ))
@@ -180,7 +180,8 @@ impl ActivitiesResolver for App {
         args: ActivitiesLogHolidayArgs,
     ) -> async_graphql::Result<Option<Vec<Option<Mission>>>> {
         let actor = caller(ctx).actor()?;
-        let views = crate::domain::missions::holidays::log_holiday(self.db(ctx), actor, args.into()).await?;
+        let views =
+            crate::domain::missions::holidays::log_holiday(self.db(ctx), actor, args.into(), &self.public_url).await?;
         Ok(Some(views.iter().map(|view| Some(view.to_graphql())).collect()))
     }
 

@@ -74,7 +74,7 @@ impl EmploymentsResolver for App {
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            employments::answer(self.db(ctx), actor, args.employment_id.into(), true)
+            employments::answer(self.db(ctx), actor, args.employment_id.into(), true, &self.public_url)
                 .await?
                 .to_graphql(),
         ))
@@ -87,7 +87,7 @@ impl EmploymentsResolver for App {
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            employments::answer(self.db(ctx), actor, args.employment_id.into(), false)
+            employments::answer(self.db(ctx), actor, args.employment_id.into(), false, &self.public_url)
                 .await?
                 .to_graphql(),
         ))

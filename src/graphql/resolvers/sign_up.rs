@@ -50,6 +50,10 @@ impl SignUpResolver for App {
             lang: crate::graphql::RequestData::of(ctx)
                 .map(|data| data.lang)
                 .unwrap_or_default(),
+            // The language of the account's e-mails: the one the request names, else French.
+            language: crate::graphql::RequestData::of(ctx)
+                .and_then(|data| data.stated_lang)
+                .unwrap_or(crate::i18n::Lang::Fr),
             ..args.into()
         };
         let scope = caller(ctx).scope();
@@ -93,7 +97,7 @@ impl SignUpResolver for App {
     ) -> async_graphql::Result<Option<Employment>> {
         let actor = caller(ctx).actor()?;
         Ok(Some(
-            invitations::redeem_by(self.db(ctx), actor, &args.token)
+            invitations::redeem_by(self.db(ctx), actor, &args.token, &self.public_url)
                 .await?
                 .to_graphql(),
         ))

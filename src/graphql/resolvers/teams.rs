@@ -40,7 +40,14 @@ impl TeamsResolver for App {
         args: TeamsCreateTeamArgs,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let company_id = teams::create(self.db(ctx), actor, args.company_id.into(), args.into()).await?;
+        let company_id = teams::create(
+            self.db(ctx),
+            actor,
+            args.company_id.into(),
+            args.into(),
+            &self.public_url,
+        )
+        .await?;
         company_of(self.db(ctx), company_id).await
     }
 
@@ -60,7 +67,7 @@ impl TeamsResolver for App {
         args: TeamsUpdateTeamArgs,
     ) -> async_graphql::Result<Option<Company>> {
         let actor = caller(ctx).actor()?;
-        let company_id = teams::update(self.db(ctx), actor, args.team_id.into(), args.into()).await?;
+        let company_id = teams::update(self.db(ctx), actor, args.team_id.into(), args.into(), &self.public_url).await?;
         company_of(self.db(ctx), company_id).await
     }
 }

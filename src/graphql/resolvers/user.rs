@@ -47,6 +47,27 @@ impl UserResolver for App {
         Ok(Some(warnings.into_iter().map(Some).collect()))
     }
 
+    async fn language(&self, ctx: &Context<'_>, parent: &User) -> async_graphql::Result<Option<String>> {
+        let user = self_only(ctx, parent, "language")?;
+        let lang = crate::domain::mails::preferences::language_of(self.db(ctx), user).await?;
+        Ok(Some(lang.tag().to_string()))
+    }
+
+    async fn email_opt_outs(
+        &self,
+        ctx: &Context<'_>,
+        parent: &User,
+    ) -> async_graphql::Result<Option<Vec<Option<String>>>> {
+        let user = self_only(ctx, parent, "emailOptOuts")?;
+        let stopped = crate::domain::mails::preferences::opt_outs(self.db(ctx), user).await?;
+        Ok(Some(
+            stopped
+                .into_iter()
+                .map(|kind| Some(kind.as_str().to_string()))
+                .collect(),
+        ))
+    }
+
     async fn totp_enabled(&self, ctx: &Context<'_>, parent: &User) -> async_graphql::Result<Option<bool>> {
         let user = self_only(ctx, parent, "totpEnabled")?;
         Ok(Some(crate::domain::users::totp::is_enabled(self.db(ctx), user).await?))

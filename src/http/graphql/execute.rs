@@ -148,6 +148,7 @@ async fn run_all<E: async_graphql::Executor>(
                     vendor: vendor.clone(),
                     client: client_ip.map(|ip| crate::graphql::ClientAddress(ip.0)),
                     lang: crate::i18n::Lang::negotiate(accept_language),
+                    stated_lang: crate::i18n::Lang::stated(accept_language),
                     loaders: Loaders::new(&db, caller.actor().ok()),
                     alerts: AlertStash::default(),
                 });

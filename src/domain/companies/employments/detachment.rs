@@ -5,8 +5,10 @@
 
 use crate::db::{Db, now};
 use crate::domain::auth::Actor;
+use crate::domain::mails;
 use crate::errors::{AppError, AppResult};
-use crate::mail::{messages, outbox};
+use crate::mail::kinds::MailType;
+use crate::mail::messages;
 
 use super::{EmploymentRow, find};
 use crate::domain::companies::{date_text, today};
@@ -33,7 +35,7 @@ pub mod sql {
              SET detachment_requested_at = COALESCE(detachment_requested_at, $2), detachment_last_sent_at = $2
              WHERE id = $1 AND (detachment_last_sent_at IS NULL OR detachment_last_sent_at <= $3)";
         /// The e-mails of the admins of company `$1` today (`$2`) other than user `$3`, once each.
-        pub const ADMIN_EMAILS: &str = "SELECT DISTINCT u.email FROM employments e JOIN users u ON u.id = e.user_id
+        pub const ADMINS: &str = "SELECT DISTINCT u.id, u.email FROM employments e JOIN users u ON u.id = e.user_id
              WHERE e.company_id = $1 AND e.validation_status = 'approved' AND e.dismissed_at IS NULL AND e.has_admin_rights = 1
                AND e.start_date <= $2 AND (e.end_date IS NULL OR e.end_date >= $2) AND u.id <> $3
              ORDER BY u.email";
@@ -100,20 +102,23 @@ pub async fn request(db: &Db, actor: Actor, employment_id: i64) -> AppResult<Emp
     let first_day = first_request
         .and_then(|t| chrono::DateTime::from_timestamp(t, 0))
         .map(|t| date_text(t.date_naive()));
-    let message = messages::detachment_request(
-        &format!("{first_name} {last_name}"),
-        &company,
-        employment_id,
-        first_day.as_deref(),
-    );
-    let admins: Vec<(String,)> = sqlx::query_as(sql::ADMIN_EMAILS)
+    let employee = format!("{first_name} {last_name}");
+    let admins: Vec<(i64, String)> = sqlx::query_as(sql::ADMINS)
         .bind(row.company_id)
         .bind(date_text(today()))
         .bind(actor.user_id)
         .fetch_all(&mut *tx)
         .await?;
-    for (email,) in admins {
-        outbox::enqueue(&mut tx, &email, &message.subject, &message.body, None).await?;
+    let kind = match first_day {
+        None => MailType::DetachmentRequest,
+        Some(_) => MailType::DetachmentReminder,
+    };
+    // Each admin in their own language.
+    for (admin, _) in admins {
+        mails::send_required(&mut tx, admin, kind, |to| {
+            messages::detachment_request(to.lang, &employee, &company, employment_id, first_day.as_deref())
+        })
+        .await?;
     }
     let row = find(&mut tx, employment_id)
         .await?

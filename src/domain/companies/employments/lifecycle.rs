@@ -32,7 +32,14 @@ fn state_error(row: &EmploymentRow) -> AppError {
 }
 
 /// `validateEmployment` / `rejectEmployment`: the employment's own user answers a pending one.
-pub async fn answer(db: &Db, actor: Actor, employment_id: i64, accept: bool) -> AppResult<EmploymentRow> {
+/// An acceptance tells the inviting admin (`accepted`).
+pub async fn answer(
+    db: &Db,
+    actor: Actor,
+    employment_id: i64,
+    accept: bool,
+    public_url: &str,
+) -> AppResult<EmploymentRow> {
     let mut conn = db.begin_write().await?;
     let row = find(&mut conn, employment_id).await?.ok_or_else(forbidden)?;
     if row.user_id != Some(actor.user_id) || !actor.scope.allows(row.company_id) {
@@ -58,6 +65,7 @@ pub async fn answer(db: &Db, actor: Actor, employment_id: i64, accept: bool) -> 
     }
     if accept {
         crate::domain::teams::follow_accepted(&mut conn, employment_id).await?;
+        super::accepted::tell_inviter(&mut conn, employment_id, public_url).await?;
     }
     let row = find(&mut conn, employment_id)
         .await?

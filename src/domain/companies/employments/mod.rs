@@ -9,6 +9,7 @@
 //! `detachment`; attaching a former employee again in `reattach`; an admin putting off the
 //! question of the company's number of workers in `snooze`.
 
+pub mod accepted;
 pub mod detachment;
 mod lifecycle;
 pub mod reattach;

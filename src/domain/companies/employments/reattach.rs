@@ -14,8 +14,10 @@
 
 use crate::db::{Db, now};
 use crate::domain::auth::Actor;
+use crate::domain::mails;
 use crate::errors::{AppError, AppResult};
-use crate::mail::{messages, outbox};
+use crate::mail::kinds::MailType;
+use crate::mail::messages;
 
 use super::rules::Period;
 use super::{EmploymentRow, NewEmployment, find, insert_for_user};
@@ -44,8 +46,8 @@ pub mod sql {
              WHERE id = $1";
         /// Employment `$1` hides the employee's e-mail (`$2`).
         pub const HIDE: &str = "UPDATE employments SET hide_email = $2 WHERE id = $1";
-        /// The e-mail of user `$1` and the name of company `$2`.
-        pub const EMPLOYEE_AND_COMPANY: &str = "SELECT u.email, c.usual_name FROM users u, companies c WHERE u.id = $1 AND c.id = $2";
+        /// The name of company `$1`.
+        pub const COMPANY_NAME: &str = "SELECT usual_name FROM companies WHERE id = $1";
     }
 }
 
@@ -125,13 +127,14 @@ pub async fn reattach(db: &Db, actor: Actor, company_id: i64, user_id: i64, publ
             id
         }
     };
-    let (email, company): (String, String) = sqlx::query_as(sql::EMPLOYEE_AND_COMPANY)
-        .bind(user_id)
+    let (company,): (String,) = sqlx::query_as(sql::COMPANY_NAME)
         .bind(company_id)
         .fetch_one(&mut *tx)
         .await?;
-    let message = messages::reattachment(&company, public_url);
-    outbox::enqueue(&mut tx, &email, &message.subject, &message.body, None).await?;
+    mails::send_required(&mut tx, user_id, MailType::EmploymentReattachment, |to| {
+        messages::reattachment(to.lang, &company, public_url)
+    })
+    .await?;
     let employment = find(&mut tx, employment_id)
         .await?
         .ok_or_else(|| AppError::internal("employment vanished"))?;

@@ -10,7 +10,10 @@ use super::{EmploymentRow, find, forbidden};
 use crate::db::Db;
 use crate::domain::auth::Actor;
 use crate::domain::companies::{date_text, permissions, today};
+use crate::domain::mails;
 use crate::errors::{AppError, AppResult};
+use crate::mail::kinds::MailType;
+use crate::mail::notices;
 
 /// Most employments one batch may end.
 pub const MAX_BATCH: usize = 100;
@@ -112,34 +115,21 @@ async fn end_one(
     Ok(Ok(ended))
 }
 
-/// Queues the "employment terminated" e-mail to the employee's own address (not the company's to
-/// read, even in the sandbox).
+/// Queues the `employment_terminated` e-mail to the employee's own address (not the company's
+/// to read, even in the sandbox), in the employee's language.
 async fn tell_employee(conn: &mut AnyConnection, row: &EmploymentRow, end: NaiveDate) -> AppResult<()> {
     let Some(user_id) = row.user_id else {
         return Ok(());
     };
-    let found: Option<(String, String)> = sqlx::query_as(sql::EMPLOYEE_AND_COMPANY)
-        .bind(user_id)
+    let (company,): (String,) = sqlx::query_as(sql::COMPANY_NAME)
         .bind(row.company_id)
-        .fetch_optional(&mut *conn)
+        .fetch_one(&mut *conn)
         .await?;
-    let Some((email, company_name)) = found else {
-        return Ok(());
-    };
-    let body = format!(
-        "{company_name} ended your employment on Roadlog: its last day is {}.\n\n\
-         Your recorded time stays yours to read (me.missions); the company keeps reading the time\n\
-         recorded while you were employed.\n",
-        date_text(end)
-    );
-    crate::mail::outbox::enqueue(
-        conn,
-        &email,
-        &format!("{company_name} ended your employment"),
-        &body,
-        None,
-    )
-    .await
+    mails::send_required(conn, user_id, MailType::EmploymentTerminated, |to| {
+        notices::employment_terminated(to.lang, &to.name, &company, end)
+    })
+    .await?;
+    Ok(())
 }
 
 /// `terminateEmployment`: an admin ends an accepted employment of someone else.
@@ -204,7 +194,7 @@ pub mod sql {
         /// Ends employment `$1` on `$2`, if it is accepted, not cancelled and not already ended.
         pub const END: &str = "UPDATE employments SET end_date = $2
              WHERE id = $1 AND validation_status = 'approved' AND dismissed_at IS NULL AND end_date IS NULL";
-        /// The e-mail of user `$1` and the name of company `$2`.
-        pub const EMPLOYEE_AND_COMPANY: &str = "SELECT u.email, c.usual_name FROM users u, companies c WHERE u.id = $1 AND c.id = $2";
+        /// The name of company `$1`.
+        pub const COMPANY_NAME: &str = "SELECT usual_name FROM companies WHERE id = $1";
     }
 }
