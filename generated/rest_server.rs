@@ -7,7 +7,7 @@ use warp::Filter;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// The query parameter or body field at fault (nested fields joined with `.`), or
-    /// `json` / `form` for the body as a whole.
+    /// `json` / `form` for the body as a whole (`form` also for a multipart body).
     pub field: String,
     pub kind: ProblemKind,
 }
@@ -32,6 +32,8 @@ pub enum ProblemKind {
     InvalidJson(String),
     /// The body is not of the documented media type.
     MediaType(&'static str),
+    /// The body is not a well-formed `multipart/form-data` body.
+    InvalidMultipart(String),
 }
 /// A documented type or set of values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +95,9 @@ impl Problem {
             }
             ProblemKind::InvalidJson(reason) => format!("Invalid JSON: {reason}"),
             ProblemKind::MediaType(media) => format!("Send the body as {media}."),
+            ProblemKind::InvalidMultipart(reason) => {
+                format!("Not a valid multipart/form-data body: {reason}.")
+            }
         }
     }
 }
@@ -547,6 +552,147 @@ pub mod rt {
             response.headers_mut().append(name, value);
         }
     }
+    /// A file part of a multipart body.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct FilePart {
+        /// The file name the client gave (`filename`), if any.
+        pub file_name: Option<String>,
+        /// The part's `Content-Type`, if any.
+        pub content_type: Option<String>,
+        pub bytes: bytes::Bytes,
+    }
+    /// The parts of a multipart body, each within its limit: the file parts by field name,
+    /// the text fields as pairs (in order, repeats kept).
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct MultipartForm {
+        pub files: Vec<(String, FilePart)>,
+        pub texts: Vec<(String, String)>,
+    }
+    /// Why a multipart body was refused before its fields were read.
+    #[derive(Debug)]
+    pub enum MultipartError {
+        /// A part is larger than its limit, in bytes.
+        TooLarge { limit: u64 },
+        /// Not a multipart body, an ill-formed one, or parts the form does not define.
+        Invalid(RequestError),
+    }
+    /// The largest text part of a multipart body, in bytes.
+    pub const MULTIPART_TEXT_LIMIT: u64 = 64 * 1024;
+    fn multipart_problem(kind: ProblemKind) -> MultipartError {
+        MultipartError::Invalid(
+            RequestError::new(vec![Problem { field : "form".to_string(), kind }]),
+        )
+    }
+    fn multer_error(error: multer::Error) -> MultipartError {
+        match error {
+            multer::Error::FieldSizeExceeded { limit, .. }
+            | multer::Error::StreamSizeExceeded { limit } => {
+                MultipartError::TooLarge { limit }
+            }
+            other => multipart_problem(ProblemKind::InvalidMultipart(other.to_string())),
+        }
+    }
+    /// Splits a `multipart/form-data` body (already read, within the route's limit) into its
+    /// parts: the part named `file` of at most `max_file` bytes, the others of at most
+    /// [`MULTIPART_TEXT_LIMIT`] and UTF-8. A part that is none of `fields` is a problem
+    /// ("Unknown field.") when the form is `closed`, skipped otherwise.
+    pub async fn multipart(
+        headers: &warp::http::HeaderMap,
+        body: bytes::Bytes,
+        file: &str,
+        max_file: u64,
+        fields: &[&str],
+        closed: bool,
+    ) -> Result<MultipartForm, MultipartError> {
+        const MULTIPART: &str = "multipart/form-data";
+        let content_type = headers
+            .get(warp::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let media = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let boundary = match multer::parse_boundary(content_type) {
+            Ok(boundary) if media == MULTIPART => boundary,
+            _ => return Err(multipart_problem(ProblemKind::MediaType(MULTIPART))),
+        };
+        let limits = multer::SizeLimit::new()
+            .per_field(MULTIPART_TEXT_LIMIT)
+            .for_field(file, max_file);
+        let stream = futures::stream::once(async move {
+            Ok::<bytes::Bytes, std::convert::Infallible>(body)
+        });
+        let mut reader = multer::Multipart::with_constraints(
+            stream,
+            boundary,
+            multer::Constraints::new().size_limit(limits),
+        );
+        let mut form = MultipartForm::default();
+        let mut problems = Vec::new();
+        while let Some(part) = reader.next_field().await.map_err(multer_error)? {
+            let Some(name) = part.name().map(str::to_string) else {
+                return Err(
+                    multipart_problem(
+                        ProblemKind::InvalidMultipart("a part has no name".to_string()),
+                    ),
+                );
+            };
+            if name == file {
+                let file_name = part.file_name().map(str::to_string);
+                let content_type = part.content_type().map(|m| m.to_string());
+                let bytes = part.bytes().await.map_err(multer_error)?;
+                form.files
+                    .push((
+                        name,
+                        FilePart {
+                            file_name,
+                            content_type,
+                            bytes,
+                        },
+                    ));
+            } else if !fields.contains(&name.as_str()) {
+                if closed {
+                    problem(&mut problems, name, ProblemKind::Unknown);
+                }
+            } else {
+                let bytes = part.bytes().await.map_err(multer_error)?;
+                match String::from_utf8(bytes.to_vec()) {
+                    Ok(text) => form.texts.push((name, text)),
+                    Err(_) => {
+                        problem(
+                            &mut problems,
+                            name,
+                            ProblemKind::Invalid(Expected::String),
+                        )
+                    }
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(MultipartError::Invalid(RequestError::new(problems)));
+        }
+        Ok(form)
+    }
+    /// The file part `name`: `Some(None)` when absent, `None` once a problem is recorded
+    /// (sent more than once).
+    pub fn multipart_file(
+        form: &MultipartForm,
+        name: &str,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Option<FilePart>> {
+        let mut files = form.files.iter().filter(|(n, _)| n == name).map(|(_, f)| f);
+        match (files.next(), files.next()) {
+            (None, _) => Some(None),
+            (Some(file), None) => Some(Some(file.clone())),
+            (Some(_), Some(_)) => {
+                problem(problems, name.to_string(), ProblemKind::Repeated);
+                None
+            }
+        }
+    }
 }
 /// The parts of a request the generated parsers read: the query pairs, the headers, the
 /// client's address.
@@ -794,6 +940,18 @@ pub mod types {
         /// A file per worker instead of one consolidated file; honoured only by the `single_or_consolidated` strategy.
         pub one_file_by_employee: bool,
     }
+    /// A workbook whose signature matches.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct XlsxSignatureValid {
+        /// Always `true`.
+        pub success: bool,
+    }
+    /// Body of `POST /users/download_full_data_when_CGU_refused`.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct RefusedCguRequest {
+        /// The caller's own id.
+        pub user_id: i64,
+    }
     /// Always `ok`.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
     pub enum ResultOkResult {
@@ -927,7 +1085,7 @@ pub mod types {
     pub struct ApiError {
         /// Human-readable message.
         pub error: String,
-        /// Machine-readable code, from the same set as the GraphQL `extensions.code`. The values used here are `INVALID_INPUTS`, `AUTHENTICATION_ERROR` and `AUTHORIZATION_ERROR` (export), and `INTERNAL_ERROR` (health).
+        /// Machine-readable code, from the same set as the GraphQL `extensions.code`. The values used here are `INVALID_INPUTS`, `AUTHENTICATION_ERROR` and `AUTHORIZATION_ERROR` (export), `MISSING_SIGNATURE`, `SIGNATURE_DOES_NOT_MATCH` and `INVALID_FORMAT` (a workbook's signature check), and `INTERNAL_ERROR` (health).
         pub error_code: String,
         /// Field name to the list of messages about that field. Present only when not empty.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1437,6 +1595,48 @@ pub mod types {
             Some(Self { min_date, max_date })
         }
     }
+    impl RefusedCguRequest {
+        /// Reads a `RefusedCguRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
+        pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+            let value = rt::json_document(body)?;
+            let mut problems: Vec<Problem> = Vec::new();
+            match Self::from_json_value(&value, "", &mut problems) {
+                Some(parsed) if problems.is_empty() => Ok(parsed),
+                _ => Err(RequestError::new(problems)),
+            }
+        }
+        /// Reads the type from a JSON value at `at` (a field path, empty at the top),
+        /// recording every problem; `None` when there is one.
+        pub fn from_json_value(
+            value: &serde_json::Value,
+            at: &str,
+            problems: &mut Vec<Problem>,
+        ) -> Option<Self> {
+            let object = rt::json_object(value, at, problems)?;
+            for key in object.keys().filter(|k| !["user_id"].contains(&k.as_str())) {
+                rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+            }
+            let user_id = match rt::member(object, "user_id") {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "user_id"),
+                        problems,
+                        Expected::Integer,
+                        |v: &serde_json::Value| v.as_i64(),
+                    )
+                }
+                None => {
+                    rt::problem(problems, rt::join(at, "user_id"), ProblemKind::Missing);
+                    None
+                }
+            };
+            let (Some(user_id),) = (user_id,) else {
+                return None;
+            };
+            Some(Self { user_id })
+        }
+    }
     impl TachographExportRequest {
         /// Reads a `TachographExportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
         pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
@@ -1814,6 +2014,8 @@ pub enum BearerAuthOperation {
     ExportsCheckout,
     /// `exportsCancel` (`POST /exports/cancel`).
     ExportsCancel,
+    /// `downloadFullDataWhenCguRefused` (`POST /users/download_full_data_when_CGU_refused`).
+    DownloadFullDataWhenCguRefused,
     /// `generateTachographFile` (`POST /users/generate_tachograph_file`).
     GenerateTachographFile,
     /// `generatePdfExport` (`POST /users/generate_pdf_export`).
@@ -1922,6 +2124,10 @@ pub struct SyncEmployeeSubmitForm {
     pub password: Vec<String>,
     /// `password_confirmation` (every occurrence, as sent).
     pub password_confirmation: Vec<String>,
+    /// `challenge` (every occurrence, as sent).
+    pub challenge: Vec<String>,
+    /// `code` (every occurrence, as sent).
+    pub code: Vec<String>,
 }
 impl SyncEmployeeSubmitForm {
     /// Reads the form from a body, whatever its media type (nothing in it can be invalid).
@@ -1967,12 +2173,66 @@ impl SyncEmployeeSubmitForm {
                 rt::text_string,
             )
             .unwrap_or_default();
+        let challenge = rt::flat_all(
+                &pairs,
+                "challenge",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
+        let code = rt::flat_all(
+                &pairs,
+                "code",
+                None,
+                None,
+                "item",
+                &mut Vec::new(),
+                rt::text_string,
+            )
+            .unwrap_or_default();
         Self {
             csrf_token,
             action,
             password,
             password_confirmation,
+            challenge,
+            code,
         }
+    }
+}
+/// The `multipart/form-data` body of `verifyXlsxSignature`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifyXlsxSignatureMultipart {
+    /// `xlsx-to-check`: the file part (at most 10485760 bytes). The workbook (`.xlsx`) to check.
+    pub xlsx_to_check: rt::FilePart,
+}
+impl VerifyXlsxSignatureMultipart {
+    /// The largest file part, in bytes (its `maxLength`).
+    pub const MAX_FILE_SIZE: u64 = 10485760;
+    /// Reads the fields from the parts of the body.
+    pub fn from_form(form: &rt::MultipartForm) -> Result<Self, RequestError> {
+        let mut problems: Vec<Problem> = Vec::new();
+        let xlsx_to_check = rt::multipart_file(form, "xlsx-to-check", &mut problems)
+            .and_then(|file| {
+                if file.is_none() {
+                    rt::problem(
+                        &mut problems,
+                        "xlsx-to-check".to_string(),
+                        ProblemKind::Missing,
+                    );
+                }
+                file
+            });
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(xlsx_to_check),) = (xlsx_to_check,) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self { xlsx_to_check })
     }
 }
 /// The request of `token` (`POST /api/oauth/token`), parsed and validated.
@@ -2990,7 +3250,7 @@ impl SyncEmployeeSubmitRequest {
 /// The documented answers of `syncEmployeeSubmit`, one variant per status.
 #[derive(Debug)]
 pub enum SyncEmployeeSubmitResponse {
-    /// 200: The answer was recorded; the page says so.
+    /// 200: The answer was recorded and the page says so; or, after the right password of an account with a second factor, the page asking for the code.
     Ok {
         ///The body.
         body: String,
@@ -3004,7 +3264,7 @@ pub enum SyncEmployeeSubmitResponse {
         /// The `Set-Cookie` header. The browser session of the authorization pages and of the employee's answer to a software vendor: `rl_csrf` (the CSRF token) and, after a login on the authorization pages, `rl_session`; HttpOnly, SameSite=Lax, Secure in production.
         set_cookie: Vec<String>,
     },
-    /// 401: The page again, saying that the password is wrong.
+    /// 401: The page again, saying that the password is wrong; the code page again for a wrong code; the password page again when the sign-in's challenge expired or was spent.
     Unauthorized {
         ///The body.
         body: String,
@@ -3024,7 +3284,7 @@ pub enum SyncEmployeeSubmitResponse {
     Conflict(String),
     /// 410: HTML page: the link is older than 7 days; the software can send a new one.
     Gone(String),
-    /// 429: The page again, after too many wrong passwords, saying when to retry.
+    /// 429: The page again, after too many wrong passwords or codes, saying when to retry.
     TooManyRequests {
         ///The body.
         body: String,
@@ -3288,7 +3548,7 @@ pub enum GenerateTachographFilesResponse {
     Forbidden(types::ApiError),
     /// 404: Ill-formed request: invalid JSON, missing or mistyped field, empty `company_ids`, bad date, `min_date` after `max_date`, or a period longer than 64 days.
     NotFound(types::ApiError),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 429: The request came with a software vendor's employment token and the vendor is over its rate (`--vendor-rate-limit`, shared with `/protected`). Retry after the delay given in `Retry-After`.
     TooManyRequests {
@@ -3555,7 +3815,7 @@ pub enum ValidateExportParamsResponse {
     Unauthorized(types::ApiError),
     /// 403: The caller is not an admin today of one of the companies, or one of the companies does not exist.
     Forbidden(types::ApiError),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 422: Ill-formed request: invalid JSON, missing or mistyped field, empty `company_ids`, bad date; or a split into too many files.
     UnprocessableEntity(types::ApiError),
@@ -3662,7 +3922,7 @@ pub enum DownloadActivityReportResponse {
     Unauthorized(types::ApiError),
     /// 403: The caller is not an admin today of one of the companies, or one of the companies does not exist.
     Forbidden(types::ApiError),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 422: Ill-formed request: invalid JSON, missing or mistyped field, empty `company_ids`, bad date; or a split into too many files.
     UnprocessableEntity(types::ApiError),
@@ -3987,6 +4247,198 @@ impl warp::Reply for ExportDownloadResponse {
         ExportDownloadResponse::into_response(self)
     }
 }
+/// The request of `verifyXlsxSignature` (`POST /control/verify-xlsx-signature`), parsed and validated.
+#[derive(Debug)]
+pub struct VerifyXlsxSignatureRequest {
+    /// The `multipart/form-data` body.
+    pub body: VerifyXlsxSignatureMultipart,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl VerifyXlsxSignatureRequest {
+    /// Parses and validates the query and body of a request: every problem is reported.
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &rt::MultipartForm,
+    ) -> Result<Self, RequestError> {
+        let _ = (&query, &body);
+        let mut problems: Vec<Problem> = Vec::new();
+        let body = match VerifyXlsxSignatureMultipart::from_form(body) {
+            Ok(form) => Some(form),
+            Err(error) => {
+                problems.extend(error.problems);
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(body),) = (body,) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self { body, headers, client_ip })
+    }
+}
+/// The documented answers of `verifyXlsxSignature`, one variant per status.
+#[derive(Debug)]
+pub enum VerifyXlsxSignatureResponse {
+    /// 200: The signature matches.
+    Ok(types::XlsxSignatureValid),
+    /// 400: Ill-formed request: not a `multipart/form-data` body, an ill-formed one, or no (or several) `xlsx-to-check` file parts.
+    BadRequest(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
+    /// 422: The check failed: `MISSING_SIGNATURE` (no custom properties, no `Mobilic HMAC` property, or an empty one), `SIGNATURE_DOES_NOT_MATCH` (the file was changed, or signed with another key), `INVALID_FORMAT` (not a workbook: not a ZIP archive, no first sheet, an entry over the limits). The reference answers these with HTTP 200.
+    UnprocessableEntity(types::ApiError),
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl VerifyXlsxSignatureResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            VerifyXlsxSignatureResponse::Ok(body) => {
+                let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            VerifyXlsxSignatureResponse::BadRequest(body) => {
+                let response = rt::json(400, "application/json; charset=utf-8", &body);
+                response
+            }
+            VerifyXlsxSignatureResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            VerifyXlsxSignatureResponse::UnprocessableEntity(body) => {
+                let response = rt::json(422, "application/json; charset=utf-8", &body);
+                response
+            }
+            VerifyXlsxSignatureResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for VerifyXlsxSignatureResponse {
+    fn into_response(self) -> warp::reply::Response {
+        VerifyXlsxSignatureResponse::into_response(self)
+    }
+}
+/// The request of `downloadFullDataWhenCguRefused` (`POST /users/download_full_data_when_CGU_refused`), parsed and validated.
+#[derive(Debug)]
+pub struct DownloadFullDataWhenCguRefusedRequest {
+    /// The `application/json` body.
+    pub body: types::RefusedCguRequest,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl DownloadFullDataWhenCguRefusedRequest {
+    /// Parses and validates the query and body of a request: every problem is reported.
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Result<Self, RequestError> {
+        let _ = (&query, &body);
+        let mut problems: Vec<Problem> = Vec::new();
+        let body = match types::RefusedCguRequest::from_json(body) {
+            Ok(body) => Some(body),
+            Err(error) => {
+                problems.extend(error.problems);
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(body),) = (body,) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self { body, headers, client_ip })
+    }
+}
+/// The documented answers of `downloadFullDataWhenCguRefused`, one variant per status.
+#[derive(Debug)]
+pub enum DownloadFullDataWhenCguRefusedResponse {
+    /// 200: The jobs are queued (none for a caller never employed).
+    Ok(types::ResultOk),
+    /// 401: Missing, invalid or revoked access token.
+    Unauthorized(types::ApiError),
+    /// 403: `user_id` is not the caller's id.
+    Forbidden(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
+    /// 422: Ill-formed request: invalid JSON, missing or mistyped `user_id`, unknown field.
+    UnprocessableEntity(types::ApiError),
+    /// 429: The caller's jobs in progress would exceed 10 (`TOO_MANY_EXPORTS`: fetch or cancel them first); or the request came with a software vendor's employment token and the vendor is over its rate (`AUTHORIZATION_ERROR`). Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl DownloadFullDataWhenCguRefusedResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            DownloadFullDataWhenCguRefusedResponse::Ok(body) => {
+                let response = rt::json(200, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadFullDataWhenCguRefusedResponse::Unauthorized(body) => {
+                let response = rt::json(401, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadFullDataWhenCguRefusedResponse::Forbidden(body) => {
+                let response = rt::json(403, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadFullDataWhenCguRefusedResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadFullDataWhenCguRefusedResponse::UnprocessableEntity(body) => {
+                let response = rt::json(422, "application/json; charset=utf-8", &body);
+                response
+            }
+            DownloadFullDataWhenCguRefusedResponse::TooManyRequests {
+                body,
+                retry_after,
+            } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
+                response
+            }
+            DownloadFullDataWhenCguRefusedResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for DownloadFullDataWhenCguRefusedResponse {
+    fn into_response(self) -> warp::reply::Response {
+        DownloadFullDataWhenCguRefusedResponse::into_response(self)
+    }
+}
 /// The request of `generateTachographFile` (`POST /users/generate_tachograph_file`), parsed and validated.
 #[derive(Debug)]
 pub struct GenerateTachographFileRequest {
@@ -4037,7 +4489,7 @@ pub enum GenerateTachographFileResponse {
     Unauthorized(types::ApiError),
     /// 404: Ill-formed request: invalid JSON, mistyped field, bad date, `min_date` after `max_date`, or a period longer than 64 days.
     NotFound(types::ApiError),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 429: The request came with a software vendor's employment token and the vendor is over its rate (`--vendor-rate-limit`, shared with `/protected`). Retry after the delay given in `Retry-After`.
     TooManyRequests {
@@ -4147,7 +4599,7 @@ pub enum GeneratePdfExportResponse {
     },
     /// 401: Missing, invalid or revoked access token.
     Unauthorized(types::ApiError),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 422: Ill-formed request: invalid JSON, missing or mistyped field, bad date, unknown field; or a period longer than 366 days.
     UnprocessableEntity(types::ApiError),
@@ -4236,7 +4688,7 @@ impl TachographRootPublicKeyRequest {
 pub enum TachographRootPublicKeyResponse {
     /// 200: The 144-byte root public key.
     Ok(bytes::Bytes),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 500: The database or the key store failed (`INTERNAL_ERROR`).
     InternalServerError(types::ApiError),
@@ -4295,7 +4747,7 @@ impl HealthRequest {
 pub enum HealthResponse {
     /// 200: The service is healthy.
     Ok(types::Health),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 503: The service cannot serve requests, for example because the database is unreachable.
     ServiceUnavailable(types::ApiError),
@@ -4349,7 +4801,7 @@ impl ReadyRequest {
 pub enum ReadyResponse {
     /// 200: Ready.
     Ok(types::Readiness),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 503: Not ready (database unreachable, or migrations missing).
     ServiceUnavailable(types::ApiError),
@@ -4405,7 +4857,7 @@ pub enum MetricsResponse {
     Ok(String),
     /// 404: Metrics are served on another address (`--metrics-bind`).
     NotFound(types::ApiError),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
 }
 impl MetricsResponse {
@@ -4492,7 +4944,7 @@ pub enum SandboxOutboxResponse {
     Forbidden(types::ApiError),
     /// 404: Not available in this environment.
     NotFound(types::ApiError),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
     /// 503: The database is unreachable (`INTERNAL_ERROR`).
     ServiceUnavailable(types::ApiError),
@@ -4562,7 +5014,7 @@ impl AuthorizationServerMetadataRequest {
 pub enum AuthorizationServerMetadataResponse {
     /// 200: Authorization server metadata.
     Ok(types::AuthorizationServerMetadata),
-    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, 64 KiB for the others); nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
     PayloadTooLarge(types::ApiError),
 }
 impl AuthorizationServerMetadataResponse {
@@ -4655,6 +5107,17 @@ pub trait RestApi: Send + Sync + 'static {
         &self,
         request: ExportDownloadRequest,
     ) -> ExportDownloadResponse;
+    /// `POST /control/verify-xlsx-signature`: Check the integrity signature of an Excel report
+    async fn verify_xlsx_signature(
+        &self,
+        request: VerifyXlsxSignatureRequest,
+    ) -> VerifyXlsxSignatureResponse;
+    /// `POST /users/download_full_data_when_CGU_refused`: Queue the caller's full data, as Excel reports, on refusing the terms of use
+    async fn download_full_data_when_cgu_refused(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: DownloadFullDataWhenCguRefusedRequest,
+    ) -> DownloadFullDataWhenCguRefusedResponse;
     /// `POST /users/generate_tachograph_file`: Export the caller's own C1B driver-card file
     async fn generate_tachograph_file(
         &self,
@@ -4706,6 +5169,12 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("exportsCheckout", "POST", "/exports/checkout"),
     ("exportsCancel", "POST", "/exports/cancel"),
     ("exportDownload", "GET", "/exports/download"),
+    ("verifyXlsxSignature", "POST", "/control/verify-xlsx-signature"),
+    (
+        "downloadFullDataWhenCguRefused",
+        "POST",
+        "/users/download_full_data_when_CGU_refused",
+    ),
     ("generateTachographFile", "POST", "/users/generate_tachograph_file"),
     ("generatePdfExport", "POST", "/users/generate_pdf_export"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
@@ -5456,6 +5925,162 @@ pub fn routes<A: RestApi>(
     let api_14 = api.clone();
     let route_14 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("control"))
+        .and(warp::path("verify-xlsx-signature"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("control"))
+                .and(warp::path("verify-xlsx-signature"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_14.clone();
+            async move {
+                let body = match crate::http::body::read_limited(
+                        body,
+                        10551296,
+                        deadline,
+                    )
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let body = match rt::multipart(
+                        &headers,
+                        body,
+                        "xlsx-to-check",
+                        10485760,
+                        &["xlsx-to-check"],
+                        false,
+                    )
+                    .await
+                {
+                    Ok(form) => form,
+                    Err(rt::MultipartError::TooLarge { limit }) => {
+                        return crate::http::body::BodyError::TooLarge {
+                            limit,
+                        }
+                            .into_response();
+                    }
+                    Err(rt::MultipartError::Invalid(error)) => {
+                        return VerifyXlsxSignatureResponse::BadRequest(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                let request = match VerifyXlsxSignatureRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                ) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        return VerifyXlsxSignatureResponse::BadRequest(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                api.verify_xlsx_signature(request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_15 = api.clone();
+    let route_15 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("users"))
+        .and(warp::path("download_full_data_when_CGU_refused"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("users"))
+                .and(warp::path("download_full_data_when_CGU_refused"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_15.clone();
+            async move {
+                let body = match crate::http::body::read_limited(
+                        body,
+                        10485760,
+                        deadline,
+                    )
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let bearer_auth = match api
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::DownloadFullDataWhenCguRefused,
+                        rt::bearer_token(&headers).as_deref(),
+                        &headers,
+                    )
+                    .await
+                {
+                    Ok(principal) => principal,
+                    Err(error) => {
+                        return DownloadFullDataWhenCguRefusedResponse::Unauthorized(
+                                error,
+                            )
+                            .into_response();
+                    }
+                };
+                let request = match DownloadFullDataWhenCguRefusedRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                ) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        return DownloadFullDataWhenCguRefusedResponse::UnprocessableEntity(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                api.download_full_data_when_cgu_refused(bearer_auth, request)
+                    .await
+                    .into_response()
+            }
+        })
+        .boxed();
+    let api_16 = api.clone();
+    let route_16 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path("users"))
         .and(warp::path("generate_tachograph_file"))
         .and(warp::path::end()))
@@ -5477,7 +6102,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_14.clone();
+            let api = api_16.clone();
             async move {
                 let body = match crate::http::body::read_limited(
                         body,
@@ -5523,8 +6148,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_15 = api.clone();
-    let route_15 = (warp::any()
+    let api_17 = api.clone();
+    let route_17 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("users"))
         .and(warp::path("generate_pdf_export"))
@@ -5547,7 +6172,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_15.clone();
+            let api = api_17.clone();
             async move {
                 let body = match crate::http::body::read_limited(
                         body,
@@ -5593,8 +6218,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_16 = api.clone();
-    let route_16 = (warp::any()
+    let api_18 = api.clone();
+    let route_18 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("tachograph"))
         .and(warp::path("root-public-key"))
@@ -5617,7 +6242,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_16.clone();
+            let api = api_18.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -5635,84 +6260,12 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_17 = api.clone();
-    let route_17 = (warp::any()
+    let api_19 = api.clone();
+    let route_19 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("health"))
         .and(warp::path::end()))
         .or(warp::any().and(warp::path("health")).and(warp::path::end()))
-        .unify()
-        .and(warp::get())
-        .and(request_parts())
-        .and(crate::http::body::deadline())
-        .and(warp::body::stream())
-        .then(move |
-            query: Vec<(String, String)>,
-            headers: warp::http::HeaderMap,
-            client_ip: Option<std::net::IpAddr>,
-            deadline,
-            body|
-        {
-            let api = api_17.clone();
-            async move {
-                let body = match crate::http::body::read_limited(body, 65536, deadline)
-                    .await
-                {
-                    Ok(body) => body,
-                    Err(error) => return error.into_response(),
-                };
-                let request = HealthRequest::from_parts(
-                    &query,
-                    headers,
-                    client_ip,
-                    &body,
-                );
-                api.health(request).await.into_response()
-            }
-        })
-        .boxed();
-    let api_18 = api.clone();
-    let route_18 = (warp::any()
-        .and(warp::path("api"))
-        .and(warp::path("ready"))
-        .and(warp::path::end()))
-        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
-        .unify()
-        .and(warp::get())
-        .and(request_parts())
-        .and(crate::http::body::deadline())
-        .and(warp::body::stream())
-        .then(move |
-            query: Vec<(String, String)>,
-            headers: warp::http::HeaderMap,
-            client_ip: Option<std::net::IpAddr>,
-            deadline,
-            body|
-        {
-            let api = api_18.clone();
-            async move {
-                let body = match crate::http::body::read_limited(body, 65536, deadline)
-                    .await
-                {
-                    Ok(body) => body,
-                    Err(error) => return error.into_response(),
-                };
-                let request = ReadyRequest::from_parts(
-                    &query,
-                    headers,
-                    client_ip,
-                    &body,
-                );
-                api.ready(request).await.into_response()
-            }
-        })
-        .boxed();
-    let api_19 = api.clone();
-    let route_19 = (warp::any()
-        .and(warp::path("api"))
-        .and(warp::path("metrics"))
-        .and(warp::path::end()))
-        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
@@ -5733,6 +6286,78 @@ pub fn routes<A: RestApi>(
                     Ok(body) => body,
                     Err(error) => return error.into_response(),
                 };
+                let request = HealthRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.health(request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_20 = api.clone();
+    let route_20 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("ready"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_20.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let request = ReadyRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.ready(request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_21 = api.clone();
+    let route_21 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("metrics"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_21.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
                 let request = MetricsRequest::from_parts(
                     &query,
                     headers,
@@ -5743,8 +6368,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_20 = api.clone();
-    let route_20 = (warp::any()
+    let api_22 = api.clone();
+    let route_22 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("sandbox"))
         .and(warp::path("outbox"))
@@ -5767,7 +6392,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_20.clone();
+            let api = api_22.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -5808,8 +6433,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_21 = api.clone();
-    let route_21 = (warp::any()
+    let api_23 = api.clone();
+    let route_23 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
@@ -5832,7 +6457,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_21.clone();
+            let api = api_23.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -5912,6 +6537,12 @@ pub fn routes<A: RestApi>(
         .unify()
         .boxed()
         .or(route_21)
+        .unify()
+        .boxed()
+        .or(route_22)
+        .unify()
+        .boxed()
+        .or(route_23)
         .unify()
         .boxed()
 }
