@@ -177,9 +177,15 @@ async fn exports(app: &TestApp) -> i64 {
     app.scalar("SELECT COUNT(*) FROM exports").await
 }
 
+/// How long a test waits for the service's worker to build its reports: far more than they take,
+/// so that a loaded machine (the whole suite at once on two cores, debug builds) never fails a
+/// test that only waits.
+const BUILD_DEADLINE: Duration = Duration::from_secs(300);
+
 /// Checks out until a link comes (the worker builds in the background).
 async fn link_of(app: &TestApp, admin: &TestUser) -> String {
-    for _ in 0..240 {
+    let deadline = std::time::Instant::now() + BUILD_DEADLINE;
+    while std::time::Instant::now() < deadline {
         let (status, body) = post(app, "/exports/checkout", Some(admin), None).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         if let Some(link) = body["ready_exports_links"].as_array().and_then(|l| l.first()) {
@@ -232,7 +238,8 @@ async fn statuses(app: &TestApp) -> Vec<String> {
 
 /// Checks out until a link comes, whatever else is in progress.
 async fn link_of_any(app: &TestApp, admin: &TestUser) -> String {
-    for _ in 0..240 {
+    let deadline = std::time::Instant::now() + BUILD_DEADLINE;
+    while std::time::Instant::now() < deadline {
         let (_, body) = post(app, "/exports/checkout", Some(admin), None).await;
         if let Some(link) = body["ready_exports_links"].as_array().and_then(|l| l.first()) {
             return link.as_str().unwrap().to_string();
