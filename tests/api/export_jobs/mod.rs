@@ -19,6 +19,7 @@ use crate::support::{TestApp, TestUser};
 
 mod detail;
 mod lease;
+mod scale;
 mod workbook;
 
 struct Company {

@@ -1,5 +1,6 @@
 //! The recap's statements: its head (permission, workers, settings, the previous month's total)
-//! and its lines, each reading the company's current workers itself (`w`).
+//! and its lines, each reading the company's current workers itself (`w`); for all the company's
+//! current workers without day details, head and lines in one statement.
 
 use crate::db::PerBackend;
 use crate::db::sql::Fragment;
@@ -48,6 +49,9 @@ const OTHERS_MONTH_ROWS: Fragment = PerBackend {
 /// An employment of user `$4` in company `$1` covering `$2` (today), with admin rights.
 const ADMIN_OF_ACTOR: &str = admin_on!("$1", "$2", "$4");
 
+/// [`ADMIN_OF_ACTOR`] for [`sql::COMPANY_DAYS`](COMPANY_DAYS), whose user is `$9`.
+const ADMIN_OF_ACTOR_9: &str = admin_on!("$1", "$2", "$9");
+
 crate::statements! {
     /// The recap's head: a row only when user `$4` is an admin of company `$1` on `$2` (today),
     /// with how many workers it has that day ([`WORKERS`], `$3`), whether any admin computation
@@ -81,36 +85,48 @@ crate::statements! {
         {IN_WORKERS},
         " GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time"
     );
-    /// All the company's current workers' admin alerts of days `[$6, $7)` and the total of the
-    /// days `[$8, $6)` (the month before, or none) in one statement, as three parts (`part`):
-    /// 0, the company's (`$1`) counts per day, check and flags (`company_alert_days`), the counts
-    /// of every worker who keeps month rows in the company; 1, the admin month rows from month
-    /// `$4` to `$5` (`YYYY-MM`) of the workers who are not among its workers on `$2`
-    /// ([`WORKERS`], `$3` null), grouped as [`MONTHS`], to be taken out; 2, one row whose
-    /// `workers` is the total of the days `[$8, $6)` counted as the recap counts (an `enoughBreak`
-    /// alert with both halves failed counts twice). The workers taken out are those with an
-    /// employment there that is not current (ended, not yet started, not approved, dismissed),
-    /// read first (`g`), so that a company whose workers are all current reads none of its
-    /// month rows.
+    /// A recap of all the company's current workers without day details, in one statement: its
+    /// head, the admin alerts of days `[$6, $7)` and the total of the days `[$8, $6)` (the month
+    /// before, or none), as four parts (`part`): 0, the company's (`$1`) counts per day, check and
+    /// flags (`company_alert_days`), the counts of every worker who keeps month rows in the
+    /// company; 1, the admin month rows from month `$4` to `$5` (`YYYY-MM`) of the workers who are
+    /// not among its workers on `$2` ([`WORKERS`], `$3` null), grouped as [`MONTHS`], to be taken
+    /// out; 2, one row whose `workers` is the total of the days `[$8, $6)` counted as the recap
+    /// counts (an `enoughBreak` alert with both halves failed counts twice); 3, the head, only
+    /// when user `$9` is an admin of the company on `$2`: its SIREN, whether it opted in to the EU
+    /// checks, and whether any admin computation of a current worker is dated in `[$6, $7)`
+    /// (`computed`). The workers taken out are those with an employment there that is not
+    /// current (ended, not yet started, not approved, dismissed), read first (`g`), so that a
+    /// company whose workers are all current reads none of its month rows.
     pub const COMPANY_DAYS: PerBackend = crate::per_backend!(
         {WORKERS},
         ", g AS (SELECT DISTINCT e.user_id FROM employments e WHERE e.company_id = $1 AND e.user_id IS NOT NULL \
            AND e.user_id NOT IN (SELECT user_id FROM w)) \
          SELECT CAST(0 AS BIGINT) AS part, d.day AS period, d.check_type, d.night_work, d.not_enough_break, \
-           d.too_much_uninterrupted_work_time, d.workers, CAST(NULL AS TEXT) AS days FROM company_alert_days d \
+           d.too_much_uninterrupted_work_time, d.workers, CAST(NULL AS TEXT) AS days, CAST(NULL AS TEXT) AS siren, \
+           CAST(NULL AS BIGINT) AS eu_driving_checks, CAST(NULL AS BIGINT) AS computed FROM company_alert_days d \
          WHERE d.company_id = $1 AND d.day >= $6 AND d.day < $7 AND d.workers > 0 \
          UNION ALL \
          SELECT CAST(1 AS BIGINT), m.month, m.check_type, m.night_work, m.not_enough_break, \
            m.too_much_uninterrupted_work_time, CAST(0 AS BIGINT), ",
         {JOINED_DAYS},
-        " FROM ",
+        ", NULL, NULL, NULL FROM ",
         {OTHERS_MONTH_ROWS},
         " AND m.submitter_type = 'admin' AND m.month >= $4 AND m.month <= $5 \
          GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time \
          UNION ALL \
          SELECT CAST(2 AS BIGINT), '', '', CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT), \
            CAST(COALESCE(SUM(d.workers * (1 + d.not_enough_break * d.too_much_uninterrupted_work_time)), 0) AS BIGINT), \
-           CAST(NULL AS TEXT) FROM company_alert_days d WHERE d.company_id = $1 AND d.day >= $8 AND d.day < $6"
+           NULL, NULL, NULL, NULL FROM company_alert_days d WHERE d.company_id = $1 AND d.day >= $8 AND d.day < $6 \
+         UNION ALL \
+         SELECT CAST(3 AS BIGINT), '', '', CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT), \
+           NULL, c.siren, c.eu_driving_checks, \
+           (SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations r WHERE r.submitter_type = 'admin' \
+              AND r.day >= $6 AND r.day < $7 AND r.user_id",
+        {IN_WORKERS},
+        " LIMIT 1) x) FROM companies c WHERE c.id = $1 AND EXISTS (",
+        ADMIN_OF_ACTOR_9,
+        ")"
     );
     /// The admin alerts of the workers ([`WORKERS`]) dated in `[$4, $5)`, per day, check, worker
     /// and flags: the recap's lines when it gives the day details (one per worker and day).
