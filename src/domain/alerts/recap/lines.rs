@@ -44,8 +44,8 @@ struct MonthRow {
 
 /// A row of [`sql::COMPANY_DAYS`]: in part 0, how many workers were alerted on a day (`period`)
 /// for a check and flags; in part 1, a month's (`period`) rows of the workers who are not current
-/// (`days`); in part 2, the month before's total (`workers`); in part 3, the head (`siren`,
-/// `eu_driving_checks`, `computed`).
+/// (`days`); in part 2, the month before's total (`workers`); in part 3, the head
+/// (`eu_driving_checks`, `computed`).
 #[derive(sqlx::FromRow, Debug)]
 struct CompanyRow {
     part: i64,
@@ -56,7 +56,6 @@ struct CompanyRow {
     too_much_uninterrupted_work_time: i64,
     workers: i64,
     days: Option<String>,
-    siren: Option<String>,
     eu_driving_checks: Option<i64>,
     computed: Option<i64>,
 }
@@ -64,7 +63,6 @@ struct CompanyRow {
 /// What a recap needs of the company besides its lines.
 #[derive(Debug, Default)]
 pub(super) struct CompanyHead {
-    pub siren: String,
     pub eu_driving_checks: bool,
     /// Whether any admin computation of a current worker is dated in the period.
     pub computed: bool,
@@ -173,7 +171,6 @@ pub(super) async fn per_day_of_company(
             2 => total_before = row.workers,
             _ => {
                 head = Some(CompanyHead {
-                    siren: row.siren.unwrap_or_default(),
                     eu_driving_checks: row.eu_driving_checks == Some(1),
                     computed: row.computed.unwrap_or(0) > 0,
                 })
@@ -342,7 +339,6 @@ mod tests {
             too_much_uninterrupted_work_time: flags[2],
             workers,
             days: None,
-            siren: None,
             eu_driving_checks: None,
             computed: None,
         }

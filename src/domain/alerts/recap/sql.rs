@@ -93,8 +93,7 @@ crate::statements! {
     /// not among its workers on `$2` ([`WORKERS`], `$3` null), grouped as [`MONTHS`], to be taken
     /// out; 2, one row whose `workers` is the total of the days `[$8, $6)` counted as the recap
     /// counts (an `enoughBreak` alert with both halves failed counts twice); 3, the head, only
-    /// when user `$9` is an admin of the company on `$2`: its SIREN, whether it opted in to the EU
-    /// checks, and whether any admin computation of a current worker is dated in `[$6, $7)`
+    /// when user `$9` is an admin of the company on `$2`: whether it opted in to the EU checks, and whether any admin computation of a current worker is dated in `[$6, $7)`
     /// (`computed`). The workers taken out are those with an employment there that is not
     /// current (ended, not yet started, not approved, dismissed), read first (`g`), so that a
     /// company whose workers are all current reads none of its month rows.
@@ -103,24 +102,24 @@ crate::statements! {
         ", g AS (SELECT DISTINCT e.user_id FROM employments e WHERE e.company_id = $1 AND e.user_id IS NOT NULL \
            AND e.user_id NOT IN (SELECT user_id FROM w)) \
          SELECT CAST(0 AS BIGINT) AS part, d.day AS period, d.check_type, d.night_work, d.not_enough_break, \
-           d.too_much_uninterrupted_work_time, d.workers, CAST(NULL AS TEXT) AS days, CAST(NULL AS TEXT) AS siren, \
+           d.too_much_uninterrupted_work_time, d.workers, CAST(NULL AS TEXT) AS days, \
            CAST(NULL AS BIGINT) AS eu_driving_checks, CAST(NULL AS BIGINT) AS computed FROM company_alert_days d \
          WHERE d.company_id = $1 AND d.day >= $6 AND d.day < $7 AND d.workers > 0 \
          UNION ALL \
          SELECT CAST(1 AS BIGINT), m.month, m.check_type, m.night_work, m.not_enough_break, \
            m.too_much_uninterrupted_work_time, CAST(0 AS BIGINT), ",
         {JOINED_DAYS},
-        ", NULL, NULL, NULL FROM ",
+        ", NULL, NULL FROM ",
         {OTHERS_MONTH_ROWS},
         " AND m.submitter_type = 'admin' AND m.month >= $4 AND m.month <= $5 \
          GROUP BY m.month, m.check_type, m.night_work, m.not_enough_break, m.too_much_uninterrupted_work_time \
          UNION ALL \
          SELECT CAST(2 AS BIGINT), '', '', CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT), \
            CAST(COALESCE(SUM(d.workers * (1 + d.not_enough_break * d.too_much_uninterrupted_work_time)), 0) AS BIGINT), \
-           NULL, NULL, NULL, NULL FROM company_alert_days d WHERE d.company_id = $1 AND d.day >= $8 AND d.day < $6 \
+           NULL, NULL, NULL FROM company_alert_days d WHERE d.company_id = $1 AND d.day >= $8 AND d.day < $6 \
          UNION ALL \
          SELECT CAST(3 AS BIGINT), '', '', CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT), \
-           NULL, c.siren, c.eu_driving_checks, \
+           NULL, c.eu_driving_checks, \
            (SELECT COUNT(*) FROM (SELECT 1 FROM regulation_computations r WHERE r.submitter_type = 'admin' \
               AND r.day >= $6 AND r.day < $7 AND r.user_id",
         {IN_WORKERS},
