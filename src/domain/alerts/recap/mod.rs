@@ -147,7 +147,13 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
         if !head.computed {
             return Ok(empty());
         }
-        return Ok(summary(&period, &company.lines, company.total_before, head.eu_driving_checks, None));
+        return Ok(summary(
+            &period,
+            &company.lines,
+            company.total_before,
+            head.eu_driving_checks,
+            None,
+        ));
     }
     let confined = confined(db, &query).await?.as_deref().map(id_list);
     let head: Option<Head> = sqlx::query_as(db.sql(sql::RECAP))
