@@ -144,7 +144,6 @@ pub(super) async fn per_day_of_company(
     let rows: Vec<CompanyRow> = sqlx::query_as(db.sql(sql::COMPANY_DAYS))
         .bind(company_id)
         .bind(today)
-        .bind(None::<&str>)
         .bind(month_text(before))
         .bind(month_text(last))
         .bind(date_text(from))
