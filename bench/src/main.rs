@@ -8,6 +8,7 @@
 
 mod cases;
 mod churn;
+mod export_report;
 mod profile;
 mod rebuild;
 mod report;
@@ -388,6 +389,17 @@ async fn measure(
         }
     }
 
+    // After the read cases: a report is a job written and built in the background.
+    let mut reports = Vec::new();
+    if args.cases.is_empty() || args.cases.iter().any(|c| c == export_report::CASE) {
+        for (server, fixture) in &servers {
+            let (Some((fixture, _)), true) = (fixture, databases.iter().any(|(name, _)| *name == server.name)) else {
+                continue;
+            };
+            reports.push(export_report::time(server.name, &server.url, fixture, plan, args.rounds).await?);
+        }
+    }
+
     // Last: its writes would move the other cases' figures.
     let mut churns = Vec::new();
     if args.cases.is_empty() || args.cases.iter().any(|c| c == churn::CASE) {
@@ -456,11 +468,12 @@ async fn measure(
         .collect();
     report::print(&rows, &peaks);
     rebuild::print(&rebuilds, !args.smoke);
+    export_report::print(&reports);
     churn::print(&churns);
     if let Some(folder) = args.json.parent() {
         std::fs::create_dir_all(folder)?;
     }
-    let json = serde_json::json!({ "plan": format!("{plan:?}"), "seconds": args.seconds, "rounds": args.rounds, "rows": rows, "peak_mib": peaks, "log_cost": log_cost, "regulation_rebuild": rebuilds, "nested_after_writes": churns });
+    let json = serde_json::json!({ "plan": format!("{plan:?}"), "seconds": args.seconds, "rounds": args.rounds, "rows": rows, "peak_mib": peaks, "log_cost": log_cost, "regulation_rebuild": rebuilds, "export_report": reports, "nested_after_writes": churns });
     std::fs::write(&args.json, serde_json::to_string_pretty(&json)?)?;
     eprintln!("results written to {}", args.json.display());
     let errors: u64 = rows.iter().map(|r| r.errors).sum();

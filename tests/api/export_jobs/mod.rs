@@ -22,6 +22,7 @@ mod detail;
 mod lease;
 mod refused_cgu;
 mod signature_check;
+mod scale;
 mod workbook;
 
 struct Company {

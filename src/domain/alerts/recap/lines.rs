@@ -44,7 +44,8 @@ struct MonthRow {
 
 /// A row of [`sql::COMPANY_DAYS`]: in part 0, how many workers were alerted on a day (`period`)
 /// for a check and flags; in part 1, a month's (`period`) rows of the workers who are not current
-/// (`days`); in part 2, the month before's total (`workers`).
+/// (`days`); in part 2, the month before's total (`workers`); in part 3, the head
+/// (`eu_driving_checks`, `computed`).
 #[derive(sqlx::FromRow, Debug)]
 struct CompanyRow {
     part: i64,
@@ -55,6 +56,24 @@ struct CompanyRow {
     too_much_uninterrupted_work_time: i64,
     workers: i64,
     days: Option<String>,
+    eu_driving_checks: Option<i64>,
+    computed: Option<i64>,
+}
+
+/// What a recap needs of the company besides its lines.
+#[derive(Debug, Default)]
+pub(super) struct CompanyHead {
+    pub eu_driving_checks: bool,
+    /// Whether any admin computation of a current worker is dated in the period.
+    pub computed: bool,
+}
+
+/// A recap of all the company's current workers without day details.
+pub(super) struct CompanyRecap {
+    /// None when the caller is not an admin of the company today.
+    pub head: Option<CompanyHead>,
+    pub lines: Vec<AlertLine>,
+    pub total_before: i64,
 }
 
 impl CompanyRow {
@@ -117,25 +136,26 @@ pub(super) async fn per_day(
 /// whatever the number of workers).
 pub(super) async fn per_day_of_company(
     db: &Db,
-    company_id: i64,
+    (company_id, actor): (i64, i64),
     today: &str,
     (before, from, to): (NaiveDate, NaiveDate, NaiveDate),
-) -> AppResult<(Vec<AlertLine>, i64)> {
+) -> AppResult<CompanyRecap> {
     let last = to.pred_opt().unwrap_or(to);
     let rows: Vec<CompanyRow> = sqlx::query_as(db.sql(sql::COMPANY_DAYS))
         .bind(company_id)
         .bind(today)
-        .bind(None::<&str>)
         .bind(month_text(before))
         .bind(month_text(last))
         .bind(date_text(from))
         .bind(date_text(to))
         .bind(date_text(before))
+        .bind(actor)
         .fetch_all(db)
         .await?;
     let mut counted = Vec::new();
     let mut others = Vec::new();
     let mut total_before = 0;
+    let mut head = None;
     for row in rows {
         match row.part {
             0 => counted.push(row),
@@ -147,13 +167,23 @@ pub(super) async fn per_day_of_company(
                 not_enough_break: row.not_enough_break,
                 too_much_uninterrupted_work_time: row.too_much_uninterrupted_work_time,
             }),
-            _ => total_before = row.workers,
+            2 => total_before = row.workers,
+            _ => {
+                head = Some(CompanyHead {
+                    eu_driving_checks: row.eu_driving_checks == Some(1),
+                    computed: row.computed.unwrap_or(0) > 0,
+                })
+            }
         }
     }
     let mut others = added_up(others, (before, to))?;
     let first = date_text(from);
     let others_now = others.split_off(others.partition_point(|l| l.day < first));
-    Ok((less(counted, others_now), total_before - total(&others)))
+    Ok(CompanyRecap {
+        head,
+        lines: less(counted, others_now),
+        total_before: total_before - total(&others),
+    })
 }
 
 /// The day counts less the other workers' lines, in order of day; days left with no alert are
@@ -308,6 +338,8 @@ mod tests {
             too_much_uninterrupted_work_time: flags[2],
             workers,
             days: None,
+            eu_driving_checks: None,
+            computed: None,
         }
     }
 

@@ -1,11 +1,13 @@
 //! A company's alerts for admins: `regulatoryAlertsRecap`, a period's admin alerts of the
 //! company's current workers by kind, and `adminRegulationComputationsByUserAndByDay`.
 //!
-//! A recap reads its head (the admin's permission, the workers, the company's settings and the
-//! previous month's total) in one statement, then its lines: for all the company's current
-//! workers without the day details, the company's day counts (`company_alert_days`) less the
-//! month rows of the workers who are not current (two statements); for a team or a worker, their
-//! month rows (`company_alert_months`) added up per day (one); with the day details, the alerts
+//! A recap of all the company's current workers without the day details (the common request)
+//! is one statement: its head (the admin's permission, the company's settings, whether any
+//! admin computation is dated in the period), the company's day counts (`company_alert_days`)
+//! less the month rows of the workers who are not current, and the previous month's total. Any
+//! other recap reads its head (the permission, the workers, the settings and the previous
+//! month's total) in one statement, then its lines: for a team or a worker, their month rows
+//! (`company_alert_months`) added up per day (one); with the day details, the alerts
 //! themselves, a line per worker and day, and then the workers' names and other companies (two
 //! more). However many workers the company has.
 
@@ -123,13 +125,37 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
     if !actor.scope.allows(query.company_id) {
         return Err(permissions::admin_only_field("regulatoryAlertsRecap"));
     }
-    let confined = confined(db, &query).await?.as_deref().map(id_list);
     let today = date_text(today());
     let period = Period::of(&query);
-    // All the current workers without details: the lines and the previous month's total come
-    // from the company's day counts, and the head does not add up the previous month's rows.
-    let whole_company = confined.is_none() && !query.with_details;
-    let previous_in_head = if whole_company { None } else { period.previous };
+    let empty = || Summary {
+        month: period.month,
+        ..Summary::default()
+    };
+    // All the current workers without details, the common request: one statement.
+    if query.team_id.is_none() && query.unique_user_id.is_none() && !query.with_details {
+        let before = period.previous.unwrap_or(period.from);
+        let company = lines::per_day_of_company(
+            db,
+            (query.company_id, actor.user_id),
+            &today,
+            (before, period.from, period.to),
+        )
+        .await?;
+        let Some(head) = company.head else {
+            return Err(permissions::admin_only_field("regulatoryAlertsRecap"));
+        };
+        if !head.computed {
+            return Ok(empty());
+        }
+        return Ok(summary(
+            &period,
+            &company.lines,
+            company.total_before,
+            head.eu_driving_checks,
+            None,
+        ));
+    }
+    let confined = confined(db, &query).await?.as_deref().map(id_list);
     let head: Option<Head> = sqlx::query_as(db.sql(sql::RECAP))
         .bind(query.company_id)
         .bind(today.as_str())
@@ -137,7 +163,7 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
         .bind(actor.user_id)
         .bind(date_text(period.from))
         .bind(date_text(period.to))
-        .bind(previous_in_head.map(lines::month_text))
+        .bind(period.previous.map(lines::month_text))
         .fetch_optional(db)
         .await?;
     let Some(head) = head else {
@@ -150,10 +176,7 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
         ));
     }
     if head.computed == 0 {
-        return Ok(Summary {
-            month: period.month,
-            ..Summary::default()
-        });
+        return Ok(empty());
     }
     let workers = lines::Workers {
         company_id: query.company_id,
@@ -161,26 +184,40 @@ pub async fn recap(db: &Db, actor: Actor, query: RecapQuery) -> AppResult<Summar
         confined: confined.as_deref(),
     };
     let span = (period.from, period.to);
-    let (lines, total_previous_month) = if whole_company {
-        let before = period.previous.unwrap_or(period.from);
-        lines::per_day_of_company(db, query.company_id, &today, (before, period.from, period.to)).await?
-    } else if query.with_details {
-        (lines::per_worker(db, &workers, span).await?, head.previous_total)
+    let lines = if query.with_details {
+        lines::per_worker(db, &workers, span).await?
     } else {
-        (lines::per_day(db, &workers, span).await?, head.previous_total)
+        lines::per_day(db, &workers, span).await?
     };
     let details = if query.with_details {
         Some(details::Details::read(db, query.company_id, &head.siren, &lines).await?)
     } else {
         None
     };
-    let kinds = groups::sorted(&lines, head.eu_driving_checks == 1, period.from);
-    Ok(Summary {
+    Ok(summary(
+        &period,
+        &lines,
+        head.previous_total,
+        head.eu_driving_checks == 1,
+        details.as_ref(),
+    ))
+}
+
+/// The summary of a period's lines.
+fn summary(
+    period: &Period,
+    lines: &[lines::AlertLine],
+    total_previous_month: i64,
+    eu_driving_checks: bool,
+    details: Option<&details::Details>,
+) -> Summary {
+    let kinds = groups::sorted(lines, eu_driving_checks, period.from);
+    Summary {
         has_any_computation: true,
         month: period.month,
-        total: lines::total(&lines),
+        total: lines::total(lines),
         total_previous_month,
-        daily: groups::built(kinds.daily, details.as_ref()),
-        weekly: groups::built(kinds.weekly, details.as_ref()),
-    })
+        daily: groups::built(kinds.daily, details),
+        weekly: groups::built(kinds.weekly, details),
+    }
 }
