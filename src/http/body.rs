@@ -81,6 +81,7 @@ where
     while let Some(chunk) = body.next().await {
         let mut chunk = chunk.map_err(|_| BodyError::Broken)?;
         if collected.len() as u64 + chunk.remaining() as u64 > limit {
+            drain(body.as_mut(), collected.len() as u64 + chunk.remaining() as u64).await;
             return Err(BodyError::TooLarge { limit });
         }
         while chunk.has_remaining() {
@@ -91,4 +92,27 @@ where
         }
     }
     Ok(collected.freeze())
+}
+
+/// How much of a refused body is read past what was read already, and thrown away, before the
+/// answer goes out.
+const DRAIN: u64 = 16 * 1024 * 1024;
+
+/// Reads and throws away the rest of a refused body, up to [`DRAIN`] bytes, holding none of it:
+/// a client still sending when the answer comes and the connection closes gets a reset instead
+/// of the 413, which it may never read. A larger body is cut off (the deadline of
+/// [`read_limited`] bounds the time).
+async fn drain<S, B>(mut body: std::pin::Pin<&mut S>, read: u64)
+where
+    S: Stream<Item = Result<B, warp::Error>>,
+    B: Buf,
+{
+    let mut drained = 0u64;
+    while drained < DRAIN {
+        match body.next().await {
+            Some(Ok(chunk)) => drained += chunk.remaining() as u64,
+            _ => return,
+        }
+    }
+    tracing::debug!(read = read + drained, "refused body cut off");
 }

@@ -14,7 +14,17 @@ use crate::mail::outbox;
 use crate::http::contract::{
     self, AuthorizationServerMetadataRequest, AuthorizationServerMetadataResponse, AuthorizeRequest, AuthorizeResponse,
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, DownloadActivityReportRequest,
-    DownloadActivityReportResponse, DownloadFullDataWhenCguRefusedRequest, DownloadFullDataWhenCguRefusedResponse, Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest, ExportsCancelResponse, ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError, GeneratePdfExportRequest, GeneratePdfExportResponse, GenerateTachographFileRequest, GenerateTachographFileResponse, GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest, MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest, TachographRootPublicKeyResponse, TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest, TokenRefreshResponse, TokenRequest, TokenResponse, ValidateExportParamsRequest, ValidateExportParamsResponse, VerifyXlsxSignatureRequest, VerifyXlsxSignatureResponse, types,
+    DownloadActivityReportResponse, DownloadFullDataWhenCguRefusedRequest, DownloadFullDataWhenCguRefusedResponse,
+    Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest, ExportsCancelResponse,
+    ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError, GeneratePdfExportRequest,
+    GeneratePdfExportResponse, GenerateTachographFileRequest, GenerateTachographFileResponse,
+    GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest,
+    MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest,
+    RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse,
+    SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest,
+    TachographRootPublicKeyResponse, TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest,
+    TokenRefreshResponse, TokenRequest, TokenResponse, ValidateExportParamsRequest, ValidateExportParamsResponse,
+    VerifyXlsxSignatureRequest, VerifyXlsxSignatureResponse, types,
 };
 
 /// Implements the generated REST handler trait.

@@ -21,8 +21,8 @@ use crate::support::{TestApp, TestUser};
 mod detail;
 mod lease;
 mod refused_cgu;
-mod signature_check;
 mod scale;
+mod signature_check;
 mod workbook;
 
 struct Company {

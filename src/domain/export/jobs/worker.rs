@@ -31,6 +31,11 @@ const POLL: Duration = Duration::from_secs(1);
 /// How often the upkeep runs (jobs out of attempts, expired files): nothing there is urgent.
 const UPKEEP_EVERY: Duration = Duration::from_secs(30);
 
+/// How many times a job's outcome is written before the job is left to its lease, the first
+/// retry after `RECORD_RETRY`, each next one after twice as long.
+const RECORD_ATTEMPTS: u32 = 5;
+const RECORD_RETRY: Duration = Duration::from_millis(200);
+
 /// Why a job failed when its building broke (the cause is in the server's log).
 pub const BUILD_FAILED: &str = "La génération du fichier a échoué.";
 
@@ -128,41 +133,67 @@ async fn run(db: &Db, claimer: &str, job: Job, key: SigningKey, mut stop: watch:
             }
         }
     };
-    let recorded = match outcome {
+    // A failure to record the outcome (a busy database, a connection lost) is retried a few
+    // times before the job is left to its lease: a built file is not thrown away for a moment's
+    // unavailability, nor the job rebuilt two minutes later.
+    let mut attempt = 0;
+    loop {
+        let recorded = record(db, claimer, &job, &outcome, elapsed()).await;
+        match recorded {
+            Ok(()) => break,
+            Err(error) if attempt + 1 < RECORD_ATTEMPTS => {
+                tracing::warn!(
+                    ?error,
+                    export_id = job.id,
+                    attempt,
+                    "export outcome not recorded: retrying"
+                );
+                tokio::time::sleep(RECORD_RETRY * 2u32.pow(attempt)).await;
+                attempt += 1;
+            }
+            Err(error) => {
+                tracing::warn!(
+                    ?error,
+                    export_id = job.id,
+                    "export outcome not recorded: its lease will expire"
+                );
+                break;
+            }
+        }
+    }
+}
+
+/// Records a job's outcome: its file, or why it failed.
+async fn record(
+    db: &Db,
+    claimer: &str,
+    job: &Job,
+    outcome: &crate::errors::AppResult<Outcome>,
+    elapsed: i64,
+) -> crate::errors::AppResult<()> {
+    match outcome {
         Ok(Outcome::Built(file)) => {
             let size = file.bytes.len();
-            match store::finish(db, claimer, job.id, &file, elapsed()).await {
-                Ok(true) => {
-                    tracing::info!(
-                        export_id = job.id,
-                        exporter = job.exporter,
-                        size,
-                        ms = elapsed(),
-                        "export ready"
-                    );
-                    Ok(())
-                }
-                Ok(false) => {
-                    tracing::info!(export_id = job.id, "export built but cancelled meanwhile: not stored");
-                    Ok(())
-                }
-                Err(error) => Err(error),
+            if store::finish(db, claimer, job.id, file, elapsed).await? {
+                tracing::info!(
+                    export_id = job.id,
+                    exporter = job.exporter,
+                    size,
+                    ms = elapsed,
+                    "export ready"
+                );
+            } else {
+                tracing::info!(export_id = job.id, "export built but cancelled meanwhile: not stored");
             }
+            Ok(())
         }
         Ok(Outcome::Refused(reason)) => {
             tracing::info!(export_id = job.id, %reason, "export failed");
-            store::fail(db, claimer, job.id, &reason, elapsed()).await
+            store::fail(db, claimer, job.id, reason, elapsed).await
         }
         Err(error) => {
             tracing::error!(?error, export_id = job.id, "export failed");
-            store::fail(db, claimer, job.id, BUILD_FAILED, elapsed()).await
+            store::fail(db, claimer, job.id, BUILD_FAILED, elapsed).await
         }
-    };
-    if let Err(error) = recorded {
-        tracing::warn!(
-            ?error,
-            export_id = job.id,
-            "export outcome not recorded: its lease will expire"
-        );
     }
 }
