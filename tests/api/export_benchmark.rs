@@ -63,37 +63,9 @@ async fn export_a_thousand_drivers() {
     let seeding = Instant::now();
     let mut tx = pool.begin().await.unwrap();
     let users = crate::support::employments::insert_bare_employees(&mut tx, company, 200_000_000, n).await;
+    let starts: Vec<i64> = (0..DAYS).map(|d| first_day + d * 86_400 + 6 * 3600).collect();
     for user in users {
-        let mut missions = Vec::new();
-        for d in 0..DAYS {
-            let (mission,): (i64,) = sqlx::query_as("INSERT INTO missions (company_id, submitter_id, reception_time, creation_time) VALUES ($1, $2, 0, 0) RETURNING id")
-                .bind(company)
-                .bind(user)
-                .fetch_one(&mut *tx)
-                .await
-                .unwrap();
-            missions.push((d, mission));
-        }
-        let mut values = Vec::new();
-        for (d, mission) in missions {
-            let start = first_day + d * 86_400 + 6 * 3600;
-            for (k, kind) in ["drive", "work", "drive", "support", "drive", "work"]
-                .iter()
-                .enumerate()
-            {
-                let s = start + k as i64 * 5400;
-                values.push(format!(
-                    "({mission}, {user}, {user}, '{kind}', {s}, {s}, {s}, {}, {})",
-                    s + 3600,
-                    s + 3600
-                ));
-            }
-        }
-        let sql = format!(
-            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES {}",
-            values.join(", ")
-        );
-        sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut *tx).await.unwrap();
+        crate::support::employments::insert_days_of_work(&mut tx, company, user, &starts).await;
     }
     tx.commit().await.unwrap();
     eprintln!(

@@ -13,7 +13,7 @@ use crate::errors::AppResult;
 use crate::mail::kinds::MailType;
 use crate::mail::notices::{self, MissionMail, Span};
 
-use super::triggers::{Measures, Outcome};
+use super::outcome::{Measures, Outcome};
 
 pub mod sql {
     crate::statements! {

@@ -5,6 +5,7 @@
 //! (see `triggers`); the user reads them newest first and marks them read.
 
 mod mails;
+mod outcome;
 pub mod triggers;
 
 use serde_json::Value;

@@ -21,6 +21,7 @@ use crate::domain::regulation::time;
 use crate::errors::AppResult;
 
 use super::create;
+use super::outcome::{Measures, Outcome, measures};
 
 pub mod sql {
     crate::statements! {
@@ -52,33 +53,6 @@ pub mod sql {
              AND (last_update_time > $3 OR reception_time > $3 OR dismissed_at > $3)";
         pub const MISSION_NAME: &str = "SELECT name FROM missions WHERE id = $1";
     }
-}
-
-/// The measures a worker compares: first start, last end (`None`: running), work seconds.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) struct Measures {
-    pub start: Option<i64>,
-    pub end: Option<i64>,
-    pub work: i64,
-}
-
-/// The measures of a set of activities (type, start, end); `off` counts as work in a holiday
-/// mission (the reference counts it in the service of holiday missions).
-fn measures(activities: &[(String, i64, Option<i64>)], at: i64) -> Measures {
-    let holiday = activities.iter().any(|(kind, _, _)| kind == "off");
-    let counts = |kind: &str| matches!(kind, "drive" | "work" | "support") || (holiday && kind == "off");
-    let start = activities.iter().map(|a| a.1).min();
-    let end = if activities.iter().any(|a| a.2.is_none()) {
-        None
-    } else {
-        activities.iter().filter_map(|a| a.2).max()
-    };
-    let work = activities
-        .iter()
-        .filter(|(kind, _, _)| counts(kind))
-        .map(|(_, start, end)| end.unwrap_or(at).max(*start) - start)
-        .sum();
-    Measures { start, end, work }
 }
 
 async fn local_start(conn: &mut AnyConnection, user_id: i64, start: i64) -> AppResult<String> {
@@ -122,18 +96,6 @@ pub async fn after_admin_validation(
         }
     }
     Ok(())
-}
-
-/// What an admin's validation means for a worker.
-pub(super) enum Outcome {
-    /// The worker never acted on the mission and has time in it.
-    New { now: Measures, holiday: bool },
-    /// The worker's time changed after their last action.
-    Changed {
-        then: Measures,
-        now: Measures,
-        holiday: bool,
-    },
 }
 
 /// Whether the worker's time in the mission is new to them or changed since their last action

@@ -36,36 +36,9 @@ fn reset_peak() {
 async fn seed(app: &TestApp, company: i64, first_id: i64, n: i64) {
     let mut tx = app.server.db.pool.begin().await.unwrap();
     let users = crate::support::employments::insert_bare_employees(&mut tx, company, first_id, n).await;
+    let starts: Vec<i64> = (1..=DAYS).map(|d| paris(&format!("2026-03-{d:02}"), 6, 0)).collect();
     for user in users {
-        let mut values = Vec::new();
-        for d in 0..DAYS {
-            let day = format!("2026-03-{:02}", d + 1);
-            let (mission,): (i64,) = sqlx::query_as(
-                "INSERT INTO missions (company_id, submitter_id, reception_time, creation_time) VALUES ($1, $2, 0, 0) RETURNING id",
-            )
-            .bind(company)
-            .bind(user)
-            .fetch_one(&mut *tx)
-            .await
-            .unwrap();
-            let start = paris(&day, 6, 0);
-            for (k, kind) in ["drive", "work", "drive", "support", "drive", "work"]
-                .iter()
-                .enumerate()
-            {
-                let s = start + k as i64 * 5400;
-                values.push(format!(
-                    "({mission}, {user}, {user}, '{kind}', {s}, {s}, {s}, {}, {})",
-                    s + 3600,
-                    s + 3600
-                ));
-            }
-        }
-        let sql = format!(
-            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES {}",
-            values.join(", ")
-        );
-        sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut *tx).await.unwrap();
+        crate::support::employments::insert_days_of_work(&mut tx, company, user, &starts).await;
     }
     tx.commit().await.unwrap();
 }

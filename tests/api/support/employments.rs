@@ -75,3 +75,39 @@ pub async fn insert_bare_employees(
     }
     ids
 }
+
+/// A mission a day for `user` in `company`, each starting at one of `starts` (Unix seconds) with
+/// six activities of an hour, 90 minutes apart (drive, work, drive, support, drive, work),
+/// straight into the database inside `tx`: the export benchmarks' working days.
+pub async fn insert_days_of_work(tx: &mut sqlx::Transaction<'_, sqlx::Any>, company: i64, user: i64, starts: &[i64]) {
+    let mut values = Vec::new();
+    for &start in starts {
+        let (mission,): (i64,) = sqlx::query_as(
+            "INSERT INTO missions (company_id, submitter_id, reception_time, creation_time) VALUES ($1, $2, 0, 0) RETURNING id",
+        )
+        .bind(company)
+        .bind(user)
+        .fetch_one(&mut **tx)
+        .await
+        .unwrap();
+        for (k, kind) in ["drive", "work", "drive", "support", "drive", "work"]
+            .iter()
+            .enumerate()
+        {
+            let s = start + k as i64 * 5400;
+            values.push(format!(
+                "({mission}, {user}, {user}, '{kind}', {s}, {s}, {s}, {}, {})",
+                s + 3600,
+                s + 3600
+            ));
+        }
+    }
+    if values.is_empty() {
+        return;
+    }
+    let sql = format!(
+        "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES {}",
+        values.join(", ")
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut **tx).await.unwrap();
+}

@@ -40,7 +40,10 @@ pub(super) fn operation(types: &mut Types, op: &Operation) -> Result<OperationCo
         reads.push((field, read, can_fail));
     }
     if let Some(body) = &op.body {
-        let (ty, read, can_fail) = request_body(types, op, body)?;
+        let (ty, read, can_fail) = match body.encoding {
+            BodyEncoding::Multipart { .. } => super::multipart::request_body(types, op, body)?,
+            _ => request_body(types, op, body)?,
+        };
         let doc_text = match body.encoding {
             BodyEncoding::Json => "The `application/json` body.",
             BodyEncoding::Form => "The `application/x-www-form-urlencoded` body.",

@@ -1,6 +1,6 @@
 //! How the generated code reads a request: query parameters and form fields (as flat pairs),
-//! the scalars in them, and the body (JSON, form, or a form as sent; multipart bodies are
-//! `multipart`'s).
+//! the scalars in them, and the body (JSON, form, or a form as sent; the operation emits multipart
+//! bodies with `multipart`).
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -239,7 +239,7 @@ pub(super) fn request_body(
                 Ok((quote!(#form), quote!(#form::from_body(body)), false))
             }
         }
-        BodyEncoding::Multipart { .. } => super::multipart::request_body(types, op, body),
+        BodyEncoding::Multipart { .. } => unreachable!("a multipart body is emitted by `multipart::request_body`"),
         BodyEncoding::Form => {
             let ty = types.rust_type(&hint, &body.schema)?;
             let name = types
