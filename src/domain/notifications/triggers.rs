@@ -21,7 +21,7 @@ use crate::domain::regulation::time;
 use crate::errors::AppResult;
 
 use super::create;
-use super::outcome::{Measures, Outcome, measures};
+use super::outcome::{Outcome, measures};
 
 pub mod sql {
     crate::statements! {
@@ -166,52 +166,4 @@ pub async fn after_auto_validation(conn: &mut AnyConnection, mission_id: i64, us
     let start = local_start(conn, user, start).await?;
     let data = json!({ "mission_id": mission_id, "mission_start_date": start, "mission_name": name });
     create(conn, user, NotificationType::MissionAutoValidation, &data).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn a(kind: &str, start: i64, end: Option<i64>) -> (String, i64, Option<i64>) {
-        (kind.to_string(), start, end)
-    }
-
-    #[test]
-    fn measures_of_a_day() {
-        let m = measures(
-            &[
-                a("drive", 0, Some(100)),
-                a("transfer", 100, Some(300)),
-                a("work", 300, Some(400)),
-            ],
-            1000,
-        );
-        assert_eq!(
-            m,
-            Measures {
-                start: Some(0),
-                end: Some(400),
-                work: 200
-            }
-        );
-        let running = measures(&[a("drive", 0, Some(100)), a("work", 100, None)], 1000);
-        assert_eq!(
-            running,
-            Measures {
-                start: Some(0),
-                end: None,
-                work: 1000
-            }
-        );
-        let holiday = measures(&[a("off", 0, Some(500))], 1000);
-        assert_eq!(holiday.work, 500);
-        assert_eq!(
-            measures(&[], 0),
-            Measures {
-                start: None,
-                end: None,
-                work: 0
-            }
-        );
-    }
 }
