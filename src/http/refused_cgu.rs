@@ -36,15 +36,9 @@ pub async fn queue(
         Err(error) => return failed(error),
     };
     match store::in_progress(&app.db, actor.user_id).await {
-        Ok(count) if count + i64::try_from(jobs.len()).unwrap_or(i64::MAX) > store::MAX_IN_PROGRESS => {
+        Ok(count) if !store::room_for(count, jobs.len()) => {
             return DownloadFullDataWhenCguRefusedResponse::TooManyRequests {
-                body: api_error(
-                    format!(
-                        "At most {} reports in progress at once: fetch or cancel them first",
-                        store::MAX_IN_PROGRESS
-                    ),
-                    "TOO_MANY_EXPORTS",
-                ),
+                body: super::reports::too_many_exports_error(),
                 retry_after: 60,
             };
         }

@@ -34,15 +34,9 @@ pub async fn queue(app: &App, actor: Actor, request: DownloadActivityReportReque
         Err(Refusal::Internal(body)) => return DownloadActivityReportResponse::InternalServerError(body),
     }
     match store::in_progress(&app.db, actor.user_id).await {
-        Ok(count) if count >= store::MAX_IN_PROGRESS => {
+        Ok(count) if !store::room_for(count, 1) => {
             return DownloadActivityReportResponse::TooManyRequests {
-                body: api_error(
-                    format!(
-                        "At most {} reports in progress at once: fetch or cancel them first",
-                        store::MAX_IN_PROGRESS
-                    ),
-                    "TOO_MANY_EXPORTS",
-                ),
+                body: super::reports::too_many_exports_error(),
                 retry_after: 60,
             };
         }

@@ -5,6 +5,7 @@ use crate::app::App;
 use crate::domain::auth::Actor;
 use crate::domain::companies::today;
 use crate::domain::export::chunking::{MAX_CHUNKED_IDS, MAX_CHUNKS, Plan, Strategy, TooLarge};
+use crate::domain::export::jobs::store;
 use crate::domain::export::reports::{self, ReportRequest};
 use crate::http::api_error::internal_error;
 use crate::http::contract::{ValidateExportParamsRequest, ValidateExportParamsResponse, types};
@@ -21,6 +22,18 @@ pub fn too_large_error(too_large: &TooLarge) -> types::ApiError {
         error_code: "INVALID_INPUTS".to_string(),
         details: Some([("max_date".to_string(), vec![message])].into()),
     }
+}
+
+/// The 429 body of a request that would put more than [`store::MAX_IN_PROGRESS`] reports in
+/// progress for one user (`download_activity_report`, `download_full_data_when_CGU_refused`).
+pub fn too_many_exports_error() -> types::ApiError {
+    crate::http::api_error::api_error(
+        format!(
+            "At most {} reports in progress at once: fetch or cancel them first",
+            store::MAX_IN_PROGRESS
+        ),
+        "TOO_MANY_EXPORTS",
+    )
 }
 
 /// The split of the report the body describes, for an admin today of every company (401 and

@@ -20,6 +20,11 @@ pub const RETENTION_SECS: i64 = 7 * 24 * 3600;
 /// account cannot fill the queue.
 pub const MAX_IN_PROGRESS: i64 = 10;
 
+/// Whether `adding` more reports fit beside the `in_progress` ones a user has.
+pub fn room_for(in_progress: i64, adding: usize) -> bool {
+    in_progress.saturating_add(i64::try_from(adding).unwrap_or(i64::MAX)) <= MAX_IN_PROGRESS
+}
+
 /// Why a job whose builders all died failed.
 pub const ABANDONED: &str = "La génération a été interrompue trop de fois.";
 
