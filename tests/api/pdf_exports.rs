@@ -3,20 +3,11 @@
 //! reader (`pdf-extract`): the title, the worker's days minute for minute, the marks, the
 //! accents, the footer of every page; the 422 of a period over a year and of bad bodies, the 401.
 
-use chrono::{NaiveDate, TimeZone};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+use crate::support::local::paris;
 use crate::support::{TestApp, TestUser};
-
-/// Unix seconds of a Paris wall-clock time.
-fn paris(day: &str, hour: u32, minute: u32) -> i64 {
-    let d = NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap();
-    chrono_tz::Europe::Paris
-        .from_local_datetime(&d.and_hms_opt(hour, minute, 0).unwrap())
-        .unwrap()
-        .timestamp()
-}
 
 async fn insert(app: &TestApp, sql: &'static str, binds: &[i64]) -> i64 {
     let mut query = sqlx::query_as::<_, (i64,)>(sql);
@@ -26,37 +17,32 @@ async fn insert(app: &TestApp, sql: &'static str, binds: &[i64]) -> i64 {
     query.fetch_one(&app.server.db.pool).await.unwrap().0
 }
 
-async fn mission(app: &TestApp, company: i64, worker: i64, name: &'static str) -> i64 {
-    let sql = match name {
-        "Livraison Lyon" => {
-            "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Livraison Lyon', $1, $2, 0, 0) RETURNING id"
-        }
-        "Congé payé" => {
-            "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Congé payé', $1, $2, 0, 0) RETURNING id"
-        }
-        _ => {
-            "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ('Retour', $1, $2, 0, 0) RETURNING id"
-        }
-    };
-    insert(app, sql, &[company, worker]).await
+async fn mission(app: &TestApp, company: i64, worker: i64, name: &str) -> i64 {
+    sqlx::query_as::<_, (i64,)>(
+        "INSERT INTO missions (name, company_id, submitter_id, reception_time, creation_time) VALUES ($1, $2, $3, 0, 0) RETURNING id",
+    )
+    .bind(name)
+    .bind(company)
+    .bind(worker)
+    .fetch_one(&app.server.db.pool)
+    .await
+    .unwrap()
+    .0
 }
 
-async fn activity(app: &TestApp, mission: i64, user: i64, kind: &'static str, start: i64, end: i64) {
-    let sql = match kind {
-        "drive" => {
-            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'drive', $3, $3, $3, $4, $4) RETURNING id"
-        }
-        "work" => {
-            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'work', $3, $3, $3, $4, $4) RETURNING id"
-        }
-        "support" => {
-            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'support', $3, $3, $3, $4, $4) RETURNING id"
-        }
-        _ => {
-            "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) VALUES ($1, $2, $2, 'off', $3, $3, $3, $4, $4) RETURNING id"
-        }
-    };
-    insert(app, sql, &[mission, user, start, end]).await;
+async fn activity(app: &TestApp, mission: i64, user: i64, kind: &str, start: i64, end: i64) {
+    sqlx::query(
+        "INSERT INTO activities (mission_id, user_id, submitter_id, type, reception_time, creation_time, start_time, end_time, last_update_time) \
+         VALUES ($1, $2, $2, $3, $4, $4, $4, $5, $5)",
+    )
+    .bind(mission)
+    .bind(user)
+    .bind(kind)
+    .bind(start)
+    .bind(end)
+    .execute(&app.server.db.pool)
+    .await
+    .unwrap();
 }
 
 /// Élodie Müller, employed since 2020, and her week of 9–15 March 2026: a Tuesday of 7h30 of

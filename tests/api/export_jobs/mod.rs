@@ -8,7 +8,7 @@ use std::io::{Cursor, Read};
 use std::time::Duration;
 
 use calamine::{Data, DataType, Reader, Xlsx, open_workbook_from_rs};
-use chrono::{NaiveDate, TimeZone};
+use chrono::NaiveDate;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -16,6 +16,7 @@ use roadlog::domain::export::jobs::links::LinkKey;
 use roadlog::domain::export::jobs::store;
 use roadlog::domain::export::workbook::signature::{self, Verdict};
 
+use crate::support::local::paris;
 use crate::support::{TestApp, TestUser};
 
 mod detail;
@@ -38,15 +39,6 @@ async fn company(app: &TestApp) -> Company {
     let workers = crate::support::employments::insert_bare_employees(&mut tx, id, 500_000_000, 3).await;
     tx.commit().await.unwrap();
     Company { admin, id, workers }
-}
-
-/// Unix seconds of a Paris wall-clock time.
-fn paris(day: &str, hour: u32, minute: u32) -> i64 {
-    let d = NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap();
-    chrono_tz::Europe::Paris
-        .from_local_datetime(&d.and_hms_opt(hour, minute, 0).unwrap())
-        .unwrap()
-        .timestamp()
 }
 
 async fn exec(app: &TestApp, sql: &'static str, binds: &[Value]) -> i64 {

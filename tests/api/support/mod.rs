@@ -10,6 +10,7 @@ pub mod browser;
 pub mod cleanup;
 pub mod employments;
 pub mod forms;
+pub mod local;
 pub mod process;
 pub mod refusing;
 pub mod relay;
