@@ -91,10 +91,10 @@ const FORMER: Fragment = crate::per_backend!(
 );
 
 /// 1 when an admin computation of a current worker of the company (`$1`) on `$2` is dated in
-/// `[$5, $6)`, else 0, for [`COMPANY_DAYS`]. SQLite walks the company's employments and stops at
-/// the first worker with one (a list of the workers is built whole first); PostgreSQL looks up
-/// the workers as an array (a join would be planned over the period's computations of every
-/// company).
+/// `[$5, $6)`, else 0, for [`COMPANY_DAYS`]. Both walk the company's current employments and stop
+/// at the first worker with one, each worker's computations looked up by the worker index. On
+/// PostgreSQL the lookup is a `LATERAL … LIMIT 1`: as a plain join, the generic plan reads the
+/// period's computations of every company and matches them against the workers.
 const COMPUTED: Fragment = PerBackend {
     sqlite: concatcp!(
         "CASE WHEN EXISTS (SELECT 1 FROM employments e JOIN regulation_computations r ON r.user_id = e.user_id \
@@ -103,11 +103,11 @@ const COMPUTED: Fragment = PerBackend {
         " AND r.submitter_type = 'admin' AND r.day >= $5 AND r.day < $6) THEN 1 ELSE 0 END"
     ),
     postgres: concatcp!(
-        "CASE WHEN EXISTS (SELECT 1 FROM regulation_computations r WHERE r.submitter_type = 'admin' \
-         AND r.day >= $5 AND r.day < $6 AND r.user_id = ANY(ARRAY(SELECT e.user_id FROM employments e \
+        "CASE WHEN EXISTS (SELECT 1 FROM employments e CROSS JOIN LATERAL (SELECT 1 FROM regulation_computations r \
+         WHERE r.user_id = e.user_id AND r.submitter_type = 'admin' AND r.day >= $5 AND r.day < $6 LIMIT 1) x \
          WHERE e.company_id = $1 AND ",
         CURRENT_E,
-        "))) THEN 1 ELSE 0 END"
+        ") THEN 1 ELSE 0 END"
     ),
 };
 
