@@ -352,7 +352,7 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
     // PostgreSQL plans some joins as scans of whole tables), and the rows the seeding replaced
     // (alerts and summaries rewritten by each validation) cleared, with the pages marked
     // all-visible, so that index-only scans need not visit the table. Left to autovacuum, it
-    // would happen at some point of the run and move its figures (the recap: +16 % once done).
+    // would happen at some point of the run and move its figures.
     // The floor's database is treated alike. SQLite gathers no statistics unless asked, in
     // production as here.
     if db.backend == roadlog::db::Backend::Postgres {

@@ -134,11 +134,10 @@ impl Db {
             // same mode as the database file.
             set_mode(std::path::Path::new(file), 0o600)?;
         }
-        // No ping before each acquire: it doubled the round trips of every statement (measured:
-        // 50 missions read in 279 µs with it, 184 µs without on SQLite; 434 µs and 319 µs on
-        // PostgreSQL; `cargo test --release --test api -- --ignored drivers`). A connection the
-        // server closed fails its next statement once and is replaced; idle ones are recycled
-        // before a server's own idle timeout would close them.
+        // No ping before each acquire: it doubles the round trips of every statement
+        // (bench/README.md, "Figures behind code choices"). A connection the server closed
+        // fails its next statement once and is replaced; idle ones are recycled before a
+        // server's own idle timeout would close them.
         let size = if backend == Backend::Sqlite { 8 } else { 16 };
         let pool = AnyPoolOptions::new()
             .max_connections(size)
@@ -231,7 +230,7 @@ impl Db {
     /// later and fails with "database is locked" under concurrency. SQLite has one writer at a
     /// time anyway, so this process's writers first take turns on a fair queue, before they
     /// take a connection: without it they would wait in SQLite's busy handler, which sleeps
-    /// and retries (up to 100 ms a retry: a p99 of 860 ms at 32 concurrent writers) and holds
+    /// and retries (up to 100 ms a retry, which shows in the writes' p99) and holds
     /// a pooled connection meanwhile. Other processes on the same file still meet the busy
     /// timeout. On PostgreSQL writers serialise on the row locks they take, so a plain `BEGIN`
     /// is right.

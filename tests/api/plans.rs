@@ -2,8 +2,7 @@
 //! statement that selects rows by an id list (`["column" in N]`, what the loaders and the
 //! page reads use) must reach its rows through an index. A statement that scans its table
 //! instead answers as fast as any other on a small database and slows down with every row the
-//! service stores (the expenditures of a page of missions were read by scanning every
-//! expenditure: 2.8 ms on PostgreSQL with 6,000 of them, growing without bound).
+//! service stores.
 //!
 //! SQLite: the plan of every such statement (`EXPLAIN QUERY PLAN`, which needs no values) has
 //! no full scan of a table. PostgreSQL: the same for the statements whose only parameter is the

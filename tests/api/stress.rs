@@ -335,7 +335,7 @@ tests! {
             );
             assert!(token.iter().chain(&revoke).all(|s| *s == 401), "every made-up client is refused");
             // What may grow is the allocator's pools for 16 requests in flight, not the
-            // requests' number: 32 MiB over rest, against 280 MiB before the fix.
+            // requests' number.
             assert!(after_revoke - before < 32.0, "{before:.0} MiB -> {after_revoke:.0} MiB");
             let (status, _, _) = server.terminate();
             assert!(status.success());

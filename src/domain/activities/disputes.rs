@@ -1,4 +1,4 @@
-//! Activity disputes (reference §6): the worker contests one of their activities after an admin
+//! Activity disputes: the worker contests one of their activities after an admin
 //! validated the mission, within 15 days of that validation, and may withdraw the dispute within
 //! 15 days. The dispute is the reference's JSON object: `{"text", "submitter_id", "time",
 //! "status": "created"}`, then `"status": "cancelled"` with `"cancelled_at"`.

@@ -5,9 +5,8 @@
 //! worker's row is locked (see [`crate::domain::workers`]).
 //!
 //! On SQLite these are a statement each, run one after the other on a database in the same
-//! process. On PostgreSQL each statement is a round trip to another process, and most of a
-//! sequential write's time went to them (stop 36's profile: nine round trips per
-//! `logActivity`, 2.3 ms of PostgreSQL's CPU and 1.6 ms of ours): there they are one statement,
+//! process. On PostgreSQL each statement is a round trip to another process, and a sequential
+//! write's time goes to them (nine round trips per `logActivity`): there they are one statement,
 //! a data-modifying `WITH`. Its sub-statements share one snapshot, taken after the worker's
 //! lock, which is the committed data plus this transaction's earlier writes (a switch's closed
 //! activity) without the row being inserted: exactly what the rules are checked against. A

@@ -1,6 +1,6 @@
 //! The scope of a request made with an employment token: the software acts as the employee, but
-//! only inside the one company the employee linked it to (reference §3.1, the reference's
-//! `g.company`), and among the employee's applications it sees its own only.
+//! only inside the one company the employee linked it to, and among the employee's applications it
+//! sees its own only.
 //!
 //! The scope is a value of the [`Caller`](super::Caller), resolved once per request with it
 //! ([`Scope`]), and travels inside the [`Actor`](super::Actor) that the resolvers hand to the

@@ -1,4 +1,4 @@
-//! Holidays (reference §5, `activities.logHoliday`): a period of leave, rest or training is
+//! Holidays (`activities.logHoliday`): a period of leave, rest or training is
 //! recorded as one mission per day of the period, each holding a single `off` activity and
 //! validated at once by whoever recorded it. Every step goes through the rules of the mutations
 //! it stands for (`createMission`, `logComment`, `logActivity`, `validateMission`), in one

@@ -1,4 +1,4 @@
-//! Who may read and write a mission (reference §3.4 and §3.6).
+//! Who may read and write a mission.
 //!
 //! Writing follows the reference's steps, first failure wins: the mission exists; the actor is a
 //! company admin, its submitter or a participant; the worker concerned has an accepted

@@ -151,12 +151,11 @@ impl PageBinds for Window {
     /// statement, not a cached one) unless the window is `prepared`: a cached statement soon
     /// gets a generic plan, which cannot know that the owner has thousands of rows nor that
     /// most bounds are open, estimates one row, and reads the owner's whole history then sorts
-    /// it (20 ms for a page of a 5,000-mission history) where the plan for the values walks the
-    /// index backwards and stops after the page (1 ms, planning included). Planning afresh
-    /// costs a parse, a plan and one more round trip (0.5 ms of the server's time). A worker's
-    /// missions walk an index that holds every column the walk reads (migration 0058), whose
-    /// backward walk is the generic plan too: those stay prepared. SQLite keeps its cached
-    /// statement: its plan does not depend on the values.
+    /// it, where the plan for the values walks the index backwards and stops after the page.
+    /// Planning afresh costs a parse, a plan and one more round trip (bench/README.md, "Figures
+    /// behind code choices"). A worker's missions walk an index that holds every column the
+    /// walk reads (migration 0058), whose backward walk is the generic plan too: those stay
+    /// prepared. SQLite keeps its cached statement: its plan does not depend on the values.
     fn bind<'q, O>(&self, db: &Db, query: PageQuery<'q, O>) -> PageQuery<'q, O> {
         let mut query = query.persistent(db.backend == Backend::Sqlite || self.prepared);
         for value in [

@@ -47,9 +47,8 @@ pub mod sql {
         { ACTIVITY_COUNTS }
     );
     /// The activities counted. PostgreSQL reads them in one pass per mission (a `LATERAL`
-    /// aggregate, [`VIEW_JOIN`]): three correlated subqueries were three index scans per
-    /// mission and a third more planning (measured on the benchmark's page of 50 missions:
-    /// 0.5 → 0.4 ms planning, 0.65 → 0.4 ms execution). SQLite has no `LATERAL`; its subqueries
+    /// aggregate, [`VIEW_JOIN`]): three correlated subqueries are three index scans per
+    /// mission and more planning. SQLite has no `LATERAL`; its subqueries
     /// cost no planning per request (its statements stay prepared).
     const ACTIVITY_COUNTS: PerBackend = PerBackend {
         sqlite: "(SELECT COUNT(*) FROM activities a WHERE a.mission_id = m.id) AS activity_count, \

@@ -1,4 +1,4 @@
-//! Ending a mission and validating it (reference §3.5): the worker validates first, then an
+//! Ending a mission and validating it: the worker validates first, then an
 //! admin; a validation locks the mission for non-admins (see `permissions`).
 
 use serde_json::json;
@@ -285,6 +285,6 @@ pub async fn validate(
         // The worker's validation starts the admins' wait; an admin's ends every wait.
         auto_validation::queue::after_validation(conn, mission_id, *user, is_admin, received).await?;
     }
-    // The regulatory checks of the validated time, in this transaction (reference §1.8).
+    // The regulatory checks of the validated time, in this transaction.
     crate::domain::alerts::triggers::after_validation(conn, mission_id, mission.company_id, users, is_admin).await
 }

@@ -1,11 +1,10 @@
 //! Parsed documents kept for the requests that send the same text again.
 //!
 //! Clients send a handful of fixed documents over and over (an app's screens, a payroll
-//! export's queries), and parsing is the largest cost of a small request: async-graphql's
-//! parser (pest) takes some 34,000 instructions for `{ __typename }` alone (callgrind), more in
-//! proportion to the text for larger documents; with the document kept, the whole guard takes
-//! 1,600 for it, the copy the executor takes included. A parse depends on the text only, so one
-//! process-wide store serves every request and schema.
+//! export's queries), and parsing is the largest cost of a small request, growing with the
+//! text; a kept document costs a lookup and the copy the executor takes (bench/README.md,
+//! "Figures behind code choices"). A parse depends on the text only, so one process-wide store
+//! serves every request and schema.
 //!
 //! Bounded, as any state a client can grow: documents of at most [`LARGEST`] bytes are kept,
 //! [`BUDGET`] in all (each counted as its text plus [`ENTRY`] bytes, so that many tiny

@@ -1,4 +1,4 @@
-//! The auto-validation job (reference §11): every period, the rows of the queue that waited long
+//! The auto-validation job: every period, the rows of the queue that waited long
 //! enough (one business day for the worker's queue, two for the admins') are validated, oldest
 //! first, at most [`BATCH`] per queue and run, the worker's queue first.
 //!

@@ -1,4 +1,4 @@
-//! Mission auto-validation (reference §11): a worker's time in a mission that nobody validated is
+//! Mission auto-validation: a worker's time in a mission that nobody validated is
 //! validated automatically after a delay in business days, first on the worker's side (one day),
 //! then on the admins' (two days after the worker's validation, manual or automatic).
 //!

@@ -6,15 +6,14 @@ use crate::per_backend;
 
 // `LIMIT ($7 + 0)`, not `LIMIT $7`: SQLite's planner reads a bare parameter's value in
 // LIMIT, so the statement would be parsed and planned again every time it is bound with a
-// new page size (14 % of the CPU of a page of missions in the profile); an expression keeps
-// the cached plan.
+// new page size; an expression keeps the cached plan.
 //
 // A worker's spans never overlap (the interleaving rule), nor do their activities, so of
 // the rows ending after `$4` at most one starts at or before it: starting from the latest
 // such start bounds the window below, and the whole window is one range of the index.
 // Only when the window has a start (`…_SINCE`): PostgreSQL cannot estimate that bound (a
 // subquery's value), guesses a few rows, and with statistics of a 5,000-mission history
-// chose to read and sort all of it (19 ms a page) rather than walk the index backwards
+// chose to read and sort all of it rather than walk the index backwards
 // and stop after the page; without a start there is nothing to bound.
 //
 // `s.start_time <= $5` repeats the cursor's bound in a form both databases use as a range
@@ -68,10 +67,9 @@ const COMPANY_MISSIONS_TAIL: &str = " AND COALESCE(m.start_time, m.reception_tim
 // missions, in page order. On SQLite each picked mission's view columns are read around it,
 // in the same statement. On PostgreSQL the statement returns the keys only, and the views
 // are read by id with `store::sql::VIEWS_OF` (see `read_page`): the keys' statement is
-// planned for its values at every run (`Window::bind`), and planning the views with it cost
-// more than reading them (measured on the benchmark's company page: 1.4 ms of planning for
-// 0.3 ms of views' execution; a worker's month: 0.48 ms against 0.2 for the keys alone),
-// where `VIEWS_OF` stays prepared with a plan that does not depend on the values.
+// planned for its values at every run (`Window::bind`), and planning the views with it costs
+// more than reading them, where `VIEWS_OF` stays prepared with a plan that does not depend on
+// the values (bench/README.md, "Figures behind code choices").
 const PAGE_HEAD: PerBackend = PerBackend {
     sqlite: const_format::concatcp!(
         "SELECT k.start, ",
