@@ -1,12 +1,13 @@
 //! `POST /users/generate_mission_export`, one worker's part in a mission as PDF, over the real
 //! HTTP API on both databases: the PDF's headers and its text read back by an independent reader
 //! (`pdf-extract`): the title, the worker, the hours minute for minute, the breaks, the
-//! observation, the history; a deleted mission's banner; the one 403 of every refusal, the 401
-//! and the 422.
+//! observation, the history; a deleted mission's banner; the one 403 of every refusal (a vendor's
+//! employment token of another company included), the 401 and the 422.
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+use crate::employment_tokens::{Headers, LOG_ENDED, call, journey, minutes_ago, token_for};
 use crate::support::local::paris;
 use crate::support::{TestApp, TestUser};
 
@@ -161,6 +162,18 @@ fn text_of(pdf: &[u8]) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The export through a software vendor's employment token, at the path without `/api`.
+async fn export_as_vendor(app: &TestApp, client: &str, token: &str, body: &Value) -> reqwest::Response {
+    app.client
+        .post(app.url("/users/generate_mission_export"))
+        .header("X-CLIENT-ID", client)
+        .header("X-EMPLOYMENT-TOKEN", token)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
 fn forbidden() -> Value {
     json!({ "error": "Forbidden access", "error_code": "AUTHORIZATION_ERROR" })
 }
@@ -287,6 +300,30 @@ on_both_backends! {
         assert_eq!(response.json::<Value>().await.unwrap(), forbidden());
         // The admin still can: the worker read the mission through their activities.
         assert_eq!(export(app, Some(&s.admin), body.clone()).await.status(), StatusCode::OK);
+    }
+
+    async fn an_employment_token_exports_the_missions_of_its_company_only(app) {
+        let j = journey(app).await;
+        let token = token_for(app, &j.payroll, j.bob_employment).await;
+        // Bob's mission in his other company: refused through the vendor's token, as unknown
+        // missions are; his own login exports it.
+        let other = json!({ "mission_id": j.other_mission, "user_id": j.bob.id });
+        let response = export_as_vendor(app, &j.client, &token, &other).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        assert_eq!(response.json::<Value>().await.unwrap(), forbidden());
+        assert_eq!(export(app, Some(&j.bob), other).await.status(), StatusCode::OK);
+        // A mission the vendor records for Bob in its company: exported through the token.
+        let as_vendor = Headers { client: Some(&j.client), token: Some(&token), bearer: None };
+        let create = "mutation($c: Int!) { activities { createMission(companyId: $c, name: \"Paie\") { id } } }";
+        let body = call(app, &as_vendor, create, json!({ "c": j.company })).await;
+        let mission = body["data"]["activities"]["createMission"]["id"].as_i64().unwrap_or_else(|| panic!("{body}"));
+        let body = call(app, &as_vendor, LOG_ENDED, json!({ "m": mission, "s": minutes_ago(300), "e": minutes_ago(240) })).await;
+        assert!(body["errors"].is_null(), "{body}");
+        let own = json!({ "mission_id": mission, "user_id": j.bob.id });
+        let response = export_as_vendor(app, &j.client, &token, &own).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let text = text_of(&response.bytes().await.unwrap());
+        assert!(text.contains("Mission : Paie") && text.contains("Autre tâche"), "{text}");
     }
 
     async fn a_mission_export_needs_a_token_and_a_well_formed_body(app) {

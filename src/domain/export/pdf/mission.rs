@@ -119,8 +119,8 @@ impl MissionDetails {
         }
     }
 
-    /// Whether times show their date: the worker's time in the mission spans several dates
-    /// (every version of their activities counted), or is still running.
+    /// Whether times show their date: the worker's time in the mission (cancelled activities
+    /// included) spans several dates, or is still running.
     pub fn shows_dates(&self) -> bool {
         let first = self.all_activities.iter().map(|a| a.start).min();
         let last = self.all_activities.iter().filter_map(|a| a.end).max();
