@@ -1080,6 +1080,13 @@ pub mod types {
         /// Last day of the period, inclusive; at most 366 days after `min_date`.
         pub max_date: chrono::NaiveDate,
     }
+    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+    pub struct MissionExportRequest {
+        /// The mission.
+        pub mission_id: i64,
+        /// The worker whose part in the mission is exported.
+        pub user_id: i64,
+    }
     /// Error body of the REST routes other than the OAuth endpoints.
     #[derive(Debug, Clone, PartialEq, serde::Serialize)]
     pub struct ApiError {
@@ -1525,6 +1532,70 @@ pub mod types {
                 one_file_by_employee,
                 detailed,
             })
+        }
+    }
+    impl MissionExportRequest {
+        /// Reads a `MissionExportRequest` from a JSON document: every problem is reported, per field (`json` for the document as a whole).
+        pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+            let value = rt::json_document(body)?;
+            let mut problems: Vec<Problem> = Vec::new();
+            match Self::from_json_value(&value, "", &mut problems) {
+                Some(parsed) if problems.is_empty() => Ok(parsed),
+                _ => Err(RequestError::new(problems)),
+            }
+        }
+        /// Reads the type from a JSON value at `at` (a field path, empty at the top),
+        /// recording every problem; `None` when there is one.
+        pub fn from_json_value(
+            value: &serde_json::Value,
+            at: &str,
+            problems: &mut Vec<Problem>,
+        ) -> Option<Self> {
+            let object = rt::json_object(value, at, problems)?;
+            for key in object
+                .keys()
+                .filter(|k| !["mission_id", "user_id"].contains(&k.as_str()))
+            {
+                rt::problem(problems, rt::join(at, key), ProblemKind::Unknown);
+            }
+            let mission_id = match rt::member(object, "mission_id") {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "mission_id"),
+                        problems,
+                        Expected::Integer,
+                        |v: &serde_json::Value| v.as_i64(),
+                    )
+                }
+                None => {
+                    rt::problem(
+                        problems,
+                        rt::join(at, "mission_id"),
+                        ProblemKind::Missing,
+                    );
+                    None
+                }
+            };
+            let user_id = match rt::member(object, "user_id") {
+                Some(value) => {
+                    rt::json_scalar(
+                        value,
+                        &rt::join(at, "user_id"),
+                        problems,
+                        Expected::Integer,
+                        |v: &serde_json::Value| v.as_i64(),
+                    )
+                }
+                None => {
+                    rt::problem(problems, rt::join(at, "user_id"), ProblemKind::Missing);
+                    None
+                }
+            };
+            let (Some(mission_id), Some(user_id)) = (mission_id, user_id) else {
+                return None;
+            };
+            Some(Self { mission_id, user_id })
         }
     }
     impl PdfExportRequest {
@@ -2020,6 +2091,8 @@ pub enum BearerAuthOperation {
     GenerateTachographFile,
     /// `generatePdfExport` (`POST /users/generate_pdf_export`).
     GeneratePdfExport,
+    /// `generateMissionExport` (`POST /users/generate_mission_export`).
+    GenerateMissionExport,
     /// `sandboxOutbox` (`GET /sandbox/outbox`).
     SandboxOutbox,
 }
@@ -4663,6 +4736,124 @@ impl warp::Reply for GeneratePdfExportResponse {
         GeneratePdfExportResponse::into_response(self)
     }
 }
+/// The request of `generateMissionExport` (`POST /users/generate_mission_export`), parsed and validated.
+#[derive(Debug)]
+pub struct GenerateMissionExportRequest {
+    /// The `application/json` body.
+    pub body: types::MissionExportRequest,
+    /// The request headers.
+    pub headers: warp::http::HeaderMap,
+    /// The client's address: the peer, or the address a trusted proxy forwarded.
+    pub client_ip: Option<std::net::IpAddr>,
+}
+impl GenerateMissionExportRequest {
+    /// Parses and validates the query and body of a request: every problem is reported.
+    pub fn from_parts(
+        query: &[(String, String)],
+        headers: warp::http::HeaderMap,
+        client_ip: Option<std::net::IpAddr>,
+        body: &[u8],
+    ) -> Result<Self, RequestError> {
+        let _ = (&query, &body);
+        let mut problems: Vec<Problem> = Vec::new();
+        let body = match types::MissionExportRequest::from_json(body) {
+            Ok(body) => Some(body),
+            Err(error) => {
+                problems.extend(error.problems);
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(RequestError::new(problems));
+        }
+        let (Some(body),) = (body,) else {
+            return Err(RequestError::new(problems));
+        };
+        Ok(Self { body, headers, client_ip })
+    }
+}
+/// The documented answers of `generateMissionExport`, one variant per status.
+#[derive(Debug)]
+pub enum GenerateMissionExportResponse {
+    /// 200: The PDF document.
+    Ok {
+        ///The body.
+        body: bytes::Bytes,
+        /// The `Content-Disposition` header. `attachment; filename="<ASCII name>"; filename*=UTF-8''<name>`.
+        content_disposition: String,
+    },
+    /// 401: Missing, invalid or revoked access token.
+    Unauthorized(types::ApiError),
+    /// 403: The mission or the worker does not exist, the caller or the worker may not read the mission, or the caller is not employed today by the mission's company (or its employment token is another company's).
+    Forbidden(types::ApiError),
+    /// 413: The request body is larger than the operation accepts (10 MiB for the operations that take a body, a multipart body's file `maxLength` + 64 KiB, 64 KiB for the others), or a part of a multipart body larger than its own limit; nothing was done. The body is read up to the limit only. (The OAuth endpoints answer the same, but are documented with their own error shapes only: the generated client types one error shape per operation.)
+    PayloadTooLarge(types::ApiError),
+    /// 422: Ill-formed request: invalid JSON, missing or mistyped field, unknown field.
+    UnprocessableEntity(types::ApiError),
+    /// 429: The request came with a software vendor's employment token and the vendor is over its rate (`--vendor-rate-limit`, shared with `/protected`). Retry after the delay given in `Retry-After`.
+    TooManyRequests {
+        ///The body.
+        body: types::ApiError,
+        /// The `Retry-After` header. Number of seconds to wait before retrying.
+        retry_after: i64,
+    },
+    /// 500: The database or the key store failed (`INTERNAL_ERROR`).
+    InternalServerError(types::ApiError),
+}
+impl GenerateMissionExportResponse {
+    /// The HTTP response: status, documented headers, body.
+    pub fn into_response(self) -> warp::reply::Response {
+        match self {
+            GenerateMissionExportResponse::Ok { body, content_disposition } => {
+                let length = body.len();
+                let mut response = rt::bytes(200, "application/pdf", body);
+                rt::set_header(&mut response, "content-length", &length.to_string());
+                {
+                    let value = content_disposition;
+                    rt::set_header(&mut response, "content-disposition", &value);
+                }
+                response
+            }
+            GenerateMissionExportResponse::Unauthorized(body) => {
+                let response = rt::json(401, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateMissionExportResponse::Forbidden(body) => {
+                let response = rt::json(403, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateMissionExportResponse::PayloadTooLarge(body) => {
+                let response = rt::json(413, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateMissionExportResponse::UnprocessableEntity(body) => {
+                let response = rt::json(422, "application/json; charset=utf-8", &body);
+                response
+            }
+            GenerateMissionExportResponse::TooManyRequests { body, retry_after } => {
+                let mut response = rt::json(
+                    429,
+                    "application/json; charset=utf-8",
+                    &body,
+                );
+                {
+                    let value = retry_after;
+                    rt::set_header(&mut response, "retry-after", &value.to_string());
+                }
+                response
+            }
+            GenerateMissionExportResponse::InternalServerError(body) => {
+                let response = rt::json(500, "application/json; charset=utf-8", &body);
+                response
+            }
+        }
+    }
+}
+impl warp::Reply for GenerateMissionExportResponse {
+    fn into_response(self) -> warp::reply::Response {
+        GenerateMissionExportResponse::into_response(self)
+    }
+}
 /// The request of `tachographRootPublicKey` (`GET /api/tachograph/root-public-key`), parsed and validated.
 #[derive(Debug)]
 pub struct TachographRootPublicKeyRequest {
@@ -5130,6 +5321,12 @@ pub trait RestApi: Send + Sync + 'static {
         bearer_auth: Self::BearerAuth,
         request: GeneratePdfExportRequest,
     ) -> GeneratePdfExportResponse;
+    /// `POST /users/generate_mission_export`: One worker's part in a mission as PDF
+    async fn generate_mission_export(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: GenerateMissionExportRequest,
+    ) -> GenerateMissionExportResponse;
     /// `GET /api/tachograph/root-public-key`: Root public key of this environment's C1B signing chain
     async fn tachograph_root_public_key(
         &self,
@@ -5177,6 +5374,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ),
     ("generateTachographFile", "POST", "/users/generate_tachograph_file"),
     ("generatePdfExport", "POST", "/users/generate_pdf_export"),
+    ("generateMissionExport", "POST", "/users/generate_mission_export"),
     ("tachographRootPublicKey", "GET", "/api/tachograph/root-public-key"),
     ("health", "GET", "/health"),
     ("ready", "GET", "/ready"),
@@ -6221,6 +6419,76 @@ pub fn routes<A: RestApi>(
     let api_18 = api.clone();
     let route_18 = (warp::any()
         .and(warp::path("api"))
+        .and(warp::path("users"))
+        .and(warp::path("generate_mission_export"))
+        .and(warp::path::end()))
+        .or(
+            warp::any()
+                .and(warp::path("users"))
+                .and(warp::path("generate_mission_export"))
+                .and(warp::path::end()),
+        )
+        .unify()
+        .and(warp::post())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_18.clone();
+            async move {
+                let body = match crate::http::body::read_limited(
+                        body,
+                        10485760,
+                        deadline,
+                    )
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
+                let bearer_auth = match api
+                    .authenticate_bearer_auth(
+                        BearerAuthOperation::GenerateMissionExport,
+                        rt::bearer_token(&headers).as_deref(),
+                        &headers,
+                    )
+                    .await
+                {
+                    Ok(principal) => principal,
+                    Err(error) => {
+                        return GenerateMissionExportResponse::Unauthorized(error)
+                            .into_response();
+                    }
+                };
+                let request = match GenerateMissionExportRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                ) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        return GenerateMissionExportResponse::UnprocessableEntity(
+                                <types::ApiError as FromRequestError>::from_request_error(
+                                    error,
+                                ),
+                            )
+                            .into_response();
+                    }
+                };
+                api.generate_mission_export(bearer_auth, request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_19 = api.clone();
+    let route_19 = (warp::any()
+        .and(warp::path("api"))
         .and(warp::path("tachograph"))
         .and(warp::path("root-public-key"))
         .and(warp::path::end()))
@@ -6242,7 +6510,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_18.clone();
+            let api = api_19.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -6260,48 +6528,12 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_19 = api.clone();
-    let route_19 = (warp::any()
+    let api_20 = api.clone();
+    let route_20 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("health"))
         .and(warp::path::end()))
         .or(warp::any().and(warp::path("health")).and(warp::path::end()))
-        .unify()
-        .and(warp::get())
-        .and(request_parts())
-        .and(crate::http::body::deadline())
-        .and(warp::body::stream())
-        .then(move |
-            query: Vec<(String, String)>,
-            headers: warp::http::HeaderMap,
-            client_ip: Option<std::net::IpAddr>,
-            deadline,
-            body|
-        {
-            let api = api_19.clone();
-            async move {
-                let body = match crate::http::body::read_limited(body, 65536, deadline)
-                    .await
-                {
-                    Ok(body) => body,
-                    Err(error) => return error.into_response(),
-                };
-                let request = HealthRequest::from_parts(
-                    &query,
-                    headers,
-                    client_ip,
-                    &body,
-                );
-                api.health(request).await.into_response()
-            }
-        })
-        .boxed();
-    let api_20 = api.clone();
-    let route_20 = (warp::any()
-        .and(warp::path("api"))
-        .and(warp::path("ready"))
-        .and(warp::path::end()))
-        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
@@ -6322,22 +6554,22 @@ pub fn routes<A: RestApi>(
                     Ok(body) => body,
                     Err(error) => return error.into_response(),
                 };
-                let request = ReadyRequest::from_parts(
+                let request = HealthRequest::from_parts(
                     &query,
                     headers,
                     client_ip,
                     &body,
                 );
-                api.ready(request).await.into_response()
+                api.health(request).await.into_response()
             }
         })
         .boxed();
     let api_21 = api.clone();
     let route_21 = (warp::any()
         .and(warp::path("api"))
-        .and(warp::path("metrics"))
+        .and(warp::path("ready"))
         .and(warp::path::end()))
-        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .or(warp::any().and(warp::path("ready")).and(warp::path::end()))
         .unify()
         .and(warp::get())
         .and(request_parts())
@@ -6358,6 +6590,42 @@ pub fn routes<A: RestApi>(
                     Ok(body) => body,
                     Err(error) => return error.into_response(),
                 };
+                let request = ReadyRequest::from_parts(
+                    &query,
+                    headers,
+                    client_ip,
+                    &body,
+                );
+                api.ready(request).await.into_response()
+            }
+        })
+        .boxed();
+    let api_22 = api.clone();
+    let route_22 = (warp::any()
+        .and(warp::path("api"))
+        .and(warp::path("metrics"))
+        .and(warp::path::end()))
+        .or(warp::any().and(warp::path("metrics")).and(warp::path::end()))
+        .unify()
+        .and(warp::get())
+        .and(request_parts())
+        .and(crate::http::body::deadline())
+        .and(warp::body::stream())
+        .then(move |
+            query: Vec<(String, String)>,
+            headers: warp::http::HeaderMap,
+            client_ip: Option<std::net::IpAddr>,
+            deadline,
+            body|
+        {
+            let api = api_22.clone();
+            async move {
+                let body = match crate::http::body::read_limited(body, 65536, deadline)
+                    .await
+                {
+                    Ok(body) => body,
+                    Err(error) => return error.into_response(),
+                };
                 let request = MetricsRequest::from_parts(
                     &query,
                     headers,
@@ -6368,8 +6636,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_22 = api.clone();
-    let route_22 = (warp::any()
+    let api_23 = api.clone();
+    let route_23 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path("sandbox"))
         .and(warp::path("outbox"))
@@ -6392,7 +6660,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_22.clone();
+            let api = api_23.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -6433,8 +6701,8 @@ pub fn routes<A: RestApi>(
             }
         })
         .boxed();
-    let api_23 = api.clone();
-    let route_23 = (warp::any()
+    let api_24 = api.clone();
+    let route_24 = (warp::any()
         .and(warp::path("api"))
         .and(warp::path(".well-known"))
         .and(warp::path("oauth-authorization-server"))
@@ -6457,7 +6725,7 @@ pub fn routes<A: RestApi>(
             deadline,
             body|
         {
-            let api = api_23.clone();
+            let api = api_24.clone();
             async move {
                 let body = match crate::http::body::read_limited(body, 65536, deadline)
                     .await
@@ -6543,6 +6811,9 @@ pub fn routes<A: RestApi>(
         .unify()
         .boxed()
         .or(route_23)
+        .unify()
+        .boxed()
+        .or(route_24)
         .unify()
         .boxed()
 }

@@ -624,6 +624,20 @@ pub mod types {
             value.parse()
         }
     }
+    ///`MissionExportRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct MissionExportRequest {
+        ///The mission.
+        pub mission_id: i64,
+        ///The worker whose part in the mission is exported.
+        pub user_id: i64,
+    }
+    impl MissionExportRequest {
+        pub fn builder() -> builder::MissionExportRequest {
+            Default::default()
+        }
+    }
     ///OAuth 2.0 error response (RFC 6749 §5.2).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OAuthError {
@@ -2372,6 +2386,65 @@ pub mod types {
                 Self {
                     environment: Ok(value.environment),
                     status: Ok(value.status),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct MissionExportRequest {
+            mission_id: ::std::result::Result<i64, ::std::string::String>,
+            user_id: ::std::result::Result<i64, ::std::string::String>,
+        }
+        impl ::std::default::Default for MissionExportRequest {
+            fn default() -> Self {
+                Self {
+                    mission_id: Err("no value supplied for mission_id".to_string()),
+                    user_id: Err("no value supplied for user_id".to_string()),
+                }
+            }
+        }
+        impl MissionExportRequest {
+            pub fn mission_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.mission_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for mission_id: {e}")
+                    });
+                self
+            }
+            pub fn user_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.user_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for user_id: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<MissionExportRequest>
+        for super::MissionExportRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: MissionExportRequest,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    mission_id: value.mission_id?,
+                    user_id: value.user_id?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::MissionExportRequest> for MissionExportRequest {
+            fn from(value: super::MissionExportRequest) -> Self {
+                Self {
+                    mission_id: Ok(value.mission_id),
+                    user_id: Ok(value.user_id),
                 }
             }
         }
@@ -4242,6 +4315,60 @@ let response = client.generate_pdf_export()
 ```*/
     pub fn generate_pdf_export(&self) -> builder::GeneratePdfExport<'_> {
         builder::GeneratePdfExport::new(self)
+    }
+    /**One worker's part in a mission as PDF
+
+The printable details of one mission for one worker, as the reference service's mission
+export: what the worker did in it, its places, times, observations and the history of what
+was recorded. The same operation is also served at `/api/users/generate_mission_export`.
+
+**Who may call it.** Both the caller and the worker `user_id` must be allowed to read the
+mission: an admin today of its company, the mission's submitter, or someone with an activity
+in it (a cancelled one included). The caller must also be employed today by the mission's
+company (a pending invitation counts); with a software vendor's employment token, the
+mission must be of the token's company. Otherwise **403**, with the same body whether the
+mission or the worker exists or not, so that ids cannot be probed.
+
+**Document.** A4 portrait, in French, with the service's name in a blue band at the top of
+every page and `Page <n> sur <total>` at the bottom. Times are the worker's, in their time
+zone. The title `Mission : <name>` with `Journée du <dd/mm/YYYY>` (or `Mission du
+<dd/mm/YYYY>` for a mission without a name: the day of the worker's first activity in it);
+the worker's box (`Nom`, `Identifiant Mobilic`); for a mission whose activities are all
+cancelled, the banner `Cette mission a été supprimée le <dd/mm/YYYY> par <name>`; the
+vehicle and the company; **Début** and **Fin** (`HH:MM`, or `dd/mm à HH:MM` when the worker's
+time in the mission spans several dates or is running; `En cours` without an end) with the
+addresses (`Adresse non renseignée`) and odometer readings. Then, for a mission that is not
+deleted, **Temps de travail** (`Amplitude`, `Conduite`, `Autre tâche` when the company
+allows other tasks or there is such time, `Accompagnement` when the company requires
+support activities, `Liaison` when it allows transfers, `Pause`, `Travail` with `Dont heures
+au tarif nuit` when there are some over the 24 hours after the start, `Frais` when the
+company requires expenses) and **Activités** (each activity's label, start, end and
+duration, a `Pause` row for each gap between two activities). Then **Observations** (the
+comments not cancelled, by time of reception, or `Aucune observation n'a été saisie.`) and
+**Historique de saisie**: every event of the worker's part in the mission, worded as in the
+Excel report's `Détail` sheet, with its author and time, and the author's reason as
+` (motif : "<text>")`. Durations are written `<h>h<mm>`. The font is embedded: accents print
+everywhere.
+
+**Name.** `Content-Disposition` names the file as the reference does, `Détails de la mission
+<name, or id when unnamed> pour <First Last>` (no extension), as an ASCII `filename` with
+accents folded and the exact name in `filename*`.
+
+**Errors.** An ill-formed body (invalid JSON, a missing or mistyped field, a field the body
+does not define) is answered with **422** (`INVALID_INPUTS`) before anything is read. 401
+without a valid token.
+
+
+Sends a `POST` request to `/users/generate_mission_export`
+
+```ignore
+let response = client.generate_mission_export()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn generate_mission_export(&self) -> builder::GenerateMissionExport<'_> {
+        builder::GenerateMissionExport::new(self)
     }
     /**Root public key of this environment's C1B signing chain
 
@@ -6175,6 +6302,128 @@ pub mod builder {
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
                 401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::generate_mission_export`]
+
+[`Client::generate_mission_export`]: super::Client::generate_mission_export*/
+    #[derive(Debug, Clone)]
+    pub struct GenerateMissionExport<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::MissionExportRequest, String>,
+    }
+    impl<'a> GenerateMissionExport<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::MissionExportRequest>,
+            <V as std::convert::TryInto<
+                types::MissionExportRequest,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `MissionExportRequest` for body failed: {}", s
+                    )
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::MissionExportRequest,
+            ) -> types::builder::MissionExportRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/users/generate_mission_export`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<ByteStream>, Error<types::ApiError>> {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::MissionExportRequest::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/users/generate_mission_export", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "generate_mission_export",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                403u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,

@@ -16,12 +16,12 @@ use crate::http::contract::{
     AuthorizeSubmitRequest, AuthorizeSubmitResponse, BearerAuthOperation, DownloadActivityReportRequest,
     DownloadActivityReportResponse, DownloadFullDataWhenCguRefusedRequest, DownloadFullDataWhenCguRefusedResponse,
     Expected, ExportDownloadRequest, ExportDownloadResponse, ExportsCancelRequest, ExportsCancelResponse,
-    ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError, GeneratePdfExportRequest,
-    GeneratePdfExportResponse, GenerateTachographFileRequest, GenerateTachographFileResponse,
-    GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest, HealthResponse, MetricsRequest,
-    MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi, RevokeTokenRequest,
-    RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest, SyncEmployeeResponse,
-    SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest,
+    ExportsCheckoutRequest, ExportsCheckoutResponse, FromRequestError, GenerateMissionExportRequest,
+    GenerateMissionExportResponse, GeneratePdfExportRequest, GeneratePdfExportResponse, GenerateTachographFileRequest,
+    GenerateTachographFileResponse, GenerateTachographFilesRequest, GenerateTachographFilesResponse, HealthRequest,
+    HealthResponse, MetricsRequest, MetricsResponse, ProblemKind, ReadyRequest, ReadyResponse, RequestError, RestApi,
+    RevokeTokenRequest, RevokeTokenResponse, SandboxOutboxRequest, SandboxOutboxResponse, SyncEmployeeRequest,
+    SyncEmployeeResponse, SyncEmployeeSubmitRequest, SyncEmployeeSubmitResponse, TachographRootPublicKeyRequest,
     TachographRootPublicKeyResponse, TokenLogoutRequest, TokenLogoutResponse, TokenRefreshRequest,
     TokenRefreshResponse, TokenRequest, TokenResponse, ValidateExportParamsRequest, ValidateExportParamsResponse,
     VerifyXlsxSignatureRequest, VerifyXlsxSignatureResponse, types,
@@ -229,6 +229,23 @@ impl RestApi for RestHandlers {
         };
         audit(&self.app, &caller, "POST /users/generate_pdf_export").await;
         crate::http::pdf_exports::statement(&self.app, actor, request).await
+    }
+
+    async fn generate_mission_export(
+        &self,
+        bearer_auth: Self::BearerAuth,
+        request: GenerateMissionExportRequest,
+    ) -> GenerateMissionExportResponse {
+        let (caller, actor) = match authenticated(
+            bearer_auth,
+            |body, retry_after| GenerateMissionExportResponse::TooManyRequests { body, retry_after },
+            GenerateMissionExportResponse::InternalServerError,
+        ) {
+            Ok(authenticated) => authenticated,
+            Err(answer) => return answer,
+        };
+        audit(&self.app, &caller, "POST /users/generate_mission_export").await;
+        crate::http::pdf_exports::mission(&self.app, actor, request).await
     }
 
     async fn token_refresh(&self, request: TokenRefreshRequest) -> TokenRefreshResponse {

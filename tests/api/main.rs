@@ -51,6 +51,7 @@ mod local_days;
 mod mail;
 mod mail_types;
 mod migrations;
+mod mission_pdf;
 mod missions;
 mod notifications;
 mod oauth_browser;

@@ -106,7 +106,8 @@ pub fn expenditure_label(kind: &str) -> &'static str {
     }
 }
 
-fn activity_label(kind: ActivityType) -> &'static str {
+/// The label of an activity type (`Pause` for time off).
+pub fn activity_label(kind: ActivityType) -> &'static str {
     match kind {
         ActivityType::Work => "Autre tâche",
         ActivityType::Drive => "Déplacement",

@@ -269,13 +269,7 @@ async fn missions(db: &Db, ids: &[i64]) -> AppResult<(HashMap<i64, Mission>, Bou
         let Some(m) = missions.get_mut(&mission) else {
             continue;
         };
-        let place = [Some(name), postal_code, city]
-            .into_iter()
-            .flatten()
-            .map(|p| p.trim().to_string())
-            .filter(|p| !p.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ");
+        let place = super::place(name, postal_code, city);
         if kind == "mission_start_location" {
             (m.start_place, m.km_start) = (place, km);
         } else {

@@ -2,13 +2,14 @@
 //! database by [`load`]), the workbook written from it ([`activities`]) and signed
 //! ([`signature`]), and the names of the files. The day figures are computed in each worker's time zone ([`days`]).
 //! The sheets `Détail` and `Missions supprimées` ([`detail`]) tell each mission's history
-//! ([`history`], read by [`detail_load`]).
+//! ([`history`], read by [`history_load`] for [`detail_load`]).
 
 pub mod activities;
 pub mod days;
 pub mod detail;
 pub mod detail_load;
 pub mod history;
+pub mod history_load;
 pub mod load;
 pub mod signature;
 
@@ -139,6 +140,17 @@ pub fn file_name_from(base: &str, suffix: &str, empty: bool) -> String {
     }
     name.push_str(".xlsx");
     name
+}
+
+/// A place as the sheets write it: its name, postal code and city, the empty ones left out.
+pub fn place(name: String, postal_code: Option<String>, city: Option<String>) -> String {
+    [Some(name), postal_code, city]
+        .into_iter()
+        .flatten()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A worker's display name: "First Last", each word capitalised and the rest lower-cased.
