@@ -67,7 +67,7 @@ on_both_backends! {
             .execute(&app.server.db.pool)
             .await
             .unwrap();
-        app.hire(&admin, company, &busy).await;
+        app.hire_a_week_ago(&admin, company, &busy).await;
         app.hire(&admin, company, &idle).await;
         let body = app.employ(&admin, company, invited.id, "").await;
         let pending = body["data"]["employments"]["createEmployment"]["id"].as_i64().unwrap();
@@ -166,7 +166,7 @@ on_both_backends! {
         let worker = app.new_user("worker@example.com").await;
         let stranger = app.new_user("stranger@example.com").await;
         let company = app.new_company(&admin, "Acme").await;
-        app.hire(&admin, company, &worker).await;
+        app.hire_a_week_ago(&admin, company, &worker).await;
         let now = minute_now();
         let m = mission(app, &worker, company).await;
         let kept = log(app, &worker, m, now - 7200, Some(now - 3600)).await;

@@ -103,7 +103,7 @@ on_both_backends! {
         let ana = app.new_user("ana@example.com").await;
         let colleague = app.new_user("colleague@example.com").await;
         let company = app.new_company(&admin, "Acme").await;
-        let employment = app.hire(&admin, company, &ana).await;
+        let employment = app.hire_a_week_ago(&admin, company, &ana).await;
         app.hire(&admin, company, &colleague).await;
         // Ana is an admin (currentAdmins), in a team, and recorded a mission.
         let body = app.as_user(&admin, PROMOTE, json!({ "e": employment })).await;

@@ -163,7 +163,7 @@ on_both_backends! {
         let c = company(app).await;
         let (morning, afternoon, yesterday) = record(app, &c).await;
         let colleague = app.new_user("colleague@example.com").await;
-        app.hire(&c.admin, c.id, &colleague).await;
+        app.hire_a_week_ago(&c.admin, c.id, &colleague).await;
         sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
             .execute(&app.server.db.pool)
             .await

@@ -318,9 +318,23 @@ impl TestApp {
             .await
     }
 
-    /// Employs `worker` in the company and has them accept; returns the employment id.
+    /// Employs `worker` in the company from today (UTC) and has them accept; returns the
+    /// employment id.
     pub async fn hire(&self, admin: &TestUser, company_id: i64, worker: &TestUser) -> i64 {
-        let body = self.employ(admin, company_id, worker.id, "").await;
+        self.hire_with(admin, company_id, worker, "").await
+    }
+
+    /// [`hire`](Self::hire) from a week ago, for a test that logs time shortly before now: an
+    /// employment from today (UTC) does not cover the hours before midnight, whatever the hour
+    /// the suite runs at.
+    pub async fn hire_a_week_ago(&self, admin: &TestUser, company_id: i64, worker: &TestUser) -> i64 {
+        let start = chrono::Utc::now().date_naive() - chrono::Days::new(7);
+        self.hire_with(admin, company_id, worker, &format!(", startDate: \"{start}\""))
+            .await
+    }
+
+    async fn hire_with(&self, admin: &TestUser, company_id: i64, worker: &TestUser, extra: &str) -> i64 {
+        let body = self.employ(admin, company_id, worker.id, extra).await;
         let id = body["data"]["employments"]["createEmployment"]["id"]
             .as_i64()
             .unwrap_or_else(|| panic!("{body}"));
