@@ -1,8 +1,8 @@
 //! The report worker of an instance: claims queued jobs under a lease, builds at most
-//! `concurrency` at once (each workbook written on a blocking thread), keeps the lease alive
-//! while building, and records the outcome only if the job is still its own and in progress (a
-//! cancelled job stays cancelled, and its building stops at the next renewal). Each round also
-//! fails the jobs out of attempts and removes the expired files.
+//! `concurrency` at once (each workbook written on a low-priority thread of its own), keeps the
+//! lease alive while building, and records the outcome only if the job is still its own and in
+//! progress (a cancelled job stays cancelled, and its building stops at the next renewal). Each
+//! round also fails the jobs out of attempts and removes the expired files.
 //!
 //! Instances sharing a database each run a worker; a job is claimed by one of them at a time
 //! ([`store::claim`]). A worker that dies holding a job loses nothing: the lease expires and the
