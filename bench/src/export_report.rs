@@ -30,7 +30,8 @@ fn date(seconds: i64) -> String {
         .to_string()
 }
 
-async fn post(
+/// A POST of the export routes with the admin's token, its JSON answer (an error status fails).
+pub async fn post(
     client: &reqwest::Client,
     url: String,
     token: &str,
@@ -49,15 +50,20 @@ async fn post(
     Ok(answer)
 }
 
-/// Queues, waits for and downloads the report of the seeded month `runs` times.
-pub async fn time(server: &str, url: &str, fixture: &Fixture, plan: Plan, runs: usize) -> Result<Timing> {
+/// The body of `download_activity_report` asking the report of the seeded company's month.
+pub fn month_request(fixture: &Fixture, plan: Plan) -> serde_json::Value {
     const DAY: i64 = 86_400;
-    let client = reqwest::Client::new();
-    let body = serde_json::json!({
+    serde_json::json!({
         "company_ids": [fixture.company_id],
         "min_date": date(ANCHOR - plan.days as i64 * DAY),
         "max_date": date(ANCHOR - DAY),
-    });
+    })
+}
+
+/// Queues, waits for and downloads the report of the seeded month `runs` times.
+pub async fn time(server: &str, url: &str, fixture: &Fixture, plan: Plan, runs: usize) -> Result<Timing> {
+    let client = reqwest::Client::new();
+    let body = month_request(fixture, plan);
     let mut seconds = Vec::new();
     let mut bytes = 0;
     for _ in 0..runs.max(1) {

@@ -10,6 +10,7 @@ mod cases;
 mod churn;
 mod export_report;
 mod profile;
+mod reads_during_export;
 mod rebuild;
 mod report;
 mod seed;
@@ -98,36 +99,6 @@ async fn prepare(url: &str, plan: Plan) -> Result<Fixture> {
     eprintln!("seeded {url} in {:.1} s", started.elapsed().as_secs_f64());
     db.pool.close().await;
     Ok(fixture)
-}
-
-/// The cursor after `skip` of the veteran's missions, read page by page from the server.
-async fn deep_cursor(url: &str, token: &str, skip: usize) -> Result<String> {
-    let client = reqwest::Client::new();
-    let mut after = serde_json::Value::Null;
-    let mut seen = 0;
-    while seen < skip {
-        let first = (skip - seen).min(200);
-        let body = serde_json::json!({
-            "query": "query($first: Int, $after: String) { me { missions(first: $first, after: $after) { pageInfo { endCursor } edges { cursor } } } }",
-            "variables": { "first": first, "after": after },
-        });
-        let answer: serde_json::Value = client
-            .post(format!("{url}/api/graphql"))
-            .bearer_auth(token)
-            .json(&body)
-            .send()
-            .await?
-            .json()
-            .await?;
-        let page = &answer["data"]["me"]["missions"];
-        let count = page["edges"].as_array().map_or(0, Vec::len);
-        if count == 0 {
-            bail!("the history ended after {seen} missions: {answer}");
-        }
-        seen += count;
-        after = page["pageInfo"]["endCursor"].clone();
-    }
-    after.as_str().map(str::to_string).context("an end cursor")
 }
 
 /// One request of a fixed case, checked before the case is loaded: the expected status, no
@@ -326,7 +297,7 @@ async fn measure(
         let fixture = prepare(url, plan).await?;
         rebuilds.push(rebuild::time(roadlog, name, url, &fixture, plan, args.rounds)?);
         let server = Server::roadlog(name, roadlog, url, &scratch.join(format!("{name}.log")), false)?;
-        let cursor = deep_cursor(&server.url, &fixture.history_token, plan.history - 60).await?;
+        let cursor = seed::deep_cursor(&server.url, &fixture.history_token, plan.history - 60).await?;
         if *name == "sqlite" {
             // The same database served without the access log: what logging costs per request.
             let quiet = Server::roadlog("sqlite-nolog", roadlog, url, &scratch.join("quiet.log"), true)?;
@@ -400,6 +371,20 @@ async fn measure(
         }
     }
 
+    // The read cases again, without and with reports being built (whose jobs are writes).
+    let mut during_export = Vec::new();
+    if args.cases.is_empty() || args.cases.iter().any(|c| c == reads_during_export::CASE) {
+        for (server, fixture) in &servers {
+            let (Some(fixture), Some((_, url))) = (fixture, databases.iter().find(|(name, _)| *name == server.name))
+            else {
+                continue;
+            };
+            let measured =
+                reads_during_export::measure(server, url, fixture, plan, args.rounds, duration, scratch).await?;
+            during_export.extend(measured);
+        }
+    }
+
     // Last: its writes would move the other cases' figures.
     let mut churns = Vec::new();
     if args.cases.is_empty() || args.cases.iter().any(|c| c == churn::CASE) {
@@ -469,11 +454,12 @@ async fn measure(
     report::print(&rows, &peaks);
     rebuild::print(&rebuilds, !args.smoke);
     export_report::print(&reports);
+    reads_during_export::print(&during_export);
     churn::print(&churns);
     if let Some(folder) = args.json.parent() {
         std::fs::create_dir_all(folder)?;
     }
-    let json = serde_json::json!({ "plan": format!("{plan:?}"), "seconds": args.seconds, "rounds": args.rounds, "rows": rows, "peak_mib": peaks, "log_cost": log_cost, "regulation_rebuild": rebuilds, "export_report": reports, "nested_after_writes": churns });
+    let json = serde_json::json!({ "plan": format!("{plan:?}"), "seconds": args.seconds, "rounds": args.rounds, "rows": rows, "peak_mib": peaks, "log_cost": log_cost, "regulation_rebuild": rebuilds, "export_report": reports, "reads_during_export": during_export, "nested_after_writes": churns });
     std::fs::write(&args.json, serde_json::to_string_pretty(&json)?)?;
     eprintln!("results written to {}", args.json.display());
     let errors: u64 = rows.iter().map(|r| r.errors).sum();

@@ -32,7 +32,7 @@ pub struct Row {
     pub shape_ratio: Option<f64>,
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let n = values.len();
     if n == 0 {

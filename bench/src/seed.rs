@@ -11,9 +11,12 @@
 //! - 32 writers, each with one open mission, for the write cases;
 //! - an OAuth client for the token endpoint.
 //!
+//! Once the database is served, [`deep_cursor`] reads the cursor deep in the long history that
+//! the deep page's case takes.
+//!
 //! The plan depends only on its numbers: names, e-mails and times are the same on every run.
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use chrono::NaiveDate;
 use futures::{StreamExt, TryStreamExt, stream};
 use roadlog::config::Environment;
@@ -367,4 +370,34 @@ pub async fn seed(db: &Db, plan: Plan) -> Result<Fixture> {
         client_id: client.client_id,
         client_secret: client.client_secret,
     })
+}
+
+/// The cursor after `skip` of the veteran's missions, read page by page from the server.
+pub async fn deep_cursor(url: &str, token: &str, skip: usize) -> Result<String> {
+    let client = reqwest::Client::new();
+    let mut after = serde_json::Value::Null;
+    let mut seen = 0;
+    while seen < skip {
+        let first = (skip - seen).min(200);
+        let body = serde_json::json!({
+            "query": "query($first: Int, $after: String) { me { missions(first: $first, after: $after) { pageInfo { endCursor } edges { cursor } } } }",
+            "variables": { "first": first, "after": after },
+        });
+        let answer: serde_json::Value = client
+            .post(format!("{url}/api/graphql"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await?
+            .json()
+            .await?;
+        let page = &answer["data"]["me"]["missions"];
+        let count = page["edges"].as_array().map_or(0, Vec::len);
+        if count == 0 {
+            bail!("the history ended after {seen} missions: {answer}");
+        }
+        seen += count;
+        after = page["pageInfo"]["endCursor"].clone();
+    }
+    after.as_str().map(str::to_string).context("an end cursor")
 }

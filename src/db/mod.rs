@@ -62,6 +62,8 @@ pub struct Db {
     request_gate: request::Gate,
     /// The connection of the request this `Db` was made for ([`Db::for_request`]), if any.
     request: Option<Arc<request::Shared>>,
+    /// SQLite's `synchronous`, which every connection of the pool is given.
+    synchronous: SqliteSynchronous,
 }
 
 /// A write transaction (see [`Db::begin_write`]): used as the connection it runs on, and ended
@@ -96,6 +98,40 @@ impl std::ops::DerefMut for WriteTx {
     fn deref_mut(&mut self) -> &mut sqlx::AnyConnection {
         &mut self.tx
     }
+}
+
+/// The pool's settings, and those of each connection it opens.
+fn pool_options(backend: Backend, synchronous: SqliteSynchronous, size: u32) -> AnyPoolOptions {
+    // No ping before each acquire: it doubles the round trips of every statement
+    // (bench/README.md, "Figures behind code choices"). A connection the server closed fails
+    // its next statement once and is replaced; idle ones are recycled before a server's own
+    // idle timeout would close them.
+    AnyPoolOptions::new()
+        .max_connections(size)
+        .test_before_acquire(false)
+        .idle_timeout(Duration::from_secs(300))
+        .max_lifetime(Duration::from_secs(1800))
+        .acquire_timeout(Duration::from_secs(10))
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                if backend == Backend::Sqlite {
+                    // WAL lets readers run beside the writer; the busy timeout makes
+                    // concurrent writers wait for each other instead of failing at once.
+                    sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+                    sqlx::query("PRAGMA busy_timeout = 10000").execute(&mut *conn).await?;
+                    sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await?;
+                    // Under WAL, NORMAL syncs at checkpoints instead of every commit: a
+                    // crash of the process loses nothing (the WAL is in the OS's hands), a
+                    // power loss may drop the last commits. The book says so; FULL on demand.
+                    let pragma = match synchronous {
+                        SqliteSynchronous::Normal => "PRAGMA synchronous = NORMAL",
+                        SqliteSynchronous::Full => "PRAGMA synchronous = FULL",
+                    };
+                    sqlx::query(pragma).execute(&mut *conn).await?;
+                }
+                Ok(())
+            })
+        })
 }
 
 impl Db {
@@ -134,46 +170,31 @@ impl Db {
             // same mode as the database file.
             set_mode(std::path::Path::new(file), 0o600)?;
         }
-        // No ping before each acquire: it doubles the round trips of every statement
-        // (bench/README.md, "Figures behind code choices"). A connection the server closed
-        // fails its next statement once and is replaced; idle ones are recycled before a
-        // server's own idle timeout would close them.
         let size = if backend == Backend::Sqlite { 8 } else { 16 };
-        let pool = AnyPoolOptions::new()
-            .max_connections(size)
-            .test_before_acquire(false)
-            .idle_timeout(Duration::from_secs(300))
-            .max_lifetime(Duration::from_secs(1800))
-            .acquire_timeout(Duration::from_secs(10))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if backend == Backend::Sqlite {
-                        // WAL lets readers run beside the writer; the busy timeout makes
-                        // concurrent writers wait for each other instead of failing at once.
-                        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
-                        sqlx::query("PRAGMA busy_timeout = 10000").execute(&mut *conn).await?;
-                        sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await?;
-                        // Under WAL, NORMAL syncs at checkpoints instead of every commit: a
-                        // crash of the process loses nothing (the WAL is in the OS's hands), a
-                        // power loss may drop the last commits. The book says so; FULL on demand.
-                        let pragma = match synchronous {
-                            SqliteSynchronous::Normal => "PRAGMA synchronous = NORMAL",
-                            SqliteSynchronous::Full => "PRAGMA synchronous = FULL",
-                        };
-                        sqlx::query(pragma).execute(&mut *conn).await?;
-                    }
-                    Ok(())
-                })
-            })
-            .connect_with(options)
-            .await?;
+        let pool = pool_options(backend, synchronous, size).connect_with(options).await?;
         Ok(Db {
             pool,
             backend,
             writer_turn: Arc::new(Semaphore::new(1)),
             request_gate: request::Gate::for_pool(size),
             request: None,
+            synchronous,
         })
+    }
+
+    /// The same database through a pool of its own of at most `size` connections, opened as
+    /// they are needed, with the same settings; writers still take turns with this `Db`'s. Its
+    /// connections belong to the runtime that calls this (their sockets, and the pool's upkeep):
+    /// for work that runs on a runtime of its own (the reports' reader,
+    /// `domain::export::jobs::thread`).
+    pub fn with_own_pool(&self, size: u32) -> Db {
+        let options = (*self.pool.connect_options()).clone();
+        Db {
+            pool: pool_options(self.backend, self.synchronous, size).connect_lazy_with(options),
+            request_gate: request::Gate::for_pool(size),
+            request: None,
+            ..self.clone()
+        }
     }
 
     fn migrator(&self) -> &'static Migrator {

@@ -1,6 +1,6 @@
 //! Builds the file of a job: the report's split on the day it was queued, one workbook per
-//! chunk (read from the database, then written and signed on a blocking thread), and one xlsx
-//! or, for several chunks, a ZIP of them.
+//! chunk (read from the database, then written and signed on a low-priority thread of its own,
+//! [`thread`]), and one xlsx or, for several chunks, a ZIP of them.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -12,6 +12,7 @@ use crate::domain::export::workbook::{self, activities, load, signature};
 use crate::errors::{AppError, AppResult};
 
 use super::store::{File, Job};
+use super::thread;
 
 pub const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 pub const ZIP: &str = "application/zip";
@@ -98,12 +99,11 @@ pub async fn build(db: &Db, job: &Job, now: i64, key: SigningKey) -> AppResult<O
         let base = job.base_name.as_deref().unwrap_or(workbook::BASE_NAME);
         let name = workbook::file_name_from(base, &chunk.file_suffix, report.is_empty());
         let key = key.clone();
-        let bytes = tokio::task::spawn_blocking(move || {
+        let bytes = thread::run(move || {
             let plain = activities::write(&report).map_err(AppError::internal)?;
             signature::sign(&plain, key.bytes())
         })
-        .await
-        .map_err(AppError::internal)??;
+        .await?;
         files.push((name, bytes));
     }
     if files.len() == 1 {
@@ -114,9 +114,7 @@ pub async fn build(db: &Db, job: &Job, now: i64, key: SigningKey) -> AppResult<O
             bytes,
         }));
     }
-    let bytes = tokio::task::spawn_blocking(move || zip(files))
-        .await
-        .map_err(AppError::internal)??;
+    let bytes = thread::run(move || zip(files)).await?;
     Ok(Outcome::Built(File {
         name: format!("{}.zip", job.base_name.as_deref().unwrap_or(workbook::BASE_NAME)),
         content_type: ZIP,

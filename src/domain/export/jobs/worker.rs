@@ -1,8 +1,8 @@
 //! The report worker of an instance: claims queued jobs under a lease, builds at most
-//! `concurrency` at once (each workbook written on a blocking thread), keeps the lease alive
-//! while building, and records the outcome only if the job is still its own and in progress (a
-//! cancelled job stays cancelled, and its building stops at the next renewal). Each round also
-//! fails the jobs out of attempts and removes the expired files.
+//! `concurrency` at once (read and written at the lowest priority, [`thread`]), keeps the
+//! lease alive while building, and records the outcome only if the job is still its own and in
+//! progress (a cancelled job stays cancelled, and its building stops at the next renewal). Each
+//! round also fails the jobs out of attempts and removes the expired files.
 //!
 //! Instances sharing a database each run a worker; a job is claimed by one of them at a time
 //! ([`store::claim`]). A worker that dies holding a job loses nothing: the lease expires and the
@@ -18,6 +18,7 @@ use crate::db::{Db, now};
 
 use super::build::{self, Outcome, SigningKey};
 use super::store::{self, Job};
+use super::thread;
 
 /// How long a claim holds without renewal.
 pub const LEASE_SECS: i64 = 120;
@@ -55,6 +56,16 @@ pub fn spawn(
     mut stop: watch::Receiver<bool>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
+        let reader = match thread::Reader::start(&db, u32::try_from(concurrency.max(1)).unwrap_or(u32::MAX)).await {
+            Ok(reader) => Arc::new(reader),
+            Err(error) => {
+                tracing::error!(
+                    ?error,
+                    "export worker: its reader did not start, no report is built here"
+                );
+                return;
+            }
+        };
         let claimer = claimer_id();
         let permits = Arc::new(Semaphore::new(concurrency.max(1)));
         let mut running = JoinSet::new();
@@ -75,8 +86,9 @@ pub fn spawn(
                 match store::claim(&db, &claimer, LEASE_SECS).await {
                     Ok(Some(job)) => {
                         let (db, claimer, stop, key) = (db.clone(), claimer.clone(), stop.clone(), key.clone());
+                        let reader = reader.clone();
                         running.spawn(async move {
-                            run(&db, &claimer, job, key, stop).await;
+                            run(&db, &reader, &claimer, job, key, stop).await;
                             drop(permit);
                         });
                     }
@@ -99,11 +111,19 @@ pub fn spawn(
     })
 }
 
-/// Builds one claimed job and records its outcome.
-async fn run(db: &Db, claimer: &str, job: Job, key: SigningKey, mut stop: watch::Receiver<bool>) {
+/// Builds one claimed job on the reader and records its outcome.
+async fn run(
+    db: &Db,
+    reader: &thread::Reader,
+    claimer: &str,
+    job: Job,
+    key: SigningKey,
+    mut stop: watch::Receiver<bool>,
+) {
     let started = Instant::now();
     let elapsed = || i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
-    let building = build::build(db, &job, now(), key);
+    let (asked, at) = (job.clone(), now());
+    let building = reader.read(move |reads| async move { build::build(&reads, &asked, at, key).await });
     tokio::pin!(building);
     // The guard `wait_for` gives is dropped inside this future, before the release awaits.
     let stopping = async move {
