@@ -1080,7 +1080,7 @@ pub trait SignUpResolver: Send + Sync + 'static {
         ctx: &Context<'_>,
         args: SignUpUserArgs,
     ) -> async_graphql::Result<Option<UserTokens>>;
-    ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name, legalName longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name, legalName longer than 255 characters; with reason SIREN_ALREADY_SIGNED_UP, "SIREN already registered", when a company of that SIREN is registered already, whatever its establishments), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     async fn company(
         &self,
         ctx: &Context<'_>,
@@ -1148,7 +1148,7 @@ impl SignUp {
                 .await,
         )
     }
-    ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name, legalName longer than 255 characters), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
+    ///Registers a new company and makes the caller its admin (an approved employment with admin rights starting today). Requires an authenticated, active caller. Errors: INVALID_INPUTS (SIREN not exactly 9 digits, empty name, legalName longer than 255 characters; with reason SIREN_ALREADY_SIGNED_UP, "SIREN already registered", when a company of that SIREN is registered already, whatever its establishments), AUTHORIZATION_ERROR, AUTHENTICATION_ERROR.
     #[graphql(name = "company")]
     async fn company(
         &self,

@@ -9,6 +9,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
+use crate::support::app::new_siren;
 use crate::support::employments::{CANCEL, outbox};
 use crate::support::forms::{Browser, Page, action, field};
 use crate::support::{Backend, TestApp, TestUser, codes};
@@ -407,8 +408,8 @@ async fn confirmation_rule(backend: Backend, environment: roadlog::config::Envir
         body["data"]["me"],
         json!({ "hasConfirmedEmail": false, "hasActivatedEmail": false })
     );
-    let company = "mutation { signUp { company(usualName: \"Fresh\", siren: \"123456789\") { company { id } } } }";
-    let (_, body) = app.graphql(company, json!({}), Some(&token)).await;
+    let company = "mutation($s: String!) { signUp { company(usualName: \"Fresh\", siren: $s) { company { id } } } }";
+    let (_, body) = app.graphql(company, json!({ "s": new_siren() }), Some(&token)).await;
     if environment == roadlog::config::Environment::Production {
         assert_eq!(codes(&body), ["AUTHORIZATION_ERROR"], "{body}");
         assert_eq!(
@@ -433,7 +434,7 @@ async fn confirmation_rule(backend: Backend, environment: roadlog::config::Envir
             json!({ "hasConfirmedEmail": true, "hasActivatedEmail": true })
         );
     }
-    let (_, body) = app.graphql(company, json!({}), Some(&token)).await;
+    let (_, body) = app.graphql(company, json!({ "s": new_siren() }), Some(&token)).await;
     assert!(body["errors"].is_null(), "{body}");
     assert!(body["data"]["signUp"]["company"]["company"]["id"].is_i64(), "{body}");
     app.cleanup().await;

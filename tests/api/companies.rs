@@ -1,13 +1,29 @@
 //! Companies and read permissions over the real HTTP API, on both databases: sign-up of a
-//! company, who reads a company and its people, and a cross-company (BOLA) sweep.
+//! company (a SIREN once), who reads a company and its people, and a cross-company (BOLA) sweep.
 
 use cynic::http::ReqwestExt;
 use cynic::{MutationBuilder, QueryBuilder};
 use roadlog_client::schema;
 use serde_json::{Value, json};
 
+use crate::support::app::new_siren;
 use crate::support::employments::{CANCEL, EmploymentFields, REJECT, ROLE, TERMINATE, VALIDATE, today};
 use crate::support::{TestApp, codes};
+
+/// `signUp.company` with `$n` its name and `$s` its SIREN.
+const SIGN_UP_SIREN: &str =
+    "mutation($n: String!, $s: String!) { signUp { company(usualName: $n, siren: $s) { company { id siren } } } }";
+
+/// Asserts that `body` is the refusal of a SIREN signed up already.
+fn assert_siren_taken(body: &Value) {
+    assert_eq!(codes(body), ["INVALID_INPUTS"], "{body}");
+    assert_eq!(body["errors"][0]["message"], "SIREN already registered", "{body}");
+    assert_eq!(
+        body["errors"][0]["extensions"]["reason"], "SIREN_ALREADY_SIGNED_UP",
+        "{body}"
+    );
+    assert_eq!(body["data"]["signUp"]["company"], Value::Null, "{body}");
+}
 
 #[derive(cynic::QueryVariables, Debug)]
 struct CompanyVariables {
@@ -58,15 +74,15 @@ struct MeEmployments {
 on_both_backends! {
     async fn the_legal_name_is_stored_given_at_sign_up_and_edited_by_an_admin(app) {
         let admin = app.new_user("legal@example.com").await;
-        const SIGN_UP: &str = "mutation($n: String) { signUp { company(usualName: \"Martin\", siren: \"123456789\", legalName: $n) { company { id name legalName } } } }";
+        const SIGN_UP: &str = "mutation($n: String, $s: String!) { signUp { company(usualName: \"Martin\", siren: $s, legalName: $n) { company { id name legalName } } } }";
         const READ: &str = "query($c: Int!) { company(id: $c) { legalName } }";
         const EDIT: &str = "mutation($c: Int!, $n: String) { updateCompanyDetails(companyId: $c, newLegalName: $n) { legalName } }";
-        let (_, body) = app.graphql(SIGN_UP, json!({ "n": "  Transports Martin SAS " }), Some(&admin.token)).await;
+        let (_, body) = app.graphql(SIGN_UP, json!({ "n": "  Transports Martin SAS ", "s": new_siren() }), Some(&admin.token)).await;
         let company = &body["data"]["signUp"]["company"]["company"];
         assert_eq!(company["legalName"], "Transports Martin SAS", "{body}");
         let company_id = company["id"].as_i64().unwrap();
         // Not given (or blank): null, not a made-up value.
-        let (_, body) = app.graphql(SIGN_UP, json!({ "n": " " }), Some(&admin.token)).await;
+        let (_, body) = app.graphql(SIGN_UP, json!({ "n": " ", "s": new_siren() }), Some(&admin.token)).await;
         assert_eq!(body["data"]["signUp"]["company"]["company"]["legalName"], Value::Null, "{body}");
 
         let (_, body) = app.graphql(EDIT, json!({ "c": company_id, "n": "Martin Logistique SARL" }), Some(&admin.token)).await;
@@ -131,6 +147,47 @@ on_both_backends! {
         let body = app.as_user(&admin, "{ me { employments { companyId isPrimary } } }", json!({})).await;
         let list = body["data"]["me"]["employments"].as_array().unwrap().clone();
         assert!(list.contains(&json!({ "companyId": second, "isPrimary": false })), "{list:?}");
+    }
+
+    async fn a_siren_is_signed_up_once(app) {
+        let admin = app.new_user("once@example.com").await;
+        let other = app.new_user("twice@example.com").await;
+        let siren = new_siren();
+        let body = app.as_user(&admin, SIGN_UP_SIREN, json!({ "n": "Martin", "s": siren })).await;
+        assert_eq!(body["data"]["signUp"]["company"]["company"]["siren"], siren.as_str(), "{body}");
+        // Again, by its admin or anyone else, spaced or not: refused, and nothing is created.
+        let spaced = format!("{} {} {}", &siren[..3], &siren[3..6], &siren[6..]);
+        for (user, given) in [(&admin, siren.as_str()), (&other, spaced.as_str())] {
+            assert_siren_taken(&app.as_user(user, SIGN_UP_SIREN, json!({ "n": "Martin bis", "s": given })).await);
+        }
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM companies").await, 1);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM employments").await, 1);
+    }
+
+    async fn a_siren_signed_up_by_establishments_is_not_signed_up_whole(app) {
+        let admin = app.new_user("establishments@example.com").await;
+        let siren = new_siren();
+        let establishments = json!([{ "siret": format!("{siren}00012"), "usualName": "Martin Nord" }]);
+        let body = app.as_user(&admin, "mutation($s: String!, $c: [CompanySiret]!) { signUp { companies(siren: $s, companies: $c) { company { id } } } }", json!({ "s": siren, "c": establishments })).await;
+        assert_eq!(body["errors"], Value::Null, "{body}");
+        assert_siren_taken(&app.as_user(&admin, SIGN_UP_SIREN, json!({ "n": "Martin", "s": siren })).await);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM companies").await, 1);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM employments").await, 1);
+    }
+
+    async fn two_sign_ups_of_one_siren_at_once_make_one_company(app) {
+        let first = app.new_user("first@example.com").await;
+        let second = app.new_user("second@example.com").await;
+        let siren = new_siren();
+        let (a, b) = tokio::join!(
+            app.as_user(&first, SIGN_UP_SIREN, json!({ "n": "First", "s": siren })),
+            app.as_user(&second, SIGN_UP_SIREN, json!({ "n": "Second", "s": siren })),
+        );
+        let (created, refused) = if a["errors"].is_null() { (&a, &b) } else { (&b, &a) };
+        assert!(created["data"]["signUp"]["company"]["company"]["id"].is_i64(), "{a}\n{b}");
+        assert_siren_taken(refused);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM companies").await, 1);
+        assert_eq!(app.scalar("SELECT COUNT(*) FROM employments").await, 1);
     }
 
     async fn siren_must_be_nine_digits(app) {

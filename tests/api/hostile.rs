@@ -117,7 +117,7 @@ on_both_backends! {
         let user = app.new_user("admin@example.com").await;
         let companies = app.scalar("SELECT COUNT(*) FROM companies").await;
         // The first field would write; the second's variable is missing: nothing runs.
-        let query = "mutation($n: String!) { a: signUp { company(usualName: \"First\", siren: \"123456789\") { company { id } } } b: signUp { company(usualName: $n, siren: \"123456789\") { company { id } } } }";
+        let query = "mutation($n: String!) { a: signUp { company(usualName: \"First\", siren: \"123456789\") { company { id } } } b: signUp { company(usualName: $n, siren: \"987654321\") { company { id } } } }";
         let (status, body) = app.graphql(query, json!({}), Some(&user.token)).await;
         assert_refused(status, &body, "Variable \"$n\" of required type \"String!\" was not provided.");
         assert_eq!(app.scalar("SELECT COUNT(*) FROM companies").await, companies, "nothing written");

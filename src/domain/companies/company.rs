@@ -96,6 +96,13 @@ pub async fn registered_sirets(conn: &mut AnyConnection, siren: &str) -> AppResu
     Ok(rows.into_iter().map(|(siret,)| siret).collect())
 }
 
+/// The refusal of a registration that a company registered already stands in the way of:
+/// `INVALID_INPUTS` with `extensions.reason` (`SIREN_ALREADY_SIGNED_UP`, `SIRET_ALREADY_SIGNED_UP`),
+/// the same for every way of registering a company.
+pub fn already_registered(reason: &'static str, message: &str) -> AppError {
+    AppError::invalid_inputs(message).with("reason", reason)
+}
+
 /// Checks a SIREN (the 9-digit French company number), with the reference's messages.
 pub fn validate_siren(raw: &str) -> AppResult<String> {
     let siren: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
@@ -186,7 +193,8 @@ pub async fn find_for_employee(db: &Db, actor: Actor, id: i64) -> AppResult<Opti
 }
 
 /// `signUp.company`: creates the company (its legal name from `register` when the caller gives
-/// none and the register has one) and makes the caller its admin (an accepted employment
+/// none and the register has one) unless a company of its SIREN exists already
+/// (`SIREN_ALREADY_SIGNED_UP`), and makes the caller its admin (an accepted employment
 /// from today, primary unless the caller already has a primary employment), in one transaction.
 pub async fn sign_up(
     db: &Db,
@@ -209,6 +217,16 @@ pub async fn sign_up(
         None => super::register::legal_name_for_sign_up(register, &siren).await?,
     };
     let mut tx = db.begin_write().await?;
+    // A company signed up without SIRET stands for the whole SIREN: refused when any company of
+    // that SIREN exists, whatever its establishments, and two sign-ups of one SIREN must not both
+    // pass this check.
+    lock_siren(&mut tx, &siren).await?;
+    if !registered_sirets(&mut tx, &siren).await?.is_empty() {
+        return Err(already_registered(
+            "SIREN_ALREADY_SIGNED_UP",
+            "SIREN already registered",
+        ));
+    }
     let new = NewCompany {
         usual_name: &usual_name,
         legal_name: legal_name.as_deref(),

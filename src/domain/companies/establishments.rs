@@ -94,10 +94,6 @@ fn check(siren: &str, item: &Establishment) -> AppResult<Checked> {
     })
 }
 
-fn already(reason: &'static str, message: &str) -> AppError {
-    AppError::invalid_inputs(message).with("reason", reason)
-}
-
 /// `signUp.companies(siren, companies)`: answers the `(company, employment)` ids created, in the
 /// order given.
 pub async fn sign_up(
@@ -125,7 +121,10 @@ pub async fn sign_up(
     for (index, item) in items.iter().enumerate() {
         let establishment = check(&siren, item).map_err(|e| numbered(index, e))?;
         if checked.iter().any(|c: &Checked| c.siret == establishment.siret) {
-            return Err(numbered(index, already("SIRET_ALREADY_SIGNED_UP", "SIRET given twice")));
+            return Err(numbered(
+                index,
+                company::already_registered("SIRET_ALREADY_SIGNED_UP", "SIRET given twice"),
+            ));
         }
         checked.push(establishment);
     }
@@ -135,7 +134,7 @@ pub async fn sign_up(
     company::lock_siren(&mut tx, &siren).await?;
     let registered = company::registered_sirets(&mut tx, &siren).await?;
     if registered.iter().any(Option::is_none) {
-        return Err(already(
+        return Err(company::already_registered(
             "SIREN_ALREADY_SIGNED_UP",
             "Company already registered globally for this SIREN (representing all establishments). Cannot create SIRET-specific establishments.",
         ));
@@ -147,7 +146,7 @@ pub async fn sign_up(
         {
             return Err(numbered(
                 index,
-                already("SIRET_ALREADY_SIGNED_UP", "SIRET already registered"),
+                company::already_registered("SIRET_ALREADY_SIGNED_UP", "SIRET already registered"),
             ));
         }
     }

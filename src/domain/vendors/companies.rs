@@ -25,10 +25,6 @@ pub fn validate_siret(raw: &str, siren: &str) -> AppResult<String> {
     Ok(siret)
 }
 
-fn already(reason: &'static str, message: &str) -> AppError {
-    AppError::invalid_inputs(message).with("reason", reason)
-}
-
 /// Registers a company for `client_id` and links the client to it, in one transaction. A SIREN
 /// registered without SIRET covers every establishment: it is refused when any company of that
 /// SIREN exists (SIREN_ALREADY_SIGNED_UP); an establishment is refused when its SIRET is
@@ -50,16 +46,19 @@ pub async fn register(db: &Db, client_id: i64, registration: Registration<'_>) -
     let existing = company::registered_sirets(&mut tx, &siren).await?;
     match &siret {
         None if !existing.is_empty() => {
-            return Err(already(
+            return Err(company::already_registered(
                 "SIREN_ALREADY_SIGNED_UP",
                 "A company with this SIREN is already registered",
             ));
         }
         Some(siret) if existing.iter().any(|s| s.as_deref() == Some(siret.as_str())) => {
-            return Err(already("SIRET_ALREADY_SIGNED_UP", "This SIRET is already registered"));
+            return Err(company::already_registered(
+                "SIRET_ALREADY_SIGNED_UP",
+                "This SIRET is already registered",
+            ));
         }
         Some(_) if existing.iter().any(Option::is_none) => {
-            return Err(already(
+            return Err(company::already_registered(
                 "SIREN_ALREADY_SIGNED_UP",
                 "A company with this SIREN is already registered",
             ));

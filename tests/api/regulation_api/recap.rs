@@ -86,12 +86,14 @@ on_both_backends! {
 on_both_backends! {
     async fn recap_names_the_other_companies_of_alerted_days(app) {
         let c = company(app).await;
-        // Two more employers of the worker: one with another SIREN, one sharing the company's.
+        // Two more employers of the worker: one with another SIREN, one sharing the company's (as
+        // companies signed up before a SIREN was signed up once may: the API signs it up once).
         let other_admin = app.new_user("other@example.com").await;
         let other = app.new_company(&other_admin, "Autre Transport").await;
         let sister = app.new_company(&other_admin, "Martin Sud").await;
-        sqlx::query("UPDATE companies SET siren = '987654321' WHERE id = $1")
-            .bind(other)
+        sqlx::query("UPDATE companies SET siren = (SELECT siren FROM companies WHERE id = $2) WHERE id = $1")
+            .bind(sister)
+            .bind(c.id)
             .execute(&app.server.db.pool)
             .await
             .unwrap();

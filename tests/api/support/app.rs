@@ -18,6 +18,15 @@ pub enum Backend {
     Postgres,
 }
 
+/// A SIREN no other call answers in this run of the tests: a SIREN is signed up once, and a test
+/// may sign several companies up (on one database, or on a server restarted on it). They run
+/// from 800000001 up, away from the SIRENs that tests write out.
+pub fn new_siren() -> String {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}", 800_000_000 + n)
+}
+
 /// A running server and a client for it.
 pub struct TestApp {
     pub server: RunningServer,
@@ -295,13 +304,13 @@ impl TestApp {
         body
     }
 
-    /// `signUp.company` as `admin`; returns the company id.
+    /// `signUp.company` as `admin`, with a SIREN of its own ([`new_siren`]); returns the company id.
     pub async fn new_company(&self, admin: &TestUser, name: &str) -> i64 {
         let body = self
             .as_user(
                 admin,
-                "mutation($n: String!) { signUp { company(usualName: $n, siren: \"123456789\") { company { id } } } }",
-                json!({ "n": name }),
+                "mutation($n: String!, $s: String!) { signUp { company(usualName: $n, siren: $s) { company { id } } } }",
+                json!({ "n": name, "s": new_siren() }),
             )
             .await;
         body["data"]["signUp"]["company"]["company"]["id"]
