@@ -13,6 +13,11 @@ const LOG: &str = "mutation($m: Int!, $s: TimeStamp!, $e: TimeStamp) { activitie
 const PAGE: &str =
     "{ me { missions(first: 50) { edges { cursor node { id name activities { id startTime endTime } } } } } }";
 const OPEN: i64 = i64::MAX;
+/// The writer's writes after the first measure: enough that updates that are not heap-only
+/// (an index entry and a table row each) would add several pages to the index and the table.
+const WRITES: i64 = 900;
+/// What the table or the index may grow by, in bytes (two pages): see the last assertions.
+const SLACK: i64 = 2 * 8192;
 
 async fn call(app: &TestApp, user: &TestUser, query: &str, variables: serde_json::Value) -> serde_json::Value {
     let body = app.as_user(user, query, variables).await;
@@ -130,7 +135,7 @@ async fn a_workers_page_reads_as_much_after_others_write(app) {
         Backend::Postgres => Some(page_reads(app, reader.id).await),
         Backend::Sqlite => None,
     };
-    log_minutes(app, &writer, busy, from + 20 * 60, 300).await;
+    log_minutes(app, &writer, busy, from + 20 * 60, WRITES).await;
     let after_page = call(app, &reader, PAGE, json!({})).await;
     assert_eq!(after_page, before_page, "the reader's page changed with another company's writes");
     assert_eq!(after_page["data"]["me"]["missions"]["edges"].as_array().unwrap().len(), 12);
@@ -145,12 +150,22 @@ async fn a_workers_page_reads_as_much_after_others_write(app) {
     );
     assert!(
         buffers <= before_buffers && fetches <= before_fetches,
-        "the page read {buffers} buffers and fetched {fetches} table rows after 300 more writes, \
+        "the page read {buffers} buffers and fetched {fetches} table rows after {WRITES} more writes, \
          {before_buffers} and {before_fetches} before:\n{plan}\n(before:\n{before_plan})"
     );
-    // A span's end moved 300 times: heap-only updates, reclaimed by the page itself, add
-    // neither index entries nor table pages.
-    assert_eq!(index, before_index, "mission_spans_user_start grew with the writes");
-    assert_eq!(table, before_table, "mission_spans grew with the writes");
+    // A span's end moved WRITES times: heap-only updates, reclaimed by the page itself, add
+    // neither index entries nor table pages. A page can be pruned only of the versions no open
+    // snapshot sees: while one of the server's background transactions (the outbox, the
+    // reports' claims) holds an older snapshot, an update finds no room and goes to another
+    // page, so a page or two may be added; updates that are not heap-only would add one index
+    // entry and one table row per write, many pages.
+    assert!(
+        index <= before_index + SLACK,
+        "mission_spans_user_start grew with the writes: {before_index} -> {index} bytes"
+    );
+    assert!(
+        table <= before_table + SLACK,
+        "mission_spans grew with the writes: {before_table} -> {table} bytes"
+    );
 }
 }
