@@ -1255,7 +1255,7 @@ pub mod types {
         pub token_endpoint_auth_methods_supported: Vec<String>,
         pub revocation_endpoint_auth_methods_supported: Vec<String>,
         pub code_challenge_methods_supported: Vec<String>,
-        /// The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`) and the formats of the GraphQL schema's custom scalars.
+        /// The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`), the formats of the GraphQL schema's custom scalars, and the book's pages for API clients (`/docs/{page}`).
         pub service_documentation: String,
     }
     impl ActivityReportRequest {

@@ -67,7 +67,7 @@ pub mod types {
         pub revocation_endpoint_auth_methods_supported: ::std::vec::Vec<
             ::std::string::String,
         >,
-        ///The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`) and the formats of the GraphQL schema's custom scalars.
+        ///The page for developers (`/docs`): where the contracts are served (`/schema.graphql`, `/openapi.yaml`, `/openapi.json`), the formats of the GraphQL schema's custom scalars, and the book's pages for API clients (`/docs/{page}`).
         pub service_documentation: ::std::string::String,
         pub token_endpoint: ::std::string::String,
         pub token_endpoint_auth_methods_supported: ::std::vec::Vec<
@@ -3721,8 +3721,11 @@ reproduces the third-party API of the public reference service Mobilic.
   URL and its own data: accounts, OAuth clients, tokens and signing keys of one environment are
   unknown to the other. `GET /health` tells which environment answers.
 * **Contracts.** This document is served by every environment at `/openapi.yaml` and, as JSON,
-  at `/openapi.json`; the GraphQL schema at `/schema.graphql`; a page for developers at `/docs`.
-  Each answers with a strong `ETag` and `304 Not Modified` to an `If-None-Match` that names it.
+  at `/openapi.json`; the GraphQL schema at `/schema.graphql`; a page for developers at `/docs`,
+  which lists the book's pages for API clients, served as HTML at `/docs/{page}` (404 for a
+  name that is no page). Each answers with a strong `ETag` and `304 Not Modified` to an
+  `If-None-Match` that names it. These documents are not REST operations of this contract:
+  like the console (`/console`), they are pages and files of the server, listed here only.
 * **Authentication.** Protected REST routes take `Authorization: Bearer <access token>`. The token
   comes from the GraphQL mutation `auth.login` or from the OAuth 2.0 authorization-code flow
   (`GET /oauth/authorize`, then `POST /api/oauth/token`).

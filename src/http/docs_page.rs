@@ -1,15 +1,17 @@
 //! The page at `/docs`: where the contracts are, and the format of each custom scalar, written
 //! from the SDL's own descriptions (so the page cannot drift from the schema). The enum-like
 //! scalars' `@specifiedBy` URLs point here (`/docs#ActivityTypeEnum`), and the OAuth metadata
-//! names it as `service_documentation`.
+//! names it as `service_documentation`. It also lists the book's pages for API clients, served
+//! beside it (`http::book`).
 
 use askama::Template;
 use async_graphql::parser::types::{TypeKind, TypeSystemDefinition};
 use async_graphql::{Positioned, Value};
 
 #[derive(Template)]
-#[template(path = "docs.html")]
+#[template(path = "docs/index.html")]
 struct Page {
+    pages: &'static [super::book::Source],
     scalars: Vec<ScalarDoc>,
 }
 
@@ -28,7 +30,10 @@ struct Span {
 
 /// The page, rendered from an SDL document.
 pub fn render(sdl: &str) -> String {
-    let page = Page { scalars: scalars(sdl) };
+    let page = Page {
+        pages: &super::book::PAGES,
+        scalars: scalars(sdl),
+    };
     page.render().unwrap_or_else(|error| {
         tracing::error!(%error, "the documentation page could not be rendered");
         "This page could not be shown.".to_string()
@@ -103,6 +108,10 @@ mod tests {
         assert!(
             !page.contains("href=\"/docs#Kind\""),
             "no link from the page to itself: {page}"
+        );
+        assert!(
+            page.contains("<li><a href=\"/docs/activity-reports\">Excel activity reports</a></li>"),
+            "the book's pages are listed: {page}"
         );
     }
 }

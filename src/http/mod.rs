@@ -1,12 +1,13 @@
 //! The HTTP transport: the listener, the middleware, GraphQL over HTTP, the REST contract
-//! generated from the OpenAPI file, the export handler, the published contract files, body limits,
-//! media types, the answers for requests that match no route, and the interactive console. The
-//! routes are put together in `crate::routes`.
+//! generated from the OpenAPI file, the export handler, the published contract files and the
+//! book's pages for API clients, body limits, media types, the answers for requests that match no
+//! route, and the interactive console. The routes are put together in `crate::routes`.
 
 pub mod allow;
 pub mod api_error;
 pub mod attachment;
 pub mod body;
+mod book;
 pub mod compression;
 pub mod console;
 pub mod cookies;
@@ -36,13 +37,14 @@ pub mod contract {
 
 use std::sync::LazyLock;
 
-/// The paths metrics and logs name as routes: the REST operations, GraphQL and the published
-/// contract.
+/// The paths metrics and logs name as routes: the REST operations, GraphQL, the published
+/// contract and the pages of `/docs`.
 pub(crate) static KNOWN_ROUTES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut routes: Vec<&'static str> = contract::ROUTES.iter().map(|(_, _, path)| *path).collect();
     routes.push("/api/graphql");
     routes.push("/protected");
     routes.extend(published::PATHS);
+    routes.extend(published::page_paths());
     routes.sort_unstable();
     routes.dedup();
     routes

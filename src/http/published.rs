@@ -1,10 +1,12 @@
 //! The published contract, for API clients' tooling: `GET /schema.graphql` (the SDL file, byte for
 //! byte), `GET /protected.graphql` (the software vendors' SDL file, byte for byte), `GET /openapi.yaml` (the OpenAPI file, byte for byte), `GET /openapi.json` (the same
-//! document as JSON, converted once by the build script) and the `/docs` page. Each is built once,
+//! document as JSON, converted once by the build script), the `/docs` page and the book's pages
+//! for API clients under it (`/docs/PAGE`, see `http::book`). Each is built once, when first asked for,
 //! with a strong `ETag` (a digest of its bytes), answered `304 Not Modified` to an
 //! `If-None-Match` that names it, and revalidated by caches on each use (`Cache-Control:
 //! no-cache`): a new deployment is seen at once, an unchanged contract costs a 304.
-//! Like every route, each also answers under the `/api` prefix.
+//! Like every route, each also answers under the `/api` prefix. A path under `/docs/` that names
+//! no page is answered `404` with a page that leads to the index.
 
 use std::sync::LazyLock;
 
@@ -20,7 +22,8 @@ const PROTECTED_SDL: &str = include_str!("../../schema/protected.graphql");
 const OPENAPI_YAML: &str = include_str!("../../openapi/roadlog.yaml");
 const OPENAPI_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/openapi.json"));
 
-/// The paths served here (the metrics name them as routes).
+/// The paths of the contract served here (the metrics name them as routes, and the book's pages
+/// too).
 pub const PATHS: [&str; 5] = [
     "/schema.graphql",
     "/openapi.yaml",
@@ -32,12 +35,14 @@ pub const PATHS: [&str; 5] = [
 /// The methods of every path here.
 const ALLOW: &str = "GET, HEAD, OPTIONS";
 
-/// The headers of the `/docs` page, as the authorization pages: no script, no framing, no
-/// referrer.
+/// The headers of the `/docs` pages: those the console sends (a Content-Security-Policy, no
+/// framing, no referrer), with a policy stricter than the console's since the pages run no
+/// script and load nothing: their one style sheet is inline.
 const PAGE_HEADERS: [(&str, &str); 3] = [
     (
         "content-security-policy",
-        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; \
+         form-action 'none'",
     ),
     ("x-frame-options", "DENY"),
     ("referrer-policy", "no-referrer"),
@@ -70,8 +75,8 @@ impl Document {
     }
 }
 
-static DOCUMENTS: LazyLock<[Document; 5]> = LazyLock::new(|| {
-    [
+static DOCUMENTS: LazyLock<Vec<Document>> = LazyLock::new(|| {
+    let mut documents = vec![
         // There is no registered media type for SDL text: plain UTF-8 text, which browsers show
         // and every GraphQL tool reads (they go by the `.graphql` extension).
         Document::new(PATHS[0], SDL, "text/plain; charset=utf-8"),
@@ -83,7 +88,20 @@ static DOCUMENTS: LazyLock<[Document; 5]> = LazyLock::new(|| {
             ..Document::new(PATHS[3], super::docs_page::render(SDL), "text/html; charset=utf-8")
         },
         Document::new(PATHS[4], PROTECTED_SDL, "text/plain; charset=utf-8"),
-    ]
+    ];
+    documents.extend(super::book::documents().into_iter().map(|(path, html)| Document {
+        page: true,
+        ..Document::new(path, html, "text/html; charset=utf-8")
+    }));
+    documents
+});
+
+/// The answer to a path under `/docs/` that names no page: a page, with the pages' headers.
+static MISSING_PAGE: LazyLock<String> = LazyLock::new(|| {
+    #[derive(askama::Template)]
+    #[template(path = "docs/missing.html")]
+    struct Missing;
+    askama::Template::render(&Missing).unwrap_or_else(|_| "No such page.".to_string())
 });
 
 /// The routes of the published documents.
@@ -91,15 +109,39 @@ pub fn routes() -> warp::filters::BoxedFilter<(warp::reply::Response,)> {
     warp::path::full()
         .and_then(|path: warp::path::FullPath| async move {
             let bare = path.as_str().strip_prefix("/api").unwrap_or(path.as_str());
-            DOCUMENTS
-                .iter()
-                .position(|document| document.path == bare)
-                .ok_or_else(warp::reject::not_found)
+            match DOCUMENTS.iter().position(|document| document.path == bare) {
+                Some(index) => Ok(Some(index)),
+                None if bare.starts_with("/docs/") => Ok(None),
+                None => Err(warp::reject::not_found()),
+            }
         })
         .and(warp::method())
         .and(warp::header::headers_cloned())
-        .map(|index: usize, method: Method, headers: HeaderMap| serve(&DOCUMENTS[index], &method, &headers))
+        .map(|index: Option<usize>, method: Method, headers: HeaderMap| match index {
+            Some(index) => serve(&DOCUMENTS[index], &method, &headers),
+            None => missing_page(),
+        })
         .boxed()
+}
+
+/// The paths of the book's pages (the metrics name them as routes).
+pub fn page_paths() -> impl Iterator<Item = &'static str> {
+    super::book::PAGES.iter().map(|page| page.path)
+}
+
+fn missing_page() -> warp::reply::Response {
+    let mut response = warp::reply::Response::new(MISSING_PAGE.clone().into());
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    let out = response.headers_mut();
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    for (name, value) in PAGE_HEADERS {
+        out.insert(name, HeaderValue::from_static(value));
+    }
+    response
 }
 
 fn serve(document: &Document, method: &Method, headers: &HeaderMap) -> warp::reply::Response {

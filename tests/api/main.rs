@@ -28,6 +28,7 @@ mod dashboard;
 mod deleted_missions;
 mod detachment;
 mod disputes;
+mod docs_pages;
 mod drivers;
 mod employment_batches;
 mod employment_tokens;

@@ -48,7 +48,7 @@ pub fn render(environment: Environment, graphql_path: &str) -> String {
 <span class="roadlog-title">Roadlog API console: {note}</span>
 <form class="roadlog-token" id="roadlog-token-form" autocomplete="off"><label for="roadlog-token">Access token</label>
 <input id="roadlog-token" type="password" autocomplete="off" spellcheck="false" placeholder="sent as Authorization: Bearer …"></form>
-<nav class="roadlog-links"><a href="/schema.graphql">schema.graphql</a> <a href="/openapi.yaml">openapi.yaml</a> <a href="{licences}">licences</a></nav>
+<nav class="roadlog-links"><a href="/docs">docs</a> <a href="/schema.graphql">schema.graphql</a> <a href="/openapi.yaml">openapi.yaml</a> <a href="{licences}">licences</a></nav>
 </header>
 <div id="graphiql" data-endpoint="{graphql_path}" data-environment="{env}">Loading the console…</div>
 <noscript>The console needs JavaScript. The API itself answers at POST {graphql_path}.</noscript>
@@ -75,5 +75,9 @@ mod tests {
         );
         assert!(!page.contains("<script>"), "no inline script");
         assert!(!page.contains("<style"), "no inline style");
+        assert!(
+            page.contains("<a href=\"/docs\">docs</a>"),
+            "the nav leads to the documentation"
+        );
     }
 }
