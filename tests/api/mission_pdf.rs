@@ -234,6 +234,23 @@ on_both_backends! {
         assert_eq!(response.status(), StatusCode::OK);
     }
 
+    async fn a_kind_the_worker_recorded_has_its_row_whatever_the_settings(app) {
+        // The company does not allow transfers; the worker recorded one all the same (an earlier
+        // setting, or a vendor's write): its time has a row, so the rows add up to the amplitude.
+        let s = delivery(app).await;
+        let d = "2026-03-10";
+        activity(app, s.mission, s.worker.id, "transfer", (paris(d, 14, 0), paris(d, 14, 30)), paris(d, 14, 35)).await;
+        let body = json!({ "mission_id": s.mission, "user_id": s.worker.id });
+        let response = export(app, Some(&s.admin), body).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let text = text_of(&response.bytes().await.unwrap());
+        // A column of "Temps de travail" (amplitude, driving, other work, support, transfer,
+        // breaks, work), then the activity.
+        assert!(text.contains("Accompagnement Liaison Pause Travail"), "{text}");
+        assert!(text.contains("9h30 2h30 4h00 1h00 0h30 1h30 7h30"), "{text}");
+        assert!(text.contains("Liaison 14:00 14:30 0h30"), "{text}");
+    }
+
     async fn a_deleted_mission_shows_its_banner_and_no_times(app) {
         let s = delivery(app).await;
         let d = "2026-03-11";

@@ -154,10 +154,12 @@ pub async fn details(
         company_name,
         vehicle,
         deleted,
+        // A row for each kind the company asks for, and for any kind the worker recorded, so
+        // that the rows add up to the amplitude whatever the settings are today.
         columns: Columns {
-            support: support != 0,
+            support: support != 0 || activities.iter().any(|a| a.kind == ActivityType::Support),
             other_task: other_task != 0 || activities.iter().any(|a| a.kind == ActivityType::Work),
-            transfer: transfers != 0,
+            transfer: transfers != 0 || activities.iter().any(|a| a.kind == ActivityType::Transfer),
             expenditures: expenditures != 0,
         },
         activities,
