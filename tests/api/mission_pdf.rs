@@ -70,15 +70,7 @@ struct Setup {
 /// 08:00–12:00 (first recorded until 12:30, corrected by the admin with a reason), support
 /// 13:00–14:00; a lunch, a start address with its odometer reading and an observation.
 async fn delivery(app: &TestApp) -> Setup {
-    let admin = app.new_user("admin@example.com").await;
-    let worker = app.new_user("elodie@example.com").await;
-    sqlx::query("UPDATE users SET first_name = 'Élodie', last_name = 'Müller' WHERE id = $1")
-        .bind(worker.id)
-        .execute(&app.server.db.pool)
-        .await
-        .unwrap();
-    let company = app.new_company(&admin, "Transports Martin").await;
-    app.hire(&admin, company, &worker).await;
+    let (admin, worker, company) = crate::support::employments::elodie_at_transports_martin(app).await;
     execute(
         app,
         "UPDATE companies SET require_support_activity = 1, require_expenditures = 1, allow_transfers = 0 WHERE id = $1",

@@ -48,15 +48,7 @@ async fn activity(app: &TestApp, mission: i64, user: i64, kind: &str, start: i64
 /// Élodie Müller, employed since 2020, and her week of 9–15 March 2026: a Tuesday of 7h30 of
 /// work (validated by her only), a Thursday off, a Sunday morning (not validated).
 async fn worker_week(app: &TestApp) -> TestUser {
-    let admin = app.new_user("admin@example.com").await;
-    let worker = app.new_user("elodie@example.com").await;
-    sqlx::query("UPDATE users SET first_name = 'Élodie', last_name = 'Müller' WHERE id = $1")
-        .bind(worker.id)
-        .execute(&app.server.db.pool)
-        .await
-        .unwrap();
-    let company = app.new_company(&admin, "Transports Martin").await;
-    app.hire(&admin, company, &worker).await;
+    let (admin, worker, company) = crate::support::employments::elodie_at_transports_martin(app).await;
     sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
         .execute(&app.server.db.pool)
         .await

@@ -37,15 +37,7 @@ pub struct Setup {
 
 /// A company with a driver (Élodie Müller) who worked two days, recorded through the API.
 pub async fn setup(app: &TestApp) -> Setup {
-    let admin = app.new_user("admin@example.com").await;
-    let worker = app.new_user("elodie@example.com").await;
-    sqlx::query("UPDATE users SET first_name = 'Élodie', last_name = 'Müller' WHERE id = $1")
-        .bind(worker.id)
-        .execute(&app.server.db.pool)
-        .await
-        .unwrap();
-    let company = app.new_company(&admin, "Transports Martin").await;
-    app.hire(&admin, company, &worker).await;
+    let (admin, worker, company) = crate::support::employments::elodie_at_transports_martin(app).await;
     sqlx::query("UPDATE employments SET start_date = '2020-01-01'")
         .execute(&app.server.db.pool)
         .await

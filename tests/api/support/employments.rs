@@ -4,7 +4,7 @@
 use roadlog_client::schema;
 use serde_json::Value;
 
-use super::TestApp;
+use super::{TestApp, TestUser};
 
 /// The fields of an employment the tests read.
 #[derive(cynic::QueryFragment, Debug)]
@@ -110,4 +110,19 @@ pub async fn insert_days_of_work(tx: &mut sqlx::Transaction<'_, sqlx::Any>, comp
         values.join(", ")
     );
     sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut **tx).await.unwrap();
+}
+
+/// The exports' company: its admin, and Élodie Müller (accents in both names) hired today at
+/// "Transports Martin"; answers `(admin, worker, company)`.
+pub async fn elodie_at_transports_martin(app: &TestApp) -> (TestUser, TestUser, i64) {
+    let admin = app.new_user("admin@example.com").await;
+    let worker = app.new_user("elodie@example.com").await;
+    sqlx::query("UPDATE users SET first_name = 'Élodie', last_name = 'Müller' WHERE id = $1")
+        .bind(worker.id)
+        .execute(&app.server.db.pool)
+        .await
+        .unwrap();
+    let company = app.new_company(&admin, "Transports Martin").await;
+    app.hire(&admin, company, &worker).await;
+    (admin, worker, company)
 }
